@@ -1,0 +1,40 @@
+/* The collectives ACCT knows — ids and names, no MPI needed.
+ *
+ * The names are the ones used in rules files, reports, ACCT_FORCE, the
+ * daemon's store and acctctl. mpi_wrap.h pairs each with its MPI prototype. */
+#ifndef ACCT_COLL_H
+#define ACCT_COLL_H
+
+#include <stdbool.h>
+
+#define ACCT_COLLECTIVES(X) \
+    X(barrier)              \
+    X(bcast)                \
+    X(reduce)               \
+    X(allreduce)            \
+    X(gather)               \
+    X(scatter)              \
+    X(allgather)            \
+    X(alltoall)             \
+    X(reduce_scatter_block)
+
+enum acct_coll_id {
+#define ACCT_X_ENUM(lower) ACCT_COLL_##lower,
+    ACCT_COLLECTIVES(ACCT_X_ENUM)
+#undef ACCT_X_ENUM
+    ACCT_COLL_COUNT
+};
+
+/* "bcast", ... ; "?" for an id out of range. */
+const char *acct_coll_name(enum acct_coll_id id);
+
+/* Exact, case-sensitive name lookup; 0 on success, -1 if unknown. */
+int acct_coll_from_name(const char *name, enum acct_coll_id *out);
+
+/* Has a root argument (bcast, reduce, gather, scatter). */
+bool acct_coll_rooted(enum acct_coll_id id);
+
+/* Reduces data with an MPI_Op (reduce, allreduce, reduce_scatter_block). */
+bool acct_coll_reduces(enum acct_coll_id id);
+
+#endif

@@ -1,0 +1,241 @@
+/* libacct.so — the preload loader.
+ *
+ * Slurm (through spank_acct) preloads this library into every process of a
+ * job step: shells, hostname, python and MPI ranks alike. So it
+ *   - has no dependency on any MPI library and references no MPI symbol
+ *     (linked with -z defs: the link fails if one slips in);
+ *   - does nothing at load time and nothing in a process that never calls
+ *     MPI_Init;
+ *   - inside an MPI process, finds the native PMPI entry points with
+ *     dlsym(RTLD_NEXT), and after a successful PMPI_Init opens the runtime
+ *     (libacct_rt.so, linked against the MPI library) — only if this process
+ *     has already mapped the MPI library the runtime was built for;
+ *   - routes every wrapped collective through one table of function pointers:
+ *     native entry points until the runtime is active, the runtime's after.
+ *     With ACCT_DISABLE=1 / ACCT=off the table stays native: one indirect
+ *     call per collective, no other work, and the runtime is never mapped.
+ *
+ * Any failure (runtime missing, wrong ABI, runtime init refused) leaves the
+ * process on the native collectives with at most one warning from rank 0.
+ */
+#include <dlfcn.h>
+#include <libgen.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "acct/common.h"
+#include "acct/env.h"
+#include "acct/log.h"
+#include "acct/mpi_wrap.h"
+#include "acct/rt_abi.h"
+
+#ifndef ACCT_MPI_SONAME
+#error "ACCT_MPI_SONAME must name the MPI library the runtime links (set by CMake)"
+#endif
+
+static struct acct_native_fns native;
+static pthread_once_t native_once = PTHREAD_ONCE_INIT;
+static const struct acct_rt_api *rt_active; /* non-NULL between init and finalize */
+
+/* Lazy stubs: a collective called before anything resolved the natives
+ * (before MPI_Init: erroneous, but must not crash) resolves them first. */
+static void loader_resolve(void);
+
+#define ACCT_X_LAZY(Name, lower, params, args)                   \
+    static int lazy_##Name params                                \
+    {                                                            \
+        loader_resolve();                                        \
+        return native.coll.Name ? native.coll.Name args : MPI_ERR_INTERN; \
+    }
+ACCT_WRAPPED_COLLECTIVES(ACCT_X_LAZY)
+#undef ACCT_X_LAZY
+
+/* The table every exported wrapper calls through. Written only while a
+ * single thread is inside MPI_Init/MPI_Finalize, read with acquire loads. */
+static struct acct_coll_fns dispatch = {
+#define ACCT_X_INIT(Name, lower, params, args) .Name = lazy_##Name,
+    ACCT_WRAPPED_COLLECTIVES(ACCT_X_INIT)
+#undef ACCT_X_INIT
+};
+
+#define DISPATCH_LOAD(Name) __atomic_load_n(&dispatch.Name, __ATOMIC_ACQUIRE)
+#define DISPATCH_STORE(Name, fn) __atomic_store_n(&dispatch.Name, (fn), __ATOMIC_RELEASE)
+
+/* POSIX guarantees a dlsym() result converts to a function pointer; the
+ * store through void ** is the conversion POSIX documents. */
+static void lookup_native(void *slot, const char *pmpi_name, const char *mpi_name)
+{
+    void *sym = dlsym(RTLD_NEXT, pmpi_name);
+    if (sym == NULL) /* an MPI library without the profiling interface */
+        sym = dlsym(RTLD_NEXT, mpi_name);
+    memcpy(slot, &sym, sizeof sym);
+}
+
+static void resolve_once(void)
+{
+    acct_log_init();
+    lookup_native(&native.Init, "PMPI_Init", "MPI_Init");
+    lookup_native(&native.Init_thread, "PMPI_Init_thread", "MPI_Init_thread");
+    lookup_native(&native.Finalize, "PMPI_Finalize", "MPI_Finalize");
+#define ACCT_X_RESOLVE(Name, lower, params, args)                               \
+    lookup_native(&native.coll.Name, "PMPI_" #Name, "MPI_" #Name);              \
+    if (native.coll.Name != NULL)                                               \
+        DISPATCH_STORE(Name, native.coll.Name);
+    ACCT_WRAPPED_COLLECTIVES(ACCT_X_RESOLVE)
+#undef ACCT_X_RESOLVE
+}
+
+static void loader_resolve(void)
+{
+    pthread_once(&native_once, resolve_once);
+}
+
+/* <directory of libacct.so>/libacct_rt.so, or $ACCT_RUNTIME. */
+static int runtime_path(char *out, size_t len)
+{
+    const char *env = getenv("ACCT_RUNTIME");
+    Dl_info info;
+    char dir[PATH_MAX];
+    int n;
+
+    if (env != NULL && *env != '\0') {
+        n = snprintf(out, len, "%s", env);
+    } else {
+        if (dladdr((void *)&runtime_path, &info) == 0 || info.dli_fname == NULL)
+            return -1;
+        if (snprintf(dir, sizeof dir, "%s", info.dli_fname) >= (int)sizeof dir)
+            return -1;
+        n = snprintf(out, len, "%s/%s", dirname(dir), ACCT_RT_FILENAME);
+    }
+    return (n > 0 && (size_t)n < len) ? 0 : -1;
+}
+
+static const struct acct_rt_api *load_runtime(void)
+{
+    const struct acct_rt_api *api = NULL;
+    char path[PATH_MAX];
+    void *mpi, *handle = NULL, *sym;
+    acct_rt_entry_fn entry;
+
+    /* The runtime is linked against ACCT_MPI_SONAME: opening it in a process
+     * that uses another MPI library would load a second MPI. */
+    mpi = dlopen(ACCT_MPI_SONAME, RTLD_LAZY | RTLD_NOLOAD);
+    if (mpi == NULL) {
+        acct_warn("this program does not use %s; running with the native collectives",
+                  ACCT_MPI_SONAME);
+        goto out;
+    }
+    dlclose(mpi);
+    if (runtime_path(path, sizeof path) != 0) {
+        acct_warn("cannot locate %s; running with the native collectives", ACCT_RT_FILENAME);
+        goto out;
+    }
+    handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (handle == NULL) {
+        acct_warn("cannot load the runtime (%s); running with the native collectives", dlerror());
+        goto out;
+    }
+    sym = dlsym(handle, ACCT_RT_ENTRY);
+    if (sym == NULL) {
+        acct_warn("%s has no %s; running with the native collectives", path, ACCT_RT_ENTRY);
+        goto out;
+    }
+    memcpy(&entry, &sym, sizeof entry);
+    api = entry();
+    if (api == NULL || api->abi_version != ACCT_RT_ABI_VERSION ||
+        api->struct_size != sizeof *api) {
+        acct_warn("%s does not match this libacct.so (ABI); running with the native collectives",
+                  path);
+        api = NULL;
+        goto out;
+    }
+    handle = NULL; /* stays loaded for the life of the process */
+out:
+    if (handle != NULL)
+        dlclose(handle);
+    return api;
+}
+
+/* After PMPI_Init succeeded: switch the table to the runtime if allowed. */
+static void loader_activate(int thread_level)
+{
+    const char *why = NULL;
+    const struct acct_rt_api *api;
+    struct acct_rt_init_args args = {.thread_level = thread_level};
+
+    switch (acct_env_state(&why)) {
+    case ACCT_ENV_ON:
+        break;
+    case ACCT_ENV_OFF:
+        acct_debug("%s: pass-through", why);
+        return;
+    case ACCT_ENV_INVALID:
+        acct_warn("%s", why);
+        return;
+    }
+    api = load_runtime();
+    if (api == NULL || api->init(&args) != 0)
+        return;
+#define ACCT_X_ACTIVATE(Name, lower, params, args)                   \
+    if (api->coll.Name != NULL && native.coll.Name != NULL)          \
+        DISPATCH_STORE(Name, api->coll.Name);
+    ACCT_WRAPPED_COLLECTIVES(ACCT_X_ACTIVATE)
+#undef ACCT_X_ACTIVATE
+    rt_active = api;
+}
+
+static void loader_deactivate(void)
+{
+    const struct acct_rt_api *api = rt_active;
+    if (api == NULL)
+        return;
+#define ACCT_X_RESTORE(Name, lower, params, args)                    \
+    if (native.coll.Name != NULL)                                    \
+        DISPATCH_STORE(Name, native.coll.Name);
+    ACCT_WRAPPED_COLLECTIVES(ACCT_X_RESTORE)
+#undef ACCT_X_RESTORE
+    rt_active = NULL;
+    api->finalize();
+}
+
+ACCT_EXPORT int MPI_Init(int *argc, char ***argv)
+{
+    int rc;
+    loader_resolve();
+    if (native.Init == NULL)
+        return MPI_ERR_INTERN;
+    rc = native.Init(argc, argv);
+    if (rc == MPI_SUCCESS)
+        loader_activate(-1);
+    return rc;
+}
+
+ACCT_EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+{
+    int rc;
+    loader_resolve();
+    if (native.Init_thread == NULL)
+        return MPI_ERR_INTERN;
+    rc = native.Init_thread(argc, argv, required, provided);
+    if (rc == MPI_SUCCESS)
+        loader_activate(provided != NULL ? *provided : -1);
+    return rc;
+}
+
+ACCT_EXPORT int MPI_Finalize(void)
+{
+    loader_resolve();
+    if (native.Finalize == NULL)
+        return MPI_ERR_INTERN;
+    loader_deactivate();
+    return native.Finalize();
+}
+
+/* The exported collectives: one indirect call through the table. */
+#define ACCT_X_WRAPPER(Name, lower, params, args) \
+    ACCT_EXPORT int MPI_##Name params { return DISPATCH_LOAD(Name) args; }
+ACCT_WRAPPED_COLLECTIVES(ACCT_X_WRAPPER)
+#undef ACCT_X_WRAPPER

@@ -1,0 +1,90 @@
+/* ACCT_REPORT: what libacct did in this job, written by rank 0 at
+ * MPI_Finalize as YAML (docs/user-guide.md, "The report file").
+ * Written to a temporary name and renamed, so a reader never sees half. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "acct/log.h"
+#include "rt.h"
+
+static const char *thread_level_name(int level)
+{
+    switch (level) {
+    case MPI_THREAD_SINGLE: return "single";
+    case MPI_THREAD_FUNNELED: return "funneled";
+    case MPI_THREAD_SERIALIZED: return "serialized";
+    case MPI_THREAD_MULTIPLE: return "multiple";
+    default: return "unknown";
+    }
+}
+
+/* The first line of MPI_Get_library_version, quoted for YAML. */
+static void mpi_library(char *out, size_t len)
+{
+    char version[MPI_MAX_LIBRARY_VERSION_STRING];
+    int vlen = 0;
+    size_t o = 0;
+
+    if (PMPI_Get_library_version(version, &vlen) != MPI_SUCCESS)
+        version[0] = '\0';
+    for (const char *p = version; *p != '\0' && *p != '\n' && o + 2 < len; p++)
+        if (*p != '"' && *p != '\\' && (unsigned char)*p >= ' ')
+            out[o++] = *p;
+    out[o] = '\0';
+}
+
+int rt_report_write(const char *path)
+{
+    int rc = -1;
+    char tmp[4096], lib[256];
+    FILE *f = NULL;
+
+    if (snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof tmp) {
+        acct_warn("ACCT_REPORT path is too long: %s", path);
+        goto out;
+    }
+    f = fopen(tmp, "w");
+    if (f == NULL) {
+        acct_warn("cannot write the report %s: %s", tmp, strerror(errno));
+        goto out;
+    }
+    mpi_library(lib, sizeof lib);
+    fprintf(f, "# ACCT report: what libacct did in this job (world rank 0's calls)\n");
+    fprintf(f, "acct_report: 1\n");
+    fprintf(f, "library_version: \"%s\"\n", ACCT_VERSION_STRING);
+    fprintf(f, "active: true\n");
+    fprintf(f, "mpi_library: \"%s\"\n", lib);
+    fprintf(f, "world_size: %d\n", rt.world_size);
+    fprintf(f, "thread_level: %s\n", thread_level_name(rt.thread_level));
+    fprintf(f, "rules: none\n");
+    fprintf(f, "collectives:\n");
+    for (int id = 0; id < ACCT_COLL_COUNT; id++) {
+        unsigned long long calls = atomic_load(&rt.coll[id].calls);
+        unsigned long long ns = atomic_load(&rt.coll[id].nanoseconds);
+        fprintf(f, "  - {collective: %s, algorithm: native, calls: %llu, seconds: %.9f}\n",
+                acct_coll_name((enum acct_coll_id)id), calls, (double)ns * 1e-9);
+    }
+    if (fflush(f) != 0 || fsync(fileno(f)) != 0) {
+        acct_warn("cannot write the report %s: %s", tmp, strerror(errno));
+        goto out;
+    }
+    if (fclose(f) != 0) {
+        f = NULL;
+        acct_warn("cannot write the report %s: %s", tmp, strerror(errno));
+        goto out;
+    }
+    f = NULL;
+    if (rename(tmp, path) != 0) {
+        acct_warn("cannot rename the report to %s: %s", path, strerror(errno));
+        goto out;
+    }
+    rc = 0;
+out:
+    if (f != NULL)
+        fclose(f);
+    if (rc != 0)
+        unlink(tmp);
+    return rc;
+}

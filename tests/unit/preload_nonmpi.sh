@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# libacct.so is preloaded into every process of a job step, most of which are
+# not MPI programs. Check that it loads cleanly there, maps no MPI library,
+# prints nothing, and that both libraries export/import only what they should.
+# usage: preload_nonmpi.sh LIBACCT_SO LIBACCT_RT_SO
+set -u
+lib=$1 rt=$2
+# In a sanitizer build the ASan runtime must come first (tests/CMakeLists.txt).
+preload="${ACCT_TEST_PRELOAD:+$ACCT_TEST_PRELOAD }$lib"
+fails=0 checks=0
+check() { # check DESCRIPTION COMMAND...
+    local what=$1; shift
+    checks=$((checks + 1))
+    if "$@"; then echo "ok   - $what"; else echo "FAIL - $what"; fails=$((fails + 1)); fi
+}
+work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+
+no_mpi_needed() { ! readelf -d "$lib" | grep -E 'NEEDED.*lib(mpi|open-|pmix)'; }
+only_mpi_exported() {
+    local bad
+    bad=$(nm -D --defined-only "$lib" | awk '{print $3}' | grep -vE '^MPI_' || true)
+    [ -z "$bad" ] || { echo "unexpected exports: $bad"; return 1; }
+}
+rt_exports_entry_only() {
+    local syms
+    syms=$(nm -D --defined-only "$rt" | awk '{print $3}' | tr '\n' ' ')
+    [ "$syms" = "acct_rt_entry " ] || { echo "runtime exports: $syms"; return 1; }
+}
+rt_calls_pmpi_only() {
+    local bad
+    bad=$(nm -D --undefined-only "$rt" | awk '{print $2}' | grep -E '^MPI_' || true)
+    [ -z "$bad" ] || { echo "runtime imports MPI_* (would re-enter the wrappers): $bad"; return 1; }
+}
+true_runs_quietly() {
+    LD_PRELOAD=$preload /bin/true 2>"$work/err" && [ ! -s "$work/err" ]
+}
+bind_now_ok() { # every symbol the loader needs resolves without MPI
+    LD_BIND_NOW=1 LD_PRELOAD=$preload /bin/true 2>"$work/err" && [ ! -s "$work/err" ]
+}
+maps_of() { # maps_of CMD...: the /proc/self/maps of a preloaded process
+    LD_PRELOAD=$preload "$@" >"$work/maps" 2>"$work/err" && [ ! -s "$work/err" ]
+}
+shell_maps_ok() {
+    maps_of bash -c 'cat /proc/$$/maps' || return 1
+    grep -q "$(basename "$lib")" "$work/maps" || { echo "libacct not mapped?"; return 1; }
+    ! grep -E 'libmpi|libacct_rt' "$work/maps"
+}
+python_maps_ok() {
+    command -v python3 >/dev/null || { echo "(python3 missing, skipped)"; return 0; }
+    maps_of python3 -c 'import sys; sys.stdout.write(open("/proc/self/maps").read())' || return 1
+    grep -q "$(basename "$lib")" "$work/maps" && ! grep -E 'libmpi|libacct_rt' "$work/maps"
+}
+hostname_ok() { [ "$(LD_PRELOAD=$preload hostname)" = "$(hostname)" ]; }
+pipeline_ok() { # a shell script with pipes and subprocesses, exit status kept
+    LD_PRELOAD=$preload bash -c 'seq 1 1000 | sort -n | tail -1 | grep -qx 1000 && exit 7'
+    [ $? -eq 7 ]
+}
+disabled_ok() { LD_PRELOAD=$preload ACCT_DISABLE=1 ACCT_VERBOSE=2 /bin/true 2>"$work/err" && [ ! -s "$work/err" ]; }
+
+check "libacct.so has no MPI/PMIx library in NEEDED" no_mpi_needed
+check "libacct.so exports only MPI_* symbols" only_mpi_exported
+check "libacct_rt.so exports only acct_rt_entry" rt_exports_entry_only
+check "libacct_rt.so imports no MPI_* symbol (PMPI_* only)" rt_calls_pmpi_only
+check "/bin/true runs under the preload and prints nothing" true_runs_quietly
+check "LD_BIND_NOW=1 resolves every symbol without MPI" bind_now_ok
+check "a shell maps libacct.so but no libmpi/libacct_rt" shell_maps_ok
+check "python maps no libmpi/libacct_rt" python_maps_ok
+check "hostname output unchanged" hostname_ok
+check "a pipeline keeps its exit status" pipeline_ok
+check "ACCT_DISABLE=1 with ACCT_VERBOSE=2 stays silent in a non-MPI process" disabled_ok
+
+echo "$((checks - fails)) passed, $fails failed"
+[ "$fails" -eq 0 ]
