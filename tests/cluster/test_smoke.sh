@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# cluster.smoke_srun / cluster.smoke_mpirun: acct_coll_check with
+# LD_PRELOAD=libacct.so on 4 nodes x 2 ranks, on both partitions.
+#
+# usage (under with-cluster.sh):
+#   test_smoke.sh srun   LIBACCT_SO COLL_CHECK
+#   test_smoke.sh mpirun LIBACCT_SO COLL_CHECK MPIEXEC [MPIEXEC_FLAGS...]
+#
+# Per partition it checks: the launcher exits 0, rank 0 prints a line with
+# OK, libacct.so is mapped in all 8 tasks (each task greps its own maps before
+# exec'ing the program), the tasks ran on the 4 emulated hosts, the job's MPI
+# traffic was steered onto the partition's subnet, and rank 0 wrote the
+# ACCT_REPORT file into the shared directory.
+set -u
+# shellcheck source=testlib.sh
+. "$(dirname "$0")/testlib.sh"
+
+mode=${1:-} lib=${2:-} prog=${3:-}
+if [[ $mode != srun && $mode != mpirun ]] || [[ ! -f $lib || ! -x $prog ]]; then
+  echo "usage: test_smoke.sh srun|mpirun LIBACCT_SO COLL_CHECK [MPIEXEC [FLAGS...]]" >&2
+  exit 2
+fi
+shift 3
+if [[ $mode == mpirun ]]; then
+  (($# >= 1)) || { echo "test_smoke.sh mpirun: MPIEXEC missing" >&2; exit 2; }
+  export ACCT_CLUSTER_MPIRUN=$1
+  shift
+fi
+flags=("$@")
+[[ -n ${ACCT_CLUSTER_SHARED:-} ]] || { echo "run me under with-cluster.sh" >&2; exit 2; }
+lib=$(readlink -f "$lib")
+work=$ACCT_CLUSTER_SHARED/smoke-$mode-$$ # visible on every node (not under /tmp)
+mkdir -p "$work"
+
+# Each task: prove the preload reached it, say where it runs and which
+# network its MPI traffic is steered onto, then become the MPI program.
+# shellcheck disable=SC2016  # expanded by the task's shell
+task='rank=${SLURM_PROCID:-${OMPI_COMM_WORLD_RANK:-?}}
+if grep -qF "$ACCT_TEST_LIB" /proc/self/maps; then
+  echo "task-preload-ok rank=$rank host=$(hostname) net=${OMPI_MCA_btl_tcp_if_include:-none}"
+else
+  echo "task-preload-missing rank=$rank host=$(hostname)"
+fi
+exec "$0" "$@"'
+
+# The program's own output (not the task lines) has a line with OK.
+reports_ok() { grep -v '^task-preload-' "$1" | grep -q 'OK'; }
+
+for part in eth fast; do
+  out=$work/$part.out err=$work/$part.err report=$work/$part.report.yaml
+  net=$("$ACCT_CLUSTER" subnet -p "$part")
+  echo "== $mode on partition $part ($net)"
+  if [[ $mode == srun ]]; then
+    timeout 240 srun -p "$part" -N4 -n8 --mpi=pmix -t 4 -J "acct-smoke-$part" \
+      --export="ALL,LD_PRELOAD=$lib,ACCT_REPORT=$report,ACCT_TEST_LIB=$lib" \
+      /bin/sh -c "$task" "$prog" >"$out" 2>"$err"
+  else
+    timeout 240 "$ACCT_CLUSTER" run -p "$part" -- "${flags[@]}" -np 8 --map-by slot \
+      -x "LD_PRELOAD=$lib" -x "ACCT_REPORT=$report" -x "ACCT_TEST_LIB=$lib" \
+      /bin/sh -c "$task" "$prog" >"$out" 2>"$err"
+  fi
+  rc=$?
+  hosts=$(sed -n 's/^task-preload-ok .*host=\([^ ]*\).*/\1/p' "$out" | sort -u | tr '\n' ' ')
+  check "$part: $mode exits 0 (got $rc)" test "$rc" = 0
+  check "$part: rank 0 reports OK" reports_ok "$out"
+  check "$part: libacct.so mapped in all 8 tasks" test "$(grep -c '^task-preload-ok ' "$out")" = 8
+  check "$part: tasks ran on acct-n1..4 (got: $hosts)" test "$hosts" = "acct-n1 acct-n2 acct-n3 acct-n4 "
+  check "$part: every task's MPI traffic steered onto $net" \
+    test "$(grep '^task-preload-ok ' "$out" | grep -c " net=$net$")" = 8
+  check "$part: rank 0 wrote ACCT_REPORT" test -s "$report"
+  if ((FAILS)); then
+    show "$out" 60
+    show "$err" 40
+  fi
+done
+rm -rf "$work"
+finish
