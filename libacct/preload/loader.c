@@ -7,9 +7,10 @@
  *   - does nothing at load time and nothing in a process that never calls
  *     MPI_Init;
  *   - inside an MPI process, finds the native PMPI entry points with
- *     dlsym(RTLD_NEXT), and after a successful PMPI_Init opens the runtime
+ *     dlsym(RTLD_NEXT), and in MPI_Init, before PMPI_Init, opens the runtime
  *     (libacct_rt.so, linked against the MPI library) — only if this process
- *     has already mapped the MPI library the runtime was built for;
+ *     has already mapped the MPI library the runtime was built for — so the
+ *     runtime can publish its state for the agreement between ranks;
  *   - routes every wrapped collective through one table of function pointers:
  *     native entry points until the runtime is active, the runtime's after.
  *     With ACCT_DISABLE=1 / ACCT=off the table stays native: one indirect
@@ -38,7 +39,8 @@
 
 static struct acct_native_fns native;
 static pthread_once_t native_once = PTHREAD_ONCE_INIT;
-static const struct acct_rt_api *rt_active; /* non-NULL between init and finalize */
+static const struct acct_rt_api *rt_loaded;  /* opened before PMPI_Init, or NULL */
+static const struct acct_rt_api *rt_active;  /* to finalize: init said ACTIVE or INACTIVE */
 
 /* Lazy stubs: a collective called before anything resolved the natives
  * (before MPI_Init: erroneous, but must not crash) resolves them first. */
@@ -159,12 +161,10 @@ out:
     return api;
 }
 
-/* After PMPI_Init succeeded: switch the table to the runtime if allowed. */
-static void loader_activate(int thread_level)
+/* Before PMPI_Init: open the runtime unless ACCT is switched off. */
+static void loader_prepare(void)
 {
     const char *why = NULL;
-    const struct acct_rt_api *api;
-    struct acct_rt_init_args args = {.thread_level = thread_level};
 
     switch (acct_env_state(&why)) {
     case ACCT_ENV_ON:
@@ -176,9 +176,28 @@ static void loader_activate(int thread_level)
         acct_warn("%s", why);
         return;
     }
-    api = load_runtime();
-    if (api == NULL || api->init(&args) != 0)
+    rt_loaded = load_runtime();
+    if (rt_loaded != NULL)
+        rt_loaded->pre_init();
+}
+
+/* After PMPI_Init succeeded: switch the table to the runtime if it agrees. */
+static void loader_activate(int thread_level)
+{
+    const struct acct_rt_api *api = rt_loaded;
+    struct acct_rt_init_args args = {.thread_level = thread_level};
+
+    if (api == NULL)
         return;
+    switch (api->init(&args)) {
+    case ACCT_RT_ACTIVE:
+        break;
+    case ACCT_RT_INACTIVE:
+        rt_active = api; /* finalize writes the report */
+        return;
+    default:
+        return;
+    }
 #define ACCT_X_ACTIVATE(Name, lower, params, args)                   \
     if (api->coll.Name != NULL && native.coll.Name != NULL)          \
         DISPATCH_STORE(Name, api->coll.Name);
@@ -207,6 +226,7 @@ ACCT_EXPORT int MPI_Init(int *argc, char ***argv)
     loader_resolve();
     if (native.Init == NULL)
         return MPI_ERR_INTERN;
+    loader_prepare();
     rc = native.Init(argc, argv);
     if (rc == MPI_SUCCESS)
         loader_activate(-1);
@@ -219,6 +239,7 @@ ACCT_EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *prov
     loader_resolve();
     if (native.Init_thread == NULL)
         return MPI_ERR_INTERN;
+    loader_prepare();
     rc = native.Init_thread(argc, argv, required, provided);
     if (rc == MPI_SUCCESS)
         loader_activate(provided != NULL ? *provided : -1);

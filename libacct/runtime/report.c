@@ -6,7 +6,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "acct/alg.h"
 #include "acct/log.h"
+#include "decide.h"
 #include "rt.h"
 
 static const char *thread_level_name(int level)
@@ -54,17 +56,35 @@ int rt_report_write(const char *path)
     fprintf(f, "# ACCT report: what libacct did in this job (world rank 0's calls)\n");
     fprintf(f, "acct_report: 1\n");
     fprintf(f, "library_version: \"%s\"\n", ACCT_VERSION_STRING);
-    fprintf(f, "active: true\n");
+    fprintf(f, "active: %s\n", rt.active ? "true" : "false");
+    if (!rt.active)
+        fprintf(f, "inactive_reason: \"%s\"\n", rt.inactive_why ? rt.inactive_why : "unknown");
     fprintf(f, "mpi_library: \"%s\"\n", lib);
     fprintf(f, "world_size: %d\n", rt.world_size);
     fprintf(f, "thread_level: %s\n", thread_level_name(rt.thread_level));
-    fprintf(f, "rules: none\n");
+    const struct acct_rules *rules = rt.active ? rt_decide_rules() : NULL;
+    if (rules != NULL)
+        fprintf(f, "rules: {partition: %s, interconnect: %s, version: %lld, source: %s, "
+                   "created: \"%s\", hash: \"%016llx\"}\n",
+                rules->prov.partition, rules->prov.interconnect, (long long)rules->prov.version,
+                acct_rules_source_name(rules->prov.source), rules->prov.created,
+                (unsigned long long)rules->hash);
+    else
+        fprintf(f, "rules: none\n");
+    char force[1024] = "";
+    if (rt.active)
+        acct_force_format(rt_decide_force(), force, sizeof force);
+    fprintf(f, "forced: \"%s\"\n", force);
     fprintf(f, "collectives:\n");
-    for (int id = 0; id < ACCT_COLL_COUNT; id++) {
-        unsigned long long calls = atomic_load(&rt.coll[id].calls);
-        unsigned long long ns = atomic_load(&rt.coll[id].nanoseconds);
-        fprintf(f, "  - {collective: %s, algorithm: native, calls: %llu, seconds: %.9f}\n",
-                acct_coll_name((enum acct_coll_id)id), calls, (double)ns * 1e-9);
+    /* every collective's native row, and each algorithm that ran */
+    for (int i = 0; i < acct_alg_count() && i < RT_MAX_ALGS; i++) {
+        const struct acct_alg *a = &acct_algs[i];
+        unsigned long long calls = atomic_load(&rt.alg[i].calls);
+        unsigned long long ns = atomic_load(&rt.alg[i].nanoseconds);
+        if (calls == 0 && !(a->flags & ACCT_ALG_NATIVE))
+            continue;
+        fprintf(f, "  - {collective: %s, algorithm: %s, calls: %llu, seconds: %.9f}\n",
+                acct_coll_name(a->coll), a->name, calls, (double)ns * 1e-9);
     }
     if (fflush(f) != 0 || fsync(fileno(f)) != 0) {
         acct_warn("cannot write the report %s: %s", tmp, strerror(errno));

@@ -5,9 +5,8 @@
  * only: an MPI_* call from here would re-enter the loader's wrappers
  * (a test checks that no MPI_* symbol is imported).
  *
- * For now every collective passes through to the native implementation and
- * is accounted per collective; the algorithm repertoire and rules-driven
- * selection plug in behind the same entry points. */
+ * Each collective is decided, run and accounted by coll.c: an ACCT
+ * algorithm's schedule over PMPI point-to-point, or the native collective. */
 #include "rt.h"
 
 #include <stdlib.h>
@@ -17,6 +16,9 @@
 #include "acct/common.h"
 #include "acct/log.h"
 #include "acct/rt_abi.h"
+#include "coll.h"
+#include "comm.h"
+#include "decide.h"
 
 #ifndef ACCT_MPI_SONAME
 #error "ACCT_MPI_SONAME must be set by CMake"
@@ -31,36 +33,32 @@ static inline uint64_t now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-static inline uint64_t account_begin(void)
+uint64_t rt_account_begin(void)
 {
     return rt.timing ? now_ns() : 0;
 }
 
-static inline void account_end(enum acct_coll_id id, uint64_t t0)
+void rt_account_end(int alg_index, uint64_t t0)
 {
-    atomic_fetch_add_explicit(&rt.coll[id].calls, 1, memory_order_relaxed);
+    if (alg_index < 0 || alg_index >= RT_MAX_ALGS)
+        return;
+    atomic_fetch_add_explicit(&rt.alg[alg_index].calls, 1, memory_order_relaxed);
     if (t0 != 0)
-        atomic_fetch_add_explicit(&rt.coll[id].nanoseconds, now_ns() - t0,
+        atomic_fetch_add_explicit(&rt.alg[alg_index].nanoseconds, now_ns() - t0,
                                   memory_order_relaxed);
 }
 
-#define ACCT_X_IMPL(Name, lower, params, args)   \
-    static int rt_##Name params                  \
-    {                                            \
-        uint64_t t0 = account_begin();           \
-        int rc = PMPI_##Name args;               \
-        account_end(ACCT_COLL_##lower, t0);      \
-        return rc;                               \
-    }
-ACCT_WRAPPED_COLLECTIVES(ACCT_X_IMPL)
-#undef ACCT_X_IMPL
+static void rt_pre_init(void)
+{
+    memset(&rt, 0, sizeof rt);
+    rt_agree_pre_init();
+}
 
 static int rt_init(const struct acct_rt_init_args *args)
 {
-    int rc = -1;
+    int rc = ACCT_RT_FAILED;
     const char *report = getenv("ACCT_REPORT");
 
-    memset(&rt, 0, sizeof rt);
     if (PMPI_Comm_rank(MPI_COMM_WORLD, &rt.world_rank) != MPI_SUCCESS ||
         PMPI_Comm_size(MPI_COMM_WORLD, &rt.world_size) != MPI_SUCCESS)
         goto out;
@@ -76,28 +74,50 @@ static int rt_init(const struct acct_rt_init_args *args)
         }
         rt.timing = true;
     }
+    rt_agree_post_init(rt.world_rank, rt.world_size, &rt.agreed);
+    if (!rt.agreed.active) {
+        rt.inactive_why = rt.agreed.why;
+        acct_info("ACCT is off for this job: %s", rt.inactive_why);
+        rc = ACCT_RT_INACTIVE;
+        goto out;
+    }
+    if (rt_comm_init() != MPI_SUCCESS) {
+        /* the same MPI call on every rank: fails alike or not at all */
+        acct_warn("cannot create the communicator attribute; running with the native collectives");
+        rt.inactive_why = "MPI_Comm_create_keyval failed";
+        rc = ACCT_RT_INACTIVE;
+        goto out;
+    }
+    rt_decide_init(getenv("ACCT_RULES"), rt.agreed.rules, rt.agreed.rules_len, rt.agreed.force);
+    rt.active = true;
     acct_debug("active: %d ranks, thread level %d", rt.world_size, rt.thread_level);
-    rc = 0;
+    rc = ACCT_RT_ACTIVE;
 out:
     return rc;
 }
 
 static void rt_finalize(void)
 {
+    if (rt.active)
+        rt_comm_fini();
     if (rt.report_path != NULL && rt.world_rank == 0)
         rt_report_write(rt.report_path);
     free(rt.report_path);
     rt.report_path = NULL;
+    if (rt.active)
+        rt_decide_fini();
+    rt_agree_free(&rt.agreed);
 }
 
 static const struct acct_rt_api rt_api = {
     .abi_version = ACCT_RT_ABI_VERSION,
     .struct_size = sizeof(struct acct_rt_api),
     .mpi_soname = ACCT_MPI_SONAME,
+    .pre_init = rt_pre_init,
     .init = rt_init,
     .finalize = rt_finalize,
     .coll = {
-#define ACCT_X_TABLE(Name, lower, params, args) .Name = rt_##Name,
+#define ACCT_X_TABLE(Name, lower, params, args) .Name = rt_impl_##Name,
         ACCT_WRAPPED_COLLECTIVES(ACCT_X_TABLE)
 #undef ACCT_X_TABLE
     },

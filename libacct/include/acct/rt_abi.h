@@ -1,9 +1,10 @@
 /* The contract between the preload loader (libacct.so, no MPI dependency)
  * and the runtime (libacct_rt.so, linked against one MPI library).
  *
- * The loader dlopen()s the runtime only inside a process that has already
- * mapped the MPI library the runtime was built for, looks up the single
- * exported symbol ACCT_RT_ENTRY and checks abi_version and struct_size. */
+ * The loader dlopen()s the runtime in MPI_Init, before PMPI_Init, only
+ * inside a process that has already mapped the MPI library the runtime was
+ * built for; it looks up the single exported symbol ACCT_RT_ENTRY, checks
+ * abi_version and struct_size, calls pre_init, PMPI_Init, then init. */
 #ifndef ACCT_RT_ABI_H
 #define ACCT_RT_ABI_H
 
@@ -11,9 +12,11 @@
 
 #include "acct/mpi_wrap.h"
 
-#define ACCT_RT_ABI_VERSION 1u
+#define ACCT_RT_ABI_VERSION 2u
 #define ACCT_RT_ENTRY "acct_rt_entry"
 #define ACCT_RT_FILENAME "libacct_rt.so"
+
+enum { ACCT_RT_ACTIVE = 0, ACCT_RT_INACTIVE = 1, ACCT_RT_FAILED = -1 };
 
 struct acct_rt_init_args {
     int thread_level; /* MPI_THREAD_* the MPI library provided */
@@ -23,10 +26,14 @@ struct acct_rt_api {
     unsigned abi_version;  /* ACCT_RT_ABI_VERSION */
     size_t struct_size;    /* sizeof(struct acct_rt_api) */
     const char *mpi_soname; /* the MPI library the runtime is linked against */
-    /* After PMPI_Init succeeded. Returns 0 when ACCT is active and coll may
-     * be used; non-zero (after at most one warning) to stay native. */
+    /* Before PMPI_Init: publish this rank's ACCT state for the agreement
+     * (see libacct/runtime/agree.h). Cannot fail the job. */
+    void (*pre_init)(void);
+    /* After PMPI_Init succeeded. Returns ACCT_RT_ACTIVE when coll may be
+     * used, ACCT_RT_INACTIVE to stay native but still be finalized (the
+     * report says why), ACCT_RT_FAILED to stay native without finalize. */
     int (*init)(const struct acct_rt_init_args *args);
-    /* Before PMPI_Finalize; only called after a successful init. */
+    /* Before PMPI_Finalize, after init returned ACTIVE or INACTIVE. */
     void (*finalize)(void);
     struct acct_coll_fns coll;
 };

@@ -1,0 +1,28 @@
+/* Builders of every registered algorithm (internal to libacct's core).
+ * One directory per collective, one file per algorithm, the function named
+ * after the file: algs/bcast/bcast_binomial.c -> acct_bcast_binomial().
+ * Each directory has <coll>.h (its builders) and entries.h (its rows of the
+ * registry table). */
+#ifndef ACCT_ALGS_H
+#define ACCT_ALGS_H
+
+#include <stdint.h>
+
+#include "acct/alg.h"
+#include "acct/topo.h"
+
+/* Element range of vrank v's block when count elements are split in size
+ * blocks of ceil(count/size) (the last blocks may be short or empty). */
+void acct_block_range(uint64_t count, int size, int v, uint64_t *off, uint64_t *len);
+
+#include "allgather/allgather.h"
+#include "allreduce/allreduce.h"
+#include "alltoall/alltoall.h"
+#include "barrier/barrier.h"
+#include "bcast/bcast.h"
+#include "gather/gather.h"
+#include "reduce/reduce.h"
+#include "reduce_scatter_block/reduce_scatter_block.h"
+#include "scatter/scatter.h"
+
+#endif

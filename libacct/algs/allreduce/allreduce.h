@@ -1,0 +1,60 @@
+/* allreduce builders (one file each) and the mechanisms they share. */
+#ifndef ACCT_ALGS_ALLREDUCE_H
+#define ACCT_ALGS_ALLREDUCE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "acct/alg.h"
+#include "acct/topo.h"
+
+/* --- shared mechanisms (allreduce_common.c, allreduce_ring.c) --- */
+
+/* The buffer that holds the caller's input: RECV with MPI_IN_PLACE, else SEND. */
+enum acct_buf acct_allreduce_input(const struct acct_call *c);
+
+/* Element range of part i when n elements are split in parts pieces, the
+ * first n % parts pieces one element longer (Open MPI's
+ * COLL_BASE_COMPUTE_BLOCKCOUNT split: no piece is empty while n >= parts). */
+void acct_allreduce_split(uint64_t n, uint64_t parts, uint64_t i, uint64_t *off, uint64_t *len);
+
+/* Order-preserving combination of a running partial result ("acc", whose
+ * buffer is *acc: SEND, RECV or TMP0, at the same offsets in each) with a
+ * partner's partial received over [off, off + n).
+ * acct_allreduce_recv_buf() names where to receive the partner's partial;
+ * acct_allreduce_combine() then appends the local steps and updates *acc.
+ * got_lower: the partner's ranks all come before ours. Non-commutative ops
+ * get (lower) op (higher) and the accumulator moves into the buffer of the
+ * higher operand; commutative ones keep it where it is once it is out of
+ * SEND. SEND is never written. TMP0 must cover [off, off + n). */
+enum acct_buf acct_allreduce_recv_buf(const struct acct_call *c, enum acct_buf acc,
+                                      bool got_lower);
+void acct_allreduce_combine(const struct acct_call *c, struct acct_sched *s, enum acct_buf *acc,
+                            enum acct_buf got, bool got_lower, uint64_t off, uint64_t n);
+
+/* Non-power-of-two pre/post step (MPICH, Open MPI): with p2 the largest
+ * power of two <= size and rem = size - p2, each even rank r < 2 rem sends
+ * its input to r + 1 and sits out; the others take part under a new rank in
+ * [0, p2) that keeps the rank order. pre returns the new rank (or -1) and
+ * leaves the accumulator in *acc (TMP0 must hold count elements). post
+ * takes the full result from acc, hands it back to the rank that sat out
+ * and leaves it in RECV (copying it there if acc is not RECV). */
+int acct_allreduce_pof2_pre(const struct acct_call *c, struct acct_sched *s, enum acct_buf *acc);
+void acct_allreduce_pof2_post(const struct acct_call *c, struct acct_sched *s, enum acct_buf acc);
+int acct_allreduce_pof2_size(int size);
+int acct_allreduce_pof2_rank(const struct acct_call *c, int newrank);
+
+/* Ring reduce-scatter (each of P blocks cut into nphases pieces, one pass
+ * of the ring per piece) then ring allgather of whole blocks. */
+int acct_allreduce_ring_phases(const struct acct_call *c, struct acct_sched *s,
+                               uint64_t nphases);
+
+/* --- registered algorithms --- */
+int acct_allreduce_reduce_bcast(const struct acct_call *c, struct acct_sched *s);
+int acct_allreduce_allgather_reduce(const struct acct_call *c, struct acct_sched *s);
+int acct_allreduce_recursive_doubling(const struct acct_call *c, struct acct_sched *s);
+int acct_allreduce_ring(const struct acct_call *c, struct acct_sched *s);
+int acct_allreduce_segmented_ring(const struct acct_call *c, struct acct_sched *s);
+int acct_allreduce_rabenseifner(const struct acct_call *c, struct acct_sched *s);
+
+#endif

@@ -1,0 +1,106 @@
+/* Mechanisms shared by the allreduce builders: the input buffer, Open MPI's
+ * balanced block split, the order-preserving combination of two partial
+ * results, and the classic non-power-of-two pre/post step (MPICH's
+ * MPIR_Allreduce_intra_recursive_doubling and reduce_scatter_allgather, Open
+ * MPI's ompi_coll_base_allreduce_intra_recursivedoubling and
+ * redscat_allgather all use the same one).
+ *
+ * Pre/post step, size 6 (p2 = 4, rem = 2):
+ *
+ *   rank     0    1    2    3    4    5
+ *   pre      x0 -> 1   x2 -> 3                 (1 holds x0 op x1, 3 holds x2 op x3)
+ *   newrank  -    0    -    1    2    3        (monotonic: rank order is kept)
+ *   ...      power-of-two algorithm over the newranks ...
+ *   post     0 <- 1    2 <- 3                  (the full result goes back)
+ *
+ * Cost (LogGP, [004] Table 4 point-to-point term) of pre + post when P is
+ * not a power of two:
+ *   2 (L + 2o + (m - 1) G) + m gamma   (gamma: time to reduce one byte). */
+#include "../algs.h"
+
+enum acct_buf acct_allreduce_input(const struct acct_call *c)
+{
+    return c->in_place ? ACCT_BUF_RECV : ACCT_BUF_SEND;
+}
+
+void acct_allreduce_split(uint64_t n, uint64_t parts, uint64_t i, uint64_t *off, uint64_t *len)
+{
+    uint64_t q = parts ? n / parts : 0, r = parts ? n % parts : 0;
+    *len = q + (i < r ? 1 : 0);
+    *off = i * q + (i < r ? i : r);
+}
+
+enum acct_buf acct_allreduce_recv_buf(const struct acct_call *c, enum acct_buf acc,
+                                      bool got_lower)
+{
+    if (acc == ACCT_BUF_RECV)
+        return ACCT_BUF_TMP0;
+    if (acc == ACCT_BUF_TMP0)
+        return ACCT_BUF_RECV;
+    /* acc is the read-only SEND: the non-commutative "lower op mine" case
+     * copies SEND into RECV, so the partner's data goes to TMP0. */
+    return got_lower && !c->commutative ? ACCT_BUF_TMP0 : ACCT_BUF_RECV;
+}
+
+void acct_allreduce_combine(const struct acct_call *c, struct acct_sched *s, enum acct_buf *acc,
+                            enum acct_buf got, bool got_lower, uint64_t off, uint64_t n)
+{
+    if (*acc != ACCT_BUF_SEND && (got_lower || c->commutative)) {
+        acct_sched_reduce(s, got, off, *acc, off, n); /* acc = got op acc */
+    } else if (*acc == ACCT_BUF_SEND && (!got_lower || c->commutative)) {
+        acct_sched_reduce(s, ACCT_BUF_SEND, off, got, off, n); /* got = acc op got */
+        *acc = got;
+    } else if (!got_lower) { /* non-commutative, writable acc, partner above */
+        acct_sched_reduce(s, *acc, off, got, off, n);
+        *acc = got;
+    } else { /* non-commutative, acc in SEND, partner below: got is TMP0 */
+        acct_sched_copy(s, ACCT_BUF_SEND, off, n, ACCT_BUF_RECV, off, n);
+        acct_sched_reduce(s, got, off, ACCT_BUF_RECV, off, n);
+        *acc = ACCT_BUF_RECV;
+    }
+}
+
+int acct_allreduce_pof2_size(int size)
+{
+    int p2 = 1;
+    while (p2 <= size / 2)
+        p2 <<= 1;
+    return p2;
+}
+
+int acct_allreduce_pof2_rank(const struct acct_call *c, int newrank)
+{
+    int rem = c->size - acct_allreduce_pof2_size(c->size);
+    return newrank < rem ? 2 * newrank + 1 : newrank + rem;
+}
+
+int acct_allreduce_pof2_pre(const struct acct_call *c, struct acct_sched *s, enum acct_buf *acc)
+{
+    const int rem = c->size - acct_allreduce_pof2_size(c->size), r = c->rank;
+    *acc = acct_allreduce_input(c);
+    if (r >= 2 * rem)
+        return r - rem;
+    if (r % 2 == 0) {
+        acct_sched_send(s, r + 1, *acc, 0, c->count);
+        acct_sched_round(s); /* the result comes back into RECV later */
+        return -1;
+    }
+    enum acct_buf got = acct_allreduce_recv_buf(c, *acc, true);
+    acct_sched_recv(s, r - 1, got, 0, c->count);
+    acct_allreduce_combine(c, s, acc, got, true, 0, c->count);
+    return r / 2;
+}
+
+void acct_allreduce_pof2_post(const struct acct_call *c, struct acct_sched *s, enum acct_buf acc)
+{
+    const int rem = c->size - acct_allreduce_pof2_size(c->size), r = c->rank;
+    acct_sched_round(s); /* the result must be complete before it leaves */
+    if (r < 2 * rem && r % 2 == 0) {
+        acct_sched_recv(s, r + 1, ACCT_BUF_RECV, 0, c->count);
+        return;
+    }
+    if (r < 2 * rem) /* send first: the waiting rank is on the critical path */
+        acct_sched_send(s, r - 1, acc, 0, c->count);
+    if (acc != ACCT_BUF_RECV)
+        acct_sched_copy(s, acc, 0, c->count, ACCT_BUF_RECV, 0, c->count);
+}

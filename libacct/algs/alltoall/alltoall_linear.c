@@ -1,0 +1,35 @@
+/* Linear alltoall ("direct exchange"; Open MPI's alltoall_intra_basic_linear,
+ * LAM 7 / MPICH 1.2.5's rotated order): one round posting every receive,
+ * then every send, at once; the own block is a local COPY.
+ *
+ * Rank r posts its receives from r+1, r+2, ..., r-1 and its sends to r-1,
+ * r-2, ..., r+1 (mod P): the i-th send of s goes to s - i, whose i-th
+ * receive is from s, so messages tend to arrive in posting order and no
+ * rank is everyone's first target.
+ *
+ * Cost (LogGP, 004 Table 4 "Linear"; m = bytes per block):
+ *   T = L + 2o + (m - 1)G + 2(P - 1)G.
+ * pLogP bounds (001 Table 3, with contention ratio γ between them):
+ *   lower (P - 1) os(m) + (P - 1) or(m) + L,
+ *   upper (P - 1) g(m)  + (P - 1) or(m) + L. */
+#include "../algs.h"
+
+int acct_alltoall_linear(const struct acct_call *c, struct acct_sched *s)
+{
+    const int p = c->size, r = c->rank;
+
+    if (c->in_place)
+        return -1;
+    if (c->count == 0)
+        return 0;
+    for (int i = 1; i < p; i++) {
+        const int from = (r + i) % p;
+        acct_sched_recv(s, from, ACCT_BUF_RECV, (uint64_t)from * c->count, c->count);
+    }
+    for (int i = 1; i < p; i++) {
+        const int to = (r - i + p) % p;
+        acct_sched_send(s, to, ACCT_BUF_SEND, (uint64_t)to * c->scount, c->scount);
+    }
+    acct_alltoall_copy_own(c, s);
+    return 0;
+}

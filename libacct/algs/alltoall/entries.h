@@ -1,0 +1,10 @@
+/* Registry entries of alltoall (included inside the table in registry.c). */
+    ACCT_NATIVE_ENTRY(alltoall),
+    {.coll = ACCT_COLL_alltoall, .name = "linear", .build = acct_alltoall_linear,
+     .description = "every send and receive posted at once, in rotated order (direct exchange)"},
+    {.coll = ACCT_COLL_alltoall, .name = "pairwise", .build = acct_alltoall_pairwise,
+     .description = "P-1 steps, step k sends to rank+k and receives from rank-k"},
+    {.coll = ACCT_COLL_alltoall, .name = "bruck", .build = acct_alltoall_bruck,
+     .description = "ceil(log2 P) packed exchanges at doubling distance (small blocks)"},
+    {.coll = ACCT_COLL_alltoall, .name = "gather_scatter", .build = acct_alltoall_gather_scatter,
+     .description = "all blocks gathered at rank 0, transposed, scattered (simple baseline)"},

@@ -1,0 +1,19 @@
+/* Dissemination barrier (Hensgen, Finkel & Manber; Open MPI's "bruck"):
+ * in step k = 0 .. ceil(log2 P) - 1 rank r sends to r + 2^k and receives
+ * from r - 2^k (mod P); after step k a rank has heard, transitively, from
+ * the 2^(k+1) - 1 ranks before it, so after the last step from everyone.
+ * Any P, no idle ranks, one send and one receive per step.
+ * Cost (LogGP, paper 004 Table 4, Hensgen's dissemination):
+ *   T = ceil(log2 P) (L + o + g). */
+#include "../algs.h"
+
+int acct_barrier_dissemination(const struct acct_call *c, struct acct_sched *s)
+{
+    const int p = c->size;
+    for (int d = 1; d < p; d <<= 1) {
+        acct_sched_send(s, (c->rank + d) % p, ACCT_BUF_RECV, 0, 0);
+        acct_sched_recv(s, (c->rank - d + p) % p, ACCT_BUF_RECV, 0, 0);
+        acct_sched_round(s);
+    }
+    return 0;
+}

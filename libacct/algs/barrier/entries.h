@@ -1,0 +1,13 @@
+/* Registry entries of barrier (included inside the table in registry.c). */
+    ACCT_NATIVE_ENTRY(barrier),
+    {.coll = ACCT_COLL_barrier, .name = "linear", .build = acct_barrier_linear,
+     .description = "every rank reports to rank 0, which then releases everyone"},
+    {.coll = ACCT_COLL_barrier, .name = "double_ring", .build = acct_barrier_double_ring,
+     .description = "a token goes twice round the ring of ranks"},
+    {.coll = ACCT_COLL_barrier, .name = "dissemination", .build = acct_barrier_dissemination,
+     .description = "log2 P steps, rank r signals r + 2^k and hears from r - 2^k"},
+    {.coll = ACCT_COLL_barrier, .name = "tournament", .build = acct_barrier_tournament,
+     .description = "winners of pairwise matches report up a binomial tree, then release down"},
+    {.coll = ACCT_COLL_barrier, .name = "recursive_doubling",
+     .build = acct_barrier_recursive_doubling,
+     .description = "pairwise exchanges with rank XOR 2^k; extra ranks report to a partner"},

@@ -1,0 +1,13 @@
+/* Registry entries of gather (included inside the table in registry.c). */
+    ACCT_NATIVE_ENTRY(gather),
+    {.coll = ACCT_COLL_gather, .name = "linear", .build = acct_gather_linear,
+     .description = "every rank sends its block to the root, which receives them all at once"},
+    {.coll = ACCT_COLL_gather, .name = "chain", .build = acct_gather_chain,
+     .flags = ACCT_ALG_SEGMENTED | ACCT_ALG_FANOUT,
+     .fanout_default = 4, .fanout_min = 1, .fanout_max = ACCT_TREE_MAX_FANOUT,
+     .description = "fan-out chains pass the blocks up towards the root, segments pipelined"},
+    {.coll = ACCT_COLL_gather, .name = "binomial", .build = acct_gather_binomial,
+     .description = "binomial tree, each node sends its whole subtree's blocks in one message"},
+    {.coll = ACCT_COLL_gather, .name = "linear_sync", .build = acct_gather_linear_sync,
+     .flags = ACCT_ALG_SEGMENTED,
+     .description = "root asks each rank in turn, which sends a first segment then the rest"},

@@ -1,0 +1,63 @@
+/* gather builders (one file each), and the block helpers that gather and
+ * scatter share (gather_blocks.c). */
+#ifndef ACCT_ALGS_GATHER_H
+#define ACCT_ALGS_GATHER_H
+
+#include <stdint.h>
+
+#include "acct/alg.h"
+#include "acct/topo.h"
+
+/* The blocks of a rooted gather/scatter, cut in granules.
+ *
+ * A block is `count` receive-type elements or `scount` send-type elements
+ * with the same type signature. Splitting it anywhere but at whole
+ * elements of both types would break a message in two on one side only,
+ * so segments inside a block are made of granules: gran = gcd(count,
+ * scount) granules per block, each rcnt = count / gran receive elements =
+ * scnt = scount / gran send elements (count == scount: one element).
+ * Whole blocks (seg == 0) only ever use whole multiples of count and
+ * scount, so a rank that cannot know the other side's count (the receive
+ * count at a gather non-root) builds the same messages whatever it gets. */
+struct acct_gather_gran {
+    uint64_t gran; /* granules per block; 0 = both counts are 0 */
+    uint64_t rcnt; /* receive-type elements per granule */
+    uint64_t scnt; /* send-type elements per granule */
+    uint64_t seg;  /* granules per segment (from call->seg); 0 = one segment */
+};
+
+void acct_gather_blocks(const struct acct_call *c, struct acct_gather_gran *b);
+
+/* A piece of a run of blocks: granules [off, off + len) of the run, which
+ * start at granule `at` of the root's full buffer (rank order). */
+struct acct_piece {
+    uint64_t off, at, len;
+};
+
+/* Granules [t0, t1) of the run of blocks of vranks vfirst, vfirst + 1, ...
+ * as stored at the root (rank order): one piece, or two when the run wraps
+ * past rank size - 1 to rank 0 (root != 0). Returns the number of pieces. */
+int acct_gather_blocks_pieces(const struct acct_call *c, const struct acct_gather_gran *b,
+                              int vfirst, uint64_t t0, uint64_t t1, struct acct_piece out[2]);
+
+/* The chains of gather/scatter chain, in vrank space: fan-out chains of
+ * consecutive vranks hang off the root (vrank 0). The head of a chain is
+ * its HIGHEST vrank and vrank v's child is v - 1, so the blocks a node
+ * passes on, [v - ndesc, v], are in buffer order with its own block last
+ * (topo's CHAIN read through position x = size - v):
+ *     size 7, fan-out 2:   0 <- 6 <- 5 <- 4     0 <- 3 <- 2 <- 1      */
+struct acct_gather_chain_node {
+    int parent; /* vrank; -1 at the root */
+    int ndesc;  /* nodes below this one in its chain */
+    int nheads; /* root only: the chains' heads (vranks), in serving order */
+    int heads[ACCT_TREE_MAX_CHILDREN];
+};
+
+int acct_gather_blocks_chain(int v, int size, int fanout, struct acct_gather_chain_node *out);
+
+int acct_gather_linear(const struct acct_call *c, struct acct_sched *s);
+int acct_gather_chain(const struct acct_call *c, struct acct_sched *s);
+int acct_gather_binomial(const struct acct_call *c, struct acct_sched *s);
+int acct_gather_linear_sync(const struct acct_call *c, struct acct_sched *s);
+
+#endif

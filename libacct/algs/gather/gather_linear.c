@@ -1,0 +1,27 @@
+/* Linear gather (flat tree): every rank sends its block straight to the
+ * root, which posts the receives from all ranks at once, each into its
+ * rank's place in the receive buffer.
+ * Cost (pLogP, paper 001 Table 2, flat tree; gather mirrors scatter):
+ *   T = (P - 1) g(m) + L
+ * (LogGP: T = L + 2o + (m - 1)G + (P - 2) max(g, (m - 1)G): the root's
+ * link takes the P - 1 blocks one after the other). */
+#include "../algs.h"
+
+int acct_gather_linear(const struct acct_call *c, struct acct_sched *s)
+{
+    if (c->rank != c->root) {
+        if (c->scount > 0)
+            acct_sched_send(s, c->root, ACCT_BUF_SEND, 0, c->scount);
+        return 0;
+    }
+    if (c->count == 0)
+        return 0;
+    /* the own block first: senders' data can arrive meanwhile */
+    if (!c->in_place)
+        acct_sched_copy(s, ACCT_BUF_SEND, 0, c->scount, ACCT_BUF_RECV,
+                        (uint64_t)c->root * c->count, c->count);
+    for (int r = 0; r < c->size; r++)
+        if (r != c->root)
+            acct_sched_recv(s, r, ACCT_BUF_RECV, (uint64_t)r * c->count, c->count);
+    return 0;
+}

@@ -1,0 +1,283 @@
+/* Segmented tree reduce over a chain, binary, binomial or in-order binary
+ * tree — the mechanism behind reduce chain, pipeline, binary, binomial and
+ * in_order_binary (and the reduce phase of reduce_scatter_block's
+ * reduce_scatter).
+ *
+ * Segment k flows up the tree: in round k a node receives segment k from
+ * each child while it sends segment k-1 (reduced at the end of round k-1)
+ * to its parent, then reduces segment k; a leaf sends all its segments in
+ * one round. Children's segments land in double-buffered scratch slots
+ * (segment k in parity k % 2: its slot is sent in round k+1 and reused in
+ * round k+2).
+ *
+ * Operand order. A REDUCE computes b = a (op) b, so with the operands of a
+ * node x_0 .. x_n (its own data and its children's partial results) in rank
+ * order, the result is built right to left in the buffer of the last one:
+ * b = x_j (op) b for j = n-1 .. 0. That buffer must be writable: a child's
+ * slot, the root's receive buffer (the last child is received straight
+ * into it), or a copy of the node's own data when that comes last (as in
+ * the in-order tree, where a node is the highest rank of its subtree).
+ *   Non-commutative: a node's operands are in rank order if every subtree
+ * is a contiguous rank range and the node's own rank sits at its place
+ * among them. Chain, binomial and in-order binary trees have that property
+ * when laid out on ranks themselves, not on ranks rotated by the root (a
+ * rotated subtree can wrap around from P-1 to 0). So the tree keeps its
+ * natural root (rank 0, or P-1 for the in-order tree) and, if that is not
+ * the call's root, sends it the result in one message at the end (MPICH's
+ * binomial reduce and Open MPI's in-order binary reduce do the same).
+ *   Commutative: the tree is rotated to the root, and the operands ordered
+ * so that the accumulator is the cheapest buffer (the root's receive
+ * buffer, in place or receiving the last child; a child's slot elsewhere).
+ *
+ * Cost (LogGP, m bytes in s segments, tree of height h, at most f children
+ * per node, γ the reduction cost per byte; from the segmented bcast models
+ * of seeds/001 Table 1 and seeds/004 Table 4, run in reverse, plus one
+ * reduction per child and segment):
+ *   T = (h + s - 1) · (f (L + 2o + (m/s - 1) G) + f γ m/s)
+ *   plus L + 2o + (m - 1) G for the final hop when the tree's root is not
+ *   the call's root (non-commutative operations only). */
+#include "../algs.h"
+
+#include <string.h>
+
+#define OWN (-1)
+
+/* In-order binary tree over tree indices [0, size), rooted at size-1 (Open
+ * MPI's in-order tree): a node is the highest index of its range [lo, hi];
+ * the lowest floor(n/2) indices of the range form its right subtree, the
+ * others below it its left subtree (each rooted at its highest index).
+ *     size 9:          8
+ *                    /   \
+ *                   7     3
+ *                  / \   / \
+ *                 6   5 2   1
+ *                    /     /
+ *                   4     0
+ * Every subtree is a contiguous range that ends at its root. */
+static void in_order_binary_node(int t, int size, struct acct_tree *out)
+{
+    int lo = 0, hi = size - 1, parent = -1;
+    while (hi != t) {
+        int rs = (hi - lo + 1) / 2;
+        parent = hi;
+        if (t < lo + rs) {
+            hi = lo + rs - 1;
+        } else {
+            lo = lo + rs;
+            hi = hi - 1;
+        }
+    }
+    memset(out, 0, sizeof *out);
+    out->parent = parent;
+    int n = hi - lo + 1, rs = n / 2;
+    if (n - 1 - rs >= 1)
+        out->children[out->nchildren++] = hi - 1; /* left: [lo + rs, hi - 1] */
+    if (rs >= 1)
+        out->children[out->nchildren++] = lo + rs - 1; /* right: [lo, lo + rs - 1] */
+}
+
+struct operand {
+    int rank; /* child's rank, or OWN */
+    int t;    /* tree index (rank order for non-commutative operations) */
+    int slot; /* scratch slot of a child */
+};
+
+/* Where a segment lives: buffer and element offset. */
+struct loc {
+    enum acct_buf buf;
+    uint64_t off;
+};
+
+struct plan {
+    enum acct_buf own, out, tmp;
+    uint64_t count, seg;
+    bool full;       /* slots hold the whole vector (for the final hop) */
+    uint64_t stride; /* elements per slot */
+    int nslots;
+    enum { T_OUT, T_OWN, T_SLOT } tkind; /* the accumulator */
+    int tslot;
+};
+
+static uint64_t slot_off(const struct plan *pl, int slot, uint64_t k)
+{
+    if (pl->full)
+        return (uint64_t)slot * pl->count + k * pl->seg;
+    return ((k % 2) * (uint64_t)pl->nslots + (uint64_t)slot) * pl->stride;
+}
+
+static struct loc acc_loc(const struct plan *pl, uint64_t k)
+{
+    struct loc l = {pl->tmp, 0};
+    switch (pl->tkind) {
+    case T_OUT: l.buf = pl->out; l.off = k * pl->seg; break;
+    case T_OWN: l.buf = pl->own; l.off = k * pl->seg; break;
+    case T_SLOT: l.off = slot_off(pl, pl->tslot, k); break;
+    }
+    return l;
+}
+
+static struct loc op_loc(const struct plan *pl, const struct operand *op, bool into_out,
+                         uint64_t k)
+{
+    struct loc l = {pl->tmp, 0};
+    if (op->rank == OWN) {
+        l.buf = pl->own;
+        l.off = k * pl->seg;
+    } else if (into_out) {
+        l.buf = pl->out;
+        l.off = k * pl->seg;
+    } else {
+        l.off = slot_off(pl, op->slot, k);
+    }
+    return l;
+}
+
+/* The node's place in the tree, in tree indices; -1 on bad arguments. */
+static int tree_node(enum acct_reduce_tree kind, int fanout, int t, int size, struct acct_tree *tr)
+{
+    switch (kind) {
+    case ACCT_REDUCE_TREE_CHAIN:
+        return acct_tree_build(ACCT_TREE_CHAIN, t, size, fanout, tr);
+    case ACCT_REDUCE_TREE_BINARY:
+        return acct_tree_build(ACCT_TREE_BINARY, t, size, 2, tr);
+    case ACCT_REDUCE_TREE_BINOMIAL:
+        return acct_tree_build(ACCT_TREE_BINOMIAL, t, size, 2, tr);
+    case ACCT_REDUCE_TREE_IN_ORDER_BINARY:
+        in_order_binary_node(t, size, tr);
+        return 0;
+    }
+    return -1;
+}
+
+int acct_reduce_tree_io(const struct acct_call *c, struct acct_sched *s,
+                        enum acct_reduce_tree kind, int fanout, enum acct_buf own,
+                        enum acct_buf out, enum acct_buf tmp)
+{
+    const int p = c->size;
+    const bool comm = c->commutative;
+    struct acct_tree tr;
+    struct operand ops[ACCT_TREE_MAX_CHILDREN + 1];
+    struct plan pl = {.own = own, .out = out, .tmp = tmp, .count = c->count, .seg = c->seg};
+
+    if (kind == ACCT_REDUCE_TREE_BINARY && !comm)
+        return -1; /* level-order subtrees are not rank ranges */
+    if (p < 1 || c->root < 0 || c->root >= p)
+        return -1;
+    if (c->count == 0)
+        return 0;
+    if (p == 1) {
+        if (own != out)
+            acct_sched_copy(s, own, 0, c->count, out, 0, c->count);
+        return 0;
+    }
+
+    /* rank = (t + shift) % p: rotated to the root only when order is free. */
+    const int troot_t = kind == ACCT_REDUCE_TREE_IN_ORDER_BINARY ? p - 1 : 0;
+    const int shift = comm ? (c->root - troot_t + p) % p : 0;
+    const int t = (c->rank - shift + p) % p;
+    if (tree_node(kind, fanout, t, p, &tr) != 0)
+        return -1;
+    const int troot = (troot_t + shift) % p;
+    const bool is_root = c->rank == c->root, is_troot = c->rank == troot;
+    const bool final = is_root && is_troot;   /* my result is the call's */
+    const int forward_to = is_troot && !is_root ? c->root : -1;
+    const bool fetch = is_root && !is_troot;  /* the result comes from troot */
+    const bool own_w = is_root && own == out; /* own data may be overwritten */
+    const int parent = tr.parent < 0 ? -1 : (tr.parent + shift) % p;
+
+    /* Operands in combining order. */
+    int nops = 0;
+    if (!(comm && own_w))
+        ops[nops++] = (struct operand){.rank = OWN, .t = t};
+    for (int i = 0; i < tr.nchildren; i++)
+        ops[nops++] = (struct operand){.rank = (tr.children[i] + shift) % p,
+                                       .t = tr.children[i], .slot = i};
+    if (comm && own_w)
+        ops[nops++] = (struct operand){.rank = OWN, .t = t};
+    if (!comm) /* rank order: subtrees are contiguous ranges around t */
+        for (int i = 1; i < nops; i++)
+            for (int j = i; j > 0 && ops[j - 1].t > ops[j].t; j--) {
+                struct operand x = ops[j];
+                ops[j] = ops[j - 1];
+                ops[j - 1] = x;
+            }
+    for (int i = 0, slot = 0; i < nops; i++)
+        if (ops[i].rank != OWN)
+            ops[i].slot = slot++;
+
+    /* The accumulator: the last operand's buffer, made writable. */
+    const int last = nops - 1;
+    bool last_into_out = false, copy_own = false, copy_out = false;
+    pl.nslots = tr.nchildren;
+    if (ops[last].rank != OWN) {
+        if (final && !own_w) {
+            last_into_out = true;
+            pl.tkind = T_OUT;
+        } else {
+            pl.tkind = T_SLOT;
+            pl.tslot = ops[last].slot;
+            copy_out = final;
+        }
+    } else if (nops == 1) {
+        pl.tkind = T_OWN; /* a leaf sends its own data */
+    } else if (own_w) {
+        pl.tkind = T_OUT;
+    } else if (final) {
+        pl.tkind = T_OUT;
+        copy_own = true;
+    } else {
+        pl.tkind = T_SLOT;
+        pl.tslot = pl.nslots++;
+        copy_own = true;
+    }
+
+    const uint64_t nseg = acct_nsegs(c->count, c->seg);
+    pl.full = forward_to >= 0 || nseg == 1;
+    pl.stride = pl.full ? c->count : c->seg;
+    if (pl.nslots > 0)
+        acct_sched_tmp(s, tmp, own, (uint64_t)pl.nslots * pl.stride * (pl.full ? 1 : 2));
+
+    for (uint64_t k = 0; k <= nseg; k++) {
+        if (k < nseg) {
+            uint64_t len = acct_seg_len(c->count, c->seg, k);
+            for (int i = 0; i < nops; i++)
+                if (ops[i].rank != OWN) {
+                    struct loc l = op_loc(&pl, &ops[i], i == last && last_into_out, k);
+                    acct_sched_recv(s, ops[i].rank, l.buf, l.off, len);
+                }
+        }
+        if (k >= 1 && parent >= 0) {
+            struct loc l = acc_loc(&pl, k - 1);
+            acct_sched_send(s, parent, l.buf, l.off, acct_seg_len(c->count, c->seg, k - 1));
+        }
+        if (k < nseg && nops > 1) {
+            uint64_t len = acct_seg_len(c->count, c->seg, k);
+            struct loc acc = acc_loc(&pl, k);
+            if (copy_own)
+                acct_sched_copy(s, own, k * c->seg, len, acc.buf, acc.off, len);
+            for (int i = last - 1; i >= 0; i--) {
+                struct loc l = op_loc(&pl, &ops[i], false, k);
+                acct_sched_reduce(s, l.buf, l.off, acc.buf, acc.off, len);
+            }
+            if (copy_out)
+                acct_sched_copy(s, acc.buf, acc.off, len, out, k * c->seg, len);
+        }
+    }
+    if (forward_to >= 0) {
+        struct loc l = acc_loc(&pl, 0);
+        acct_sched_round(s);
+        acct_sched_send(s, forward_to, l.buf, l.off, c->count);
+    }
+    if (fetch) {
+        acct_sched_round(s); /* own data in out may still be read or sent */
+        acct_sched_recv(s, troot, out, 0, c->count);
+    }
+    return 0;
+}
+
+int acct_reduce_tree(const struct acct_call *c, struct acct_sched *s, enum acct_reduce_tree kind,
+                     int fanout)
+{
+    enum acct_buf own = c->in_place && c->rank == c->root ? ACCT_BUF_RECV : ACCT_BUF_SEND;
+    return acct_reduce_tree_io(c, s, kind, fanout, own, ACCT_BUF_RECV, ACCT_BUF_TMP0);
+}

@@ -1,0 +1,11 @@
+/* Registry entries of reduce_scatter_block (included inside the table in registry.c). */
+    ACCT_NATIVE_ENTRY(reduce_scatter_block),
+    {.coll = ACCT_COLL_reduce_scatter_block, .name = "reduce_scatter",
+     .build = acct_reduce_scatter_block_reduce_scatter, .flags = ACCT_ALG_SEGMENTED,
+     .description = "segmented binomial reduce to rank 0, then binomial scatter of the blocks"},
+    {.coll = ACCT_COLL_reduce_scatter_block, .name = "recursive_halving",
+     .build = acct_reduce_scatter_block_recursive_halving, .flags = ACCT_ALG_COMMUTATIVE,
+     .description = "recursive vector halving with distance halving (any size)"},
+    {.coll = ACCT_COLL_reduce_scatter_block, .name = "ring",
+     .build = acct_reduce_scatter_block_ring, .flags = ACCT_ALG_COMMUTATIVE,
+     .description = "P-1 ring steps, each passing one partially reduced block"},

@@ -1,0 +1,94 @@
+/* The algorithm registry (acct/alg.h): one table, designated initialisers,
+ * a sentinel. Adding an algorithm = its file under algs/<coll>/ plus one
+ * entry here; the matrix tests, validation and listings pick it up. */
+#include "acct/alg.h"
+
+#include <string.h>
+
+#include "algs.h"
+
+#define ACCT_NATIVE_ENTRY(c)                                               \
+    {.coll = ACCT_COLL_##c, .name = "native",                                  \
+     .description = "the MPI library's own implementation (no ACCT algorithm)", \
+     .flags = ACCT_ALG_NATIVE}
+
+const struct acct_alg acct_algs[] = {
+#include "barrier/entries.h"
+#include "bcast/entries.h"
+#include "reduce/entries.h"
+#include "allreduce/entries.h"
+#include "gather/entries.h"
+#include "scatter/entries.h"
+#include "allgather/entries.h"
+#include "alltoall/entries.h"
+#include "reduce_scatter_block/entries.h"
+    {.name = NULL},
+};
+
+int acct_alg_count(void)
+{
+    int n = 0;
+    while (acct_algs[n].name != NULL)
+        n++;
+    return n;
+}
+
+const struct acct_alg *acct_alg_find(enum acct_coll_id coll, const char *name)
+{
+    if (name == NULL)
+        return NULL;
+    for (const struct acct_alg *a = acct_algs; a->name != NULL; a++)
+        if (a->coll == coll && strcmp(a->name, name) == 0)
+            return a;
+    return NULL;
+}
+
+const struct acct_alg *acct_alg_native(enum acct_coll_id coll)
+{
+    return acct_alg_find(coll, "native");
+}
+
+int acct_alg_index(const struct acct_alg *alg)
+{
+    return (int)(alg - acct_algs);
+}
+
+bool acct_alg_applicable(const struct acct_alg *alg, const struct acct_call *call,
+                         const char **why)
+{
+    const char *reason = NULL;
+    if (alg->flags & ACCT_ALG_NATIVE)
+        goto out;
+    if (alg->coll != call->coll)
+        reason = "algorithm of another collective";
+    else if ((alg->flags & ACCT_ALG_COMMUTATIVE) && !call->commutative)
+        reason = "needs a commutative operation";
+    else if ((alg->flags & ACCT_ALG_POW2) && (call->size & (call->size - 1)) != 0)
+        reason = "needs a power-of-two number of processes";
+    else if ((alg->flags & ACCT_ALG_COUNT_GE_SIZE) && call->count < (uint64_t)call->size)
+        reason = "needs at least one element per process";
+    else if ((alg->flags & ACCT_ALG_FANOUT) && call->fanout != 0 &&
+             (call->fanout < alg->fanout_min || call->fanout > alg->fanout_max))
+        reason = "fan-out out of range";
+out:
+    if (why != NULL)
+        *why = reason;
+    return reason == NULL;
+}
+
+int acct_alg_schedule(const struct acct_alg *alg, const struct acct_call *call,
+                      struct acct_sched *s)
+{
+    struct acct_call c = *call;
+    acct_sched_reset(s);
+    if (alg->build == NULL || !acct_alg_applicable(alg, call, NULL))
+        return -1;
+    /* Builders always see a fan-out in range. */
+    if ((alg->flags & ACCT_ALG_FANOUT) && c.fanout == 0)
+        c.fanout = alg->fanout_default;
+    if (alg->build(&c, s) != 0) {
+        acct_sched_reset(s);
+        return -1;
+    }
+    return acct_sched_finish(s);
+}

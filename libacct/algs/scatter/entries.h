@@ -1,0 +1,10 @@
+/* Registry entries of scatter (included inside the table in registry.c). */
+    ACCT_NATIVE_ENTRY(scatter),
+    {.coll = ACCT_COLL_scatter, .name = "linear", .build = acct_scatter_linear,
+     .description = "root sends every rank its block, all at once"},
+    {.coll = ACCT_COLL_scatter, .name = "chain", .build = acct_scatter_chain,
+     .flags = ACCT_ALG_SEGMENTED | ACCT_ALG_FANOUT,
+     .fanout_default = 4, .fanout_min = 1, .fanout_max = ACCT_TREE_MAX_FANOUT,
+     .description = "fan-out chains pass the blocks down from the root, segments pipelined"},
+    {.coll = ACCT_COLL_scatter, .name = "binomial", .build = acct_scatter_binomial,
+     .description = "binomial tree, each node receives its whole subtree's blocks in one message"},

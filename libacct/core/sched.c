@@ -1,0 +1,179 @@
+/* Schedules: append-only step lists grouped in rounds (acct/sched.h). */
+#include "acct/sched.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void acct_sched_init(struct acct_sched *s)
+{
+    memset(s, 0, sizeof *s);
+    s->tmp_type[0] = s->tmp_type[1] = ACCT_BUF_RECV;
+}
+
+void acct_sched_free(struct acct_sched *s)
+{
+    free(s->steps);
+    free(s->round_end);
+    acct_sched_init(s);
+}
+
+void acct_sched_reset(struct acct_sched *s)
+{
+    s->nsteps = 0;
+    s->nrounds = 0;
+    s->open_has_local = false;
+    s->tmp_count[0] = s->tmp_count[1] = 0;
+    s->tmp_type[0] = s->tmp_type[1] = ACCT_BUF_RECV;
+    s->error = 0;
+}
+
+static int grow(void **p, uint32_t *cap, uint32_t need, size_t elem)
+{
+    if (need <= *cap)
+        return 0;
+    uint32_t ncap = *cap ? *cap : 16;
+    while (ncap < need) {
+        if (ncap > UINT32_MAX / 2)
+            return -1;
+        ncap *= 2;
+    }
+    void *np = realloc(*p, (size_t)ncap * elem);
+    if (np == NULL)
+        return -1;
+    *p = np;
+    *cap = ncap;
+    return 0;
+}
+
+/* The open round is the steps after the last closed round. */
+static uint32_t open_round_start(const struct acct_sched *s)
+{
+    return s->nrounds ? s->round_end[s->nrounds - 1] : 0;
+}
+
+void acct_sched_round(struct acct_sched *s)
+{
+    if (s->error || s->nsteps == open_round_start(s))
+        return;
+    if (grow((void **)&s->round_end, &s->round_cap, s->nrounds + 1, sizeof *s->round_end)) {
+        s->error = -1;
+        return;
+    }
+    s->round_end[s->nrounds++] = s->nsteps;
+    s->open_has_local = false;
+}
+
+static struct acct_step *append(struct acct_sched *s, enum acct_step_kind kind)
+{
+    bool comm = kind == ACCT_STEP_SEND || kind == ACCT_STEP_RECV;
+    if (s->error)
+        return NULL;
+    if (comm && s->open_has_local)
+        acct_sched_round(s); /* communication after a local step: next round */
+    if (s->error ||
+        grow((void **)&s->steps, &s->step_cap, s->nsteps + 1, sizeof *s->steps)) {
+        s->error = -1;
+        return NULL;
+    }
+    struct acct_step *st = &s->steps[s->nsteps++];
+    memset(st, 0, sizeof *st);
+    st->kind = (uint8_t)kind;
+    st->peer = -1;
+    if (!comm)
+        s->open_has_local = true;
+    return st;
+}
+
+static struct acct_ref ref(enum acct_buf buf, uint64_t off, uint64_t count)
+{
+    struct acct_ref r = {.buf = (uint8_t)buf, .off = off, .count = count};
+    return r;
+}
+
+void acct_sched_send(struct acct_sched *s, int peer, enum acct_buf buf, uint64_t off,
+                     uint64_t count)
+{
+    struct acct_step *st = append(s, ACCT_STEP_SEND);
+    if (st) {
+        st->peer = peer;
+        st->a = ref(buf, off, count);
+    }
+}
+
+void acct_sched_recv(struct acct_sched *s, int peer, enum acct_buf buf, uint64_t off,
+                     uint64_t count)
+{
+    struct acct_step *st = append(s, ACCT_STEP_RECV);
+    if (st) {
+        st->peer = peer;
+        st->a = ref(buf, off, count);
+    }
+}
+
+void acct_sched_reduce(struct acct_sched *s, enum acct_buf a, uint64_t aoff, enum acct_buf b,
+                       uint64_t boff, uint64_t count)
+{
+    if (count == 0)
+        return;
+    struct acct_step *st = append(s, ACCT_STEP_REDUCE);
+    if (st) {
+        st->a = ref(a, aoff, count);
+        st->b = ref(b, boff, count);
+    }
+}
+
+void acct_sched_copy(struct acct_sched *s, enum acct_buf a, uint64_t aoff, uint64_t acount,
+                     enum acct_buf b, uint64_t boff, uint64_t bcount)
+{
+    if (acount == 0 && bcount == 0)
+        return;
+    struct acct_step *st = append(s, ACCT_STEP_COPY);
+    if (st) {
+        st->a = ref(a, aoff, acount);
+        st->b = ref(b, boff, bcount);
+    }
+}
+
+void acct_sched_tmp(struct acct_sched *s, enum acct_buf tmp, enum acct_buf like, uint64_t count)
+{
+    int i = tmp == ACCT_BUF_TMP1 ? 1 : 0;
+    if (tmp != ACCT_BUF_TMP0 && tmp != ACCT_BUF_TMP1) {
+        s->error = -1;
+        return;
+    }
+    s->tmp_type[i] = (uint8_t)like;
+    if (count > s->tmp_count[i])
+        s->tmp_count[i] = count;
+}
+
+int acct_sched_finish(struct acct_sched *s)
+{
+    acct_sched_round(s);
+    return s->error;
+}
+
+void acct_sched_round_steps(const struct acct_sched *s, uint32_t r, uint32_t *first,
+                            uint32_t *end)
+{
+    *first = r ? s->round_end[r - 1] : 0;
+    *end = s->round_end[r];
+}
+
+uint64_t acct_nsegs(uint64_t count, uint64_t seg)
+{
+    if (count == 0)
+        return 0;
+    if (seg == 0 || seg >= count)
+        return 1;
+    return (count + seg - 1) / seg;
+}
+
+uint64_t acct_seg_len(uint64_t count, uint64_t seg, uint64_t k)
+{
+    if (seg == 0 || seg >= count)
+        return k == 0 ? count : 0;
+    uint64_t start = k * seg;
+    if (start >= count)
+        return 0;
+    return count - start < seg ? count - start : seg;
+}

@@ -1,0 +1,400 @@
+/* From an MPI call to a schedule run (or the native collective).
+ *
+ * Data-movement collectives (bcast, gather, scatter, allgather, alltoall)
+ * run on bytes: a contiguous datatype is viewed as MPI_BYTE in place; any
+ * other is packed into a byte buffer (and unpacked after). Ranks may pass
+ * different datatypes with equal type signatures, and bytes are the only
+ * unit on which they all agree, e.g. for segment boundaries. Reductions
+ * run on elements of their datatype, which MPI requires to be the same on
+ * every rank.
+ *
+ * Every rank takes the same branch for the same call: the decision depends
+ * on agreed inputs and on the call's shape only (rule 1). Once a rank has
+ * chosen an ACCT algorithm, a later failure (out of memory) is reported as
+ * an MPI error through the communicator's error handler — falling back to
+ * native on one rank alone would deadlock the others. */
+#include "coll.h"
+
+#include <limits.h>
+#include <stdlib.h>
+
+#include "acct/alg.h"
+#include "comm.h"
+#include "rt.h"
+#include "decide.h"
+#include "exec.h"
+
+#define RT_NATIVE (-1)  /* run the native collective instead */
+#define RT_TAG 0x4143   /* the one tag of ACCT messages on the private comm */
+
+static int type_size(MPI_Datatype dt, uint64_t *out)
+{
+    int size = 0;
+    if (PMPI_Type_size(dt, &size) != MPI_SUCCESS || size < 0)
+        return -1;
+    *out = (uint64_t)size;
+    return 0;
+}
+
+/* A byte view of count elements of dt at buf. */
+struct rt_bytes {
+    char *ptr;
+    uint64_t n;
+    void *packed; /* owned, when dt is not contiguous */
+};
+
+static int bytes_open(const void *buf, uint64_t count, MPI_Datatype dt, int fill, MPI_Comm comm,
+                      struct rt_bytes *v)
+{
+    MPI_Aint lb, extent, tlb, textent;
+    uint64_t size;
+    v->packed = NULL;
+    if (type_size(dt, &size) != 0 || PMPI_Type_get_extent(dt, &lb, &extent) != MPI_SUCCESS ||
+        PMPI_Type_get_true_extent(dt, &tlb, &textent) != MPI_SUCCESS)
+        return MPI_ERR_TYPE;
+    v->n = count * size;
+    if ((uint64_t)textent == size && (count <= 1 || (uint64_t)extent == size)) {
+        v->ptr = (char *)(uintptr_t)buf + tlb;
+        return MPI_SUCCESS;
+    }
+    v->packed = malloc(v->n ? v->n : 1);
+    if (v->packed == NULL)
+        return MPI_ERR_NO_MEM;
+    v->ptr = v->packed;
+    int pos = 0;
+    return fill ? PMPI_Pack(buf, (int)count, dt, v->packed, (int)v->n, &pos, comm) : MPI_SUCCESS;
+}
+
+static int bytes_close(struct rt_bytes *v, void *buf, uint64_t count, MPI_Datatype dt, int unpack,
+                       MPI_Comm comm)
+{
+    int rc = MPI_SUCCESS, pos = 0;
+    if (v->packed != NULL) {
+        if (unpack)
+            rc = PMPI_Unpack(v->packed, (int)v->n, &pos, buf, (int)count, dt, comm);
+        free(v->packed);
+        v->packed = NULL;
+    }
+    return rc;
+}
+
+/* The algorithm for this call, or NULL for native. Fills shape->seg (in
+ * elements of elem bytes) and shape->fanout. total_bytes bounds every
+ * buffer the call touches (MPI counts are ints). */
+static const struct acct_alg *choose(const struct rt_comm *st, struct acct_call *shape,
+                                     uint64_t bytes, uint64_t elem, uint64_t total_bytes)
+{
+    const struct acct_decision *d;
+    if (st == NULL || st->inter || st->broken || total_bytes > INT_MAX)
+        return NULL;
+    if (shape->root != -1 && (shape->root < 0 || shape->root >= st->size))
+        return NULL; /* let the MPI library report the bad root */
+    d = rt_decide(&st->tabs, shape->coll, bytes);
+    if (d == NULL || d->alg == NULL || (d->alg->flags & ACCT_ALG_NATIVE) ||
+        d->alg->coll != shape->coll)
+        return NULL;
+    shape->seg = d->segment_bytes == 0 ? 0 : (d->segment_bytes / elem ? d->segment_bytes / elem : 1);
+    shape->fanout = d->fanout;
+    return acct_alg_applicable(d->alg, shape, NULL) ? d->alg : NULL;
+}
+
+/* Build and run; RT_NATIVE if the builder declines (all ranks alike). */
+static int run(struct rt_comm *st, const struct acct_alg *alg, const struct acct_call *shape,
+               struct rt_bufs *b, MPI_Op op)
+{
+    if (acct_alg_schedule(alg, shape, &st->sched) != 0)
+        return st->sched.error ? MPI_ERR_NO_MEM : RT_NATIVE;
+    MPI_Comm priv = rt_comm_priv(st);
+    if (priv == MPI_COMM_NULL)
+        return MPI_ERR_INTERN;
+    return rt_exec(&st->sched, b, op, priv, RT_TAG, &st->scratch);
+}
+
+/* An error after the decision: through the error handler, as MPI would. */
+static int failed(MPI_Comm comm, int rc)
+{
+    PMPI_Comm_call_errhandler(comm, rc);
+    return rc;
+}
+
+/* Account the call to what ran: alg, or the collective's native. */
+static void account(enum acct_coll_id coll, const struct acct_alg *ran, uint64_t t0)
+{
+    const struct acct_alg *used = ran != NULL ? ran : acct_alg_native(coll);
+    rt_account_end(used != NULL ? acct_alg_index(used) : -1, t0);
+}
+
+static struct acct_call shape_of(enum acct_coll_id coll, const struct rt_comm *st, int root)
+{
+    struct acct_call c = {.coll = coll, .rank = st ? st->rank : 0, .size = st ? st->size : 1,
+                          .root = root};
+    return c;
+}
+
+/* Each do_* returns RT_NATIVE when it did not run the call (then nothing
+ * happened), else the call's MPI result; *ran is the algorithm it ran. */
+
+static int do_barrier(MPI_Comm comm, const struct acct_alg **ran)
+{
+    struct rt_comm *st = rt_comm_get(comm);
+    struct acct_call c = shape_of(ACCT_COLL_barrier, st, -1);
+    const struct acct_alg *alg = choose(st, &c, 0, 1, 0);
+    struct rt_bufs b;
+    rt_bufs_init(&b);
+    int rc = alg ? run(st, alg, &c, &b, MPI_OP_NULL) : RT_NATIVE;
+    *ran = rc == RT_NATIVE ? NULL : alg;
+    return rc == MPI_SUCCESS || rc == RT_NATIVE ? rc : failed(comm, rc);
+}
+
+static int do_bcast(void *buffer, int count, MPI_Datatype dt, int root, MPI_Comm comm,
+                    const struct acct_alg **ran)
+{
+    struct rt_comm *st = rt_comm_get(comm);
+    struct acct_call c = shape_of(ACCT_COLL_bcast, st, root);
+    uint64_t size, bytes;
+    const struct acct_alg *alg = NULL;
+    struct rt_bytes v;
+    struct rt_bufs b;
+    int rc, rc2;
+
+    *ran = NULL;
+    if (st == NULL || count < 0 || type_size(dt, &size) != 0)
+        return RT_NATIVE;
+    bytes = (uint64_t)count * size;
+    c.count = c.scount = bytes;
+    if ((alg = choose(st, &c, bytes, 1, bytes)) == NULL)
+        return RT_NATIVE;
+    rc = bytes_open(buffer, (uint64_t)count, dt, st->rank == root, comm, &v);
+    if (rc != MPI_SUCCESS)
+        return failed(comm, rc);
+    rt_bufs_init(&b);
+    rt_bufs_set(&b, ACCT_BUF_RECV, v.ptr, MPI_BYTE);
+    rc = run(st, alg, &c, &b, MPI_OP_NULL);
+    rc2 = bytes_close(&v, buffer, (uint64_t)count, dt, rc == MPI_SUCCESS && st->rank != root, comm);
+    if (rc == RT_NATIVE)
+        return rc;
+    *ran = alg;
+    if (rc == MPI_SUCCESS)
+        rc = rc2;
+    return rc == MPI_SUCCESS ? rc : failed(comm, rc);
+}
+
+/* reduce, allreduce, reduce_scatter_block: elements of dt. */
+static int do_reduction(enum acct_coll_id coll, const void *sbuf, void *rbuf, int count,
+                        MPI_Datatype dt, MPI_Op op, int root, MPI_Comm comm,
+                        const struct acct_alg **ran)
+{
+    struct rt_comm *st = rt_comm_get(comm);
+    struct acct_call c = shape_of(coll, st, root);
+    uint64_t size;
+    int commute = 0;
+    struct rt_bufs b;
+    const struct acct_alg *alg;
+
+    *ran = NULL;
+    if (st == NULL || count < 0 || type_size(dt, &size) != 0 ||
+        PMPI_Op_commutative(op, &commute) != MPI_SUCCESS)
+        return RT_NATIVE;
+    bool has_recv = coll != ACCT_COLL_reduce || st->rank == root;
+    uint64_t nblocks = coll == ACCT_COLL_reduce_scatter_block ? (uint64_t)st->size : 1;
+    c.count = c.scount = (uint64_t)count;
+    c.commutative = commute != 0;
+    c.in_place = has_recv && sbuf == MPI_IN_PLACE;
+    alg = choose(st, &c, (uint64_t)count * size, size ? size : 1, (uint64_t)count * size * nblocks);
+    if (alg == NULL)
+        return RT_NATIVE;
+    rt_bufs_init(&b);
+    rt_bufs_set(&b, ACCT_BUF_SEND, c.in_place ? NULL : sbuf, dt);
+    rt_bufs_set(&b, ACCT_BUF_RECV, has_recv ? rbuf : NULL, dt);
+    int rc = run(st, alg, &c, &b, op);
+    if (rc == RT_NATIVE)
+        return rc;
+    *ran = alg;
+    return rc == MPI_SUCCESS ? rc : failed(comm, rc);
+}
+
+/* gather, scatter, allgather, alltoall: blocks of bytes. */
+struct blocks_call {
+    enum acct_coll_id coll;
+    const void *sbuf;
+    int scount;
+    MPI_Datatype stype;
+    void *rbuf;
+    int rcount;
+    MPI_Datatype rtype;
+    int root;
+    MPI_Comm comm;
+};
+
+static int do_blocks(const struct blocks_call *k, const struct acct_alg **ran)
+{
+    struct rt_comm *st = rt_comm_get(k->comm);
+    struct acct_call c = shape_of(k->coll, st, k->root);
+    uint64_t ssize = 0, rsize = 0, block;
+    /* blocks in this rank's send/receive buffer (0: not significant or
+     * MPI_IN_PLACE); fill_recv: it holds input; unpack_recv: output */
+    int send_blocks = 0, recv_blocks = 0, fill_recv = 0, unpack_recv = 0;
+    struct rt_bytes sv = {0}, rv = {0};
+    struct rt_bufs b;
+    const struct acct_alg *alg;
+    int rc, rc2;
+
+    *ran = NULL;
+    if (st == NULL || k->scount < 0 || k->rcount < 0)
+        return RT_NATIVE;
+    const int p = st->size;
+    const bool root = st->rank == k->root;
+    switch (k->coll) {
+    case ACCT_COLL_gather:
+        c.in_place = root && k->sbuf == MPI_IN_PLACE;
+        send_blocks = c.in_place ? 0 : 1;
+        recv_blocks = root ? p : 0;
+        fill_recv = c.in_place;
+        unpack_recv = root;
+        break;
+    case ACCT_COLL_scatter:
+        c.in_place = root && k->rbuf == MPI_IN_PLACE;
+        send_blocks = root ? p : 0;
+        recv_blocks = c.in_place ? 0 : 1;
+        unpack_recv = !c.in_place;
+        break;
+    case ACCT_COLL_allgather:
+        c.in_place = k->sbuf == MPI_IN_PLACE;
+        send_blocks = c.in_place ? 0 : 1;
+        recv_blocks = p;
+        fill_recv = c.in_place;
+        unpack_recv = 1;
+        break;
+    case ACCT_COLL_alltoall:
+        if (k->sbuf == MPI_IN_PLACE)
+            return RT_NATIVE;
+        send_blocks = recv_blocks = p;
+        unpack_recv = 1;
+        break;
+    default:
+        return RT_NATIVE;
+    }
+    if ((send_blocks && type_size(k->stype, &ssize) != 0) ||
+        (recv_blocks && type_size(k->rtype, &rsize) != 0))
+        return RT_NATIVE;
+    /* The block size every rank agrees on (equal type signatures). */
+    block = send_blocks ? (uint64_t)k->scount * ssize : (uint64_t)k->rcount * rsize;
+    c.count = c.scount = block;
+    if ((alg = choose(st, &c, block, 1, block * (uint64_t)p)) == NULL)
+        return RT_NATIVE;
+    rc = send_blocks ? bytes_open(k->sbuf, (uint64_t)k->scount * (uint64_t)send_blocks, k->stype, 1,
+                                  k->comm, &sv)
+                     : MPI_SUCCESS;
+    if (rc == MPI_SUCCESS && recv_blocks)
+        rc = bytes_open(k->rbuf, (uint64_t)k->rcount * (uint64_t)recv_blocks, k->rtype, fill_recv,
+                        k->comm, &rv);
+    if (rc == MPI_SUCCESS) {
+        rt_bufs_init(&b);
+        rt_bufs_set(&b, ACCT_BUF_SEND, sv.ptr, MPI_BYTE);
+        rt_bufs_set(&b, ACCT_BUF_RECV, rv.ptr, MPI_BYTE);
+        rc = run(st, alg, &c, &b, MPI_OP_NULL);
+    }
+    rc2 = bytes_close(&rv, k->rbuf, (uint64_t)k->rcount * (uint64_t)recv_blocks, k->rtype,
+                      rc == MPI_SUCCESS && unpack_recv, k->comm);
+    bytes_close(&sv, NULL, 0, k->stype, 0, k->comm);
+    if (rc == RT_NATIVE)
+        return rc;
+    *ran = alg;
+    if (rc == MPI_SUCCESS)
+        rc = rc2;
+    return rc == MPI_SUCCESS ? rc : failed(k->comm, rc);
+}
+
+/* The entry points: run ACCT's choice or the native collective, account. */
+
+int rt_impl_Barrier(MPI_Comm comm)
+{
+    uint64_t t0 = rt_account_begin();
+    const struct acct_alg *ran;
+    int rc = do_barrier(comm, &ran);
+    if (rc == RT_NATIVE)
+        rc = PMPI_Barrier(comm);
+    account(ACCT_COLL_barrier, ran, t0);
+    return rc;
+}
+
+int rt_impl_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
+{
+    uint64_t t0 = rt_account_begin();
+    const struct acct_alg *ran;
+    int rc = do_bcast(buffer, count, datatype, root, comm, &ran);
+    if (rc == RT_NATIVE)
+        rc = PMPI_Bcast(buffer, count, datatype, root, comm);
+    account(ACCT_COLL_bcast, ran, t0);
+    return rc;
+}
+
+int rt_impl_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                   int root, MPI_Comm comm)
+{
+    uint64_t t0 = rt_account_begin();
+    const struct acct_alg *ran;
+    int rc = do_reduction(ACCT_COLL_reduce, sendbuf, recvbuf, count, datatype, op, root, comm, &ran);
+    if (rc == RT_NATIVE)
+        rc = PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
+    account(ACCT_COLL_reduce, ran, t0);
+    return rc;
+}
+
+int rt_impl_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                      MPI_Op op, MPI_Comm comm)
+{
+    uint64_t t0 = rt_account_begin();
+    const struct acct_alg *ran;
+    int rc = do_reduction(ACCT_COLL_allreduce, sendbuf, recvbuf, count, datatype, op, -1, comm, &ran);
+    if (rc == RT_NATIVE)
+        rc = PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
+    account(ACCT_COLL_allreduce, ran, t0);
+    return rc;
+}
+
+int rt_impl_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
+                                 MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    uint64_t t0 = rt_account_begin();
+    const struct acct_alg *ran;
+    int rc = do_reduction(ACCT_COLL_reduce_scatter_block, sendbuf, recvbuf, recvcount, datatype, op,
+                          -1, comm, &ran);
+    if (rc == RT_NATIVE)
+        rc = PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
+    account(ACCT_COLL_reduce_scatter_block, ran, t0);
+    return rc;
+}
+
+#define BLOCKS_ENTRY(Name, lower, rootarg, native_call)                                            \
+    {                                                                                              \
+        uint64_t t0 = rt_account_begin();                                                          \
+        const struct acct_alg *ran;                                                                \
+        struct blocks_call k = {ACCT_COLL_##lower, sendbuf, sendcount, sendtype, recvbuf,          \
+                                recvcount, recvtype, rootarg, comm};                               \
+        int rc = do_blocks(&k, &ran);                                                              \
+        if (rc == RT_NATIVE)                                                                       \
+            rc = native_call;                                                                      \
+        account(ACCT_COLL_##lower, ran, t0);                                                       \
+        return rc;                                                                                 \
+    }
+
+int rt_impl_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                   int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+BLOCKS_ENTRY(Gather, gather, root,
+             PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm))
+
+int rt_impl_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                    int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+BLOCKS_ENTRY(Scatter, scatter, root,
+             PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm))
+
+int rt_impl_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                      int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+BLOCKS_ENTRY(Allgather, allgather, -1,
+             PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm))
+
+int rt_impl_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                     int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+BLOCKS_ENTRY(Alltoall, alltoall, -1,
+             PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm))

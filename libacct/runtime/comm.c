@@ -1,0 +1,141 @@
+/* Per-communicator state, cached on the user's communicator as an MPI
+ * attribute (not copied by MPI_Comm_dup), with a thread-local one-entry
+ * cache in front of MPI_Comm_get_attr. A generation counter, bumped whenever
+ * a state is deleted, keeps a cache from outliving a freed communicator
+ * whose handle the MPI library reuses. */
+#include "comm.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "acct/log.h"
+
+static int keyval = MPI_KEYVAL_INVALID;
+static atomic_uint generation = 1;
+static pthread_mutex_t list_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct rt_comm *live;
+
+static _Thread_local struct {
+    MPI_Comm comm;
+    struct rt_comm *st;
+    unsigned gen;
+} cache;
+
+static void state_free(struct rt_comm *st)
+{
+    if (st->priv != MPI_COMM_NULL)
+        PMPI_Comm_free(&st->priv);
+    acct_sched_free(&st->sched);
+    rt_scratch_free(&st->scratch);
+    rt_tables_free(&st->tabs);
+    free(st);
+}
+
+static void list_remove(struct rt_comm *st)
+{
+    pthread_mutex_lock(&list_lock);
+    for (struct rt_comm **p = &live; *p != NULL; p = &(*p)->next)
+        if (*p == st) {
+            *p = st->next;
+            break;
+        }
+    pthread_mutex_unlock(&list_lock);
+}
+
+/* The application freed a communicator we have state for. */
+static int delete_fn(MPI_Comm comm, int key, void *value, void *extra)
+{
+    (void)comm, (void)key, (void)extra;
+    struct rt_comm *st = value;
+    atomic_fetch_add(&generation, 1);
+    list_remove(st);
+    state_free(st);
+    return MPI_SUCCESS;
+}
+
+int rt_comm_init(void)
+{
+    return PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_fn, &keyval, NULL);
+}
+
+void rt_comm_fini(void)
+{
+    struct rt_comm *st;
+    /* Detach every state before PMPI_Finalize so no delete callback runs
+     * during finalisation, then free them. */
+    pthread_mutex_lock(&list_lock);
+    st = live;
+    live = NULL;
+    pthread_mutex_unlock(&list_lock);
+    atomic_fetch_add(&generation, 1);
+    while (st != NULL) {
+        struct rt_comm *next = st->next;
+        /* runs delete_fn, which frees st (already unlinked) */
+        PMPI_Comm_delete_attr(st->user, keyval);
+        st = next;
+    }
+    if (keyval != MPI_KEYVAL_INVALID)
+        PMPI_Comm_free_keyval(&keyval);
+}
+
+static struct rt_comm *state_new(MPI_Comm comm)
+{
+    struct rt_comm *st = calloc(1, sizeof *st);
+    if (st == NULL)
+        return NULL;
+    st->user = comm;
+    st->priv = MPI_COMM_NULL;
+    acct_sched_init(&st->sched);
+    int inter = 0;
+    if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || PMPI_Comm_rank(comm, &st->rank) != MPI_SUCCESS ||
+        PMPI_Comm_size(comm, &st->size) != MPI_SUCCESS ||
+        PMPI_Comm_set_attr(comm, keyval, st) != MPI_SUCCESS) {
+        free(st);
+        return NULL;
+    }
+    st->inter = inter != 0;
+    if (rt_tables_build(&st->tabs, st->size) != 0) {
+        /* out of memory: this rank cannot decide like the others */
+        PMPI_Comm_delete_attr(comm, keyval);
+        return NULL;
+    }
+    pthread_mutex_lock(&list_lock);
+    st->next = live;
+    live = st;
+    pthread_mutex_unlock(&list_lock);
+    return st;
+}
+
+struct rt_comm *rt_comm_get(MPI_Comm comm)
+{
+    unsigned gen = atomic_load_explicit(&generation, memory_order_acquire);
+    void *value = NULL;
+    int found = 0;
+
+    if (cache.comm == comm && cache.gen == gen && cache.st != NULL)
+        return cache.st;
+    if (keyval == MPI_KEYVAL_INVALID || comm == MPI_COMM_NULL)
+        return NULL;
+    if (PMPI_Comm_get_attr(comm, keyval, &value, &found) != MPI_SUCCESS)
+        return NULL;
+    struct rt_comm *st = found ? value : state_new(comm);
+    if (st != NULL) {
+        cache.comm = comm;
+        cache.st = st;
+        cache.gen = gen;
+    }
+    return st;
+}
+
+MPI_Comm rt_comm_priv(struct rt_comm *st)
+{
+    if (st->priv == MPI_COMM_NULL && !st->broken) {
+        if (PMPI_Comm_dup(st->user, &st->priv) != MPI_SUCCESS) {
+            st->priv = MPI_COMM_NULL;
+            st->broken = true;
+        }
+    }
+    return st->priv;
+}

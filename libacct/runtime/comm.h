@@ -1,0 +1,37 @@
+/* Per-communicator state of the runtime (internal). */
+#ifndef ACCT_RT_COMM_H
+#define ACCT_RT_COMM_H
+
+#include <stdbool.h>
+
+#include <mpi.h>
+
+#include "acct/coll.h"
+#include "acct/sched.h"
+#include "decide.h"
+#include "exec.h"
+
+struct rt_comm {
+    MPI_Comm user;  /* the application's communicator */
+    MPI_Comm priv;  /* ACCT's duplicate for its messages; MPI_COMM_NULL until needed */
+    int rank, size;
+    bool inter;     /* intercommunicator: always native */
+    bool broken;    /* the duplicate could not be made: always native */
+    struct rt_tables tabs;   /* the rules resolved for this size */
+    struct acct_sched sched; /* rebuilt per call (one collective at a time per comm) */
+    struct rt_scratch scratch;
+    struct rt_comm *next;    /* list of live states, for MPI_Finalize */
+};
+
+int rt_comm_init(void);   /* at runtime init: the attribute key */
+void rt_comm_fini(void);  /* before PMPI_Finalize: free every state */
+
+/* The state of comm, created on first use; NULL if it cannot be had (then
+ * the caller runs natively). Cost on a hit: a thread-local compare. */
+struct rt_comm *rt_comm_get(MPI_Comm comm);
+
+/* The private duplicate, created on first use (a collective call: every
+ * rank reaches it at the same call, because all ranks decide alike). */
+MPI_Comm rt_comm_priv(struct rt_comm *st);
+
+#endif

@@ -1,0 +1,91 @@
+/* Decisions: ACCT_FORCE, then the rules, then native (decide.h). */
+#include "decide.h"
+
+#include <string.h>
+
+#include "acct/log.h"
+
+static struct acct_force forced;
+static struct acct_rules *rules;
+
+static void warn_first(const char *what, const struct acct_diags *d)
+{
+    char line[768];
+    if (d->total == 0 || acct_diag_format(d, 0, line, sizeof line) != 0)
+        acct_warn("%s is invalid; ignored", what);
+    else if (d->total == 1)
+        acct_warn("%s; ignored", line);
+    else
+        acct_warn("%s (and %zu more problems); ignored", line, d->total - 1);
+}
+
+void rt_decide_init(const char *rules_name, const char *rules_text, size_t rules_len,
+                    const char *force_text)
+{
+    struct acct_diags diags = ACCT_DIAGS_INIT;
+
+    memset(&forced, 0, sizeof forced);
+    rules = NULL;
+    if (force_text != NULL && acct_force_parse(force_text, &forced, &diags) != 0)
+        warn_first("ACCT_FORCE", &diags);
+    if (rules_text != NULL &&
+        acct_rules_parse_buffer(rules_name ? rules_name : "rules", rules_text, rules_len, &rules,
+                                &diags) != ACCT_RULES_OK) {
+        warn_first("the rules file", &diags);
+        rules = NULL;
+    }
+    acct_diags_free(&diags);
+}
+
+void rt_decide_fini(void)
+{
+    acct_rules_free(rules);
+    rules = NULL;
+    memset(&forced, 0, sizeof forced);
+}
+
+const struct acct_rules *rt_decide_rules(void)
+{
+    return rules;
+}
+
+const struct acct_force *rt_decide_force(void)
+{
+    return &forced;
+}
+
+int rt_tables_build(struct rt_tables *tabs, int comm_size)
+{
+    memset(tabs, 0, sizeof *tabs);
+    if (rules == NULL)
+        return 0;
+    for (int c = 0; c < ACCT_COLL_COUNT; c++) {
+        if (rules->coll[c].n == 0)
+            continue;
+        if (acct_rules_resolve(rules, (enum acct_coll_id)c, comm_size, &tabs->t[c]) != 0) {
+            rt_tables_free(tabs);
+            return -1;
+        }
+        if (acct_table_all_native(tabs->t[c])) {
+            acct_table_free(tabs->t[c]);
+            tabs->t[c] = NULL;
+        }
+    }
+    return 0;
+}
+
+void rt_tables_free(struct rt_tables *tabs)
+{
+    for (int c = 0; c < ACCT_COLL_COUNT; c++)
+        acct_table_free(tabs->t[c]);
+    memset(tabs, 0, sizeof *tabs);
+}
+
+const struct acct_decision *rt_decide(const struct rt_tables *tabs, enum acct_coll_id coll,
+                                      uint64_t bytes)
+{
+    const struct acct_decision *d = acct_force_get(&forced, coll);
+    if (d == NULL && tabs != NULL && tabs->t[coll] != NULL)
+        d = acct_table_lookup(tabs->t[coll], bytes);
+    return d;
+}

@@ -1,0 +1,41 @@
+/* Which method runs a call (internal). Inputs: rank 0's rules and
+ * ACCT_FORCE (agreed by every rank at MPI_Init, agree.h) and the call's
+ * shape, the same on every rank — so every rank decides alike (DESIGN.md
+ * rule 1). Precedence: ACCT_FORCE for a collective, else the rules, else
+ * native. */
+#ifndef ACCT_RT_DECIDE_H
+#define ACCT_RT_DECIDE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "acct/force.h"
+#include "acct/rules.h"
+
+/* Parse the agreed rules text and ACCT_FORCE (either may be NULL). Problems
+ * are reported (one warning line from rank 0) and leave that input out:
+ * invalid rules -> no rules; invalid ACCT_FORCE entries -> those entries.
+ * rules_name is the file name for messages. */
+void rt_decide_init(const char *rules_name, const char *rules_text, size_t rules_len,
+                    const char *force_text);
+void rt_decide_fini(void);
+
+/* Provenance for the report: NULL when no rules are in use. */
+const struct acct_rules *rt_decide_rules(void);
+const struct acct_force *rt_decide_force(void);
+
+/* The per-communicator tables: one per collective for a communicator size. */
+struct rt_tables {
+    struct acct_table *t[ACCT_COLL_COUNT]; /* NULL: no rules for it (native) */
+};
+
+/* 0, or -1 when out of memory (the caller reports an MPI error). */
+int rt_tables_build(struct rt_tables *tabs, int comm_size);
+void rt_tables_free(struct rt_tables *tabs);
+
+/* The decision for a call of `bytes` on a communicator with tables tabs;
+ * NULL means native. */
+const struct acct_decision *rt_decide(const struct rt_tables *tabs, enum acct_coll_id coll,
+                                      uint64_t bytes);
+
+#endif

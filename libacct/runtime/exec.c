@@ -1,0 +1,157 @@
+/* The executor: one schedule, run round by round over PMPI non-blocking
+ * point-to-point on ACCT's private communicator (acct/sched.h).
+ *
+ * Round: post every RECV, then every SEND, of the round (in schedule order
+ * within each kind, which keeps MPI's per-pair ordering), wait for all, then
+ * run the round's REDUCE and COPY steps in order. */
+#include "exec.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void rt_bufs_init(struct rt_bufs *b)
+{
+    for (int i = 0; i < ACCT_BUF_COUNT; i++) {
+        b->base[i] = NULL;
+        b->type[i] = MPI_BYTE;
+        b->extent[i] = 1;
+    }
+}
+
+int rt_bufs_set(struct rt_bufs *b, enum acct_buf which, const void *base, MPI_Datatype dt)
+{
+    MPI_Aint lb = 0, extent = 0;
+    int rc = PMPI_Type_get_extent(dt, &lb, &extent);
+    b->base[which] = (char *)(uintptr_t)base;
+    b->type[which] = dt;
+    b->extent[which] = extent;
+    return rc;
+}
+
+static void *ref_ptr(const struct rt_bufs *b, const struct acct_ref *r)
+{
+    return b->base[r->buf] + (MPI_Aint)r->off * b->extent[r->buf];
+}
+
+/* TMP i: count elements of the datatype of buffer `like`, laid out as MPI
+ * lays out count elements (true lb/extent), reusing scratch memory. */
+static int setup_tmp(const struct acct_sched *s, struct rt_bufs *b, struct rt_scratch *sc, int i)
+{
+    enum acct_buf tmp = i ? ACCT_BUF_TMP1 : ACCT_BUF_TMP0;
+    uint64_t n = s->tmp_count[i];
+    MPI_Datatype dt = b->type[s->tmp_type[i]];
+    MPI_Aint lb, extent, tlb, textent;
+
+    b->base[tmp] = NULL;
+    b->type[tmp] = dt;
+    b->extent[tmp] = 0;
+    if (n == 0)
+        return MPI_SUCCESS;
+    if (PMPI_Type_get_extent(dt, &lb, &extent) != MPI_SUCCESS ||
+        PMPI_Type_get_true_extent(dt, &tlb, &textent) != MPI_SUCCESS)
+        return MPI_ERR_TYPE;
+    size_t bytes = (size_t)textent + (size_t)(n - 1) * (size_t)extent;
+    if (bytes > sc->tmp_bytes[i]) {
+        void *p = realloc(sc->tmp[i], bytes);
+        if (p == NULL)
+            return MPI_ERR_NO_MEM;
+        sc->tmp[i] = p;
+        sc->tmp_bytes[i] = bytes;
+    }
+    b->base[tmp] = (char *)sc->tmp[i] - tlb;
+    b->extent[tmp] = extent;
+    return MPI_SUCCESS;
+}
+
+static int setup_reqs(const struct acct_sched *s, struct rt_scratch *sc)
+{
+    size_t most = 0;
+    for (uint32_t r = 0; r < s->nrounds; r++) {
+        uint32_t first, end;
+        size_t n = 0;
+        acct_sched_round_steps(s, r, &first, &end);
+        for (uint32_t i = first; i < end; i++)
+            n += s->steps[i].kind == ACCT_STEP_SEND || s->steps[i].kind == ACCT_STEP_RECV;
+        if (n > most)
+            most = n;
+    }
+    if (most > sc->nreqs) {
+        MPI_Request *p = realloc(sc->reqs, most * sizeof *p);
+        if (p == NULL)
+            return MPI_ERR_NO_MEM;
+        sc->reqs = p;
+        sc->nreqs = most;
+    }
+    return MPI_SUCCESS;
+}
+
+static int local_step(const struct acct_step *st, const struct rt_bufs *b, MPI_Op op,
+                      MPI_Comm comm, int tag)
+{
+    void *a = ref_ptr(b, &st->a), *dst = ref_ptr(b, &st->b);
+    MPI_Datatype ta = b->type[st->a.buf], tb = b->type[st->b.buf];
+    if (st->kind == ACCT_STEP_REDUCE)
+        return PMPI_Reduce_local(a, dst, (int)st->a.count, ta, op);
+    /* COPY: one memmove when both sides are the same contiguous type, else
+     * a message to self, which handles any pair of matching type maps. */
+    if (ta == tb && st->a.count == st->b.count) {
+        int size;
+        MPI_Aint lb, extent, tlb, textent;
+        if (ta == MPI_BYTE) {
+            memmove(dst, a, st->a.count);
+            return MPI_SUCCESS;
+        }
+        if (PMPI_Type_size(ta, &size) == MPI_SUCCESS &&
+            PMPI_Type_get_extent(ta, &lb, &extent) == MPI_SUCCESS &&
+            PMPI_Type_get_true_extent(ta, &tlb, &textent) == MPI_SUCCESS && size == extent &&
+            size == textent) {
+            memmove((char *)dst + tlb, (char *)a + tlb, (size_t)st->a.count * (size_t)size);
+            return MPI_SUCCESS;
+        }
+    }
+    int me;
+    PMPI_Comm_rank(comm, &me);
+    return PMPI_Sendrecv(a, (int)st->a.count, ta, me, tag, dst, (int)st->b.count, tb, me, tag,
+                         comm, MPI_STATUS_IGNORE);
+}
+
+int rt_exec(const struct acct_sched *s, struct rt_bufs *b, MPI_Op op, MPI_Comm comm, int tag,
+            struct rt_scratch *sc)
+{
+    int rc = MPI_SUCCESS;
+    if ((rc = setup_tmp(s, b, sc, 0)) != MPI_SUCCESS || (rc = setup_tmp(s, b, sc, 1)) != MPI_SUCCESS ||
+        (rc = setup_reqs(s, sc)) != MPI_SUCCESS)
+        return rc == MPI_ERR_TYPE ? rc : MPI_ERR_NO_MEM;
+
+    for (uint32_t r = 0; r < s->nrounds && rc == MPI_SUCCESS; r++) {
+        uint32_t first, end;
+        int n = 0;
+        acct_sched_round_steps(s, r, &first, &end);
+        for (int pass = 0; pass < 2 && rc == MPI_SUCCESS; pass++) /* receives, then sends */
+            for (uint32_t i = first; i < end && rc == MPI_SUCCESS; i++) {
+                const struct acct_step *st = &s->steps[i];
+                if (pass == 0 && st->kind == ACCT_STEP_RECV)
+                    rc = PMPI_Irecv(ref_ptr(b, &st->a), (int)st->a.count, b->type[st->a.buf],
+                                    st->peer, tag, comm, &sc->reqs[n++]);
+                else if (pass == 1 && st->kind == ACCT_STEP_SEND)
+                    rc = PMPI_Isend(ref_ptr(b, &st->a), (int)st->a.count, b->type[st->a.buf],
+                                    st->peer, tag, comm, &sc->reqs[n++]);
+            }
+        if (n > 0 && rc == MPI_SUCCESS)
+            rc = PMPI_Waitall(n, sc->reqs, MPI_STATUSES_IGNORE);
+        for (uint32_t i = first; i < end && rc == MPI_SUCCESS; i++) {
+            const struct acct_step *st = &s->steps[i];
+            if (st->kind == ACCT_STEP_REDUCE || st->kind == ACCT_STEP_COPY)
+                rc = local_step(st, b, op, comm, tag);
+        }
+    }
+    return rc;
+}
+
+void rt_scratch_free(struct rt_scratch *sc)
+{
+    free(sc->tmp[0]);
+    free(sc->tmp[1]);
+    free(sc->reqs);
+    memset(sc, 0, sizeof *sc);
+}

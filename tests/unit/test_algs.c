@@ -1,0 +1,430 @@
+/* Every registered algorithm, checked without MPI: all ranks' schedules run
+ * together in the rendezvous engine (acct/simulate.h), moving tagged values,
+ * over sizes 1..64, every kind of root, counts, segments, fan-outs, in-place
+ * and (for reductions) commutative and non-commutative operations.
+ *
+ * A value records which element it is and which ranks' contributions it
+ * holds. The non-commutative reduction only combines a with b when a's ranks
+ * come right before b's, so any algorithm that reorders operands fails; the
+ * commutative one refuses to count a rank twice. Buffers have exactly the
+ * size MPI gives them (none where the standard says "significant only at
+ * root"), so any access beyond them fails. Barrier: every rank must have
+ * heard, transitively, from every other before it finishes.
+ *
+ *   test_algs                 all algorithms
+ *   test_algs COLL [ALG]      one collective / one algorithm
+ *   test_algs --list          "COLL ALG segmented|plain" per non-native algorithm */
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "acct/alg.h"
+#include "acct/simulate.h"
+
+struct val {
+    int64_t elem; /* -1: never written */
+    int32_t lo, hi;
+    uint64_t mask;
+    uint32_t cnt;
+};
+
+struct rbuf {
+    struct val *v;
+    uint64_t n;
+};
+
+#define MAXP 64
+
+struct world {
+    const struct acct_call *shape; /* rank field ignored */
+    int size;
+    struct rbuf buf[MAXP][ACCT_BUF_COUNT];
+    uint64_t know[MAXP]; /* barrier: ranks heard from (transitively) */
+    uint64_t posted[MAXP]; /* what a rank knew when it posted its current round */
+    char err[512];
+};
+
+static struct val contribution(int64_t elem, int r)
+{
+    struct val v = {.elem = elem, .lo = r, .hi = r, .mask = 1ull << r, .cnt = 1};
+    return v;
+}
+
+static struct val full(int64_t elem, int size)
+{
+    struct val v = {.elem = elem, .lo = 0, .hi = size - 1,
+                    .mask = size == 64 ? ~0ull : (1ull << size) - 1, .cnt = (uint32_t)size};
+    return v;
+}
+
+static bool same(struct val a, struct val b)
+{
+    return a.elem == b.elem && a.lo == b.lo && a.hi == b.hi && a.mask == b.mask && a.cnt == b.cnt;
+}
+
+static struct val *slice(struct world *w, int r, const struct acct_ref *ref)
+{
+    struct rbuf *b = &w->buf[r][ref->buf];
+    if (ref->buf >= ACCT_BUF_COUNT || ref->off > b->n || ref->count > b->n - ref->off) {
+        snprintf(w->err, sizeof w->err, "rank %d: buffer %u [%" PRIu64 ", +%" PRIu64
+                 ") outside its %" PRIu64 " elements", r, ref->buf, ref->off, ref->count, b->n);
+        return NULL;
+    }
+    return b->v + ref->off;
+}
+
+static int on_transfer(void *ctx, int src, const struct acct_step *send, int dst,
+                       const struct acct_step *recv)
+{
+    struct world *w = ctx;
+    /* a message carries what its sender knew when it posted the round,
+     * not what the sender learns in that same round */
+    w->know[dst] |= w->posted[src];
+    if (send->a.count != recv->a.count) {
+        snprintf(w->err, sizeof w->err, "rank %d sends %" PRIu64 " elements, rank %d receives %" PRIu64,
+                 src, send->a.count, dst, recv->a.count);
+        return -1;
+    }
+    if (recv->a.buf == ACCT_BUF_SEND) {
+        snprintf(w->err, sizeof w->err, "rank %d receives into the send buffer (const in MPI)", dst);
+        return -1;
+    }
+    struct val *from = slice(w, src, &send->a), *to = slice(w, dst, &recv->a);
+    if ((!from || !to) && send->a.count > 0)
+        return -1;
+    if (send->a.count > 0)
+        memmove(to, from, sizeof *to * send->a.count);
+    return 0;
+}
+
+static int combine(struct world *w, int r, struct val a, struct val *b)
+{
+    bool commutative = w->shape->commutative;
+    if (a.elem != b->elem || a.elem < 0 || (a.mask & b->mask) != 0 ||
+        (!commutative && a.hi + 1 != b->lo)) {
+        snprintf(w->err, sizeof w->err,
+                 "rank %d: reduces elem %" PRId64 " ranks [%d,%d] with elem %" PRId64
+                 " ranks [%d,%d]%s", r, a.elem, a.lo, a.hi, b->elem, b->lo, b->hi,
+                 commutative ? " (overlap)" : " (out of order for a non-commutative op)");
+        return -1;
+    }
+    b->lo = a.lo < b->lo ? a.lo : b->lo;
+    b->hi = a.hi > b->hi ? a.hi : b->hi;
+    b->mask |= a.mask;
+    b->cnt += a.cnt;
+    return 0;
+}
+
+static int on_local(void *ctx, int r, const struct acct_step *st)
+{
+    struct world *w = ctx;
+    if (st->b.buf == ACCT_BUF_SEND) {
+        snprintf(w->err, sizeof w->err, "rank %d writes into the send buffer (const in MPI)", r);
+        return -1;
+    }
+    struct val *a = slice(w, r, &st->a), *b = slice(w, r, &st->b);
+    if (!a || !b)
+        return -1;
+    if (st->a.count != st->b.count) {
+        snprintf(w->err, sizeof w->err, "rank %d: local step with counts %" PRIu64 " and %" PRIu64,
+                 r, st->a.count, st->b.count);
+        return -1;
+    }
+    if (st->kind == ACCT_STEP_COPY) {
+        memmove(b, a, sizeof *b * st->a.count);
+        return 0;
+    }
+    for (uint64_t i = 0; i < st->a.count; i++)
+        if (combine(w, r, a[i], &b[i]) != 0)
+            return -1;
+    return 0;
+}
+
+static void on_round_done(void *ctx, int rank, unsigned round)
+{
+    struct world *w = ctx;
+    (void)round;
+    w->posted[rank] = w->know[rank];
+}
+
+static void alloc_buf(struct world *w, int r, enum acct_buf b, uint64_t n)
+{
+    w->buf[r][b].n = n;
+    w->buf[r][b].v = malloc(sizeof(struct val) * (n ? n : 1));
+    for (uint64_t i = 0; i < n; i++) {
+        struct val empty = {.elem = -1, .lo = -1, .hi = -1};
+        w->buf[r][b].v[i] = empty;
+    }
+}
+
+/* The buffers MPI gives rank r for this call, filled with its input. */
+static void setup_rank(struct world *w, int r)
+{
+    const struct acct_call *c = w->shape;
+    const int p = w->size;
+    const uint64_t n = c->count, all = n * (uint64_t)p;
+    const bool root = r == c->root, ip = c->in_place;
+    switch (c->coll) {
+    case ACCT_COLL_barrier:
+        break;
+    case ACCT_COLL_bcast:
+        alloc_buf(w, r, ACCT_BUF_RECV, n);
+        if (root)
+            for (uint64_t i = 0; i < n; i++) w->buf[r][ACCT_BUF_RECV].v[i] = contribution((int64_t)i, r);
+        break;
+    case ACCT_COLL_reduce:
+    case ACCT_COLL_allreduce: {
+        bool has_recv = c->coll == ACCT_COLL_allreduce || root;
+        bool inplace = ip && has_recv;
+        alloc_buf(w, r, ACCT_BUF_SEND, inplace ? 0 : n);
+        alloc_buf(w, r, ACCT_BUF_RECV, has_recv ? n : 0);
+        enum acct_buf in = inplace ? ACCT_BUF_RECV : ACCT_BUF_SEND;
+        for (uint64_t i = 0; i < n; i++) w->buf[r][in].v[i] = contribution((int64_t)i, r);
+        break;
+    }
+    case ACCT_COLL_reduce_scatter_block:
+        alloc_buf(w, r, ACCT_BUF_SEND, ip ? 0 : all);
+        alloc_buf(w, r, ACCT_BUF_RECV, ip ? all : n);
+        for (uint64_t k = 0; k < all; k++)
+            w->buf[r][ip ? ACCT_BUF_RECV : ACCT_BUF_SEND].v[k] = contribution((int64_t)k, r);
+        break;
+    case ACCT_COLL_gather:
+    case ACCT_COLL_allgather: {
+        bool has_recv = c->coll == ACCT_COLL_allgather || root;
+        bool inplace = ip && has_recv;
+        alloc_buf(w, r, ACCT_BUF_SEND, inplace ? 0 : n);
+        alloc_buf(w, r, ACCT_BUF_RECV, has_recv ? all : 0);
+        for (uint64_t i = 0; i < n; i++) {
+            struct val v = contribution((int64_t)((uint64_t)r * n + i), r);
+            if (inplace) w->buf[r][ACCT_BUF_RECV].v[(uint64_t)r * n + i] = v;
+            else w->buf[r][ACCT_BUF_SEND].v[i] = v;
+        }
+        break;
+    }
+    case ACCT_COLL_scatter:
+        alloc_buf(w, r, ACCT_BUF_SEND, root ? all : 0);
+        alloc_buf(w, r, ACCT_BUF_RECV, root && ip ? 0 : n);
+        if (root)
+            for (uint64_t k = 0; k < all; k++)
+                w->buf[r][ACCT_BUF_SEND].v[k] = contribution((int64_t)k, (int)(k / (n ? n : 1)));
+        break;
+    case ACCT_COLL_alltoall:
+        alloc_buf(w, r, ACCT_BUF_SEND, all);
+        alloc_buf(w, r, ACCT_BUF_RECV, all);
+        for (uint64_t k = 0; k < all; k++) /* block for d = k / n, from r */
+            w->buf[r][ACCT_BUF_SEND].v[k] = contribution((int64_t)((k / n) * (uint64_t)p + (uint64_t)r) * (int64_t)n + (int64_t)(k % n), r);
+        break;
+    case ACCT_COLL_COUNT:
+        break;
+    }
+}
+
+/* Check rank r's output; returns 0 or -1 with w->err set. */
+static int check_rank(struct world *w, int r)
+{
+    const struct acct_call *c = w->shape;
+    const int p = w->size;
+    const uint64_t n = c->count, all = n * (uint64_t)p;
+    const bool root = r == c->root;
+    struct rbuf *rb = &w->buf[r][ACCT_BUF_RECV];
+    struct val want;
+    for (uint64_t k = 0; k < rb->n; k++) {
+        switch (c->coll) {
+        case ACCT_COLL_bcast: want = contribution((int64_t)k, c->root); break;
+        case ACCT_COLL_reduce:
+        case ACCT_COLL_allreduce: want = full((int64_t)k, p); break;
+        case ACCT_COLL_reduce_scatter_block:
+            if (k >= n) continue; /* in-place: only the first block is defined */
+            want = full((int64_t)((uint64_t)r * n + k), p);
+            break;
+        case ACCT_COLL_gather:
+        case ACCT_COLL_allgather: want = contribution((int64_t)k, (int)(k / n)); break;
+        case ACCT_COLL_scatter: want = contribution((int64_t)((uint64_t)r * n + k), r); break;
+        case ACCT_COLL_alltoall: /* block from s = k / n */
+            want = contribution((int64_t)(((uint64_t)r * (uint64_t)p + k / n) * n + k % n), (int)(k / n));
+            break;
+        default: continue;
+        }
+        if (!same(rb->v[k], want)) {
+            snprintf(w->err, sizeof w->err, "rank %d: result element %" PRIu64 " is elem %" PRId64
+                     " ranks [%d,%d] cnt %u, want elem %" PRId64 " ranks [%d,%d] cnt %u",
+                     r, k, rb->v[k].elem, rb->v[k].lo, rb->v[k].hi, rb->v[k].cnt, want.elem,
+                     want.lo, want.hi, want.cnt);
+            return -1;
+        }
+    }
+    (void)all; (void)root;
+    if (c->coll == ACCT_COLL_barrier && w->know[r] != full(0, p).mask) {
+        snprintf(w->err, sizeof w->err, "barrier: rank %d leaves without hearing from every rank", r);
+        return -1;
+    }
+    return 0;
+}
+
+/* Within one round the executor posts every message at once, so a
+ * receive must not overlap any other message's memory of that round (a
+ * send of the same region would race with it). The engine moves data in
+ * matching order and cannot see such races: check them here. */
+static int check_round_hazards(const struct acct_sched *s, int rank, char *msg, size_t len)
+{
+    for (uint32_t r = 0; r < s->nrounds; r++) {
+        uint32_t first, end;
+        acct_sched_round_steps(s, r, &first, &end);
+        for (uint32_t i = first; i < end; i++) {
+            const struct acct_step *a = &s->steps[i];
+            if (a->kind != ACCT_STEP_RECV || a->a.count == 0)
+                continue;
+            for (uint32_t j = first; j < end; j++) {
+                const struct acct_step *b = &s->steps[j];
+                if (j == i || (b->kind != ACCT_STEP_SEND && b->kind != ACCT_STEP_RECV) ||
+                    b->a.count == 0 || b->a.buf != a->a.buf)
+                    continue;
+                if (a->a.off < b->a.off + b->a.count && b->a.off < a->a.off + a->a.count) {
+                    snprintf(msg, len, "rank %d round %u: receive into buffer %u [%" PRIu64 ", +%" PRIu64
+                             ") overlaps a %s of [%" PRIu64 ", +%" PRIu64 ") in the same round",
+                             rank, r, a->a.buf, a->a.off, a->a.count,
+                             b->kind == ACCT_STEP_SEND ? "send" : "receive", b->a.off, b->a.count);
+                    return -1;
+                }
+            }
+        }
+    }
+    return 0;
+}
+
+/* Run one shape; returns 0, 1 if the algorithm declines, -1 on failure. */
+static int run_case(const struct acct_alg *alg, const struct acct_call *shape, char *msg, size_t len)
+{
+    static struct acct_sched scheds[MAXP];
+    const struct acct_sched *ptrs[MAXP];
+    static struct world w;
+    int rc = 0, declined = 0;
+
+    memset(&w, 0, sizeof w);
+    w.shape = shape;
+    w.size = shape->size;
+    for (int r = 0; r < shape->size; r++) {
+        struct acct_call c = *shape;
+        c.rank = r;
+        acct_sched_init(&scheds[r]);
+        if (acct_alg_schedule(alg, &c, &scheds[r]) != 0)
+            declined++;
+        ptrs[r] = &scheds[r];
+        setup_rank(&w, r);
+        w.know[r] = w.posted[r] = 1ull << r;
+        for (int t = 0; t < 2; t++) {
+            uint64_t n = scheds[r].tmp_count[t];
+            alloc_buf(&w, r, t ? ACCT_BUF_TMP1 : ACCT_BUF_TMP0, n);
+        }
+    }
+    if (declined == shape->size) {
+        rc = 1;
+    } else if (declined) {
+        snprintf(msg, len, "%d of %d ranks declined the call: ranks would disagree", declined, shape->size);
+        rc = -1;
+    } else {
+        for (int r = 0; r < shape->size && rc == 0; r++)
+            if (check_round_hazards(&scheds[r], r, msg, len) != 0)
+                rc = -1;
+    }
+    if (rc == 0 && declined == 0) {
+        struct acct_sim_ops ops = {.ctx = &w, .transfer = on_transfer, .local = on_local,
+                                   .round_done = on_round_done};
+        char err[256] = "";
+        if (acct_sim_run(ptrs, shape->size, &ops, err, sizeof err) != 0) {
+            snprintf(msg, len, "%s%s%s", err, w.err[0] ? ": " : "", w.err);
+            rc = -1;
+        }
+        for (int r = 0; r < shape->size && rc == 0; r++)
+            if (check_rank(&w, r) != 0) {
+                snprintf(msg, len, "%s", w.err);
+                rc = -1;
+            }
+    }
+    for (int r = 0; r < shape->size; r++) {
+        for (int b = 0; b < ACCT_BUF_COUNT; b++)
+            free(w.buf[r][b].v);
+        acct_sched_free(&scheds[r]);
+    }
+    return rc;
+}
+
+static bool allows_in_place(enum acct_coll_id c)
+{
+    return c != ACCT_COLL_barrier && c != ACCT_COLL_bcast && c != ACCT_COLL_alltoall;
+}
+
+/* Sweep one algorithm; returns the number of failed cases. */
+static int sweep(const struct acct_alg *alg, long *ran)
+{
+    static const int sizes[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 13, 16, 17, 24, 31, 32, 33, 64};
+    static const uint64_t counts[] = {0, 1, 2, 5, 17, 64};
+    static const uint64_t segs[] = {0, 1, 3, 16};
+    int failures = 0;
+    const bool seg = alg->flags & ACCT_ALG_SEGMENTED, fan = alg->flags & ACCT_ALG_FANOUT;
+    const bool rooted = acct_coll_rooted(alg->coll), reduces = acct_coll_reduces(alg->coll);
+    for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
+        int p = sizes[si];
+        int roots[3] = {0, p / 2, p - 1};
+        int fans[3] = {0, alg->fanout_min, alg->fanout_max > 8 ? 8 : alg->fanout_max};
+        for (int ri = 0; ri < (rooted ? 3 : 1); ri++)
+            for (size_t ci = 0; ci < sizeof counts / sizeof *counts; ci++)
+                for (size_t gi = 0; gi < (seg ? sizeof segs / sizeof *segs : 1); gi++)
+                    for (int fi = 0; fi < (fan ? 3 : 1); fi++)
+                        for (int ip = 0; ip < (allows_in_place(alg->coll) ? 2 : 1); ip++)
+                            for (int cm = reduces ? 0 : 1; cm < 2; cm++) {
+                                struct acct_call c = {
+                                    .coll = alg->coll, .size = p,
+                                    .root = rooted ? roots[ri] : -1,
+                                    .count = alg->coll == ACCT_COLL_barrier ? 0 : counts[ci],
+                                    .seg = segs[gi], .fanout = fans[fi],
+                                    .in_place = ip, .commutative = cm};
+                                c.scount = c.count;
+                                if (!acct_alg_applicable(alg, &c, NULL))
+                                    continue;
+                                char msg[768];
+                                int rc = run_case(alg, &c, msg, sizeof msg);
+                                if (rc < 0 && failures++ < 5)
+                                    printf("FAIL %s/%s P=%d root=%d count=%" PRIu64 " seg=%" PRIu64
+                                           " fanout=%d in_place=%d commutative=%d: %s\n",
+                                           acct_coll_name(alg->coll), alg->name, p, c.root, c.count,
+                                           c.seg, c.fanout, ip, cm, msg);
+                                *ran += rc == 0;
+                            }
+    }
+    return failures;
+}
+
+int main(int argc, char **argv)
+{
+    int failed_algs = 0, algs = 0;
+    if (argc == 2 && strcmp(argv[1], "--list") == 0) {
+        for (const struct acct_alg *a = acct_algs; a->name; a++)
+            if (!(a->flags & ACCT_ALG_NATIVE))
+                printf("%s %s %s\n", acct_coll_name(a->coll), a->name,
+                       a->flags & ACCT_ALG_SEGMENTED ? "segmented" : "plain");
+        return 0;
+    }
+    for (const struct acct_alg *a = acct_algs; a->name; a++) {
+        if (a->flags & ACCT_ALG_NATIVE)
+            continue;
+        if (argc >= 2 && strcmp(argv[1], acct_coll_name(a->coll)) != 0)
+            continue;
+        if (argc >= 3 && strcmp(argv[2], a->name) != 0)
+            continue;
+        long ran = 0;
+        int f = sweep(a, &ran);
+        printf("%-7s %s/%s: %ld cases%s\n", f ? "FAIL" : "ok", acct_coll_name(a->coll), a->name,
+               ran, f ? "" : "");
+        algs++;
+        failed_algs += f != 0;
+    }
+    if (algs == 0) {
+        fprintf(stderr, "test_algs: no registered algorithm matches\n");
+        return 2;
+    }
+    printf("%d passed, %d failed\n", algs - failed_algs, failed_algs);
+    return failed_algs ? 1 : 0;
+}

@@ -1,0 +1,39 @@
+/* acctctl: the administrator's command-line tool (docs/acctctl.md).
+ *
+ * Each subcommand is one file cmd_NAME.c with one function and one row in
+ * the command table of acctctl.c. Exit codes are the same for all. */
+#ifndef ACCTCTL_H
+#define ACCTCTL_H
+
+#include <stdio.h>
+
+#define ACCTCTL_NAME "acctctl"
+
+enum acctctl_exit {
+    ACCTCTL_OK = 0,    /* done, everything valid */
+    ACCTCTL_FAIL = 1,  /* done, but something checked was invalid or failed */
+    ACCTCTL_USAGE = 2, /* bad command line */
+};
+
+struct acctctl_cmd {
+    const char *name;
+    const char *synopsis; /* arguments after the name */
+    const char *summary;  /* one line, for the command list */
+    const char *help;     /* the rest of "acctctl help NAME" */
+    /* argv[0] is the command's name; returns an enum acctctl_exit. */
+    int (*run)(int argc, char **argv);
+};
+
+/* Print "Usage: acctctl NAME SYNOPSIS" and the command's help. */
+void acctctl_command_usage(const char *name, FILE *f);
+
+/* "acctctl NAME: message" on stderr, then a hint to "acctctl help NAME";
+ * returns ACCTCTL_USAGE. */
+int acctctl_usage_error(const char *name, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+int acctctl_cmd_algorithms(int argc, char **argv);
+int acctctl_cmd_validate(int argc, char **argv);
+int acctctl_cmd_help(int argc, char **argv);
+
+#endif
