@@ -117,11 +117,29 @@ static int failed(MPI_Comm comm, int rc)
     return rc;
 }
 
+/* Registry index of each collective's native entry (filled once). */
+static int native_index[ACCT_COLL_COUNT];
+
+void rt_coll_init(void)
+{
+    for (int c = 0; c < ACCT_COLL_COUNT; c++) {
+        const struct acct_alg *n = acct_alg_native((enum acct_coll_id)c);
+        native_index[c] = n != NULL ? acct_alg_index(n) : -1;
+    }
+}
+
 /* Account the call to what ran: alg, or the collective's native. */
 static void account(enum acct_coll_id coll, const struct acct_alg *ran, uint64_t t0)
 {
-    const struct acct_alg *used = ran != NULL ? ran : acct_alg_native(coll);
-    rt_account_end(used != NULL ? acct_alg_index(used) : -1, t0);
+    rt_account_end(ran != NULL ? acct_alg_index(ran) : native_index[coll], t0);
+}
+
+/* The state of comm if anything but native can run coll on it, else NULL
+ * (the fast path of every call that ACCT leaves to the MPI library). */
+static struct rt_comm *candidate(MPI_Comm comm, enum acct_coll_id coll)
+{
+    struct rt_comm *st = rt_comm_get(comm);
+    return st != NULL && rt_decide_any(&st->tabs, coll) ? st : NULL;
 }
 
 static struct acct_call shape_of(enum acct_coll_id coll, const struct rt_comm *st, int root)
@@ -136,7 +154,7 @@ static struct acct_call shape_of(enum acct_coll_id coll, const struct rt_comm *s
 
 static int do_barrier(MPI_Comm comm, const struct acct_alg **ran)
 {
-    struct rt_comm *st = rt_comm_get(comm);
+    struct rt_comm *st = candidate(comm, ACCT_COLL_barrier);
     struct acct_call c = shape_of(ACCT_COLL_barrier, st, -1);
     const struct acct_alg *alg = choose(st, &c, 0, 1, 0);
     struct rt_bufs b;
@@ -149,7 +167,7 @@ static int do_barrier(MPI_Comm comm, const struct acct_alg **ran)
 static int do_bcast(void *buffer, int count, MPI_Datatype dt, int root, MPI_Comm comm,
                     const struct acct_alg **ran)
 {
-    struct rt_comm *st = rt_comm_get(comm);
+    struct rt_comm *st = candidate(comm, ACCT_COLL_bcast);
     struct acct_call c = shape_of(ACCT_COLL_bcast, st, root);
     uint64_t size, bytes;
     const struct acct_alg *alg = NULL;
@@ -184,7 +202,7 @@ static int do_reduction(enum acct_coll_id coll, const void *sbuf, void *rbuf, in
                         MPI_Datatype dt, MPI_Op op, int root, MPI_Comm comm,
                         const struct acct_alg **ran)
 {
-    struct rt_comm *st = rt_comm_get(comm);
+    struct rt_comm *st = candidate(comm, coll);
     struct acct_call c = shape_of(coll, st, root);
     uint64_t size;
     int commute = 0;
@@ -228,7 +246,7 @@ struct blocks_call {
 
 static int do_blocks(const struct blocks_call *k, const struct acct_alg **ran)
 {
-    struct rt_comm *st = rt_comm_get(k->comm);
+    struct rt_comm *st = candidate(k->comm, k->coll);
     struct acct_call c = shape_of(k->coll, st, k->root);
     uint64_t ssize = 0, rsize = 0, block;
     /* blocks in this rank's send/receive buffer (0: not significant or

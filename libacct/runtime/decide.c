@@ -5,7 +5,7 @@
 
 #include "acct/log.h"
 
-static struct acct_force forced;
+struct acct_force rt_forced;
 static struct acct_rules *rules;
 
 static void warn_first(const char *what, const struct acct_diags *d)
@@ -24,9 +24,9 @@ void rt_decide_init(const char *rules_name, const char *rules_text, size_t rules
 {
     struct acct_diags diags = ACCT_DIAGS_INIT;
 
-    memset(&forced, 0, sizeof forced);
+    memset(&rt_forced, 0, sizeof rt_forced);
     rules = NULL;
-    if (force_text != NULL && acct_force_parse(force_text, &forced, &diags) != 0)
+    if (force_text != NULL && acct_force_parse(force_text, &rt_forced, &diags) != 0)
         warn_first("ACCT_FORCE", &diags);
     if (rules_text != NULL &&
         acct_rules_parse_buffer(rules_name ? rules_name : "rules", rules_text, rules_len, &rules,
@@ -41,7 +41,7 @@ void rt_decide_fini(void)
 {
     acct_rules_free(rules);
     rules = NULL;
-    memset(&forced, 0, sizeof forced);
+    memset(&rt_forced, 0, sizeof rt_forced);
 }
 
 const struct acct_rules *rt_decide_rules(void)
@@ -51,7 +51,7 @@ const struct acct_rules *rt_decide_rules(void)
 
 const struct acct_force *rt_decide_force(void)
 {
-    return &forced;
+    return &rt_forced;
 }
 
 int rt_tables_build(struct rt_tables *tabs, int comm_size)
@@ -84,7 +84,7 @@ void rt_tables_free(struct rt_tables *tabs)
 const struct acct_decision *rt_decide(const struct rt_tables *tabs, enum acct_coll_id coll,
                                       uint64_t bytes)
 {
-    const struct acct_decision *d = acct_force_get(&forced, coll);
+    const struct acct_decision *d = acct_force_get(&rt_forced, coll);
     if (d == NULL && tabs != NULL && tabs->t[coll] != NULL)
         d = acct_table_lookup(tabs->t[coll], bytes);
     return d;

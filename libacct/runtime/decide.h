@@ -33,6 +33,16 @@ struct rt_tables {
 int rt_tables_build(struct rt_tables *tabs, int comm_size);
 void rt_tables_free(struct rt_tables *tabs);
 
+/* The agreed ACCT_FORCE (decide.c); read-only after rt_decide_init. */
+extern struct acct_force rt_forced;
+
+/* Can any call of coll on this communicator be other than native? The
+ * cheap first test of every call (no decision: straight to native). */
+static inline bool rt_decide_any(const struct rt_tables *tabs, enum acct_coll_id coll)
+{
+    return rt_forced.forced[coll] || tabs->t[coll] != NULL;
+}
+
 /* The decision for a call of `bytes` on a communicator with tables tabs;
  * NULL means native. */
 const struct acct_decision *rt_decide(const struct rt_tables *tabs, enum acct_coll_id coll,

@@ -89,6 +89,7 @@ static int rt_init(const struct acct_rt_init_args *args)
         goto out;
     }
     rt_decide_init(getenv("ACCT_RULES"), rt.agreed.rules, rt.agreed.rules_len, rt.agreed.force);
+    rt_coll_init();
     rt.active = true;
     acct_debug("active: %d ranks, thread level %d", rt.world_size, rt.thread_level);
     rc = ACCT_RT_ACTIVE;
