@@ -91,15 +91,16 @@ void acct_diags_add(struct acct_diags *d, int line, int col, const char *field,
 
 int acct_diag_format(const struct acct_diags *d, size_t i, char *buf, size_t len)
 {
-    if (d == NULL || i >= d->n)
+    if (d == NULL || i >= d->n || buf == NULL || len == 0)
         return -1;
     const struct acct_diag *g = &d->v[i];
     const char *file = d->file != NULL ? d->file : "?";
     const char *sep = g->field[0] != '\0' ? ": " : "";
     if (g->line > 0)
-        return snprintf(buf, len, "%s:%d:%d: %s%s%s", file, g->line, g->col, g->field, sep,
-                        g->msg);
-    return snprintf(buf, len, "%s: %s%s%s", file, g->field, sep, g->msg);
+        snprintf(buf, len, "%s:%d:%d: %s%s%s", file, g->line, g->col, g->field, sep, g->msg);
+    else
+        snprintf(buf, len, "%s: %s%s%s", file, g->field, sep, g->msg);
+    return 0;
 }
 
 void acct_diags_print(const struct acct_diags *d, FILE *f)
@@ -544,8 +545,10 @@ static struct ynode *build_tree(struct pctx *c)
             err(c, (int)m->line + 1, (int)m->column + 1, NULL,
                 "YAML aliases (*name) are not allowed in rules files");
             y = new_node(c, Y_SCALAR, m); /* stands for the value: a null */
-            if (y != NULL)
+            if (y != NULL) {
                 y->s = "";
+                y->plain = true;
+            }
             break;
         case YAML_SCALAR_EVENT:
             anchor = (const char *)ev.data.scalar.anchor;
@@ -1138,6 +1141,10 @@ static bool push_rule(struct pctx *c, enum acct_coll_id coll, const struct acct_
     return true;
 }
 
+/* One rule. Every problem is reported; the file's error count (not this
+ * function) keeps a file with any problem from being accepted. A rule whose
+ * ranges are valid is kept for the overlap check even if its decision is
+ * not, so that overlaps are reported too. */
 static void walk_rule(struct pctx *c, enum acct_coll_id coll, const struct ynode *y,
                       size_t index)
 {
@@ -1145,84 +1152,66 @@ static void walk_rule(struct pctx *c, enum acct_coll_id coll, const struct ynode
     char msg[ACCT_DIAG_MSG_MAX];
     char d[QUOTE_MAX * 4 + 48];
     const struct ynode *v[R_N], *k[R_N];
-    struct acct_rule rule = { .comm_min = 0, .bytes_min = 0, .bytes_max = UINT64_MAX };
+    struct acct_rule rule = { .bytes_min = 0, .bytes_max = UINT64_MAX };
     const struct acct_alg *alg = NULL;
-    uint64_t lo, hi;
-    bool ok = true;
+    uint64_t lo = 0, hi = 0;
+    bool ranges_ok;
 
     snprintf(path, sizeof(path), "collectives.%s[%zu]", acct_coll_name(coll), index);
     rule.line = y->line;
     rule.col = y->col;
     if (!walk_map(c, y, path, "key", rule_keys, R_N, v, k))
         return;
-    /* geo: the rectangle is valid (checked for overlaps even when the
-     * decision has an error, so that every problem is reported). */
-    bool geo = v[R_COMM] != NULL;
-    ok = v[R_ALG] != NULL;
+    ranges_ok = v[R_COMM] != NULL;
 #define FIELD(key) (join(field, sizeof(field), path, key, strlen(key)), field)
     if (v[R_COMM] != NULL) {
-        if (get_range(c, v[R_COMM], FIELD("comm_size"), RANGE_COMM, &lo, &hi)) {
-            rule.comm_min = (int)lo;
-            rule.comm_max = (int)hi;
-        } else {
-            geo = false;
-        }
+        ranges_ok = get_range(c, v[R_COMM], FIELD("comm_size"), RANGE_COMM, &lo, &hi);
+        rule.comm_min = (int)lo;
+        rule.comm_max = (int)hi;
     }
     if (v[R_BYTES] != NULL) {
         if (get_range(c, v[R_BYTES], FIELD("bytes"), RANGE_BYTES, &lo, &hi)) {
             rule.bytes_min = lo;
             rule.bytes_max = hi;
         } else {
-            geo = false;
+            ranges_ok = false;
         }
     }
     if (v[R_ALG] != NULL) {
         const struct ynode *a = v[R_ALG];
-        if (a->kind != Y_SCALAR || is_null(a)) {
+        if (a->kind != Y_SCALAR || is_null(a))
             ERR_AT(c, a, FIELD("algorithm"), "expected an algorithm name, got %s",
                    describe(a, d, sizeof(d)));
-        } else if ((alg = acct_alg_find(coll, a->s)) == NULL) {
+        else if ((alg = acct_alg_find(coll, a->s)) == NULL)
             ERR_AT(c, a, FIELD("algorithm"), "%s",
                    acct_unknown_alg_msg(coll, a->s, a->len, msg, sizeof(msg)));
-        }
-        ok = ok && alg != NULL;
     }
     rule.d.alg = alg;
+    /* The parameters are checked against the algorithm only when it is
+     * known; their own syntax always. */
     if (v[R_SEGMENT] != NULL) {
         uint64_t seg = 0;
-        if (!get_size(c, v[R_SEGMENT], FIELD("segment"), false, &seg)) {
-            ok = false;
-        } else if (alg != NULL && acct_check_segment(alg, seg, msg, sizeof(msg)) != NULL) {
+        if (get_size(c, v[R_SEGMENT], FIELD("segment"), false, &seg) && alg != NULL &&
+            acct_check_segment(alg, seg, msg, sizeof(msg)) != NULL)
             ERR_AT(c, v[R_SEGMENT], field, "%s", msg);
-            ok = false;
-        }
         rule.d.segment_bytes = seg;
     }
     if (v[R_FANOUT] != NULL) {
         long long f = 0;
-        if (!get_int(c, v[R_FANOUT], FIELD("fanout"), "a fan-out (integer)", &f)) {
-            ok = false;
-        } else if (alg != NULL && acct_check_fanout(alg, f, msg, sizeof(msg)) != NULL) {
+        if (get_int(c, v[R_FANOUT], FIELD("fanout"), "a fan-out (integer)", &f) &&
+            alg != NULL && acct_check_fanout(alg, f, msg, sizeof(msg)) != NULL)
             ERR_AT(c, v[R_FANOUT], field, "%s", msg);
-            ok = false;
-        }
         rule.d.fanout = (f >= INT_MIN && f <= INT_MAX) ? (int)f : 0;
     }
     if (v[R_REORDER] != NULL) {
         bool ro = false;
-        if (!get_bool(c, v[R_REORDER], FIELD("reorder"), &ro)) {
-            ok = false;
-        } else if (alg != NULL && acct_check_reorder(alg, ro, msg, sizeof(msg)) != NULL) {
+        if (get_bool(c, v[R_REORDER], FIELD("reorder"), &ro) && alg != NULL &&
+            acct_check_reorder(alg, ro, msg, sizeof(msg)) != NULL)
             ERR_AT(c, v[R_REORDER], field, "%s", msg);
-            ok = false;
-        }
         rule.d.reorder = ro;
     }
 #undef FIELD
-    /* A rule with a bad decision never reaches the caller: any problem
-     * means no rules. */
-    (void)ok;
-    if (geo)
+    if (ranges_ok)
         push_rule(c, coll, &rule, index);
 }
 

@@ -16,7 +16,8 @@ static void warn_first(const char *what, const struct acct_diags *d)
     else if (d->total == 1)
         acct_warn("%s; ignored", line);
     else
-        acct_warn("%s (and %zu more problems); ignored", line, d->total - 1);
+        acct_warn("%s (and %zu more problem%s); ignored", line, d->total - 1,
+                  d->total == 2 ? "" : "s");
 }
 
 void rt_decide_init(const char *rules_name, const char *rules_text, size_t rules_len,

@@ -110,7 +110,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (d.n > ACCT_DIAG_MAX || d.n > d.total)
         fail("diagnostics count");
     for (size_t i = 0; i < d.n; i++)
-        if (acct_diag_format(&d, i, line, sizeof(line)) < 0)
+        if (acct_diag_format(&d, i, line, sizeof(line)) != 0)
             fail("diagnostic format");
     if (r != NULL)
         check_accepted(r);

@@ -1,7 +1,8 @@
 /* acct-rules-bench: cost of the per-call rules lookup (acct_table_lookup).
  *
  * Builds a realistic rules file in memory (bcast, communicator sizes 2..1024,
- * ~12 byte ranges with different algorithms, like a tuned decision map),
+ * 12 byte ranges with different algorithms, like a tuned decision map, their
+ * bounds spread evenly in log scale from 1 B to 8 MiB),
  * resolves it for a 16-rank communicator and times lookups:
  *   - "varying": message sizes drawn log-uniformly from 1 B to 8 MiB (4096
  *     precomputed, cycled), the worst case for branch prediction;
@@ -14,6 +15,7 @@
  *
  *   acct-rules-bench [-n LOOKUPS]      (default 50000000 per case) */
 #include <inttypes.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,17 +75,16 @@ static const struct acct_decision *lookup_binary(const struct acct_table *t, uin
     return &t->dec[lo];
 }
 
-/* Branchless lower bound (conditional moves). */
+/* Branchless lower bound (the step is computed, not branched on). */
 static const struct acct_decision *lookup_binary_cmov(const struct acct_table *t, uint64_t b)
 {
-    const uint64_t *base = t->max;
-    size_t n = t->n;
+    size_t i = 0, n = t->n;
     while (n > 1) {
         size_t half = n / 2;
-        base = base[half - 1] < b ? base + half : base;
+        i += half & (0 - (size_t)(t->max[i + half - 1] < b));
         n -= half;
     }
-    return &t->dec[base - t->max];
+    return &t->dec[i];
 }
 
 enum method { M_INLINE, M_LINEAR, M_COUNT, M_BINARY, M_CMOV, M_BASELINE, M_N };
@@ -151,8 +152,13 @@ static char *make_rules(int nregions)
                           "             source: manual, created: \"2026-01-01T00:00:00Z\"}\n"
                           "collectives:\n  bcast:\n");
     for (int i = 0; i < nregions; i++) {
-        /* bounds grow ~x2.2 from 64 B, the last reaches "max" */
-        uint64_t hi = i == nregions - 1 ? UINT64_MAX : (64ull << i) + (uint64_t)(i * 37) * 8;
+        /* bounds spaced evenly in log scale over the sizes drawn (1 B to
+         * 8 MiB), so that every entry is hit; the last reaches "max" */
+        uint64_t hi = (uint64_t)pow(2.0, 23.0 * (i + 1) / nregions);
+        if (hi <= lo)
+            hi = lo;
+        if (i == nregions - 1)
+            hi = UINT64_MAX;
         const struct acct_alg *a = nalg > 0 ? algs[i % nalg] : NULL;
         o += (size_t)snprintf(s + o, cap - o, "    - {comm_size: [2, 1024], bytes: [%" PRIu64,
                               lo);
@@ -167,9 +173,9 @@ static char *make_rules(int nregions)
             o += (size_t)snprintf(s + o, cap - o, ", fanout: %d",
                                   a->fanout_min + i % (a->fanout_max - a->fanout_min + 1));
         o += (size_t)snprintf(s + o, cap - o, "}\n");
-        lo = hi + 1;
-        if (hi > UINT64_MAX / 4)
+        if (hi == UINT64_MAX)
             break;
+        lo = hi + 1;
     }
     return s;
 }

@@ -85,8 +85,9 @@ void acct_diags_reset(struct acct_diags *d, const char *file);
 void acct_diags_add(struct acct_diags *d, int line, int col, const char *field,
                     const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
-/* Format problem i as one line without newline; returns the length that was
- * needed (as snprintf), or -1 if i is out of range. */
+/* Format problem i as one line without newline (cut to fit buf). Returns 0,
+ * or -1 if i is out of range or len is 0 (as acct_size_format: 0 on
+ * success). */
 int acct_diag_format(const struct acct_diags *d, size_t i, char *buf, size_t len);
 
 /* Print every kept problem, one per line, then "FILE: N more errors not
@@ -226,9 +227,9 @@ void acct_table_free(struct acct_table *t);
 bool acct_table_all_native(const struct acct_table *t);
 
 /* Tables up to this many entries are scanned linearly; larger ones use a
- * branchless binary search (measured with acct-rules-bench: the linear scan
- * is fastest for small tables, a branchy binary search suffers from
- * mispredictions when sizes vary; docs/rules.md). */
+ * branch-free binary search (measured with acct-rules-bench, docs/rules.md:
+ * the scan is fastest for small tables; a binary search that branches on
+ * the comparison mispredicts when sizes vary). */
 #define ACCT_TABLE_LINEAR_MAX 16
 
 /* The decision for a call of bytes. Never NULL; no allocation, no locks. */
@@ -241,15 +242,15 @@ static inline const struct acct_decision *acct_table_lookup(const struct acct_ta
         while (bytes > t->max[i])
             i++;
     } else {
-        /* Lower bound: the first max[i] >= bytes. */
-        const uint64_t *base = t->max;
+        /* Lower bound: the first max[i] >= bytes. The step is computed,
+         * not branched on (compilers do not reliably emit a conditional
+         * move for "c ? a : b"), so varying sizes cause no mispredictions. */
         size_t n = t->n;
         while (n > 1) {
             size_t half = n / 2;
-            base = base[half - 1] < bytes ? base + half : base;
+            i += half & (0 - (size_t)(t->max[i + half - 1] < bytes));
             n -= half;
         }
-        i = (size_t)(base - t->max);
     }
     return &t->dec[i];
 }
