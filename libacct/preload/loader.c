@@ -32,6 +32,7 @@
 #include "acct/log.h"
 #include "acct/mpi_wrap.h"
 #include "acct/rt_abi.h"
+#include "acct/tool.h"
 
 #ifndef ACCT_MPI_SONAME
 #error "ACCT_MPI_SONAME must name the MPI library the runtime links (set by CMake)"
@@ -41,6 +42,7 @@ static struct acct_native_fns native;
 static pthread_once_t native_once = PTHREAD_ONCE_INIT;
 static const struct acct_rt_api *rt_loaded;  /* opened before PMPI_Init, or NULL */
 static const struct acct_rt_api *rt_active;  /* to finalize: init said ACTIVE or INACTIVE */
+static const struct acct_rt_api *rt_tool;    /* init said ACTIVE: the tool API works */
 
 /* Lazy stubs: a collective called before anything resolved the natives
  * (before MPI_Init: erroneous, but must not crash) resolves them first. */
@@ -204,6 +206,7 @@ static void loader_activate(int thread_level)
     ACCT_WRAPPED_COLLECTIVES(ACCT_X_ACTIVATE)
 #undef ACCT_X_ACTIVATE
     rt_active = api;
+    rt_tool = api;
 }
 
 static void loader_deactivate(void)
@@ -217,6 +220,7 @@ static void loader_deactivate(void)
     ACCT_WRAPPED_COLLECTIVES(ACCT_X_RESTORE)
 #undef ACCT_X_RESTORE
     rt_active = NULL;
+    rt_tool = NULL;
     api->finalize();
 }
 
@@ -253,6 +257,19 @@ ACCT_EXPORT int MPI_Finalize(void)
         return MPI_ERR_INTERN;
     loader_deactivate();
     return native.Finalize();
+}
+
+/* The tool API (acct/tool.h): for acct-tune and benchmarks, which link
+ * libacct.so and switch methods between experiments. */
+ACCT_EXPORT int acct_tool_active(void)
+{
+    return rt_tool != NULL;
+}
+
+ACCT_EXPORT int acct_tool_force(const char *spec)
+{
+    const struct acct_rt_api *api = rt_tool;
+    return api != NULL && api->tool_force != NULL ? api->tool_force(spec) : -1;
 }
 
 /* The exported collectives: one indirect call through the table. */

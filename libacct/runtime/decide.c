@@ -45,6 +45,25 @@ void rt_decide_fini(void)
     memset(&rt_forced, 0, sizeof rt_forced);
 }
 
+int rt_decide_set_force(const char *spec)
+{
+    struct acct_diags diags = ACCT_DIAGS_INIT;
+    struct acct_force f;
+    char line[768];
+    int rc = 0;
+
+    if (acct_force_parse(spec, &f, &diags) != 0) {
+        for (size_t i = 0; i < diags.n; i++)
+            if (acct_diag_format(&diags, i, line, sizeof line) == 0)
+                acct_debug("acct_tool_force: %s", line);
+        rc = -1;
+    } else {
+        rt_forced = f;
+    }
+    acct_diags_free(&diags);
+    return rc;
+}
+
 const struct acct_rules *rt_decide_rules(void)
 {
     return rules;

@@ -33,7 +33,13 @@ struct rt_tables {
 int rt_tables_build(struct rt_tables *tabs, int comm_size);
 void rt_tables_free(struct rt_tables *tabs);
 
-/* The agreed ACCT_FORCE (decide.c); read-only after rt_decide_init. */
+/* Replace the forced methods with spec (ACCT_FORCE syntax; NULL or ""
+ * clears). All or nothing: an invalid spec changes nothing and returns -1
+ * (the problems are logged at debug level). For acct_tool_force(). */
+int rt_decide_set_force(const char *spec);
+
+/* The agreed ACCT_FORCE (decide.c); changed only by rt_decide_set_force,
+ * which the tool API allows between collectives only. */
 extern struct acct_force rt_forced;
 
 /* Can any call of coll on this communicator be other than native? The

@@ -110,6 +110,11 @@ static void rt_finalize(void)
     rt_agree_free(&rt.agreed);
 }
 
+static int rt_tool_force(const char *spec)
+{
+    return rt.active ? rt_decide_set_force(spec) : -1;
+}
+
 static const struct acct_rt_api rt_api = {
     .abi_version = ACCT_RT_ABI_VERSION,
     .struct_size = sizeof(struct acct_rt_api),
@@ -117,6 +122,7 @@ static const struct acct_rt_api rt_api = {
     .pre_init = rt_pre_init,
     .init = rt_init,
     .finalize = rt_finalize,
+    .tool_force = rt_tool_force,
     .coll = {
 #define ACCT_X_TABLE(Name, lower, params, args) .Name = rt_impl_##Name,
         ACCT_WRAPPED_COLLECTIVES(ACCT_X_TABLE)

@@ -12,7 +12,7 @@
 
 #include "acct/mpi_wrap.h"
 
-#define ACCT_RT_ABI_VERSION 2u
+#define ACCT_RT_ABI_VERSION 3u
 #define ACCT_RT_ENTRY "acct_rt_entry"
 #define ACCT_RT_FILENAME "libacct_rt.so"
 
@@ -35,6 +35,8 @@ struct acct_rt_api {
     int (*init)(const struct acct_rt_init_args *args);
     /* Before PMPI_Finalize, after init returned ACTIVE or INACTIVE. */
     void (*finalize)(void);
+    /* The tool API (acct/tool.h), after init returned ACTIVE. */
+    int (*tool_force)(const char *spec);
     struct acct_coll_fns coll;
 };
 
