@@ -85,7 +85,7 @@ static const struct acct_alg *choose(const struct rt_comm *st, struct acct_call 
                                      uint64_t bytes, uint64_t elem, uint64_t total_bytes)
 {
     const struct acct_decision *d;
-    if (st == NULL || st->inter || st->broken || total_bytes > INT_MAX)
+    if (st == NULL || st->unknown || st->inter || st->broken || total_bytes > INT_MAX)
         return NULL;
     if (shape->root != -1 && (shape->root < 0 || shape->root >= st->size))
         return NULL; /* let the MPI library report the bad root */
@@ -139,7 +139,19 @@ static void account(enum acct_coll_id coll, const struct acct_alg *ran, uint64_t
 static struct rt_comm *candidate(MPI_Comm comm, enum acct_coll_id coll)
 {
     struct rt_comm *st = rt_comm_get(comm);
+    if (st == &rt_comm_unknown) /* out of memory: see unknown() */
+        return rt_decide_possible(coll) ? st : NULL;
     return st != NULL && rt_decide_any(&st->tabs, coll) ? st : NULL;
+}
+
+/* No state for the communicator (out of memory on this rank), and the
+ * agreed rules or ACCT_FORCE may send this call to an ACCT algorithm on the
+ * other ranks: running natively here could deadlock them, so the call fails
+ * through the error handler instead (MPI_ERR_NO_MEM), as the MPI library's
+ * own collective would when out of memory. */
+static bool unknown(const struct rt_comm *st)
+{
+    return st != NULL && st->unknown;
 }
 
 static struct acct_call shape_of(enum acct_coll_id coll, const struct rt_comm *st, int root)
@@ -155,6 +167,10 @@ static struct acct_call shape_of(enum acct_coll_id coll, const struct rt_comm *s
 static int do_barrier(MPI_Comm comm, const struct acct_alg **ran)
 {
     struct rt_comm *st = candidate(comm, ACCT_COLL_barrier);
+    if (unknown(st)) {
+        *ran = NULL;
+        return failed(comm, MPI_ERR_NO_MEM);
+    }
     struct acct_call c = shape_of(ACCT_COLL_barrier, st, -1);
     const struct acct_alg *alg = choose(st, &c, 0, 1, 0);
     struct rt_bufs b;
@@ -176,6 +192,8 @@ static int do_bcast(void *buffer, int count, MPI_Datatype dt, int root, MPI_Comm
     int rc, rc2;
 
     *ran = NULL;
+    if (unknown(st))
+        return failed(comm, MPI_ERR_NO_MEM);
     if (st == NULL || count < 0 || type_size(dt, &size) != 0)
         return RT_NATIVE;
     bytes = (uint64_t)count * size;
@@ -210,6 +228,8 @@ static int do_reduction(enum acct_coll_id coll, const void *sbuf, void *rbuf, in
     const struct acct_alg *alg;
 
     *ran = NULL;
+    if (unknown(st))
+        return failed(comm, MPI_ERR_NO_MEM);
     if (st == NULL || count < 0 || type_size(dt, &size) != 0 ||
         PMPI_Op_commutative(op, &commute) != MPI_SUCCESS)
         return RT_NATIVE;
@@ -258,6 +278,8 @@ static int do_blocks(const struct blocks_call *k, const struct acct_alg **ran)
     int rc, rc2;
 
     *ran = NULL;
+    if (unknown(st))
+        return failed(k->comm, MPI_ERR_NO_MEM);
     if (st == NULL || k->scount < 0 || k->rcount < 0)
         return RT_NATIVE;
     const int p = st->size;

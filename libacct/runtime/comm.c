@@ -80,11 +80,13 @@ void rt_comm_fini(void)
         PMPI_Comm_free_keyval(&keyval);
 }
 
+struct rt_comm rt_comm_unknown = {.user = MPI_COMM_NULL, .priv = MPI_COMM_NULL, .unknown = true};
+
 static struct rt_comm *state_new(MPI_Comm comm)
 {
     struct rt_comm *st = calloc(1, sizeof *st);
     if (st == NULL)
-        return NULL;
+        return &rt_comm_unknown;
     st->user = comm;
     st->priv = MPI_COMM_NULL;
     acct_sched_init(&st->sched);
@@ -99,7 +101,7 @@ static struct rt_comm *state_new(MPI_Comm comm)
     if (rt_tables_build(&st->tabs, st->size) != 0) {
         /* out of memory: this rank cannot decide like the others */
         PMPI_Comm_delete_attr(comm, keyval);
-        return NULL;
+        return &rt_comm_unknown;
     }
     pthread_mutex_lock(&list_lock);
     st->next = live;
@@ -121,7 +123,7 @@ struct rt_comm *rt_comm_get(MPI_Comm comm)
     if (PMPI_Comm_get_attr(comm, keyval, &value, &found) != MPI_SUCCESS)
         return NULL;
     struct rt_comm *st = found ? value : state_new(comm);
-    if (st != NULL) {
+    if (st != NULL && !st->unknown) {
         cache.comm = comm;
         cache.st = st;
         cache.gen = gen;

@@ -17,6 +17,7 @@ struct rt_comm {
     int rank, size;
     bool inter;     /* intercommunicator: always native */
     bool broken;    /* the duplicate could not be made: always native */
+    bool unknown;   /* only in rt_comm_unknown: no state could be made */
     struct rt_tables tabs;   /* the rules resolved for this size */
     struct acct_sched sched; /* rebuilt per call (one collective at a time per comm) */
     struct rt_scratch scratch;
@@ -26,9 +27,14 @@ struct rt_comm {
 int rt_comm_init(void);   /* at runtime init: the attribute key */
 void rt_comm_fini(void);  /* before PMPI_Finalize: free every state */
 
-/* The state of comm, created on first use; NULL if it cannot be had (then
- * the caller runs natively). Cost on a hit: a thread-local compare. */
+/* The state of comm, created on first use; NULL if comm is not usable (then
+ * the caller runs natively and the MPI library reports the error). Out of
+ * memory while creating it returns &rt_comm_unknown (not cached: the next
+ * call tries again): this rank cannot know what the others decide, so the
+ * caller must not silently run natively (DESIGN.md rule 1; see coll.c).
+ * Cost on a hit: a thread-local compare. */
 struct rt_comm *rt_comm_get(MPI_Comm comm);
+extern struct rt_comm rt_comm_unknown;
 
 /* The private duplicate, created on first use (a collective call: every
  * rank reaches it at the same call, because all ranks decide alike). */

@@ -101,6 +101,11 @@ void rt_tables_free(struct rt_tables *tabs)
     memset(tabs, 0, sizeof *tabs);
 }
 
+bool rt_decide_possible(enum acct_coll_id coll)
+{
+    return rt_forced.forced[coll] || (rules != NULL && rules->coll[coll].n > 0);
+}
+
 const struct acct_decision *rt_decide(const struct rt_tables *tabs, enum acct_coll_id coll,
                                       uint64_t bytes)
 {

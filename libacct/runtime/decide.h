@@ -49,6 +49,10 @@ static inline bool rt_decide_any(const struct rt_tables *tabs, enum acct_coll_id
     return rt_forced.forced[coll] || tabs->t[coll] != NULL;
 }
 
+/* Could any communicator run coll with an ACCT algorithm? (Without its
+ * tables: forced, or the rules have rules for coll.) */
+bool rt_decide_possible(enum acct_coll_id coll);
+
 /* The decision for a call of `bytes` on a communicator with tables tabs;
  * NULL means native. */
 const struct acct_decision *rt_decide(const struct rt_tables *tabs, enum acct_coll_id coll,
