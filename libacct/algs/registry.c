@@ -76,6 +76,26 @@ out:
     return reason == NULL;
 }
 
+const struct acct_alg *acct_alg_resolve(const struct acct_alg *alg, struct acct_call *call)
+{
+    const struct acct_alg *a = alg;
+    /* a chain visits each algorithm at most once: the registry size bounds it */
+    for (int hops = 0; a != NULL && hops <= acct_alg_count(); hops++) {
+        if (acct_alg_applicable(a, call, NULL))
+            break;
+        a = a->fallback != NULL ? acct_alg_find(a->coll, a->fallback) : NULL;
+    }
+    if (a == NULL || !acct_alg_applicable(a, call, NULL))
+        a = acct_alg_native(call->coll);
+    if (a != alg) {
+        if (!(a->flags & ACCT_ALG_SEGMENTED))
+            call->seg = 0;
+        if (!(a->flags & ACCT_ALG_FANOUT))
+            call->fanout = 0;
+    }
+    return a;
+}
+
 int acct_alg_schedule(const struct acct_alg *alg, const struct acct_call *call,
                       struct acct_sched *s)
 {

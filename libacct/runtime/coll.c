@@ -95,7 +95,8 @@ static const struct acct_alg *choose(const struct rt_comm *st, struct acct_call 
         return NULL;
     shape->seg = d->segment_bytes == 0 ? 0 : (d->segment_bytes / elem ? d->segment_bytes / elem : 1);
     shape->fanout = d->fanout;
-    return acct_alg_applicable(d->alg, shape, NULL) ? d->alg : NULL;
+    const struct acct_alg *alg = acct_alg_resolve(d->alg, shape);
+    return (alg->flags & ACCT_ALG_NATIVE) ? NULL : alg;
 }
 
 /* Build and run; RT_NATIVE if the builder declines (all ranks alike). */

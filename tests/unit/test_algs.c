@@ -382,14 +382,37 @@ static int sweep(const struct acct_alg *alg, long *ran)
                                     .seg = segs[gi], .fanout = fans[fi],
                                     .in_place = ip, .commutative = cm};
                                 c.scount = c.count;
-                                if (!acct_alg_applicable(alg, &c, NULL))
-                                    continue;
                                 char msg[768];
-                                int rc = run_case(alg, &c, msg, sizeof msg);
+                                const struct acct_alg *run = alg;
+                                if (!acct_alg_applicable(alg, &c, NULL)) {
+                                    /* the fallback chain: an applicable
+                                     * algorithm, non-native where the
+                                     * registry names one, and correct */
+                                    run = acct_alg_resolve(alg, &c);
+                                    if (!acct_alg_applicable(run, &c, NULL) ||
+                                        (alg->fallback != NULL &&
+                                         (run->flags & ACCT_ALG_NATIVE))) {
+                                        if (failures++ < 5)
+                                            printf("FAIL %s/%s P=%d commutative=%d: fallback "
+                                                   "gave %s\n", acct_coll_name(alg->coll),
+                                                   alg->name, p, cm, run->name);
+                                        continue;
+                                    }
+                                    if (run->flags & ACCT_ALG_NATIVE)
+                                        continue;
+                                } else if (acct_alg_resolve(alg, &c) != alg) {
+                                    if (failures++ < 5)
+                                        printf("FAIL %s/%s: resolve changed an applicable "
+                                               "algorithm\n", acct_coll_name(alg->coll), alg->name);
+                                    continue;
+                                }
+                                int rc = run_case(run, &c, msg, sizeof msg);
                                 if (rc < 0 && failures++ < 5)
-                                    printf("FAIL %s/%s P=%d root=%d count=%" PRIu64 " seg=%" PRIu64
+                                    printf("FAIL %s/%s%s%s P=%d root=%d count=%" PRIu64 " seg=%" PRIu64
                                            " fanout=%d in_place=%d commutative=%d: %s\n",
-                                           acct_coll_name(alg->coll), alg->name, p, c.root, c.count,
+                                           acct_coll_name(alg->coll), alg->name,
+                                           run != alg ? " via fallback " : "",
+                                           run != alg ? run->name : "", p, c.root, c.count,
                                            c.seg, c.fanout, ip, cm, msg);
                                 *ran += rc == 0;
                             }
@@ -401,15 +424,32 @@ int main(int argc, char **argv)
 {
     int failed_algs = 0, algs = 0;
     if (argc == 2 && strcmp(argv[1], "--list") == 0) {
-        for (const struct acct_alg *a = acct_algs; a->name; a++)
-            if (!(a->flags & ACCT_ALG_NATIVE))
-                printf("%s %s %s\n", acct_coll_name(a->coll), a->name,
-                       a->flags & ACCT_ALG_SEGMENTED ? "segmented" : "plain");
+        /* coll alg kind fallback-chain ("-": none; else comma-separated) */
+        for (const struct acct_alg *a = acct_algs; a->name; a++) {
+            if (a->flags & ACCT_ALG_NATIVE)
+                continue;
+            printf("%s %s %s ", acct_coll_name(a->coll), a->name,
+                   a->flags & ACCT_ALG_SEGMENTED ? "segmented" : "plain");
+            const struct acct_alg *f = a;
+            int n = 0;
+            while (f->fallback != NULL && n < acct_alg_count() &&
+                   (f = acct_alg_find(a->coll, f->fallback)) != NULL)
+                printf("%s%s", n++ ? "," : "", f->name);
+            printf("%s\n", n ? "" : "-");
+        }
         return 0;
     }
     for (const struct acct_alg *a = acct_algs; a->name; a++) {
         if (a->flags & ACCT_ALG_NATIVE)
             continue;
+        if (a->fallback != NULL) {
+            const struct acct_alg *f = acct_alg_find(a->coll, a->fallback);
+            if (f == NULL || f == a || (f->flags & ACCT_ALG_NATIVE)) {
+                printf("FAIL %s/%s: fallback \"%s\" is not another algorithm of %s\n",
+                       acct_coll_name(a->coll), a->name, a->fallback, acct_coll_name(a->coll));
+                failed_algs++;
+            }
+        }
         if (argc >= 2 && strcmp(argv[1], acct_coll_name(a->coll)) != 0)
             continue;
         if (argc >= 3 && strcmp(argv[2], a->name) != 0)

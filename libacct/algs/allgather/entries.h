@@ -5,7 +5,7 @@
      .description = "binomial gather to rank 0, then segmented binomial bcast of the result"},
     {.coll = ACCT_COLL_allgather, .name = "ring", .build = acct_allgather_ring,
      .description = "P-1 steps, each rank passes one block to its right neighbour (circular)"},
-    {.coll = ACCT_COLL_allgather, .name = "recursive_doubling",
+    {.coll = ACCT_COLL_allgather, .name = "recursive_doubling", .fallback = "bruck",
      .build = acct_allgather_recursive_doubling, .flags = ACCT_ALG_POW2,
      .description = "log2(P) pairwise exchanges of doubling block ranges"},
     {.coll = ACCT_COLL_allgather, .name = "bruck", .build = acct_allgather_bruck,

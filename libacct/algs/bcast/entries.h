@@ -19,7 +19,7 @@
      .flags = ACCT_ALG_SEGMENTED | ACCT_ALG_FANOUT,
      .fanout_default = 4, .fanout_min = 2, .fanout_max = 16,
      .description = "radix-k tree (k = fan-out), segments pipelined"},
-    {.coll = ACCT_COLL_bcast, .name = "scatter_allgather_rd",
+    {.coll = ACCT_COLL_bcast, .name = "scatter_allgather_rd", .fallback = "scatter_allgather_ring",
      .build = acct_bcast_scatter_allgather_rd, .flags = ACCT_ALG_POW2,
      .description = "binomial scatter then recursive-doubling allgather (van de Geijn)"},
     {.coll = ACCT_COLL_bcast, .name = "scatter_allgather_ring",

@@ -53,6 +53,10 @@ struct acct_alg {
     unsigned flags;          /* enum acct_alg_flags */
     int fanout_default, fanout_min, fanout_max; /* when ACCT_ALG_FANOUT */
     acct_build_fn build;     /* NULL for native */
+    /* When the algorithm's restrictions do not hold for a call: the name of
+     * the algorithm of the same collective to try next (NULL: native). The
+     * chain ends at an algorithm without the failing restriction. */
+    const char *fallback;
 };
 
 /* The table, in registry order; ends with an entry whose name is NULL. */
@@ -74,6 +78,14 @@ int acct_alg_index(const struct acct_alg *alg);
  * a static reason. Native is always applicable. */
 bool acct_alg_applicable(const struct acct_alg *alg, const struct acct_call *call,
                          const char **why);
+
+/* What runs a call decided as alg: alg itself if its restrictions hold for
+ * *call, else the first applicable algorithm along its fallback chain, else
+ * native (never NULL). When the result is not alg, call->seg is cleared for
+ * an algorithm without ACCT_ALG_SEGMENTED and call->fanout for one without
+ * ACCT_ALG_FANOUT (its default applies). Depends on the call's shape only,
+ * so every rank picks alike (DESIGN.md rule 1). */
+const struct acct_alg *acct_alg_resolve(const struct acct_alg *alg, struct acct_call *call);
 
 /* Build the schedule for call with alg (resets s first). Returns 0, or -1
  * (not applicable, builder refused, or out of memory). */
