@@ -99,16 +99,47 @@ static const struct acct_alg *choose(const struct rt_comm *st, struct acct_call 
     return (alg->flags & ACCT_ALG_NATIVE) ? NULL : alg;
 }
 
-/* Build and run; RT_NATIVE if the builder declines (all ranks alike). */
+static bool same_call(const struct acct_call *a, const struct acct_call *b)
+{
+    return a->coll == b->coll && a->rank == b->rank && a->size == b->size &&
+           a->root == b->root && a->count == b->count && a->scount == b->scount &&
+           a->seg == b->seg && a->fanout == b->fanout && a->in_place == b->in_place &&
+           a->commutative == b->commutative;
+}
+
+/* The schedule of (alg, shape): a cached one, or built into the next slot.
+ * NULL with *rc = RT_NATIVE if the builder declines (all ranks alike), or
+ * MPI_ERR_NO_MEM. */
+static const struct acct_sched *schedule(struct rt_comm *st, const struct acct_alg *alg,
+                                         const struct acct_call *shape, int *rc)
+{
+    for (int i = 0; i < RT_SCHED_SLOTS; i++)
+        if (st->cache[i].alg == alg && same_call(&st->cache[i].call, shape))
+            return &st->cache[i].sched;
+    struct rt_sched_slot *slot = &st->cache[st->victim];
+    st->victim = (st->victim + 1) % RT_SCHED_SLOTS;
+    slot->call = *shape;
+    if (acct_alg_schedule(alg, shape, &slot->sched) != 0) {
+        slot->alg = NULL;
+        *rc = slot->sched.error ? MPI_ERR_NO_MEM : RT_NATIVE;
+        return NULL;
+    }
+    slot->alg = alg;
+    return &slot->sched;
+}
+
+/* Build (or reuse) and run; RT_NATIVE if the builder declines. */
 static int run(struct rt_comm *st, const struct acct_alg *alg, const struct acct_call *shape,
                struct rt_bufs *b, MPI_Op op)
 {
-    if (acct_alg_schedule(alg, shape, &st->sched) != 0)
-        return st->sched.error ? MPI_ERR_NO_MEM : RT_NATIVE;
+    int rc = MPI_SUCCESS;
+    const struct acct_sched *sched = schedule(st, alg, shape, &rc);
+    if (sched == NULL)
+        return rc;
     MPI_Comm priv = rt_comm_priv(st);
     if (priv == MPI_COMM_NULL)
         return MPI_ERR_INTERN;
-    return rt_exec(&st->sched, b, op, priv, RT_TAG, &st->scratch);
+    return rt_exec(sched, b, op, priv, RT_TAG, &st->scratch);
 }
 
 /* An error after the decision: through the error handler, as MPI would. */

@@ -27,7 +27,8 @@ static void state_free(struct rt_comm *st)
 {
     if (st->priv != MPI_COMM_NULL)
         PMPI_Comm_free(&st->priv);
-    acct_sched_free(&st->sched);
+    for (int i = 0; i < RT_SCHED_SLOTS; i++)
+        acct_sched_free(&st->cache[i].sched);
     rt_scratch_free(&st->scratch);
     rt_tables_free(&st->tabs);
     free(st);
@@ -89,7 +90,8 @@ static struct rt_comm *state_new(MPI_Comm comm)
         return &rt_comm_unknown;
     st->user = comm;
     st->priv = MPI_COMM_NULL;
-    acct_sched_init(&st->sched);
+    for (int i = 0; i < RT_SCHED_SLOTS; i++)
+        acct_sched_init(&st->cache[i].sched);
     int inter = 0;
     if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || PMPI_Comm_rank(comm, &st->rank) != MPI_SUCCESS ||
         PMPI_Comm_size(comm, &st->size) != MPI_SUCCESS ||

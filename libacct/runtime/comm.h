@@ -6,10 +6,13 @@
 
 #include <mpi.h>
 
+#include "acct/alg.h"
 #include "acct/coll.h"
 #include "acct/sched.h"
 #include "decide.h"
 #include "exec.h"
+
+#define RT_SCHED_SLOTS 4
 
 struct rt_comm {
     MPI_Comm user;  /* the application's communicator */
@@ -19,7 +22,16 @@ struct rt_comm {
     bool broken;    /* the duplicate could not be made: always native */
     bool unknown;   /* only in rt_comm_unknown: no state could be made */
     struct rt_tables tabs;   /* the rules resolved for this size */
-    struct acct_sched sched; /* rebuilt per call (one collective at a time per comm) */
+    /* The last schedules built, by call shape (one collective at a time per
+     * communicator, so no lock): a call shaped like a recent one reuses its
+     * schedule instead of rebuilding it (builders are pure functions of
+     * (algorithm, shape)). Round-robin replacement. */
+    struct rt_sched_slot {
+        const struct acct_alg *alg; /* NULL: empty */
+        struct acct_call call;
+        struct acct_sched sched;
+    } cache[RT_SCHED_SLOTS];
+    unsigned victim;
     struct rt_scratch scratch;
     struct rt_comm *next;    /* list of live states, for MPI_Finalize */
 };
