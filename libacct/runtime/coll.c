@@ -160,10 +160,22 @@ void rt_coll_init(void)
     }
 }
 
-/* Account the call to what ran: alg, or the collective's native. */
-static void account(enum acct_coll_id coll, const struct acct_alg *ran, uint64_t t0)
+/* What ran a call: an ACCT algorithm with its segment size in bytes, or
+ * native (alg NULL). */
+struct rt_ran {
+    const struct acct_alg *alg;
+    uint64_t segment;
+};
+
+/* Account the call to what ran: alg, or the collective's native; with a
+ * report, also per (method, segment, communicator size). */
+static void account(enum acct_coll_id coll, const struct rt_ran *ran, MPI_Comm comm, uint64_t t0)
 {
-    rt_account_end(ran != NULL ? acct_alg_index(ran) : native_index[coll], t0);
+    int idx = ran->alg != NULL ? acct_alg_index(ran->alg) : native_index[coll];
+    uint64_t ns = rt_account_end(idx, t0);
+    int size = 0;
+    if (t0 != 0 && PMPI_Comm_size(comm, &size) == MPI_SUCCESS) /* a report was asked for */
+        rt_account_detail(idx, ran->segment, size, ns);
 }
 
 /* The state of comm if anything but native can run coll on it, else NULL
@@ -194,13 +206,14 @@ static struct acct_call shape_of(enum acct_coll_id coll, const struct rt_comm *s
 }
 
 /* Each do_* returns RT_NATIVE when it did not run the call (then nothing
- * happened), else the call's MPI result; *ran is the algorithm it ran. */
+ * happened), else the call's MPI result; *ran says what ran. */
 
-static int do_barrier(MPI_Comm comm, const struct acct_alg **ran)
+static int do_barrier(MPI_Comm comm, struct rt_ran *ran)
 {
     struct rt_comm *st = candidate(comm, ACCT_COLL_barrier);
     if (unknown(st)) {
-        *ran = NULL;
+        ran->alg = NULL;
+        ran->segment = 0;
         return failed(comm, MPI_ERR_NO_MEM);
     }
     struct acct_call c = shape_of(ACCT_COLL_barrier, st, -1);
@@ -208,12 +221,13 @@ static int do_barrier(MPI_Comm comm, const struct acct_alg **ran)
     struct rt_bufs b;
     rt_bufs_init(&b);
     int rc = alg ? run(st, alg, &c, &b, MPI_OP_NULL) : RT_NATIVE;
-    *ran = rc == RT_NATIVE ? NULL : alg;
+    ran->alg = rc == RT_NATIVE ? NULL : alg;
+    ran->segment = 0;
     return rc == MPI_SUCCESS || rc == RT_NATIVE ? rc : failed(comm, rc);
 }
 
 static int do_bcast(void *buffer, int count, MPI_Datatype dt, int root, MPI_Comm comm,
-                    const struct acct_alg **ran)
+                    struct rt_ran *ran)
 {
     struct rt_comm *st = candidate(comm, ACCT_COLL_bcast);
     struct acct_call c = shape_of(ACCT_COLL_bcast, st, root);
@@ -223,7 +237,8 @@ static int do_bcast(void *buffer, int count, MPI_Datatype dt, int root, MPI_Comm
     struct rt_bufs b;
     int rc, rc2;
 
-    *ran = NULL;
+    ran->alg = NULL;
+    ran->segment = 0;
     if (unknown(st))
         return failed(comm, MPI_ERR_NO_MEM);
     if (st == NULL || count < 0 || type_size(dt, &size) != 0)
@@ -241,7 +256,8 @@ static int do_bcast(void *buffer, int count, MPI_Datatype dt, int root, MPI_Comm
     rc2 = bytes_close(&v, buffer, (uint64_t)count, dt, rc == MPI_SUCCESS && st->rank != root, comm);
     if (rc == RT_NATIVE)
         return rc;
-    *ran = alg;
+    ran->alg = alg;
+    ran->segment = c.seg;
     if (rc == MPI_SUCCESS)
         rc = rc2;
     return rc == MPI_SUCCESS ? rc : failed(comm, rc);
@@ -250,7 +266,7 @@ static int do_bcast(void *buffer, int count, MPI_Datatype dt, int root, MPI_Comm
 /* reduce, allreduce, reduce_scatter_block: elements of dt. */
 static int do_reduction(enum acct_coll_id coll, const void *sbuf, void *rbuf, int count,
                         MPI_Datatype dt, MPI_Op op, int root, MPI_Comm comm,
-                        const struct acct_alg **ran)
+                        struct rt_ran *ran)
 {
     struct rt_comm *st = candidate(comm, coll);
     struct acct_call c = shape_of(coll, st, root);
@@ -259,7 +275,8 @@ static int do_reduction(enum acct_coll_id coll, const void *sbuf, void *rbuf, in
     struct rt_bufs b;
     const struct acct_alg *alg;
 
-    *ran = NULL;
+    ran->alg = NULL;
+    ran->segment = 0;
     if (unknown(st))
         return failed(comm, MPI_ERR_NO_MEM);
     if (st == NULL || count < 0 || type_size(dt, &size) != 0 ||
@@ -279,7 +296,8 @@ static int do_reduction(enum acct_coll_id coll, const void *sbuf, void *rbuf, in
     int rc = run(st, alg, &c, &b, op);
     if (rc == RT_NATIVE)
         return rc;
-    *ran = alg;
+    ran->alg = alg;
+    ran->segment = c.seg * size;
     return rc == MPI_SUCCESS ? rc : failed(comm, rc);
 }
 
@@ -296,7 +314,7 @@ struct blocks_call {
     MPI_Comm comm;
 };
 
-static int do_blocks(const struct blocks_call *k, const struct acct_alg **ran)
+static int do_blocks(const struct blocks_call *k, struct rt_ran *ran)
 {
     struct rt_comm *st = candidate(k->comm, k->coll);
     struct acct_call c = shape_of(k->coll, st, k->root);
@@ -309,7 +327,8 @@ static int do_blocks(const struct blocks_call *k, const struct acct_alg **ran)
     const struct acct_alg *alg;
     int rc, rc2;
 
-    *ran = NULL;
+    ran->alg = NULL;
+    ran->segment = 0;
     if (unknown(st))
         return failed(k->comm, MPI_ERR_NO_MEM);
     if (st == NULL || k->scount < 0 || k->rcount < 0)
@@ -371,7 +390,8 @@ static int do_blocks(const struct blocks_call *k, const struct acct_alg **ran)
     bytes_close(&sv, NULL, 0, k->stype, 0, k->comm);
     if (rc == RT_NATIVE)
         return rc;
-    *ran = alg;
+    ran->alg = alg;
+    ran->segment = c.seg;
     if (rc == MPI_SUCCESS)
         rc = rc2;
     return rc == MPI_SUCCESS ? rc : failed(k->comm, rc);
@@ -382,22 +402,22 @@ static int do_blocks(const struct blocks_call *k, const struct acct_alg **ran)
 int rt_impl_Barrier(MPI_Comm comm)
 {
     uint64_t t0 = rt_account_begin();
-    const struct acct_alg *ran;
+    struct rt_ran ran;
     int rc = do_barrier(comm, &ran);
     if (rc == RT_NATIVE)
         rc = PMPI_Barrier(comm);
-    account(ACCT_COLL_barrier, ran, t0);
+    account(ACCT_COLL_barrier, &ran, comm, t0);
     return rc;
 }
 
 int rt_impl_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
     uint64_t t0 = rt_account_begin();
-    const struct acct_alg *ran;
+    struct rt_ran ran;
     int rc = do_bcast(buffer, count, datatype, root, comm, &ran);
     if (rc == RT_NATIVE)
         rc = PMPI_Bcast(buffer, count, datatype, root, comm);
-    account(ACCT_COLL_bcast, ran, t0);
+    account(ACCT_COLL_bcast, &ran, comm, t0);
     return rc;
 }
 
@@ -405,11 +425,11 @@ int rt_impl_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
                    int root, MPI_Comm comm)
 {
     uint64_t t0 = rt_account_begin();
-    const struct acct_alg *ran;
+    struct rt_ran ran;
     int rc = do_reduction(ACCT_COLL_reduce, sendbuf, recvbuf, count, datatype, op, root, comm, &ran);
     if (rc == RT_NATIVE)
         rc = PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
-    account(ACCT_COLL_reduce, ran, t0);
+    account(ACCT_COLL_reduce, &ran, comm, t0);
     return rc;
 }
 
@@ -417,11 +437,11 @@ int rt_impl_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatyp
                       MPI_Op op, MPI_Comm comm)
 {
     uint64_t t0 = rt_account_begin();
-    const struct acct_alg *ran;
+    struct rt_ran ran;
     int rc = do_reduction(ACCT_COLL_allreduce, sendbuf, recvbuf, count, datatype, op, -1, comm, &ran);
     if (rc == RT_NATIVE)
         rc = PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
-    account(ACCT_COLL_allreduce, ran, t0);
+    account(ACCT_COLL_allreduce, &ran, comm, t0);
     return rc;
 }
 
@@ -429,25 +449,25 @@ int rt_impl_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcou
                                  MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     uint64_t t0 = rt_account_begin();
-    const struct acct_alg *ran;
+    struct rt_ran ran;
     int rc = do_reduction(ACCT_COLL_reduce_scatter_block, sendbuf, recvbuf, recvcount, datatype, op,
                           -1, comm, &ran);
     if (rc == RT_NATIVE)
         rc = PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
-    account(ACCT_COLL_reduce_scatter_block, ran, t0);
+    account(ACCT_COLL_reduce_scatter_block, &ran, comm, t0);
     return rc;
 }
 
 #define BLOCKS_ENTRY(Name, lower, rootarg, native_call)                                            \
     {                                                                                              \
         uint64_t t0 = rt_account_begin();                                                          \
-        const struct acct_alg *ran;                                                                \
+        struct rt_ran ran;                                                                         \
         struct blocks_call k = {ACCT_COLL_##lower, sendbuf, sendcount, sendtype, recvbuf,          \
                                 recvcount, recvtype, rootarg, comm};                               \
         int rc = do_blocks(&k, &ran);                                                              \
         if (rc == RT_NATIVE)                                                                       \
             rc = native_call;                                                                      \
-        account(ACCT_COLL_##lower, ran, t0);                                                       \
+        account(ACCT_COLL_##lower, &ran, comm, t0);                                                \
         return rc;                                                                                 \
     }
 

@@ -86,6 +86,20 @@ int rt_report_write(const char *path)
         fprintf(f, "  - {collective: %s, algorithm: %s, calls: %llu, seconds: %.9f}\n",
                 acct_coll_name(a->coll), a->name, calls, (double)ns * 1e-9);
     }
+    /* the same calls per (method, communicator size, segment bytes) */
+    const struct rt_detail *rows;
+    uint64_t dropped;
+    size_t n = rt_account_details(&rows, &dropped);
+    fprintf(f, "detail:%s\n", n == 0 ? " []" : "");
+    for (size_t i = 0; i < n; i++) {
+        const struct acct_alg *a = &acct_algs[rows[i].alg];
+        fprintf(f, "  - {collective: %s, algorithm: %s, comm_size: %d, segment: %llu, "
+                   "calls: %llu, seconds: %.9f}\n",
+                acct_coll_name(a->coll), a->name, rows[i].comm_size,
+                (unsigned long long)rows[i].segment, (unsigned long long)rows[i].calls,
+                (double)rows[i].nanoseconds * 1e-9);
+    }
+    fprintf(f, "detail_dropped: %llu\n", (unsigned long long)dropped);
     if (fflush(f) != 0 || fsync(fileno(f)) != 0) {
         acct_warn("cannot write the report %s: %s", tmp, strerror(errno));
         goto out;

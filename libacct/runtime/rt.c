@@ -9,6 +9,7 @@
  * algorithm's schedule over PMPI point-to-point, or the native collective. */
 #include "rt.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -38,19 +39,79 @@ uint64_t rt_account_begin(void)
     return rt.timing ? now_ns() : 0;
 }
 
-void rt_account_end(int alg_index, uint64_t t0)
+uint64_t rt_account_end(int alg_index, uint64_t t0)
 {
+    uint64_t ns = t0 != 0 ? now_ns() - t0 : 0;
     if (alg_index < 0 || alg_index >= RT_MAX_ALGS)
-        return;
+        return ns;
     atomic_fetch_add_explicit(&rt.alg[alg_index].calls, 1, memory_order_relaxed);
     if (t0 != 0)
-        atomic_fetch_add_explicit(&rt.alg[alg_index].nanoseconds, now_ns() - t0,
-                                  memory_order_relaxed);
+        atomic_fetch_add_explicit(&rt.alg[alg_index].nanoseconds, ns, memory_order_relaxed);
+    return ns;
+}
+
+/* The detail table: open addressing, linear probing (report mode only). */
+static struct rt_detail details[RT_DETAIL_SLOTS];
+static size_t ndetails;
+static uint64_t details_dropped;
+static pthread_mutex_t details_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void details_reset(void)
+{
+    for (size_t i = 0; i < RT_DETAIL_SLOTS; i++)
+        details[i] = (struct rt_detail){.alg = -1};
+    ndetails = 0;
+    details_dropped = 0;
+}
+
+void rt_account_detail(int alg_index, uint64_t segment, int comm_size, uint64_t ns)
+{
+    uint64_t h = ((uint64_t)(unsigned)alg_index * 0x9E3779B97F4A7C15ull) ^
+                 (segment * 0xC2B2AE3D27D4EB4Full) ^ ((uint64_t)(unsigned)comm_size << 17);
+    h ^= h >> 29;
+    pthread_mutex_lock(&details_lock);
+    for (size_t probe = 0; probe < RT_DETAIL_SLOTS; probe++) {
+        struct rt_detail *d = &details[(h + probe) % RT_DETAIL_SLOTS];
+        if (d->alg == -1) {
+            if (ndetails >= RT_DETAIL_SLOTS * 3 / 4)
+                break; /* keep probes short: count it as dropped */
+            *d = (struct rt_detail){.alg = alg_index, .comm_size = comm_size, .segment = segment};
+            ndetails++;
+        }
+        if (d->alg == alg_index && d->comm_size == comm_size && d->segment == segment) {
+            d->calls++;
+            d->nanoseconds += ns;
+            pthread_mutex_unlock(&details_lock);
+            return;
+        }
+    }
+    details_dropped++;
+    pthread_mutex_unlock(&details_lock);
+}
+
+static int cmp_detail(const void *pa, const void *pb)
+{
+    const struct rt_detail *a = pa, *b = pb;
+    if (a->alg != b->alg)
+        return a->alg == -1 ? 1 : b->alg == -1 ? -1 : (a->alg > b->alg) - (a->alg < b->alg);
+    if (a->comm_size != b->comm_size)
+        return (a->comm_size > b->comm_size) - (a->comm_size < b->comm_size);
+    return (a->segment > b->segment) - (a->segment < b->segment);
+}
+
+size_t rt_account_details(const struct rt_detail **rows, uint64_t *dropped)
+{
+    /* called once, at MPI_Finalize, when no collective runs any more */
+    qsort(details, RT_DETAIL_SLOTS, sizeof *details, cmp_detail);
+    *rows = details;
+    *dropped = details_dropped;
+    return ndetails;
 }
 
 static void rt_pre_init(void)
 {
     memset(&rt, 0, sizeof rt);
+    details_reset();
     rt_agree_pre_init();
 }
 

@@ -34,10 +34,28 @@ struct rt_state {
 
 extern struct rt_state rt;
 
-/* Per-call accounting: t0 = rt_account_begin(); ...; rt_account_end(idx, t0)
- * with idx the registry index of the method that ran. */
+/* With a report: calls and time per (method, segment bytes, communicator
+ * size), in a fixed table (no allocation per call; a mutex, as this is the
+ * report's slow path). Keys beyond its capacity are counted in `dropped`
+ * (the per-method totals still hold them). */
+#define RT_DETAIL_SLOTS 1024
+struct rt_detail {
+    int alg;         /* registry index; -1: empty slot */
+    int comm_size;
+    uint64_t segment;
+    uint64_t calls, nanoseconds;
+};
+
+/* Per-call accounting: t0 = rt_account_begin(); ...; ns = rt_account_end(idx,
+ * t0) with idx the registry index of the method that ran (ns: the call's
+ * time, 0 unless timing); then, when timing, rt_account_detail(). */
 uint64_t rt_account_begin(void);
-void rt_account_end(int alg_index, uint64_t t0);
+uint64_t rt_account_end(int alg_index, uint64_t t0);
+void rt_account_detail(int alg_index, uint64_t segment, int comm_size, uint64_t ns);
+
+/* The detail rows in use (sorted by method, communicator size, segment),
+ * for the report; *dropped gets the calls that found no free slot. */
+size_t rt_account_details(const struct rt_detail **rows, uint64_t *dropped);
 
 /* Write the ACCT_REPORT file (rank 0 only); returns 0 or -1 after a warning. */
 int rt_report_write(const char *path);

@@ -23,6 +23,13 @@ for want in "bcast chain 3" "bcast binomial 3" "bcast native 4"; do
     got=$(count "$c" "$a")
     [ "$got" = "$n" ] || { echo "FAIL: $c $a calls: got '${got}', want $n"; fail=1; }
 done
+# the same calls per (method, communicator size, segment bytes)
+for want in "chain 4 0 3" "binomial 4 1024 3" "native 4 0 4"; do
+    read -r a p g n <<<"$want"
+    got=$(sed -n "s/^  - {collective: bcast, algorithm: $a, comm_size: $p, segment: $g, calls: \([0-9]*\),.*/\1/p" \
+          "$work/report.yaml")
+    [ "$got" = "$n" ] || { echo "FAIL: detail bcast $a P=$p segment=$g: got '${got}', want $n"; fail=1; }
+done
 
 # ACCT off: every tool call fails, the collectives still work.
 timeout 120 "$mpiexec" "${pre[@]}" -x ACCT_DISABLE=1 ${ASAN_OPTIONS:+-x ASAN_OPTIONS} "${args[@]}" \
