@@ -1,0 +1,733 @@
+/* Tuning results: parser, validator and canonical writer (acct/result.h;
+ * the format is in docs/tuning-result.md).
+ *
+ * A result is read in the stages of yamltree.h. The measurements list is
+ * streamed: each measurement is checked and stored as soon as libyaml has
+ * delivered it, and its part of the tree is reused, so a result of a
+ * million points never exists as a tree. The other sections are walked
+ * from the tree afterwards; the "rules" section is a complete rules
+ * document, walked by rules.c with field paths under "rules.". Then the
+ * sections are checked against each other (provenance against run, timed
+ * measurements against the run's ranks). A result with any problem is
+ * refused as a whole. */
+#include "acct/result.h"
+
+#include <inttypes.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "acct/common.h"
+#include "yamltree.h"
+
+/* Nodes kept besides the streamed measurements: a rules document at its
+ * limit (rules.c allows 32 per rule), the hosts and the rest, with room;
+ * one measurement at a time on top. */
+#define MAX_NODES (32 * ACCT_RULES_MAX_RULES + 2 * ACCT_RESULT_MAX_HOSTS + 4096)
+
+static const char *const result_source_names[] = {
+    [ACCT_RESULT_MEASURED] = "measured",
+    [ACCT_RESULT_MODEL] = "model",
+    [ACCT_RESULT_HYBRID] = "hybrid",
+};
+
+/* Word lists for acct_yt_get_word, from the registries they mirror. */
+static const char *const placement_words[] = {
+    [ACCT_PLACEMENT_NONE] = NULL,
+    [ACCT_PLACEMENT_BLOCK] = "block",
+    [ACCT_PLACEMENT_CYCLIC] = "cyclic",
+    [ACCT_PLACEMENT_MIXED] = "mixed",
+};
+
+const char *acct_result_source_name(enum acct_result_source s)
+{
+    return (unsigned)s < ACCT_ARRAY_LEN(result_source_names) ? result_source_names[s] : "?";
+}
+
+struct point_pos {
+    int line, col; /* of its comm_size */
+    size_t index;  /* in the measurements list */
+};
+
+/* Everything one parse needs besides the tree. */
+struct rctx {
+    struct yt_parse *p;
+    struct acct_result *r;
+    size_t cap;               /* of r->points and pos */
+    struct point_pos *pos;    /* where each point is */
+    size_t seen;              /* measurements met, kept or not */
+};
+
+/* ---- measurements (streamed) ------------------------------------------- */
+
+enum {
+    M_COLL, M_COMM, M_BYTES, M_ALG, M_SEGMENT, M_FANOUT, M_REORDER, M_MODELLED, M_REPS,
+    M_MEDIAN, M_Q1, M_Q3, M_MIN, M_MAX, M_N
+};
+static const struct yt_key point_keys[M_N] = {
+    [M_COLL] = { "collective", true },  [M_COMM] = { "comm_size", true },
+    [M_BYTES] = { "bytes", true },      [M_ALG] = { "algorithm", true },
+    [M_SEGMENT] = { "segment", false }, [M_FANOUT] = { "fanout", false },
+    [M_REORDER] = { "reorder", false }, [M_MODELLED] = { "modelled", false },
+    [M_REPS] = { "reps", false },       [M_MEDIAN] = { "median_us", true },
+    [M_Q1] = { "q1_us", false },        [M_Q3] = { "q3_us", false },
+    [M_MIN] = { "min_us", false },      [M_MAX] = { "max_us", false },
+};
+
+static bool push_point(struct rctx *c, const struct acct_result_point *pt,
+                       const struct point_pos *at)
+{
+    struct acct_result *r = c->r;
+    if (r->npoints == c->cap) {
+        size_t ncap = c->cap == 0 ? 64 : c->cap * 2;
+        struct acct_result_point *nv = realloc(r->points, ncap * sizeof(*nv));
+        struct point_pos *np = NULL;
+        if (nv != NULL) {
+            r->points = nv;
+            np = realloc(c->pos, ncap * sizeof(*np));
+        }
+        if (np == NULL) {
+            acct_yt_oom(c->p);
+            return false;
+        }
+        c->pos = np;
+        c->cap = ncap;
+    }
+    r->points[r->npoints] = *pt;
+    c->pos[r->npoints] = *at;
+    r->npoints++;
+    return true;
+}
+
+/* The method of a point: algorithm of the collective and its parameters,
+ * checked like a rule's (acct_check_*). */
+static void point_method(struct rctx *c, const char *path, enum acct_coll_id coll,
+                         const struct ynode **v, struct acct_decision *dec)
+{
+    char field[ACCT_DIAG_FIELD_MAX], msg[ACCT_DIAG_MSG_MAX], d[YT_DESC_LEN];
+    struct yt_parse *p = c->p;
+    const struct acct_alg *alg = NULL;
+#define FIELD(key) (acct_yt_join(field, sizeof(field), path, key, strlen(key)), field)
+    if (v[M_ALG] != NULL) {
+        const struct ynode *a = v[M_ALG];
+        if (a->kind != Y_SCALAR || acct_yt_is_null(a))
+            YT_ERR_AT(p, a, FIELD("algorithm"), "expected an algorithm name, got %s",
+                      acct_yt_describe(a, d, sizeof(d)));
+        else if ((alg = acct_alg_find(coll, a->s)) == NULL)
+            YT_ERR_AT(p, a, FIELD("algorithm"), "%s",
+                      acct_unknown_alg_msg(coll, a->s, a->len, msg, sizeof(msg)));
+    }
+    dec->alg = alg;
+    if (v[M_SEGMENT] != NULL &&
+        acct_yt_get_size(p, v[M_SEGMENT], FIELD("segment"), false, &dec->segment_bytes) &&
+        alg != NULL && acct_check_segment(alg, dec->segment_bytes, msg, sizeof(msg)) != NULL)
+        YT_ERR_AT(p, v[M_SEGMENT], field, "%s", msg);
+    if (v[M_FANOUT] != NULL) {
+        long long f = 0;
+        if (acct_yt_get_int(p, v[M_FANOUT], FIELD("fanout"), "a fan-out (integer)", &f) &&
+            alg != NULL && acct_check_fanout(alg, f, msg, sizeof(msg)) != NULL)
+            YT_ERR_AT(p, v[M_FANOUT], field, "%s", msg);
+        dec->fanout = (f >= INT_MIN && f <= INT_MAX) ? (int)f : 0;
+    }
+    if (v[M_REORDER] != NULL &&
+        acct_yt_get_bool(p, v[M_REORDER], FIELD("reorder"), &dec->reorder) && alg != NULL &&
+        acct_check_reorder(alg, dec->reorder, msg, sizeof(msg)) != NULL)
+        YT_ERR_AT(p, v[M_REORDER], field, "%s", msg);
+#undef FIELD
+}
+
+/* The times: median always; reps and the quartiles unless modelled (a
+ * modelled point gives all four quartiles or none: then they are the
+ * median); min <= q1 <= median <= q3 <= max. */
+static void point_times(struct rctx *c, const char *path, const struct ynode *y,
+                        const struct ynode **v, struct acct_result_point *pt)
+{
+    static const int order[] = { M_MIN, M_Q1, M_MEDIAN, M_Q3, M_MAX };
+    char field[ACCT_DIAG_FIELD_MAX];
+    struct yt_parse *p = c->p;
+    double *dst[M_N] = { [M_MEDIAN] = &pt->median_us, [M_Q1] = &pt->q1_us,
+                         [M_Q3] = &pt->q3_us,         [M_MIN] = &pt->min_us,
+                         [M_MAX] = &pt->max_us };
+    bool have[M_N] = { false };
+    int given = (v[M_Q1] != NULL) + (v[M_Q3] != NULL) + (v[M_MIN] != NULL) + (v[M_MAX] != NULL);
+
+#define FIELD(key) (acct_yt_join(field, sizeof(field), path, key, strlen(key)), field)
+    if (v[M_REPS] != NULL && pt->modelled) {
+        YT_ERR_AT(p, v[M_REPS], FIELD("reps"),
+                  "a modelled point has no repetitions: leave reps out");
+    } else if (v[M_REPS] != NULL) {
+        long long reps = 0;
+        if (acct_yt_get_int_in(p, v[M_REPS], FIELD("reps"),
+                               "a number of repetitions (integer >= 1)", 1, UINT32_MAX, false,
+                               &reps))
+            pt->reps = (uint32_t)reps;
+    } else if (!pt->modelled) {
+        YT_ERR_AT(p, y, FIELD("reps"),
+                  "required key \"reps\" is missing (it may only be left out with modelled: "
+                  "true)");
+    }
+    for (size_t i = 0; i < ACCT_ARRAY_LEN(order); i++) {
+        int k = order[i];
+        if (v[k] != NULL)
+            have[k] = acct_yt_get_number(p, v[k], FIELD(point_keys[k].name), 0, false, dst[k]);
+        else if (k != M_MEDIAN && (!pt->modelled || given > 0))
+            YT_ERR_AT(p, y, FIELD(point_keys[k].name), "required key \"%s\" is missing (%s)",
+                      point_keys[k].name,
+                      pt->modelled ? "a modelled point gives all four quartiles or none"
+                      : "it may only be left out with modelled: true");
+    }
+    if (have[M_MEDIAN])
+        for (size_t i = 0; i < ACCT_ARRAY_LEN(order); i++)
+            if (v[order[i]] == NULL)
+                *dst[order[i]] = pt->median_us;
+    /* Each given value against the nearest given one below it. */
+    for (size_t i = 1; i < ACCT_ARRAY_LEN(order); i++) {
+        int k = order[i], lo = -1;
+        for (size_t j = i; j-- > 0;)
+            if (have[order[j]]) {
+                lo = order[j];
+                break;
+            }
+        if (have[k] && lo >= 0 && *dst[k] < *dst[lo])
+            YT_ERR_AT(p, v[k], FIELD(point_keys[k].name), "%s %s is smaller than %s %s",
+                      point_keys[k].name, v[k]->s, point_keys[lo].name, v[lo]->s);
+    }
+#undef FIELD
+}
+
+static void walk_point(struct yt_parse *p, const struct ynode *y, size_t index, void *arg)
+{
+    struct rctx *c = arg;
+    char path[ACCT_DIAG_FIELD_MAX], field[ACCT_DIAG_FIELD_MAX];
+    const struct ynode *v[M_N], *k[M_N];
+    struct acct_result_point pt;
+    struct point_pos at = { y->line, y->col, index };
+    size_t before = p->errors;
+    int coll = -1;
+
+    if (p->nomem)
+        return;
+    if (++c->seen > ACCT_RESULT_MAX_POINTS) {
+        if (c->seen == ACCT_RESULT_MAX_POINTS + 1)
+            YT_ERR_AT(p, y, "measurements", "more than %d measurements: the file is refused",
+                      ACCT_RESULT_MAX_POINTS);
+        return;
+    }
+    memset(&pt, 0, sizeof(pt));
+    snprintf(path, sizeof(path), "measurements[%zu]", index);
+    if (!acct_yt_walk_map(p, y, path, "key", point_keys, M_N, v, k))
+        return;
+#define FIELD(key) (acct_yt_join(field, sizeof(field), path, key, strlen(key)), field)
+    if (v[M_COLL] != NULL) {
+        const char *names[ACCT_COLL_COUNT];
+        for (int i = 0; i < ACCT_COLL_COUNT; i++)
+            names[i] = acct_coll_name((enum acct_coll_id)i);
+        acct_yt_get_word(p, v[M_COLL], FIELD("collective"), "collective", names,
+                         ACCT_COLL_COUNT, 0, &coll);
+    }
+    if (v[M_COMM] != NULL) {
+        long long n = 0;
+        at.line = v[M_COMM]->line;
+        at.col = v[M_COMM]->col;
+        if (acct_yt_get_int_in(p, v[M_COMM], FIELD("comm_size"),
+                               "a communicator size (integer >= 1)", 1, INT_MAX, false, &n))
+            pt.comm_size = (int)n;
+    }
+    if (v[M_BYTES] != NULL)
+        acct_yt_get_size(p, v[M_BYTES], FIELD("bytes"), false, &pt.bytes);
+    if (v[M_MODELLED] != NULL)
+        acct_yt_get_bool(p, v[M_MODELLED], FIELD("modelled"), &pt.modelled);
+#undef FIELD
+    if (coll >= 0) {
+        pt.coll = (enum acct_coll_id)coll;
+        point_method(c, path, pt.coll, v, &pt.d);
+    }
+    point_times(c, path, y, v, &pt);
+    if (p->errors == before && coll >= 0) /* only valid points are kept */
+        push_point(c, &pt, &at);
+}
+
+/* ---- run, conditions, model -------------------------------------------- */
+
+enum {
+    U_ID, U_PARTITION, U_INTERCONNECT, U_STARTED, U_FINISHED, U_COMPLETE, U_STRATEGY,
+    U_SOURCE, U_BUDGET, U_EXPSEC, U_EXPS, U_N
+};
+static const struct yt_key run_keys[U_N] = {
+    [U_ID] = { "id", true },
+    [U_PARTITION] = { "partition", true },
+    [U_INTERCONNECT] = { "interconnect", true },
+    [U_STARTED] = { "started", true },
+    [U_FINISHED] = { "finished", true },
+    [U_COMPLETE] = { "complete", true },
+    [U_STRATEGY] = { "strategy", true },
+    [U_SOURCE] = { "source", true },
+    [U_BUDGET] = { "budget", false },
+    [U_EXPSEC] = { "experiment_seconds", true },
+    [U_EXPS] = { "experiments", true },
+};
+
+static void walk_run(struct rctx *c, const struct ynode *y)
+{
+    const struct ynode *v[U_N], *k[U_N];
+    struct yt_parse *p = c->p;
+    struct acct_result *r = c->r;
+    long long n;
+    int w;
+
+    if (!acct_yt_walk_map(p, y, "run", "key", run_keys, U_N, v, k))
+        return;
+    if (v[U_ID] != NULL)
+        acct_yt_get_name(p, v[U_ID], "run.id", ACCT_RULES_RUN_MAX, r->id);
+    if (v[U_PARTITION] != NULL)
+        acct_yt_get_name(p, v[U_PARTITION], "run.partition", ACCT_RULES_NAME_MAX, r->partition);
+    if (v[U_INTERCONNECT] != NULL)
+        acct_yt_get_name(p, v[U_INTERCONNECT], "run.interconnect", ACCT_RULES_NAME_MAX,
+                         r->interconnect);
+    if (v[U_STARTED] != NULL)
+        acct_yt_get_time(p, v[U_STARTED], "run.started", r->started);
+    if (v[U_FINISHED] != NULL && acct_yt_get_time(p, v[U_FINISHED], "run.finished", r->finished) &&
+        r->started[0] != '\0' && strcmp(r->finished, r->started) < 0)
+        YT_ERR_AT(p, v[U_FINISHED], "run.finished", "%s is before run.started %s (line %d)",
+                  r->finished, r->started, v[U_STARTED]->line);
+    if (v[U_COMPLETE] != NULL)
+        acct_yt_get_bool(p, v[U_COMPLETE], "run.complete", &r->complete);
+    if (v[U_STRATEGY] != NULL)
+        acct_yt_get_name(p, v[U_STRATEGY], "run.strategy", ACCT_RESULT_WORD_MAX - 1, r->strategy);
+    if (v[U_SOURCE] != NULL &&
+        acct_yt_get_word(p, v[U_SOURCE], "run.source", "source", result_source_names,
+                         ACCT_ARRAY_LEN(result_source_names), 0, &w))
+        r->source = (enum acct_result_source)w;
+    if (v[U_BUDGET] != NULL)
+        acct_yt_get_number(p, v[U_BUDGET], "run.budget", 0, true, &r->budget_s);
+    if (v[U_EXPSEC] != NULL)
+        acct_yt_get_number(p, v[U_EXPSEC], "run.experiment_seconds", 0, false, &r->experiment_s);
+    if (v[U_EXPS] != NULL &&
+        acct_yt_get_int_in(p, v[U_EXPS], "run.experiments",
+                           "a number of experiments (integer >= 0)", 0, LLONG_MAX, false, &n))
+        r->experiments = (uint64_t)n;
+}
+
+enum { C_HOSTS, C_RANKS, C_RPN, C_PLACEMENT, C_MPI, C_ACCT, C_JOB, C_N };
+static const struct yt_key cond_keys[C_N] = {
+    [C_HOSTS] = { "hosts", true },          [C_RANKS] = { "ranks", true },
+    [C_RPN] = { "ranks_per_node", true },   [C_PLACEMENT] = { "placement", true },
+    [C_MPI] = { "mpi_library", true },      [C_ACCT] = { "acct_version", true },
+    [C_JOB] = { "slurm_job_id", false },
+};
+
+static void walk_hosts(struct rctx *c, const struct ynode *y)
+{
+    struct acct_result_conditions *cd = &c->r->cond;
+    char d[YT_DESC_LEN], field[ACCT_DIAG_FIELD_MAX];
+    struct yt_parse *p = c->p;
+    const struct ynode **at;
+    size_t i = 0;
+
+    if (y->kind != Y_SEQ || y->n == 0) {
+        YT_ERR_AT(p, y, "conditions.hosts", "expected a list of 1 to %d host names, got %s",
+                  ACCT_RESULT_MAX_HOSTS, y->kind == Y_SEQ ? "an empty list" :
+                  acct_yt_describe(y, d, sizeof(d)));
+        return;
+    }
+    if (y->n > ACCT_RESULT_MAX_HOSTS) {
+        YT_ERR_AT(p, y, "conditions.hosts", "%zu hosts: the limit is %d", y->n,
+                  ACCT_RESULT_MAX_HOSTS);
+        return;
+    }
+    cd->hosts = calloc(y->n, sizeof(*cd->hosts));
+    at = calloc(y->n, sizeof(*at));
+    if (cd->hosts == NULL || at == NULL) {
+        acct_yt_oom(p);
+        goto out;
+    }
+    for (const struct ynode *e = y->first; e != NULL; e = e->next, i++) {
+        snprintf(field, sizeof(field), "conditions.hosts[%zu]", i);
+        if (!acct_yt_get_name(p, e, field, ACCT_RULES_NAME_MAX, cd->hosts[cd->nhosts]))
+            continue;
+        /* At most 4096 names: a quadratic search for repeats is cheap. */
+        size_t j = 0;
+        while (j < cd->nhosts && strcmp(cd->hosts[j], cd->hosts[cd->nhosts]) != 0)
+            j++;
+        if (j < cd->nhosts) {
+            YT_ERR_AT(p, e, field, "host %s is listed twice (first at line %d)",
+                      cd->hosts[j], at[j]->line);
+            continue;
+        }
+        at[cd->nhosts++] = e;
+    }
+out:
+    free(at);
+}
+
+static void walk_conditions(struct rctx *c, const struct ynode *y)
+{
+    const struct ynode *v[C_N], *k[C_N];
+    struct acct_result_conditions *cd = &c->r->cond;
+    struct yt_parse *p = c->p;
+    long long n;
+    int w;
+
+    if (!acct_yt_walk_map(p, y, "conditions", "key", cond_keys, C_N, v, k))
+        return;
+    if (v[C_HOSTS] != NULL)
+        walk_hosts(c, v[C_HOSTS]);
+    if (v[C_RANKS] != NULL &&
+        acct_yt_get_int_in(p, v[C_RANKS], "conditions.ranks", "a number of ranks (integer >= 1)", 1,
+                           INT_MAX, false, &n))
+        cd->ranks = (int)n;
+    if (v[C_RPN] != NULL &&
+        acct_yt_get_int_in(p, v[C_RPN], "conditions.ranks_per_node",
+                           "a number of ranks (integer >= 1)", 1, INT_MAX, false, &n)) {
+        cd->ranks_per_node = (int)n;
+        if (cd->ranks > 0 && n > cd->ranks)
+            YT_ERR_AT(p, v[C_RPN], "conditions.ranks_per_node",
+                      "%lld is larger than conditions.ranks %d", n, cd->ranks);
+    }
+    if (v[C_PLACEMENT] != NULL &&
+        acct_yt_get_word(p, v[C_PLACEMENT], "conditions.placement", "placement", placement_words,
+                         ACCT_ARRAY_LEN(placement_words), ACCT_PLACEMENT_BLOCK, &w))
+        cd->placement = (enum acct_placement)w;
+    if (v[C_MPI] != NULL)
+        acct_yt_get_text(p, v[C_MPI], "conditions.mpi_library", ACCT_RESULT_TEXT_MAX - 1,
+                         cd->mpi_library);
+    if (v[C_ACCT] != NULL)
+        acct_yt_get_text(p, v[C_ACCT], "conditions.acct_version", ACCT_RESULT_SHORT_MAX - 1,
+                         cd->acct_version);
+    if (v[C_JOB] != NULL)
+        acct_yt_get_text(p, v[C_JOB], "conditions.slurm_job_id", ACCT_RESULT_SHORT_MAX - 1,
+                         cd->slurm_job_id);
+}
+
+enum { G_L, G_O, G_SMALLG, G_BIGG, G_N };
+static const struct yt_key model_keys[G_N] = {
+    [G_L] = { "L", true },
+    [G_O] = { "o", true },
+    [G_SMALLG] = { "g", true },
+    [G_BIGG] = { "G", true },
+};
+
+static void walk_model(struct rctx *c, const struct ynode *y)
+{
+    const struct ynode *v[G_N], *k[G_N];
+    struct acct_result_model *m = &c->r->model;
+    double *dst[G_N] = { &m->L_us, &m->o_us, &m->g_us, &m->G_us_per_byte };
+    char field[ACCT_DIAG_FIELD_MAX];
+
+    if (!acct_yt_walk_map(c->p, y, "model", "key", model_keys, G_N, v, k))
+        return;
+    m->present = true;
+    for (int i = 0; i < G_N; i++) {
+        snprintf(field, sizeof(field), "model.%s", model_keys[i].name);
+        if (v[i] != NULL)
+            acct_yt_get_number(c->p, v[i], field, 0, false, dst[i]);
+    }
+}
+
+/* ---- cross-checks ------------------------------------------------------ */
+
+/* rules.provenance.KEY, if given, is the run's value (want, at run_key). */
+static void same_as_run(struct rctx *c, const struct ynode *prov, const char *key,
+                        const char *have, const char *run_key, const char *want)
+{
+    char field[ACCT_DIAG_FIELD_MAX];
+    const struct ynode *at = acct_yt_map_get(prov, key);
+    if (at != NULL && want[0] != '\0' && strcmp(have, want) != 0) {
+        snprintf(field, sizeof(field), "rules.provenance.%s", key);
+        YT_ERR_AT(c->p, at, field, "\"%s\" is not %s \"%s\"", have, run_key, want);
+    }
+}
+
+/* The rules' provenance names the run it came from (checked once the rules
+ * themselves are valid). */
+static void check_provenance(struct rctx *c, const struct ynode *rules_node)
+{
+    struct acct_result *r = c->r;
+    struct acct_provenance *pv = &r->rules->prov;
+    const struct ynode *prov = acct_yt_map_get(rules_node, "provenance");
+
+    same_as_run(c, prov, "partition", pv->partition, "run.partition", r->partition);
+    same_as_run(c, prov, "interconnect", pv->interconnect, "run.interconnect",
+                r->interconnect);
+    same_as_run(c, prov, "tuning_run", pv->tuning_run, "run.id", r->id);
+    if (pv->tuning_run[0] == '\0') /* left out: the run's */
+        memcpy(pv->tuning_run, r->id, sizeof(pv->tuning_run));
+}
+
+/* A timed measurement cannot use more ranks than the run had. */
+static void check_points(struct rctx *c)
+{
+    const struct acct_result *r = c->r;
+    if (r->cond.ranks <= 0)
+        return;
+    for (size_t i = 0; i < r->npoints; i++) {
+        const struct acct_result_point *pt = &r->points[i];
+        if (!pt->modelled && pt->comm_size > r->cond.ranks) {
+            char field[ACCT_DIAG_FIELD_MAX];
+            snprintf(field, sizeof(field), "measurements[%zu].comm_size", c->pos[i].index);
+            acct_yt_err(c->p, c->pos[i].line, c->pos[i].col, field,
+                        "%d is larger than conditions.ranks %d (only a modelled point may be)",
+                        pt->comm_size, r->cond.ranks);
+        }
+    }
+}
+
+/* ---- the document ------------------------------------------------------ */
+
+enum { T_VERSION, T_RUN, T_COND, T_MODEL, T_MEAS, T_RULES, T_N };
+static const struct yt_key top_keys[T_N] = {
+    [T_VERSION] = { "acct_tuning_result", true },
+    [T_RUN] = { "run", true },
+    [T_COND] = { "conditions", true },
+    [T_MODEL] = { "model", false },
+    [T_MEAS] = { "measurements", true },
+    [T_RULES] = { "rules", true },
+};
+
+static void walk_top(struct rctx *c, const struct ynode *root)
+{
+    const struct ynode *v[T_N], *k[T_N];
+    char d[YT_DESC_LEN];
+    struct yt_parse *p = c->p;
+
+    if (!acct_yt_check_version(p, root, "acct_tuning_result", "acct_tuning_result",
+                               "tuning result", ACCT_RESULT_VERSION))
+        return;
+    if (!acct_yt_walk_map(p, root, "", "key", top_keys, T_N, v, k))
+        return;
+    if (v[T_RUN] != NULL)
+        walk_run(c, v[T_RUN]);
+    if (v[T_COND] != NULL)
+        walk_conditions(c, v[T_COND]);
+    if (v[T_MODEL] != NULL)
+        walk_model(c, v[T_MODEL]);
+    if (v[T_MEAS] != NULL && v[T_MEAS]->kind != Y_SEQ)
+        YT_ERR_AT(p, v[T_MEAS], "measurements",
+                  "expected a list of measurements (\"- {collective: ...}\", or [] for none), "
+                  "got %s",
+                  acct_yt_describe(v[T_MEAS], d, sizeof(d)));
+    if (v[T_RULES] != NULL) {
+        size_t rules_before = p->errors;
+        c->r->rules = acct_rules_from_tree(p, v[T_RULES], "rules");
+        if (c->r->rules != NULL && p->errors == rules_before)
+            check_provenance(c, v[T_RULES]);
+    }
+    check_points(c);
+}
+
+/* ======================================================================
+ * Entry points
+ * ====================================================================== */
+
+void acct_result_free(struct acct_result *r)
+{
+    if (r == NULL)
+        return;
+    free(r->cond.hosts);
+    free(r->points);
+    acct_rules_free(r->rules);
+    free(r);
+}
+
+static bool start_document(struct yt_parse *p, void *arg)
+{
+    struct rctx *c = arg;
+    c->p = p;
+    c->r = calloc(1, sizeof(*c->r));
+    if (c->r == NULL)
+        acct_yt_oom(p);
+    return c->r != NULL;
+}
+
+static void walk_document(struct yt_parse *p, const struct ynode *root, void *arg)
+{
+    (void)p;
+    walk_top(arg, root);
+}
+
+static const struct acct_yt_doc result_doc = {
+    .doc = "tuning result",
+    .docs = "tuning results",
+    .nothing = "no tuning result given",
+    .limit = ACCT_RESULT_MAX_FILE_BYTES,
+    .max_nodes = MAX_NODES,
+    .start = start_document,
+    .walk = walk_document,
+    .stream_key = "measurements",
+    .item = walk_point,
+};
+
+/* From a file (from_file: name is its path) or from memory. */
+static int parse(bool from_file, const char *name, const char *buf, size_t len,
+                 struct acct_result **out, struct acct_diags *diags)
+{
+    struct rctx c = { 0 };
+    uint64_t hash = 0;
+    int rc;
+
+    if (out != NULL)
+        *out = NULL;
+    rc = acct_yt_parse(&result_doc, from_file, name, buf, len, out != NULL, diags, &c, &hash);
+    if (rc == ACCT_RULES_OK) {
+        struct acct_result *r = c.r;
+        if (r->npoints < c.cap) { /* give back the growth room */
+            struct acct_result_point *nv =
+                realloc(r->points, (r->npoints > 0 ? r->npoints : 1) * sizeof(*nv));
+            if (nv != NULL)
+                r->points = nv;
+        }
+        r->hash = hash;
+        *out = r;
+        c.r = NULL;
+    }
+    free(c.pos);
+    acct_result_free(c.r);
+    return rc;
+}
+
+int acct_result_parse_buffer(const char *name, const char *buf, size_t len,
+                             struct acct_result **out, struct acct_diags *diags)
+{
+    return parse(false, name != NULL ? name : "(result)", buf, len, out, diags);
+}
+
+int acct_result_parse_file(const char *path, struct acct_result **out,
+                           struct acct_diags *diags)
+{
+    return parse(true, path, NULL, 0, out, diags);
+}
+
+/* ======================================================================
+ * Equality and the canonical form
+ * ====================================================================== */
+
+static bool point_equal(const struct acct_result_point *a, const struct acct_result_point *b)
+{
+    return a->coll == b->coll && a->comm_size == b->comm_size && a->bytes == b->bytes &&
+           acct_decision_equal(&a->d, &b->d) && a->modelled == b->modelled &&
+           a->reps == b->reps && a->median_us == b->median_us && a->q1_us == b->q1_us &&
+           a->q3_us == b->q3_us && a->min_us == b->min_us && a->max_us == b->max_us;
+}
+
+bool acct_result_equal(const struct acct_result *a, const struct acct_result *b)
+{
+    const struct acct_result_conditions *x = &a->cond, *y = &b->cond;
+    const struct acct_result_model *m = &a->model, *n = &b->model;
+    bool same = strcmp(a->id, b->id) == 0 && strcmp(a->partition, b->partition) == 0 &&
+                strcmp(a->interconnect, b->interconnect) == 0 &&
+                strcmp(a->started, b->started) == 0 && strcmp(a->finished, b->finished) == 0 &&
+                a->complete == b->complete && strcmp(a->strategy, b->strategy) == 0 &&
+                a->source == b->source && a->budget_s == b->budget_s &&
+                a->experiment_s == b->experiment_s && a->experiments == b->experiments &&
+                x->nhosts == y->nhosts && x->ranks == y->ranks &&
+                x->ranks_per_node == y->ranks_per_node && x->placement == y->placement &&
+                strcmp(x->mpi_library, y->mpi_library) == 0 &&
+                strcmp(x->acct_version, y->acct_version) == 0 &&
+                strcmp(x->slurm_job_id, y->slurm_job_id) == 0 && m->present == n->present &&
+                (!m->present || (m->L_us == n->L_us && m->o_us == n->o_us &&
+                                 m->g_us == n->g_us && m->G_us_per_byte == n->G_us_per_byte)) &&
+                a->npoints == b->npoints && (a->rules == NULL) == (b->rules == NULL);
+    for (size_t i = 0; same && i < x->nhosts; i++)
+        same = strcmp(x->hosts[i], y->hosts[i]) == 0;
+    for (size_t i = 0; same && i < a->npoints; i++)
+        same = point_equal(&a->points[i], &b->points[i]);
+    return same && (a->rules == NULL || acct_rules_equal(a->rules, b->rules));
+}
+
+/* One key: value pair of a flow mapping, ", " before all but the first. */
+static void write_number_key(FILE *f, const char *key, double v)
+{
+    fprintf(f, ", %s: ", key);
+    acct_yt_write_number(f, v);
+}
+
+static void write_point(FILE *f, const struct acct_result_point *pt)
+{
+    fprintf(f, "  - {collective: %s, comm_size: %d, bytes: ", acct_coll_name(pt->coll),
+            pt->comm_size);
+    acct_yt_write_size(f, pt->bytes, false);
+    fprintf(f, ", algorithm: %s", pt->d.alg != NULL ? pt->d.alg->name : "native");
+    if (pt->d.segment_bytes != 0) {
+        fputs(", segment: ", f);
+        acct_yt_write_size(f, pt->d.segment_bytes, false);
+    }
+    if (pt->d.fanout != 0)
+        fprintf(f, ", fanout: %d", pt->d.fanout);
+    if (pt->d.reorder)
+        fputs(", reorder: true", f);
+    if (pt->modelled)
+        fputs(", modelled: true", f);
+    else
+        fprintf(f, ", reps: %" PRIu32, pt->reps);
+    write_number_key(f, "median_us", pt->median_us);
+    if (!pt->modelled || pt->q1_us != pt->median_us || pt->q3_us != pt->median_us ||
+        pt->min_us != pt->median_us || pt->max_us != pt->median_us) {
+        write_number_key(f, "q1_us", pt->q1_us);
+        write_number_key(f, "q3_us", pt->q3_us);
+        write_number_key(f, "min_us", pt->min_us);
+        write_number_key(f, "max_us", pt->max_us);
+    }
+    fputs("}\n", f);
+}
+
+/* "  key: " then a quoted string and a newline. */
+static void write_string_line(FILE *f, const char *key, const char *s)
+{
+    fprintf(f, "  %s: ", key);
+    acct_yt_write_string(f, s);
+    fputc('\n', f);
+}
+
+int acct_result_write(FILE *f, const struct acct_result *r)
+{
+    const struct acct_result_conditions *cd = &r->cond;
+
+    fprintf(f, "# ACCT tuning result (schema version %d, see docs/tuning-result.md)\n",
+            ACCT_RESULT_VERSION);
+    fprintf(f, "acct_tuning_result: %d\nrun:\n", ACCT_RESULT_VERSION);
+    write_string_line(f, "id", r->id);
+    write_string_line(f, "partition", r->partition);
+    write_string_line(f, "interconnect", r->interconnect);
+    write_string_line(f, "started", r->started);
+    write_string_line(f, "finished", r->finished);
+    fprintf(f, "  complete: %s\n", r->complete ? "true" : "false");
+    write_string_line(f, "strategy", r->strategy);
+    fprintf(f, "  source: %s\n", acct_result_source_name(r->source));
+    if (r->budget_s > 0) {
+        fputs("  budget: ", f);
+        acct_yt_write_number(f, r->budget_s);
+        fputc('\n', f);
+    }
+    fputs("  experiment_seconds: ", f);
+    acct_yt_write_number(f, r->experiment_s);
+    fprintf(f, "\n  experiments: %" PRIu64 "\nconditions:\n  hosts:\n", r->experiments);
+    for (size_t i = 0; i < cd->nhosts; i++) {
+        fputs("    - ", f);
+        acct_yt_write_string(f, cd->hosts[i]);
+        fputc('\n', f);
+    }
+    fprintf(f, "  ranks: %d\n  ranks_per_node: %d\n  placement: %s\n", cd->ranks,
+            cd->ranks_per_node, acct_placement_name(cd->placement));
+    write_string_line(f, "mpi_library", cd->mpi_library);
+    write_string_line(f, "acct_version", cd->acct_version);
+    if (cd->slurm_job_id[0] != '\0')
+        write_string_line(f, "slurm_job_id", cd->slurm_job_id);
+    if (r->model.present) {
+        const double *val[] = { &r->model.L_us, &r->model.o_us, &r->model.g_us,
+                                &r->model.G_us_per_byte };
+        fputs("model:\n", f);
+        for (int i = 0; i < G_N; i++) {
+            fprintf(f, "  %s: ", model_keys[i].name);
+            acct_yt_write_number(f, *val[i]);
+            fputc('\n', f);
+        }
+    }
+    fputs(r->npoints > 0 ? "measurements:\n" : "measurements: []\n", f);
+    for (size_t i = 0; i < r->npoints; i++)
+        write_point(f, &r->points[i]);
+    if (r->rules != NULL) {
+        fputs("rules:\n", f);
+        acct_rules_write_indented(f, r->rules, "  ");
+    }
+    return ferror(f) ? -1 : 0;
+}
