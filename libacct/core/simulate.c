@@ -14,6 +14,7 @@ struct rank_state {
     uint32_t *round_of; /* step -> round */
     uint32_t *partner;  /* comm step -> partner's step index */
     bool *moved;        /* comm step done */
+    uint32_t pending;   /* comm steps of the current round not moved yet */
 };
 
 static void fail(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -123,63 +124,99 @@ static int setup(struct rank_state *rs, const struct acct_sched *const *scheds, 
     return 0;
 }
 
+/* Move the messages of rank r's current round whose partners are in their
+ * rounds already; ranks whose round has nothing left to move go on the
+ * work list. Each message is moved by whichever of its two ranks enters
+ * its round second, so every step is looked at once per entry: the whole
+ * run is linear in the number of steps. */
+static int enter_round(struct rank_state *rs, int r, const struct acct_sim_ops *ops, int *work,
+                       int *nwork, bool *queued, char *err, size_t errlen)
+{
+    struct rank_state *me = &rs[r];
+    uint32_t first, end;
+    acct_sched_round_steps(me->s, me->round, &first, &end);
+    for (uint32_t i = first; i < end; i++) {
+        const struct acct_step *st = &me->s->steps[i];
+        if (!is_comm(st) || me->moved[i])
+            continue;
+        int p = st->peer;
+        uint32_t j = me->partner[i];
+        if (rs[p].round >= rs[p].s->nrounds || rs[p].round != rs[p].round_of[j])
+            continue;
+        const struct acct_step *other = &rs[p].s->steps[j];
+        int cb = st->kind == ACCT_STEP_SEND ? ops->transfer(ops->ctx, r, st, p, other)
+                                            : ops->transfer(ops->ctx, p, other, r, st);
+        if (cb != 0) {
+            fail(err, errlen, "message between ranks %d and %d refused", r, p);
+            return -1;
+        }
+        me->moved[i] = rs[p].moved[j] = true;
+        me->pending--;
+        if (--rs[p].pending == 0 && !queued[p]) {
+            queued[p] = true;
+            work[(*nwork)++] = p;
+        }
+    }
+    if (me->pending == 0 && !queued[r]) {
+        queued[r] = true;
+        work[(*nwork)++] = r;
+    }
+    return 0;
+}
+
+static void count_pending(struct rank_state *me)
+{
+    uint32_t first, end;
+    me->pending = 0;
+    if (me->round >= me->s->nrounds)
+        return;
+    acct_sched_round_steps(me->s, me->round, &first, &end);
+    for (uint32_t i = first; i < end; i++)
+        me->pending += is_comm(&me->s->steps[i]);
+}
+
 int acct_sim_run(const struct acct_sched *const *scheds, int size, const struct acct_sim_ops *ops,
                  char *err, size_t errlen)
 {
-    int rc = -1;
+    int rc = -1, nwork = 0;
     struct rank_state *rs = calloc(size > 0 ? (size_t)size : 1, sizeof *rs);
-    bool progress = true;
+    int *work = calloc(size > 0 ? (size_t)size : 1, sizeof *work);
+    bool *queued = calloc(size > 0 ? (size_t)size : 1, sizeof *queued);
 
-    if (rs == NULL || size < 1) {
+    if (rs == NULL || work == NULL || queued == NULL || size < 1) {
         fail(err, errlen, size < 1 ? "no ranks" : "out of memory");
         goto out;
     }
     if (setup(rs, scheds, size, err, errlen) != 0 || match(rs, size, err, errlen) != 0)
         goto out;
-    while (progress) {
-        progress = false;
-        for (int r = 0; r < size; r++) {
-            struct rank_state *me = &rs[r];
-            if (me->round >= me->s->nrounds)
-                continue;
-            uint32_t first, end;
-            bool all = true;
-            acct_sched_round_steps(me->s, me->round, &first, &end);
-            for (uint32_t i = first; i < end; i++) {
-                const struct acct_step *st = &me->s->steps[i];
-                if (!is_comm(st) || me->moved[i])
-                    continue;
-                int p = st->peer;
-                uint32_t j = me->partner[i];
-                if (rs[p].round != rs[p].round_of[j]) {
-                    all = false;
-                    continue;
-                }
-                const struct acct_step *other = &rs[p].s->steps[j];
-                int cb = st->kind == ACCT_STEP_SEND
-                             ? ops->transfer(ops->ctx, r, st, p, other)
-                             : ops->transfer(ops->ctx, p, other, r, st);
-                if (cb != 0) {
-                    fail(err, errlen, "message between ranks %d and %d refused", r, p);
-                    goto out;
-                }
-                me->moved[i] = rs[p].moved[j] = true;
-                progress = true;
+    for (int r = 0; r < size; r++)
+        count_pending(&rs[r]);
+    for (int r = 0; r < size; r++)
+        if (rs[r].round < rs[r].s->nrounds &&
+            enter_round(rs, r, ops, work, &nwork, queued, err, errlen) != 0)
+            goto out;
+    while (nwork > 0) {
+        int r = work[--nwork];
+        struct rank_state *me = &rs[r];
+        queued[r] = false;
+        if (me->round >= me->s->nrounds || me->pending != 0)
+            continue;
+        uint32_t first, end;
+        acct_sched_round_steps(me->s, me->round, &first, &end);
+        for (uint32_t i = first; i < end; i++) {
+            const struct acct_step *st = &me->s->steps[i];
+            if (!is_comm(st) && ops->local(ops->ctx, r, st) != 0) {
+                fail(err, errlen, "rank %d step %u: local step refused", r, i);
+                goto out;
             }
-            if (!all)
-                continue;
-            for (uint32_t i = first; i < end; i++) {
-                const struct acct_step *st = &me->s->steps[i];
-                if (!is_comm(st) && ops->local(ops->ctx, r, st) != 0) {
-                    fail(err, errlen, "rank %d step %u: local step refused", r, i);
-                    goto out;
-                }
-            }
-            if (ops->round_done)
-                ops->round_done(ops->ctx, r, me->round);
-            me->round++;
-            progress = true;
         }
+        if (ops->round_done)
+            ops->round_done(ops->ctx, r, me->round);
+        me->round++;
+        count_pending(me);
+        if (me->round < me->s->nrounds &&
+            enter_round(rs, r, ops, work, &nwork, queued, err, errlen) != 0)
+            goto out;
     }
     for (int r = 0; r < size; r++)
         if (rs[r].round < rs[r].s->nrounds) {
@@ -203,5 +240,7 @@ out:
             free(rs[r].moved);
         }
     free(rs);
+    free(work);
+    free(queued);
     return rc;
 }

@@ -1,0 +1,151 @@
+/* Performance models and the schedule simulator (no MPI needed).
+ *
+ * Network parameters are pLogP (Kielmann et al.; seeds/001): per message
+ * size m the send overhead os(m), the receive overhead or(m) and the gap
+ * g(m) (minimum time between the starts of two consecutive sends of one
+ * rank; g(m) >= os(m), or(m)), plus the latency L. A message of m bytes
+ * sent at t by an idle rank to an idle rank is complete at the receiver at
+ * t + g(m) + L. LogGP (seeds/004) converts to and from pLogP (below).
+ *
+ * Three estimates of one collective call (collective, decision, p ranks,
+ * message bytes m as acct-bench defines them, docs/acct-bench.md):
+ *   acct_model_closed_form()  the algorithm's formula (docs/models.md),
+ *                             NAN where there is none;
+ *   acct_model_simulate()     runs the algorithm's actual per-rank
+ *                             schedules (acct_alg_schedule) through the
+ *                             discrete-event simulator below;
+ *   acct_model_predict()      the best of the two available: the simulation
+ *                             when it is affordable, else the closed form.
+ * All times are in microseconds. Data are bytes (element size 1); reductions
+ * are costed at gamma_us_per_byte per reduced byte, local copies at
+ * delta_us_per_byte per copied byte.
+ *
+ * Simulator semantics (docs/models.md has the full statement): every rank
+ * starts at time 0 and runs its rounds as libacct/runtime/exec.c does —
+ * post the round's receives, then its sends in schedule order, wait for all
+ * of them, then run the round's local steps in order. A rank's k-th send
+ * starts at max(its round's start, previous send's start + g(previous m))
+ * and completes locally os(m) later; its data is at the receiver at
+ * start + g(m) + L; a receive completes at max(arrival, round start +
+ * or(m), previous receive's completion in this round + or(m)), receives
+ * being taken in arrival order. The round ends when all its sends and
+ * receives completed, plus its local steps' costs. The call's time is the
+ * latest round end of any rank. */
+#ifndef ACCT_MODEL_H
+#define ACCT_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "acct/alg.h"
+#include "acct/coll.h"
+#include "acct/rules.h"
+
+/* LogGP (Alexandrov et al.; seeds/004 Table 1). A point-to-point message
+ * of m bytes costs L + 2o + (m - 1)G. */
+struct acct_loggp {
+    double L_us, o_us, g_us, G_us_per_byte;
+};
+
+/* pLogP: os(m), or(m), g(m) sampled at n strictly increasing sizes m[i]
+ * (bytes), plus L. Between samples the functions are interpolated linearly;
+ * below m[0] they are constant (the value at m[0]); above m[n-1] they are
+ * extrapolated along the last two samples (bandwidth-bound growth), never
+ * below the value at m[n-1]. */
+#define ACCT_PLOGP_MAX_SIZES 64
+struct acct_plogp {
+    double L_us;
+    size_t n;
+    uint64_t m[ACCT_PLOGP_MAX_SIZES];
+    double os_us[ACCT_PLOGP_MAX_SIZES];
+    double or_us[ACCT_PLOGP_MAX_SIZES];
+    double g_us[ACCT_PLOGP_MAX_SIZES];
+};
+
+/* Checks a table: 1 <= n <= ACCT_PLOGP_MAX_SIZES, sizes strictly
+ * increasing, every value finite and >= 0 (L too). Returns 0, or -1 with a
+ * message naming the field ("g_us[3]: ...") in err. */
+int acct_plogp_check(const struct acct_plogp *t, char *err, size_t errlen);
+
+/* The interpolated functions (t must pass acct_plogp_check). */
+double acct_plogp_os(const struct acct_plogp *t, uint64_t m);
+double acct_plogp_or(const struct acct_plogp *t, uint64_t m);
+double acct_plogp_g(const struct acct_plogp *t, uint64_t m);
+
+/* pLogP -> LogGP, the conversion rules of seeds/004 Fig. 2 (Kielmann):
+ *   L = L' + g(1) - os(1) - or(1)   o = (os(1) + or(1)) / 2   g = g(1)
+ *   G = g(M) / M with M the largest sampled size (> 1),
+ * so that L + 2o = L' + g(1): the one-byte message costs the same in both.
+ * Returns 0, or -1 if t is invalid (out untouched). */
+int acct_plogp_to_loggp(const struct acct_plogp *t, struct acct_loggp *out);
+
+/* LogGP -> pLogP (the inverse used to run the simulator on LogGP numbers):
+ * os(m) = or(m) = o, g(m) = g + (m - 1)G (g at m = 0), L' = L + 2o - g,
+ * sampled at m = 0, 1, 2 (exact everywhere by the interpolation rules).
+ * One-way time L' + g(m) = L + 2o + (m - 1)G for m >= 1. Returns 0, or -1
+ * if a parameter is negative or not finite. */
+int acct_loggp_to_plogp(const struct acct_loggp *p, struct acct_plogp *out);
+
+/* Everything a prediction needs. */
+struct acct_model {
+    struct acct_plogp net;
+    double gamma_us_per_byte; /* local reduction (REDUCE step) per byte */
+    double delta_us_per_byte; /* local copy (COPY step) per byte */
+    double contention;        /* all-to-all contention ratio in [0, 1]
+                                 (seeds/001 Table 3; 0.4 there) */
+};
+
+/* Defaults: gamma = delta = 0, contention 0.4, net must be filled. */
+void acct_model_init(struct acct_model *mdl);
+
+/* Checks net and the three factors (finite, >= 0, contention <= 1). */
+int acct_model_check(const struct acct_model *mdl, char *err, size_t errlen);
+
+/* The closed form of dec's algorithm for (coll, p ranks, m bytes), or NAN
+ * when the algorithm has none (docs/models.md lists which do and where they
+ * equal the simulation: p a power of two, segments dividing m, ...).
+ * Reductions are costed as commutative (MPI_SUM, as acct-tune measures). */
+double acct_model_closed_form(enum acct_coll_id coll, const struct acct_decision *dec, int p,
+                              uint64_t bytes, const struct acct_model *mdl);
+
+/* The all-to-all contention model of seeds/001 (Table 3 and §5.1) for the
+ * direct exchange (alltoall "linear"), which the simulator (no contention)
+ * does not represent:
+ *   lower = (P - 1) os(m) + (P - 1) or(m) + L
+ *   upper = (P - 1) g(m)  + (P - 1) or(m) + L
+ *   T     = lower + (upper - lower) * contention
+ * with the network's contention ratio mdl->contention (0.4 on the paper's
+ * Fast Ethernet). *lower / *upper may be NULL. NAN for p < 1 or a bad model. */
+double acct_model_alltoall_contention(int p, uint64_t bytes, const struct acct_model *mdl,
+                                      double *lower, double *upper);
+
+/* Simulates the algorithm's schedules of every rank. Reductions are
+ * commutative; root as given (-1 or ignored for unrooted collectives).
+ * NAN if the algorithm is native, not applicable, the schedule is too large
+ * (more than ACCT_MODEL_SIM_MAX_STEPS steps over all ranks, or more than
+ * ACCT_MODEL_SIM_MAX_RANKS ranks), or the simulation fails. */
+#define ACCT_MODEL_SIM_MAX_STEPS (1u * 1024 * 1024)
+#define ACCT_MODEL_SIM_MAX_RANKS 65536
+double acct_model_simulate(enum acct_coll_id coll, const struct acct_decision *dec, int p,
+                           uint64_t bytes, int root, const struct acct_model *mdl);
+
+/* The general form: simulate call (every rank's schedule built from it, the
+ * rank field varying) with alg. Returns 0 with *t_us, or -1 with a message. */
+int acct_model_simulate_call(const struct acct_alg *alg, const struct acct_call *call,
+                             const struct acct_model *mdl, double *t_us, char *err,
+                             size_t errlen);
+
+/* The best available estimate: the simulation if it succeeds, else the
+ * closed form, else NAN. */
+double acct_model_predict(enum acct_coll_id coll, const struct acct_decision *dec, int p,
+                          uint64_t bytes, const struct acct_model *mdl);
+
+/* The call shape acct-tune and the model use for (coll, p, m bytes, root,
+ * dec) with one-byte elements: count = scount = m (barrier: 0), seg =
+ * dec->segment_bytes and fanout = dec->fanout where the algorithm takes
+ * them (else 0), commutative, not in place. rank is 0. */
+void acct_model_call(enum acct_coll_id coll, const struct acct_decision *dec, int p,
+                     uint64_t bytes, int root, struct acct_call *call);
+
+#endif

@@ -1,0 +1,131 @@
+/* pLogP tables, their interpolation, and the pLogP <-> LogGP conversions
+ * (acct/model.h; formulas in docs/models.md). */
+#include "acct/model.h"
+
+#include <math.h>
+#include <stdio.h>
+
+static int bad(char *err, size_t len, const char *field, size_t i, const char *what)
+{
+    if (err != NULL && len > 0)
+        snprintf(err, len, "%s[%zu]: %s", field, i, what);
+    return -1;
+}
+
+int acct_plogp_check(const struct acct_plogp *t, char *err, size_t errlen)
+{
+    int rc = 0;
+    if (t == NULL || t->n < 1 || t->n > ACCT_PLOGP_MAX_SIZES) {
+        if (err != NULL && errlen > 0)
+            snprintf(err, errlen, "n: %zu sizes, expected 1..%d", t ? t->n : 0,
+                     ACCT_PLOGP_MAX_SIZES);
+        return -1;
+    }
+    if (!isfinite(t->L_us) || t->L_us < 0) {
+        if (err != NULL && errlen > 0)
+            snprintf(err, errlen, "L_us: %g is not a finite value >= 0", t->L_us);
+        return -1;
+    }
+    for (size_t i = 0; i < t->n && rc == 0; i++) {
+        if (i > 0 && t->m[i] <= t->m[i - 1])
+            rc = bad(err, errlen, "m", i, "sizes must be strictly increasing");
+        else if (!isfinite(t->os_us[i]) || t->os_us[i] < 0)
+            rc = bad(err, errlen, "os_us", i, "not a finite value >= 0");
+        else if (!isfinite(t->or_us[i]) || t->or_us[i] < 0)
+            rc = bad(err, errlen, "or_us", i, "not a finite value >= 0");
+        else if (!isfinite(t->g_us[i]) || t->g_us[i] < 0)
+            rc = bad(err, errlen, "g_us", i, "not a finite value >= 0");
+    }
+    return rc;
+}
+
+/* Piecewise linear in m; constant below the first sample; along the last
+ * two samples above the last one (never below the last value). */
+static double interp(const struct acct_plogp *t, const double *v, uint64_t m)
+{
+    size_t n = t->n, i;
+    if (n == 1 || m <= t->m[0])
+        return v[0];
+    if (m >= t->m[n - 1]) {
+        double slope = (v[n - 1] - v[n - 2]) / (double)(t->m[n - 1] - t->m[n - 2]);
+        double x = v[n - 1] + slope * (double)(m - t->m[n - 1]);
+        return x > v[n - 1] ? x : v[n - 1];
+    }
+    for (i = 1; i < n && t->m[i] < m; i++)
+        ;
+    /* t->m[i-1] < m <= t->m[i] */
+    double f = (double)(m - t->m[i - 1]) / (double)(t->m[i] - t->m[i - 1]);
+    return v[i - 1] + f * (v[i] - v[i - 1]);
+}
+
+double acct_plogp_os(const struct acct_plogp *t, uint64_t m)
+{
+    return interp(t, t->os_us, m);
+}
+
+double acct_plogp_or(const struct acct_plogp *t, uint64_t m)
+{
+    return interp(t, t->or_us, m);
+}
+
+double acct_plogp_g(const struct acct_plogp *t, uint64_t m)
+{
+    return interp(t, t->g_us, m);
+}
+
+int acct_plogp_to_loggp(const struct acct_plogp *t, struct acct_loggp *out)
+{
+    if (acct_plogp_check(t, NULL, 0) != 0 || out == NULL)
+        return -1;
+    double os1 = acct_plogp_os(t, 1), or1 = acct_plogp_or(t, 1), g1 = acct_plogp_g(t, 1);
+    uint64_t big = t->m[t->n - 1];
+    out->L_us = t->L_us + g1 - os1 - or1;
+    out->o_us = (os1 + or1) / 2;
+    out->g_us = g1;
+    out->G_us_per_byte = big > 1 ? acct_plogp_g(t, big) / (double)big : 0;
+    return 0;
+}
+
+int acct_loggp_to_plogp(const struct acct_loggp *p, struct acct_plogp *out)
+{
+    if (p == NULL || out == NULL || !isfinite(p->L_us) || !isfinite(p->o_us) ||
+        !isfinite(p->g_us) || !isfinite(p->G_us_per_byte) || p->L_us < 0 || p->o_us < 0 ||
+        p->g_us < 0 || p->G_us_per_byte < 0)
+        return -1;
+    *out = (struct acct_plogp){.L_us = p->L_us + 2 * p->o_us - p->g_us, .n = 3};
+    for (size_t i = 0; i < 3; i++) {
+        out->m[i] = i;
+        out->os_us[i] = p->o_us;
+        out->or_us[i] = p->o_us;
+    }
+    out->g_us[0] = p->g_us;
+    out->g_us[1] = p->g_us;
+    out->g_us[2] = p->g_us + p->G_us_per_byte;
+    if (out->L_us < 0)
+        out->L_us = 0; /* g > L + 2o: the one-way time then exceeds LogGP's by the difference */
+    return 0;
+}
+
+void acct_model_init(struct acct_model *mdl)
+{
+    *mdl = (struct acct_model){.contention = 0.4};
+}
+
+int acct_model_check(const struct acct_model *mdl, char *err, size_t errlen)
+{
+    const char *what = NULL;
+    if (mdl == NULL)
+        what = "model: missing";
+    else if (!isfinite(mdl->gamma_us_per_byte) || mdl->gamma_us_per_byte < 0)
+        what = "gamma_us_per_byte: not a finite value >= 0";
+    else if (!isfinite(mdl->delta_us_per_byte) || mdl->delta_us_per_byte < 0)
+        what = "delta_us_per_byte: not a finite value >= 0";
+    else if (!isfinite(mdl->contention) || mdl->contention < 0 || mdl->contention > 1)
+        what = "contention: not in [0, 1]";
+    if (what != NULL) {
+        if (err != NULL && errlen > 0)
+            snprintf(err, errlen, "%s", what);
+        return -1;
+    }
+    return acct_plogp_check(&mdl->net, err, errlen);
+}

@@ -1,0 +1,283 @@
+/* pLogP measurement between two ranks (plogp.h; docs/models.md).
+ *
+ * For each message size m, on a private duplicate of the communicator:
+ *   RTT(m)  ping-pong a -> b -> a (m bytes both ways), median of reps;
+ *   os(m)   at a: duration of MPI_Send(m) to b, whose receive is posted
+ *           (b posts it, then sends a zero-byte "ready"), median;
+ *   or(m)   at b: a sends m; b waits until the message has certainly
+ *           arrived (a delay of 2 RTT(m) + 20 us, busy), then times MPI_Recv,
+ *           median (Kielmann's method: the receive only copies out);
+ *   g(m)    a sends a stream of k messages back to back, b acknowledges the
+ *           last one with a zero-byte message; g(m) = (T(k) - T(1)) / (k - 1)
+ *           with T(j) the time from the first send to the acknowledgement,
+ *           each the least of reps (host noise only adds time);
+ *   L       RTT(m0) / 2 - g(m0) for the smallest size m0 (pLogP: RTT(m) =
+ *           2 (L + g(m))), at least 0.
+ * Ranks other than a and b only take part in the communicator duplicate and
+ * the final broadcast of the result (from a), which carries the status so
+ * every rank returns the same. */
+#include "plogp.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define TAG_DATA 1
+#define TAG_CTRL 2
+
+static int cmp_double(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return a < b ? -1 : a > b;
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* Delays on a shared host only add time: the least of the stream times is
+ * the one closest to the network's own (a median of 15 can still be hit
+ * when the host is oversubscribed for a while). */
+static double minimum(const double *v, int n)
+{
+    double m = v[0];
+    for (int i = 1; i < n; i++)
+        m = v[i] < m ? v[i] : m;
+    return m;
+}
+
+static void spin(double seconds)
+{
+    double end = MPI_Wtime() + seconds;
+    while (MPI_Wtime() < end)
+        ;
+}
+
+struct ctx {
+    MPI_Comm comm;
+    int me, a, b; /* a: the active side; b: its peer */
+    char *buf;
+    double *v;
+    int reps, stream;
+    double warm_s;
+};
+
+/* Ping-pong of m bytes; returns the median RTT (seconds) at a (b: 0). */
+static int rtt(struct ctx *c, int m, double *out)
+{
+    int rc = MPI_SUCCESS;
+    double end = MPI_Wtime() + c->warm_s;
+    int warm = 1;
+    /* warm-up: a decides how long, b follows the count it is told */
+    if (c->me == c->a) {
+        while (MPI_Wtime() < end && warm < 1000)
+            warm++;
+        rc = MPI_Send(&warm, 1, MPI_INT, c->b, TAG_CTRL, c->comm);
+    } else {
+        rc = MPI_Recv(&warm, 1, MPI_INT, c->a, TAG_CTRL, c->comm, MPI_STATUS_IGNORE);
+    }
+    warm = warm < 2 ? 2 : warm > 50 ? 50 : warm;
+    for (int i = 0; i < warm + c->reps && rc == MPI_SUCCESS; i++) {
+        if (c->me == c->a) {
+            double t0 = MPI_Wtime();
+            rc = MPI_Send(c->buf, m, MPI_BYTE, c->b, TAG_DATA, c->comm);
+            if (rc == MPI_SUCCESS)
+                rc = MPI_Recv(c->buf, m, MPI_BYTE, c->b, TAG_DATA, c->comm, MPI_STATUS_IGNORE);
+            if (i >= warm)
+                c->v[i - warm] = MPI_Wtime() - t0;
+        } else {
+            rc = MPI_Recv(c->buf, m, MPI_BYTE, c->a, TAG_DATA, c->comm, MPI_STATUS_IGNORE);
+            if (rc == MPI_SUCCESS)
+                rc = MPI_Send(c->buf, m, MPI_BYTE, c->a, TAG_DATA, c->comm);
+        }
+    }
+    *out = c->me == c->a && rc == MPI_SUCCESS ? median(c->v, c->reps) : 0;
+    return rc;
+}
+
+/* os(m) at a: the blocking send's duration with the receive posted. */
+static int send_overhead(struct ctx *c, int m, double *out)
+{
+    int rc = MPI_SUCCESS;
+    for (int i = 0; i < c->reps && rc == MPI_SUCCESS; i++) {
+        if (c->me == c->a) {
+            rc = MPI_Recv(NULL, 0, MPI_BYTE, c->b, TAG_CTRL, c->comm, MPI_STATUS_IGNORE);
+            double t0 = MPI_Wtime();
+            if (rc == MPI_SUCCESS)
+                rc = MPI_Send(c->buf, m, MPI_BYTE, c->b, TAG_DATA, c->comm);
+            c->v[i] = MPI_Wtime() - t0;
+        } else {
+            MPI_Request r;
+            rc = MPI_Irecv(c->buf, m, MPI_BYTE, c->a, TAG_DATA, c->comm, &r);
+            if (rc == MPI_SUCCESS)
+                rc = MPI_Send(NULL, 0, MPI_BYTE, c->a, TAG_CTRL, c->comm);
+            if (rc == MPI_SUCCESS)
+                rc = MPI_Wait(&r, MPI_STATUS_IGNORE);
+        }
+    }
+    *out = c->me == c->a && rc == MPI_SUCCESS ? median(c->v, c->reps) : 0;
+    return rc;
+}
+
+/* or(m) at b: the receive call of a message that has arrived. delay is
+ * b's wait (seconds), known to both. The result stays at b; the caller
+ * ships it to a. */
+static int recv_overhead(struct ctx *c, int m, double delay, double *out)
+{
+    int rc = MPI_SUCCESS;
+    for (int i = 0; i < c->reps && rc == MPI_SUCCESS; i++) {
+        if (c->me == c->a) {
+            rc = MPI_Send(c->buf, m, MPI_BYTE, c->b, TAG_DATA, c->comm);
+            if (rc == MPI_SUCCESS) /* b is done: next round */
+                rc = MPI_Recv(NULL, 0, MPI_BYTE, c->b, TAG_CTRL, c->comm, MPI_STATUS_IGNORE);
+        } else {
+            spin(delay);
+            double t0 = MPI_Wtime();
+            rc = MPI_Recv(c->buf, m, MPI_BYTE, c->a, TAG_DATA, c->comm, MPI_STATUS_IGNORE);
+            c->v[i] = MPI_Wtime() - t0;
+            if (rc == MPI_SUCCESS)
+                rc = MPI_Send(NULL, 0, MPI_BYTE, c->a, TAG_CTRL, c->comm);
+        }
+    }
+    *out = c->me == c->b && rc == MPI_SUCCESS ? median(c->v, c->reps) : 0;
+    return rc;
+}
+
+/* Least time at a from the first of k sends to b's acknowledgement. */
+static int stream_time(struct ctx *c, int m, int k, double *out)
+{
+    int rc = MPI_SUCCESS;
+    for (int i = 0; i < c->reps && rc == MPI_SUCCESS; i++) {
+        if (c->me == c->a) {
+            /* start together: b is ready */
+            rc = MPI_Recv(NULL, 0, MPI_BYTE, c->b, TAG_CTRL, c->comm, MPI_STATUS_IGNORE);
+            double t0 = MPI_Wtime();
+            for (int j = 0; j < k && rc == MPI_SUCCESS; j++)
+                rc = MPI_Send(c->buf, m, MPI_BYTE, c->b, TAG_DATA, c->comm);
+            if (rc == MPI_SUCCESS)
+                rc = MPI_Recv(NULL, 0, MPI_BYTE, c->b, TAG_CTRL, c->comm, MPI_STATUS_IGNORE);
+            c->v[i] = MPI_Wtime() - t0;
+        } else {
+            rc = MPI_Send(NULL, 0, MPI_BYTE, c->a, TAG_CTRL, c->comm);
+            for (int j = 0; j < k && rc == MPI_SUCCESS; j++)
+                rc = MPI_Recv(c->buf, m, MPI_BYTE, c->a, TAG_DATA, c->comm, MPI_STATUS_IGNORE);
+            if (rc == MPI_SUCCESS)
+                rc = MPI_Send(NULL, 0, MPI_BYTE, c->a, TAG_CTRL, c->comm);
+        }
+    }
+    *out = c->me == c->a && rc == MPI_SUCCESS ? minimum(c->v, c->reps) : 0;
+    return rc;
+}
+
+/* One size: fills os, or, g (microseconds) and the RTT (seconds) at a. */
+static int measure_size(struct ctx *c, int m, double *os, double *orr, double *g, double *rtt_s)
+{
+    double r = 0, o = 0, x = 0, t1 = 0, tk = 0, delay = 0;
+    int rc = rtt(c, m, &r);
+    if (rc == MPI_SUCCESS && c->me == c->a)
+        delay = 2 * r + 20e-6;
+    if (rc == MPI_SUCCESS) /* b needs the delay a measured */
+        rc = c->me == c->a ? MPI_Send(&delay, 1, MPI_DOUBLE, c->b, TAG_CTRL, c->comm)
+                           : MPI_Recv(&delay, 1, MPI_DOUBLE, c->a, TAG_CTRL, c->comm,
+                                      MPI_STATUS_IGNORE);
+    if (rc == MPI_SUCCESS)
+        rc = send_overhead(c, m, &o);
+    if (rc == MPI_SUCCESS)
+        rc = recv_overhead(c, m, delay, &x);
+    if (rc == MPI_SUCCESS) /* b's or(m) to a */
+        rc = c->me == c->b ? MPI_Send(&x, 1, MPI_DOUBLE, c->a, TAG_CTRL, c->comm)
+                           : MPI_Recv(&x, 1, MPI_DOUBLE, c->b, TAG_CTRL, c->comm,
+                                      MPI_STATUS_IGNORE);
+    if (rc == MPI_SUCCESS)
+        rc = stream_time(c, m, 1, &t1);
+    if (rc == MPI_SUCCESS)
+        rc = stream_time(c, m, c->stream, &tk);
+    if (rc == MPI_SUCCESS && c->me == c->a) {
+        double gap = (tk - t1) / (c->stream - 1);
+        *os = o * 1e6;
+        *orr = x * 1e6;
+        *g = (gap > 0 ? gap : 0) * 1e6;
+        *rtt_s = r;
+    }
+    return rc;
+}
+
+static bool args_ok(MPI_Comm comm, int a, int b, const uint64_t *sizes, size_t n,
+                    struct acct_plogp *out)
+{
+    int np = 0;
+    if (comm == MPI_COMM_NULL || MPI_Comm_size(comm, &np) != MPI_SUCCESS || out == NULL ||
+        sizes == NULL || n < 1 || n > ACCT_PLOGP_MAX_SIZES || a < 0 || b < 0 || a >= np ||
+        b >= np || a == b)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (sizes[i] > ACCT_PLOGP_MAX_BYTES || (i > 0 && sizes[i] <= sizes[i - 1]))
+            return false;
+    return true;
+}
+
+int acct_plogp_measure_opts(MPI_Comm comm, int peer_a, int peer_b, const uint64_t *sizes,
+                            size_t n, const struct acct_plogp_opts *opts,
+                            struct acct_plogp *out)
+{
+    /* Arguments are the same on every rank: all refuse alike, no message. */
+    if (!args_ok(comm, peer_a, peer_b, sizes, n, out))
+        return -1;
+    struct ctx c = {.comm = MPI_COMM_NULL, .a = peer_a, .b = peer_b,
+                    .reps = opts && opts->reps >= 3 ? opts->reps : 15,
+                    .stream = opts && opts->stream >= 2 ? opts->stream : 12,
+                    .warm_s = opts && opts->warm_s > 0 ? opts->warm_s : 0.01};
+    struct acct_plogp res = {.n = n};
+    double rtt0 = 0;
+    int status = 0; /* a's verdict, broadcast with the result */
+    int rc = MPI_Comm_dup(comm, &c.comm);
+    if (rc != MPI_SUCCESS)
+        return -1;
+    MPI_Comm_rank(c.comm, &c.me);
+    if (c.me == c.a || c.me == c.b) {
+        c.buf = malloc(sizes[n - 1] ? (size_t)sizes[n - 1] : 1);
+        c.v = malloc((size_t)c.reps * sizeof *c.v);
+        int have = c.buf != NULL && c.v != NULL, both = 0;
+        /* both sides must have their memory before any measurement */
+        int other = c.me == c.a ? c.b : c.a;
+        rc = MPI_Sendrecv(&have, 1, MPI_INT, other, TAG_CTRL, &both, 1, MPI_INT, other, TAG_CTRL,
+                          c.comm, MPI_STATUS_IGNORE);
+        if (rc != MPI_SUCCESS || !have || !both)
+            status = -1;
+        if (c.buf != NULL)
+            memset(c.buf, 0x5a, sizes[n - 1] ? (size_t)sizes[n - 1] : 1);
+        for (size_t i = 0; i < n && status == 0; i++) {
+            double rs = 0;
+            res.m[i] = sizes[i];
+            if (measure_size(&c, (int)sizes[i], &res.os_us[i], &res.or_us[i], &res.g_us[i],
+                             &rs) != MPI_SUCCESS)
+                status = -1;
+            if (i == 0)
+                rtt0 = rs;
+        }
+        if (status == 0 && c.me == c.a) {
+            double l = rtt0 * 1e6 / 2 - res.g_us[0];
+            res.L_us = l > 0 ? l : 0;
+            if (acct_plogp_check(&res, NULL, 0) != 0)
+                status = -1;
+        }
+    }
+    /* a tells everyone (b's status too: a failure at b shows at a as an
+     * MPI error, or b's memory flag above) */
+    rc = MPI_Bcast(&status, 1, MPI_INT, c.a, c.comm);
+    if (rc == MPI_SUCCESS && status == 0)
+        rc = MPI_Bcast(&res, (int)sizeof res, MPI_BYTE, c.a, c.comm);
+    if (rc == MPI_SUCCESS && status == 0)
+        *out = res;
+    free(c.buf);
+    free(c.v);
+    MPI_Comm_free(&c.comm);
+    return rc == MPI_SUCCESS && status == 0 ? 0 : -1;
+}
+
+int acct_plogp_measure(MPI_Comm comm, int peer_a, int peer_b, const uint64_t *sizes, size_t n,
+                       struct acct_plogp *out)
+{
+    return acct_plogp_measure_opts(comm, peer_a, peer_b, sizes, n, NULL, out);
+}

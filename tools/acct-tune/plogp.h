@@ -1,0 +1,37 @@
+/* Measuring pLogP parameters between two ranks (Kielmann, Bal & Verstoep's
+ * method as used by seeds/001 and seeds/000; docs/models.md "Measuring").
+ * acct-tune calls it once per partition; the result feeds acct/model.h. */
+#ifndef ACCT_TUNE_PLOGP_H
+#define ACCT_TUNE_PLOGP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <mpi.h>
+
+#include "acct/model.h"
+
+/* Repetitions (medians are taken); defaults when 0. */
+struct acct_plogp_opts {
+    int reps;       /* ping-pongs / overhead samples per size (default 15) */
+    int stream;     /* messages per saturation stream for g(m) (default 12) */
+    double warm_s;  /* warm-up ping-pongs' time budget per size (default 0.01 s) */
+};
+
+/* Collective over comm: every rank calls it with the same arguments; ranks
+ * peer_a and peer_b (distinct ranks of comm) exchange messages of each of
+ * the n sizes (strictly increasing, each <= ACCT_PLOGP_MAX_BYTES, n <=
+ * ACCT_PLOGP_MAX_SIZES), the others wait. On return every rank holds the
+ * same *out: os(m) (time of a blocking send call), or(m) (time of the
+ * receive call of a message that has already arrived), g(m) (per-message
+ * time of a saturating stream), L (RTT(m0)/2 - g(m0), m0 the smallest
+ * size, at least 0). Returns 0 on every rank, or -1 on every rank (bad
+ * arguments, out of memory or an MPI error) with *out untouched. */
+#define ACCT_PLOGP_MAX_BYTES (64u * 1024 * 1024)
+int acct_plogp_measure(MPI_Comm comm, int peer_a, int peer_b, const uint64_t *sizes, size_t n,
+                       struct acct_plogp *out);
+int acct_plogp_measure_opts(MPI_Comm comm, int peer_a, int peer_b, const uint64_t *sizes,
+                            size_t n, const struct acct_plogp_opts *opts,
+                            struct acct_plogp *out);
+
+#endif
