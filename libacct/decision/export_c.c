@@ -1,0 +1,188 @@
+/* Rules as C source: one decision function per collective (the quadtree
+ * paper's "generated decision function"), acct/decision.h and
+ * docs/decisions.md.
+ *
+ * The communicator-size axis is cut at every rule's comm_min and
+ * comm_max + 1; inside each interval the rules that apply are the same, and
+ * their byte ranges become a chain of comparisons:
+ *
+ *     if (comm_size < 1) return 0;
+ *     if (comm_size <= 8) {
+ *         if (bytes <= UINT64_C(8191)) return 1;
+ *         if (bytes <= UINT64_C(1048576)) return 2;
+ *         return 0;
+ *     }
+ *
+ * Algorithms restricted to power-of-two sizes return native (0) elsewhere,
+ * as acct_rules_resolve does. */
+#include <ctype.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+#define PREFIX_MAX 64
+
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+static bool valid_prefix(const char *p)
+{
+    size_t n = strlen(p);
+    if (n == 0 || n > PREFIX_MAX || !(isalpha((unsigned char)p[0]) || p[0] == '_'))
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (!(isalnum((unsigned char)p[i]) || p[i] == '_'))
+            return false;
+    return true;
+}
+
+/* Index of d in the method table (appending it if new). */
+static size_t method_index(struct acct_decision *tab, size_t *n, const struct acct_decision *d)
+{
+    for (size_t i = 0; i < *n; i++)
+        if (acct_decision_equal(&tab[i], d))
+            return i;
+    tab[*n] = *d;
+    return (*n)++;
+}
+
+static int cmp_rule_bytes(const void *pa, const void *pb)
+{
+    const struct acct_rule *const *a = pa, *const *b = pb;
+    return ((*a)->bytes_min > (*b)->bytes_min) - ((*a)->bytes_min < (*b)->bytes_min);
+}
+
+static void emit_coll(FILE *f, const struct acct_rules *r, enum acct_coll_id coll,
+                      const char *prefix, int *bounds, struct acct_decision *tab,
+                      const struct acct_rule **sel)
+{
+    const struct acct_rule_list *l = &r->coll[coll];
+    const char *name = acct_coll_name(coll);
+    size_t ntab = 0, nb = 0;
+    struct acct_decision native = { .alg = acct_alg_native(coll) };
+    method_index(tab, &ntab, &native);
+    for (size_t i = 0; i < l->n; i++)
+        method_index(tab, &ntab, &l->v[i].d);
+
+    fprintf(f, "\n/* %s: %zu rules */\nconst struct acct_gen_decision %s_%s_methods[%zu] = {\n",
+            name, l->n, prefix, name, ntab);
+    for (size_t i = 0; i < ntab; i++)
+        fprintf(f, "    { \"%s\", UINT64_C(%llu), %d, %s },\n", tab[i].alg->name,
+                (unsigned long long)tab[i].segment_bytes, tab[i].fanout,
+                tab[i].reorder ? "true" : "false");
+    fprintf(f, "};\n\nint %s_%s(int comm_size, uint64_t bytes)\n{\n", prefix, name);
+    fprintf(f, "    (void)bytes;\n    if (comm_size < 1)\n        return 0;\n");
+
+    /* Interval starts: 1, every comm_min and comm_max + 1. */
+    bounds[nb++] = 1;
+    for (size_t i = 0; i < l->n; i++) {
+        bounds[nb++] = l->v[i].comm_min;
+        if (l->v[i].comm_max != INT_MAX)
+            bounds[nb++] = l->v[i].comm_max + 1;
+    }
+    qsort(bounds, nb, sizeof(*bounds), cmp_int);
+    size_t u = 0;
+    for (size_t i = 0; i < nb; i++)
+        if (u == 0 || bounds[i] != bounds[u - 1])
+            bounds[u++] = bounds[i];
+    nb = u;
+    for (size_t b = 0; b < nb; b++) {
+        int lo = bounds[b], hi = b + 1 < nb ? bounds[b + 1] - 1 : INT_MAX;
+        /* The rules of this interval (they do not overlap), in bytes order. */
+        size_t nsel = 0;
+        for (size_t i = 0; i < l->n && nsel == 0; i++)
+            nsel += l->v[i].comm_min <= lo && lo <= l->v[i].comm_max;
+        if (nsel == 0) {
+            if (hi != INT_MAX)
+                fprintf(f, "    if (comm_size <= %d)   /* %d..%d: no rule */\n        return 0;\n",
+                        hi, lo, hi);
+            continue;
+        }
+        if (hi == INT_MAX)
+            fprintf(f, "    {   /* %d and more */\n", lo);
+        else
+            fprintf(f, "    if (comm_size <= %d) {   /* %d..%d */\n", hi, lo, hi);
+        uint64_t next = 0;
+        bool full = false;
+        size_t ns = 0;
+        for (size_t i = 0; i < l->n; i++)
+            if (l->v[i].comm_min <= lo && lo <= l->v[i].comm_max)
+                sel[ns++] = &l->v[i];
+        qsort(sel, ns, sizeof(*sel), cmp_rule_bytes);
+        for (size_t s = 0; s < ns && !full; s++) {
+            const struct acct_rule *x = sel[s];
+            size_t k = method_index(tab, &ntab, &x->d);
+            if (x->bytes_min > next)
+                fprintf(f, "        if (bytes < UINT64_C(%llu))\n            return 0;\n",
+                        (unsigned long long)x->bytes_min);
+            char ret[96];
+            if (x->d.alg->flags & ACCT_ALG_POW2)
+                snprintf(ret, sizeof(ret), "(comm_size & (comm_size - 1)) == 0 ? %zu : 0", k);
+            else
+                snprintf(ret, sizeof(ret), "%zu", k);
+            if (x->bytes_max == UINT64_MAX) {
+                fprintf(f, "        return %s;\n", ret);
+                full = true;
+            } else {
+                fprintf(f, "        if (bytes <= UINT64_C(%llu))\n            return %s;\n",
+                        (unsigned long long)x->bytes_max, ret);
+                next = x->bytes_max + 1;
+            }
+        }
+        if (!full)
+            fprintf(f, "        return 0;\n");
+        fprintf(f, "    }\n");
+    }
+    fprintf(f, "    return 0;\n}\n");
+}
+
+int acct_export_c(FILE *f, const struct acct_rules *r, const char *prefix)
+{
+    int rc = ACCT_RULES_ENOMEM;
+    int *bounds = NULL;
+    struct acct_decision *tab = NULL;
+    const struct acct_rule **sel = NULL;
+    size_t maxn = 0;
+    if (prefix == NULL)
+        prefix = "acct_decide";
+    if (!valid_prefix(prefix))
+        return ACCT_RULES_EINVAL;
+    for (int c = 0; c < ACCT_COLL_COUNT; c++)
+        if (r->coll[c].n > maxn)
+            maxn = r->coll[c].n;
+    bounds = malloc((2 * maxn + 1) * sizeof(*bounds));
+    tab = malloc((maxn + 1) * sizeof(*tab));
+    sel = malloc((maxn + 1) * sizeof(*sel));
+    if (bounds == NULL || tab == NULL || sel == NULL)
+        goto done;
+    const struct acct_provenance *pv = &r->prov;
+    fprintf(f, "/* Decision functions generated by ACCT from the rules of partition %s,\n"
+               " * interconnect %s, version %lld (%s, %s). Each %s_<collective>()\n"
+               " * returns an index into %s_<collective>_methods[]; 0 is native. */\n"
+               "#include <stdbool.h>\n#include <stdint.h>\n\n"
+               "#ifndef ACCT_GEN_DECISION_DEFINED\n#define ACCT_GEN_DECISION_DEFINED\n"
+               "struct acct_gen_decision {\n    const char *alg;\n    uint64_t segment;\n"
+               "    int fanout;\n    bool reorder;\n};\n#endif\n",
+            pv->partition, pv->interconnect, (long long)pv->version,
+            acct_rules_source_name(pv->source), pv->created, prefix, prefix);
+    for (int c = 0; c < ACCT_COLL_COUNT; c++)
+        if (r->coll[c].n > 0)
+            fprintf(f, "extern const struct acct_gen_decision %s_%s_methods[];\n"
+                       "int %s_%s(int comm_size, uint64_t bytes);\n",
+                    prefix, acct_coll_name((enum acct_coll_id)c), prefix,
+                    acct_coll_name((enum acct_coll_id)c));
+    for (int c = 0; c < ACCT_COLL_COUNT; c++)
+        if (r->coll[c].n > 0)
+            emit_coll(f, r, (enum acct_coll_id)c, prefix, bounds, tab, sel);
+    rc = fflush(f) != 0 || ferror(f) ? ACCT_RULES_EIO : ACCT_RULES_OK;
+done:
+    free(bounds);
+    free(tab);
+    free(sel);
+    return rc;
+}

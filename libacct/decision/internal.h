@@ -1,0 +1,22 @@
+/* Helpers shared by the files of libacct/decision (not installed). */
+#ifndef ACCT_DECISION_INTERNAL_H
+#define ACCT_DECISION_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "acct/decision.h"
+
+/* floor(sqrt(a * b)) for a < b, clamped to [a, b - 1]: the last value of
+ * the lower cell between two measured sizes. */
+uint64_t acct_geo_mid(uint64_t a, uint64_t b);
+
+/* Appends to r the rectangles of a per-cell choice on a grid whose rows end
+ * at comm_hi[] and columns at bytes_hi[] (rows start at 1, columns at 0):
+ * runs along each row, merged across consecutive rows (tiling.c). */
+int acct_tile_rules(enum acct_coll_id coll, size_t ncomm, size_t nbytes, const int *comm_hi,
+                    const uint64_t *bytes_hi, const struct acct_decision *methods,
+                    size_t nmethods, const int32_t *cells, struct acct_rules *r,
+                    struct acct_diags *diags);
+
+#endif

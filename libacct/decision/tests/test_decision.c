@@ -1,0 +1,822 @@
+/* Unit tests of libacct/decision: decision maps, quadtrees, rules,
+ * penalties and the Open MPI / C exports (docs/decisions.md). No MPI.
+ *
+ *   test_decision [CASE]    CASE: small, random, table, ompi, ompi_bad, c_export
+ *
+ * The "table" case prints the penalty table of synthetic maps at depth 1..6. */
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "acct/decision.h"
+
+static int failures;
+
+#define CHECK(cond)                                                              \
+    do {                                                                         \
+        if (!(cond)) {                                                           \
+            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
+            failures++;                                                          \
+        }                                                                        \
+    } while (0)
+
+#define NEAR(a, b) (fabs((a) - (b)) < 1e-9)
+
+static struct acct_decision dec(enum acct_coll_id c, const char *alg, uint64_t seg, int fan)
+{
+    struct acct_decision d = { .alg = acct_alg_find(c, alg), .segment_bytes = seg,
+                               .fanout = fan };
+    if (d.alg == NULL) {
+        fprintf(stderr, "no algorithm %s\n", alg);
+        exit(2);
+    }
+    return d;
+}
+
+static struct acct_rules *new_rules(void)
+{
+    struct acct_rules *r = calloc(1, sizeof(*r));
+    if (r == NULL)
+        exit(2);
+    strcpy(r->prov.partition, "eth");
+    strcpy(r->prov.interconnect, "tcp-1g");
+    r->prov.version = 1;
+    r->prov.source = ACCT_SOURCE_MEASURED;
+    strcpy(r->prov.created, "2026-11-22T15:00:00Z");
+    return r;
+}
+
+/* Write and parse back: the rules must be a valid file (no overlaps). */
+static struct acct_rules *roundtrip(const struct acct_rules *r)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    struct acct_rules *back = NULL;
+    struct acct_diags d = ACCT_DIAGS_INIT;
+    CHECK(f != NULL && acct_rules_write(f, r) == 0);
+    fclose(f);
+    int rc = acct_rules_parse_buffer("generated.yaml", buf, len, &back, &d);
+    if (rc != ACCT_RULES_OK) {
+        acct_diags_print(&d, stderr);
+        fprintf(stderr, "%s", buf);
+    }
+    CHECK(rc == ACCT_RULES_OK);
+    CHECK(back == NULL || acct_rules_equal(r, back));
+    acct_diags_free(&d);
+    free(buf);
+    return back;
+}
+
+/* ---- a small map computed by hand ------------------------------------------ */
+
+static void test_small(void)
+{
+    const int comm[] = { 2, 8 };
+    const uint64_t bytes[] = { 8, 1024, 65536 };
+    struct acct_decision m2[2] = { dec(ACCT_COLL_bcast, "binomial", 0, 0),
+                                   dec(ACCT_COLL_bcast, "pipeline", 8192, 0) };
+    /* times: rows comm, columns bytes; A = binomial, B = pipeline */
+    const double A[2][3] = { { 10, 20, 100 }, { 15, 40, 400 } };
+    const double B[2][3] = { { 20, 30, 50 }, { 30, 20, 100 } };
+    struct acct_dmap *m = NULL;
+    struct acct_diags d = ACCT_DIAGS_INIT;
+    CHECK(acct_dmap_create(ACCT_COLL_bcast, comm, 2, bytes, 3, m2, 2, &m, &d) == 0);
+    for (size_t i = 0; i < 2; i++)
+        for (size_t j = 0; j < 3; j++) {
+            CHECK(acct_dmap_set(m, i, j, 0, A[i][j]) == 0);
+            CHECK(acct_dmap_set(m, i, j, 1, B[i][j]) == 0);
+        }
+    CHECK(acct_dmap_set(m, 2, 0, 0, 1.0) == ACCT_RULES_EINVAL);
+    CHECK(acct_dmap_set(m, 0, 0, 0, -1.0) == ACCT_RULES_EINVAL);
+    CHECK(acct_dmap_set(m, 0, 0, 0, NAN) == ACCT_RULES_EINVAL);
+    CHECK(acct_dmap_finish(m, &d) == 0);
+    /* best: A A B / A B B */
+    const int32_t best[6] = { 0, 0, 1, 0, 1, 1 };
+    for (int c = 0; c < 6; c++)
+        CHECK(m->best[c] == best[c]);
+    /* extents: geometric midpoints */
+    CHECK(m->comm_lo[0] == 1 && m->comm_hi[0] == 4 && m->comm_lo[1] == 5 &&
+          m->comm_hi[1] == INT_MAX);
+    CHECK(m->bytes_lo[0] == 0 && m->bytes_hi[0] == 90 && m->bytes_hi[1] == 8192 &&
+          m->bytes_hi[2] == UINT64_MAX);
+    CHECK(acct_dmap_row(m, 1) == 0 && acct_dmap_row(m, 4) == 0 && acct_dmap_row(m, 5) == 1);
+    CHECK(acct_dmap_col(m, 90) == 0 && acct_dmap_col(m, 91) == 1 && acct_dmap_col(m, 8193) == 2);
+
+    struct acct_penalty_stats st;
+    struct acct_quadtree *qt = NULL;
+    /* depth 0: one leaf, the majority (tie 3:3 -> the lower index, A) */
+    struct acct_qt_params p0 = { 0, 100.0, ACCT_QT_LEAF_MAJORITY };
+    CHECK(acct_qt_build(m, &p0, &qt, &d) == 0);
+    CHECK(acct_qt_stats(qt, m, &st) == 0);
+    CHECK(st.leaves == 1 && st.nodes == 1 && st.depth_max == 0 && st.depth_min == 0);
+    CHECK(NEAR(st.pen_min, 0) && NEAR(st.pen_max, 300) && NEAR(st.pen_mean, 500.0 / 6) &&
+          NEAR(st.pen_median, 50));
+    CHECK(st.compared == 6 && st.unknown == 0);
+    acct_qt_free(qt);
+    /* depth 1: NW {A A} NE {B} SW {A B} -> A (tie), SE {B}: one miss of 100% */
+    struct acct_qt_params p1 = { 1, 100.0, ACCT_QT_LEAF_MAJORITY };
+    CHECK(acct_qt_build(m, &p1, &qt, &d) == 0);
+    CHECK(acct_qt_stats(qt, m, &st) == 0);
+    CHECK(st.leaves == 4 && st.nodes == 5 && st.depth_max == 1 && st.depth_min == 1);
+    CHECK(NEAR(st.pen_max, 100) && NEAR(st.pen_mean, 100.0 / 6) && NEAR(st.pen_median, 0));
+    CHECK(acct_qt_lookup(qt, 8, 1024)->alg == m2[0].alg); /* the miss */
+    CHECK(acct_qt_lookup(qt, 3, 70000)->alg == m2[1].alg);
+    acct_qt_free(qt);
+    /* exact: SW splits once more */
+    struct acct_qt_params pe = ACCT_QT_PARAMS_EXACT;
+    CHECK(acct_qt_build(m, &pe, &qt, &d) == 0);
+    CHECK(acct_qt_stats(qt, m, &st) == 0);
+    CHECK(st.leaves == 5 && st.nodes == 7 && st.depth_max == 2 && st.depth_min == 1);
+    CHECK(NEAR(st.depth_mean, 7.0 / 5) && NEAR(st.pen_max, 0) && NEAR(st.pen_mean, 0));
+    acct_qt_free(qt);
+    /* accuracy 50%: the root's majority holds 3 of 6 cells: one leaf */
+    struct acct_qt_params pa = { ACCT_QT_UNLIMITED, 50.0, ACCT_QT_LEAF_MAJORITY };
+    CHECK(acct_qt_build(m, &pa, &qt, &d) == 0);
+    CHECK(qt->nleaves == 1);
+    acct_qt_free(qt);
+    /* min-penalty leaves: the depth-0 leaf picks B (penalties 100+50+100+0+0+0 = 250% vs 500%) */
+    struct acct_qt_params pm = { 0, 100.0, ACCT_QT_LEAF_MIN_PENALTY };
+    CHECK(acct_qt_build(m, &pm, &qt, &d) == 0);
+    CHECK(acct_qt_stats(qt, m, &st) == 0);
+    CHECK(qt->nodes[0].method == 1 && NEAR(st.pen_mean, 250.0 / 6));
+    acct_qt_free(qt);
+    /* bad parameters */
+    struct acct_qt_params bad1 = { -2, 100.0, 0 }, bad2 = { 3, 0.0, 0 }, bad3 = { 3, 101, 0 };
+    CHECK(acct_qt_build(m, &bad1, &qt, &d) == ACCT_RULES_EINVAL && qt == NULL);
+    CHECK(acct_qt_build(m, &bad2, &qt, &d) == ACCT_RULES_EINVAL);
+    CHECK(acct_qt_build(m, &bad3, &qt, &d) == ACCT_RULES_EINVAL);
+
+    /* exact map -> 4 rules, parsed back */
+    struct acct_rules *r = new_rules();
+    CHECK(acct_dmap_rules(m, r, &d) == 0);
+    CHECK(r->coll[ACCT_COLL_bcast].n == 4 && r->nrules == 4);
+    const struct acct_rule *v = r->coll[ACCT_COLL_bcast].v;
+    CHECK(v[0].comm_min == 1 && v[0].comm_max == 4 && v[0].bytes_min == 0 &&
+          v[0].bytes_max == 8192 && v[0].d.alg == m2[0].alg);
+    CHECK(v[1].comm_min == 1 && v[1].bytes_min == 8193 && v[1].bytes_max == UINT64_MAX &&
+          v[1].d.alg == m2[1].alg && v[1].d.segment_bytes == 8192);
+    CHECK(v[2].comm_min == 5 && v[2].comm_max == INT_MAX && v[2].bytes_max == 90);
+    CHECK(v[3].comm_min == 5 && v[3].bytes_min == 91);
+    CHECK(acct_dmap_rules(m, r, &d) == ACCT_RULES_EINVAL); /* already has bcast rules */
+    struct acct_rules *back = roundtrip(r);
+    CHECK(acct_penalty_rules(m, back, &st) == 0 && NEAR(st.pen_max, 0) && st.compared == 6);
+    acct_rules_free(back);
+    acct_rules_free(r);
+
+    /* a hole: cell (8, 8) unmeasured takes its nearest neighbour's decision */
+    struct acct_dmap *h = NULL;
+    CHECK(acct_dmap_create(ACCT_COLL_bcast, comm, 2, bytes, 3, m2, 2, &h, &d) == 0);
+    for (size_t i = 0; i < 2; i++)
+        for (size_t j = 0; j < 3; j++)
+            if (!(i == 1 && j == 0)) {
+                acct_dmap_set(h, i, j, 0, A[i][j]);
+                acct_dmap_set(h, i, j, 1, B[i][j]);
+            }
+    CHECK(acct_dmap_finish(h, &d) == 0);
+    CHECK(!h->measured[3] && h->best[3] == 0); /* above: A (distance 1, lower row first) */
+    CHECK(acct_penalty_rules(h, NULL, &st) == 0 && st.compared == 0 && st.unknown == 5);
+    acct_dmap_free(h);
+
+    /* invalid grids */
+    const int badc[] = { 4, 2 };
+    CHECK(acct_dmap_create(ACCT_COLL_bcast, badc, 2, bytes, 3, m2, 2, &h, &d) ==
+          ACCT_RULES_EINVAL && h == NULL);
+    struct acct_decision wrong = dec(ACCT_COLL_reduce, "binomial", 0, 0);
+    CHECK(acct_dmap_create(ACCT_COLL_bcast, comm, 2, bytes, 3, &wrong, 1, &h, &d) ==
+          ACCT_RULES_EINVAL);
+    CHECK(acct_dmap_create(ACCT_COLL_bcast, comm, 2, bytes, 3, m2, 2, &h, &d) == 0);
+    CHECK(acct_dmap_finish(h, &d) == ACCT_RULES_EINVAL); /* nothing measured */
+    acct_dmap_free(h);
+    acct_diags_free(&d);
+    acct_dmap_free(m);
+}
+
+/* ---- from tuning-result points -------------------------------------------- */
+
+static void test_points(void)
+{
+    struct acct_result_point pts[5];
+    memset(pts, 0, sizeof(pts));
+    const struct { int p; uint64_t b; const char *alg; double t; } in[5] = {
+        { 4, 1024, "ring", 50 }, { 4, 1024, "recursive_doubling", 40 },
+        { 16, 1024, "ring", 70 }, { 4, 1 << 20, "ring", 900 },
+        { 16, 1 << 20, "recursive_doubling", 3000 },
+    };
+    for (int i = 0; i < 5; i++) {
+        pts[i].coll = ACCT_COLL_allreduce;
+        pts[i].comm_size = in[i].p;
+        pts[i].bytes = in[i].b;
+        pts[i].d = dec(ACCT_COLL_allreduce, in[i].alg, 0, 0);
+        pts[i].median_us = in[i].t;
+    }
+    struct acct_dmap *m = NULL;
+    struct acct_diags d = ACCT_DIAGS_INIT;
+    CHECK(acct_dmap_from_points(pts, 5, ACCT_COLL_allreduce, &m, &d) == 0 && m != NULL);
+    CHECK(m->ncomm == 2 && m->nbytes == 2 && m->nmethods == 2);
+    CHECK(m->best[0] == 1 && m->best[1] == 0 && m->best[2] == 0 && m->best[3] == 1);
+    /* CSV: a header and one line per cell */
+    char *csv = NULL;
+    size_t clen = 0;
+    FILE *cf = open_memstream(&csv, &clen);
+    CHECK(acct_dmap_write_csv(cf, m, NULL) == 0);
+    fclose(cf);
+    size_t lines = 0;
+    for (size_t i = 0; i < clen; i++)
+        lines += csv[i] == '\n';
+    CHECK(lines == 5 && strstr(csv, "allreduce,4,1024,1,\"recursive_doubling\",40,") != NULL);
+    free(csv);
+    acct_dmap_free(m);
+    /* all collectives at once */
+    struct acct_rules *r = new_rules();
+    struct acct_penalty_stats st[ACCT_COLL_COUNT];
+    struct acct_qt_params p1 = { 1, 100, ACCT_QT_LEAF_MAJORITY };
+    CHECK(acct_decide_from_points(pts, 5, NULL, r, st, &d) == 0);
+    CHECK(r->coll[ACCT_COLL_allreduce].n >= 2 && r->coll[ACCT_COLL_bcast].n == 0 &&
+          st[ACCT_COLL_allreduce].compared == 4 && st[ACCT_COLL_allreduce].pen_max == 0);
+    acct_rules_free(roundtrip(r));
+    acct_rules_free(r);
+    r = new_rules();
+    CHECK(acct_decide_from_points(pts, 5, &p1, r, st, &d) == 0);
+    CHECK(st[ACCT_COLL_allreduce].leaves == 4);
+    acct_rules_free(r);
+    CHECK(acct_dmap_from_points(pts, 5, ACCT_COLL_bcast, &m, &d) == 0 && m == NULL);
+    pts[2].median_us = -5;
+    CHECK(acct_dmap_from_points(pts, 5, ACCT_COLL_allreduce, &m, &d) == ACCT_RULES_EINVAL);
+    acct_diags_free(&d);
+}
+
+/* ---- synthetic maps ---------------------------------------------------------- */
+
+static void check_tree(const struct acct_dmap *m, const struct acct_quadtree *qt,
+                       const struct acct_qt_params *p, unsigned *seed)
+{
+    int32_t *cells = malloc(m->ncomm * m->nbytes * sizeof(*cells));
+    size_t *cnt = calloc(m->nmethods, sizeof(*cnt));
+    acct_qt_cells(qt, cells);
+    for (size_t k = 0; k < qt->nnodes; k++) {
+        const struct acct_qt_node *nd = &qt->nodes[k];
+        if (p->max_depth != ACCT_QT_UNLIMITED)
+            CHECK(nd->depth <= p->max_depth);
+        if (nd->nchild != 0)
+            continue;
+        /* a leaf is uniform, at the depth limit, or meets the threshold */
+        memset(cnt, 0, m->nmethods * sizeof(*cnt));
+        size_t n = 0, mx = 0;
+        for (uint32_t i = nd->i0; i < nd->i1; i++)
+            for (uint32_t j = nd->j0; j < nd->j1; j++, n++)
+                cnt[m->best[i * m->nbytes + j]]++;
+        for (size_t q = 0; q < m->nmethods; q++)
+            if (cnt[q] > mx)
+                mx = cnt[q];
+        CHECK(mx == n || nd->depth == p->max_depth || (double)mx * 100 >= p->accuracy * (double)n);
+        if (p->leaf_choice == ACCT_QT_LEAF_MAJORITY)
+            CHECK(cnt[nd->method] == mx);
+    }
+    /* the in-memory lookup agrees with the cells, at measured sizes and anywhere */
+    for (size_t i = 0; i < m->ncomm; i++)
+        for (size_t j = 0; j < m->nbytes; j++)
+            CHECK(acct_qt_lookup(qt, m->comm[i], m->bytes[j]) ==
+                  &qt->methods[cells[i * m->nbytes + j]]);
+    for (int t = 0; t < 2000; t++) {
+        int cs = 1 + rand_r(seed) % 2000;
+        uint64_t b = (uint64_t)rand_r(seed) << (rand_r(seed) % 30);
+        size_t i = acct_dmap_row(m, cs), j = acct_dmap_col(m, b);
+        CHECK(cs >= m->comm_lo[i] && cs <= m->comm_hi[i]);
+        CHECK(b >= m->bytes_lo[j] && b <= m->bytes_hi[j]);
+        CHECK(acct_qt_lookup(qt, cs, b) == &qt->methods[cells[i * m->nbytes + j]]);
+    }
+    /* rules: valid file, same decisions as the tree everywhere */
+    struct acct_rules *r = new_rules();
+    struct acct_diags d = ACCT_DIAGS_INIT;
+    CHECK(acct_qt_rules(qt, r, &d) == 0);
+    CHECK(r->coll[m->coll].n <= qt->nleaves);
+    struct acct_rules *back = roundtrip(r);
+    if (back != NULL) {
+        for (int t = 0; t < 300; t++) {
+            int cs = 1 + rand_r(seed) % 3000;
+            struct acct_table *tab = NULL;
+            CHECK(acct_rules_resolve(back, m->coll, cs, &tab) == 0);
+            for (int u = 0; u < 20; u++) {
+                uint64_t b = (uint64_t)rand_r(seed) << (rand_r(seed) % 34);
+                CHECK(acct_decision_equal(acct_table_lookup(tab, b), acct_qt_lookup(qt, cs, b)));
+            }
+            acct_table_free(tab);
+        }
+        struct acct_penalty_stats a, b;
+        CHECK(acct_qt_stats(qt, m, &a) == 0 && acct_penalty_rules(m, back, &b) == 0);
+        CHECK(NEAR(a.pen_mean, b.pen_mean) && NEAR(a.pen_max, b.pen_max) &&
+              a.compared == b.compared);
+    }
+    acct_rules_free(back);
+    acct_rules_free(r);
+    acct_diags_free(&d);
+    free(cnt);
+    free(cells);
+}
+
+static void test_random(void)
+{
+    unsigned seed = 12345;
+    for (int trial = 0; trial < 30; trial++) {
+        struct acct_dmap *m = NULL;
+        size_t nc = 1 + (size_t)(rand_r(&seed) % 14), nb = 1 + (size_t)(rand_r(&seed) % 24);
+        CHECK(acct_synth_map(ACCT_COLL_bcast, nc, nb, 1 + rand_r(&seed) % 6, seed, &m) == 0);
+        if (m == NULL)
+            continue;
+        const struct acct_qt_params ps[] = {
+            ACCT_QT_PARAMS_EXACT,
+            { 0, 100, ACCT_QT_LEAF_MAJORITY },
+            { 1, 100, ACCT_QT_LEAF_MAJORITY },
+            { 2, 100, ACCT_QT_LEAF_MIN_PENALTY },
+            { 3, 100, ACCT_QT_LEAF_MAJORITY },
+            { ACCT_QT_UNLIMITED, 60, ACCT_QT_LEAF_MAJORITY },
+            { 4, 80, ACCT_QT_LEAF_MIN_PENALTY },
+        };
+        for (size_t k = 0; k < sizeof(ps) / sizeof(ps[0]); k++) {
+            struct acct_quadtree *qt = NULL;
+            struct acct_diags d = ACCT_DIAGS_INIT;
+            CHECK(acct_qt_build(m, &ps[k], &qt, &d) == 0);
+            if (qt == NULL)
+                continue;
+            check_tree(m, qt, &ps[k], &seed);
+            if (k == 0) { /* exact: reproduces the map, zero penalty */
+                struct acct_penalty_stats st;
+                int32_t *cells = malloc(nc * nb * sizeof(*cells));
+                acct_qt_cells(qt, cells);
+                CHECK(memcmp(cells, m->best, nc * nb * sizeof(*cells)) == 0);
+                CHECK(acct_qt_stats(qt, m, &st) == 0 && st.pen_max == 0);
+                int lim = 0;
+                while ((1u << lim) < (nc > nb ? nc : nb))
+                    lim++;
+                CHECK(st.depth_max <= lim);
+                free(cells);
+            }
+            acct_diags_free(&d);
+            acct_qt_free(qt);
+        }
+        acct_dmap_free(m);
+    }
+}
+
+static void test_table(void)
+{
+    struct acct_dmap *m = NULL;
+    CHECK(acct_synth_map(ACCT_COLL_bcast, 32, 32, 5, 7, &m) == 0);
+    if (m == NULL)
+        return;
+    printf("synthetic bcast map 32 x 32, 5 methods, random blocks (acct_synth_map seed 7)\n");
+    acct_penalty_print_header(stdout);
+    for (int depth = 1; depth <= 6; depth++) {
+        struct acct_qt_params p = { depth, 100, ACCT_QT_LEAF_MAJORITY };
+        struct acct_quadtree *qt = NULL;
+        struct acct_penalty_stats st;
+        CHECK(acct_qt_build(m, &p, &qt, NULL) == 0);
+        CHECK(acct_qt_stats(qt, m, &st) == 0);
+        char label[16];
+        snprintf(label, sizeof(label), "depth %d", depth);
+        acct_penalty_print_row(stdout, label, &st);
+        CHECK(st.depth_max <= depth);
+        if (depth == 5) /* 32 x 32: depth 5 is exact */
+            CHECK(st.pen_max == 0);
+        acct_qt_free(qt);
+    }
+    acct_dmap_free(m);
+}
+
+/* ---- measured data ------------------------------------------------------------
+ * tests/data/bcast-shm-np8.yaml: acct-bench timings of 9 bcast methods on
+ * 2..8 ranks of this host (docs/decisions.md), read with the tuning-result
+ * parser when libacct has it. */
+
+static void test_real(void)
+{
+#ifdef ACCT_HAVE_RESULT_PARSER
+    struct acct_result *res = NULL;
+    struct acct_diags d = ACCT_DIAGS_INIT;
+    int rc = acct_result_parse_file(ACCT_DECISION_TESTDATA "/bcast-shm-np8.yaml", &res, &d);
+    if (rc != ACCT_RULES_OK)
+        acct_diags_print(&d, stderr);
+    CHECK(rc == ACCT_RULES_OK);
+    struct acct_dmap *m = NULL;
+    if (res != NULL)
+        CHECK(acct_dmap_from_points(res->points, res->npoints, ACCT_COLL_bcast, &m, &d) == 0);
+    if (m != NULL) {
+        CHECK(m->ncomm == 5 && m->nbytes == 9 && m->nmethods == 9);
+        for (int lc = 0; lc < 2; lc++) {
+            printf("measured bcast map 5 x 9, 9 methods, leaves: %s\n",
+                   lc ? "least total penalty" : "majority");
+            acct_penalty_print_header(stdout);
+            for (int depth = 1; depth <= 5; depth++) {
+                struct acct_qt_params p = { depth == 5 ? ACCT_QT_UNLIMITED : depth, 100,
+                                            (enum acct_qt_leaf_choice)lc };
+                struct acct_quadtree *qt = NULL;
+                struct acct_penalty_stats st;
+                CHECK(acct_qt_build(m, &p, &qt, &d) == 0);
+                CHECK(qt != NULL && acct_qt_stats(qt, m, &st) == 0);
+                char label[16];
+                snprintf(label, sizeof(label), depth == 5 ? "exact" : "depth %d", depth);
+                acct_penalty_print_row(stdout, label, &st);
+                if (depth == 5)
+                    CHECK(st.pen_max == 0 && st.compared == 45);
+                acct_qt_free(qt);
+            }
+        }
+    }
+    acct_dmap_free(m);
+    acct_result_free(res);
+    acct_diags_free(&d);
+#else
+    printf("skipped: built without the tuning-result parser\n");
+#endif
+}
+
+/* ---- exports ------------------------------------------------------------------ */
+
+static const char rules_yaml[] =
+    "acct_rules: 1\n"
+    "provenance: {partition: eth, interconnect: tcp-1g, version: 3, source: measured,\n"
+    "             created: \"2026-11-22T15:00:00Z\", tuning_run: r-1}\n"
+    "collectives:\n"
+    "  barrier:\n"
+    "    - {comm_size: [2, max], algorithm: dissemination}\n"
+    "  bcast:\n"
+    "    - {comm_size: [2, 4], bytes: [0, 1023], algorithm: linear}\n"
+    "    - {comm_size: [2, 4], bytes: [1K, 64K], algorithm: binomial}\n"
+    "    - {comm_size: [2, 4], bytes: [65537, max], algorithm: pipeline, segment: 8K}\n"
+    "    - {comm_size: [5, max], bytes: [0, 4K], algorithm: knomial, fanout: 8}\n"
+    "    - {comm_size: [5, 16], bytes: [4097, 1M], algorithm: chain, segment: 16K}\n"
+    "    - {comm_size: [7, 9], bytes: [2M, max], algorithm: split_binary, segment: 1K, reorder: true}\n"
+    "  allreduce:\n"
+    "    - {comm_size: [2, 64], bytes: [0, 4K], algorithm: recursive_doubling}\n"
+    "    - {comm_size: [2, 64], bytes: [4097, 1M], algorithm: ring}\n"
+    "    - {comm_size: [3, 12], bytes: [1048577, max], algorithm: allgather_reduce}\n"
+    "  allgather:\n"
+    "    - {comm_size: [2, max], bytes: [0, 1K], algorithm: recursive_doubling}\n"
+    "    - {comm_size: [2, max], bytes: [1025, max], algorithm: ring}\n"
+    "  alltoall:\n"
+    "    - {comm_size: [2, 8], bytes: [0, 255], algorithm: bruck}\n"
+    "    - {comm_size: [2, 8], bytes: [256, max], algorithm: pairwise}\n"
+    "    - {comm_size: [9, max], algorithm: gather_scatter}\n"
+    "  gather:\n"
+    "    - {comm_size: [2, 10], bytes: [0, 100], algorithm: binomial}\n"
+    "    - {comm_size: [2, 10], bytes: [101, max], algorithm: linear_sync, segment: 1K}\n"
+    "  reduce_scatter_block:\n"
+    "    - {comm_size: [4, max], bytes: [16, 4M], algorithm: recursive_halving}\n";
+
+static struct acct_rules *example_rules(void)
+{
+    struct acct_rules *r = NULL;
+    struct acct_diags d = ACCT_DIAGS_INIT;
+    int rc = acct_rules_parse_buffer("example.yaml", rules_yaml, strlen(rules_yaml), &r, &d);
+    if (rc != ACCT_RULES_OK)
+        acct_diags_print(&d, stderr);
+    CHECK(rc == ACCT_RULES_OK);
+    acct_diags_free(&d);
+    return r;
+}
+
+/* Byte sizes around every rule boundary, plus a spread of others. */
+static size_t probe_sizes(const struct acct_rules *r, uint64_t *out, size_t max)
+{
+    size_t n = 0;
+    const uint64_t fixed[] = { 0, 1, 7, 8, 100, 1000, 4096, 65536, 1u << 20, 1ull << 30,
+                               1ull << 40, UINT64_MAX / 4, UINT64_MAX };
+    for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]) && n < max; i++)
+        out[n++] = fixed[i];
+    for (int c = 0; c < ACCT_COLL_COUNT; c++)
+        for (size_t i = 0; i < r->coll[c].n && n + 4 <= max; i++) {
+            const struct acct_rule *x = &r->coll[c].v[i];
+            out[n++] = x->bytes_min;
+            if (x->bytes_min > 0)
+                out[n++] = x->bytes_min - 1;
+            out[n++] = x->bytes_max;
+            if (x->bytes_max < UINT64_MAX)
+                out[n++] = x->bytes_max + 1;
+        }
+    return n;
+}
+
+static void test_ompi(void)
+{
+    struct acct_rules *r = example_rules();
+    if (r == NULL)
+        return;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    struct acct_diags notes = ACCT_DIAGS_INIT, d = ACCT_DIAGS_INIT;
+    struct acct_ompi_export_opts o = { .max_comm_size = 24 };
+    CHECK(acct_export_ompi(f, r, &o, &notes) == 0);
+    fclose(f);
+    /* notes: allgather_reduce, alltoall gather_scatter (no equivalent),
+     * split_binary's reorder */
+    CHECK(notes.total == 3);
+    if (getenv("ACCT_TEST_VERBOSE")) {
+        fputs(buf, stdout);
+        acct_diags_print(&notes, stdout);
+    }
+    struct acct_ompi_rules *om = NULL;
+    int rc = acct_ompi_parse_buffer("export.conf", buf, len, &om, &d);
+    if (rc != 0) {
+        acct_diags_print(&d, stderr);
+        fputs(buf, stderr);
+    }
+    CHECK(rc == 0);
+    uint64_t sizes[256];
+    size_t ns = probe_sizes(r, sizes, 256);
+    size_t compared = 0;
+    for (int c = 0; c < ACCT_COLL_COUNT && om != NULL; c++) {
+        int id = acct_ompi_coll_id((enum acct_coll_id)c);
+        for (int p = 1; p <= o.max_comm_size; p++) {
+            struct acct_table *t = NULL;
+            CHECK(acct_rules_resolve(r, (enum acct_coll_id)c, p, &t) == 0);
+            for (size_t k = 0; k < ns; k++) {
+                uint64_t m = c == ACCT_COLL_barrier ? 0 : sizes[k];
+                const struct acct_decision *want = acct_table_lookup(t, m);
+                const struct acct_ompi_alg_map *mp = acct_ompi_map(want->alg);
+                uint64_t msg = acct_ompi_msg_bytes((enum acct_coll_id)c, p, m);
+                const struct acct_ompi_msg_rule *got = acct_ompi_lookup(om, id, p, msg);
+                int galg = got ? got->alg : 0;
+                if (msg > (uint64_t)LONG_MAX)
+                    continue; /* beyond what Open MPI can express */
+                compared++;
+                if (galg != mp->ompi_alg) {
+                    fprintf(stderr, "%s p=%d m=%llu: Open MPI alg %d, want %d (%s)\n",
+                            acct_coll_name((enum acct_coll_id)c), p, (unsigned long long)m,
+                            galg, mp->ompi_alg, want->alg->name);
+                    failures++;
+                    continue;
+                }
+                if (galg == 0)
+                    continue;
+                int fan = want->alg->flags & ACCT_ALG_FANOUT
+                              ? (want->fanout ? want->fanout : want->alg->fanout_default)
+                              : 0;
+                CHECK(got->segsize == (int)want->segment_bytes && got->faninout == fan);
+            }
+            acct_table_free(t);
+        }
+    }
+    CHECK(compared > 1000);
+    /* the example's shape: pairs (1, 1) of sections for bcast */
+    acct_ompi_rules_free(om);
+    acct_diags_free(&notes);
+    acct_diags_free(&d);
+    free(buf);
+    acct_rules_free(r);
+}
+
+static void test_ompi_bad(void)
+{
+    static const struct {
+        const char *text;
+        int line; /* of the first problem */
+        const char *needle;
+    } cases[] = {
+        { "1\n7\n1\n1 1\n0 6 0 0\n", 0, NULL },
+        { "# comment 12 34\n1 # two\n7\n1\n1 1\n0 6 0 0 # last\n", 0, NULL },
+        { "1\n07\n1\n1 1\n0 6 0 0\n", 2, "octal" },
+        { "1\n7\n1\n1 1\n0 6 0 8K\n", 5, "decimal" },
+        { "1\n7\n1\n1 1\n0 6 0\n", 5, "ends" },
+        { "1\n7\n1\n1 1\n0 6 0 0\n5\n", 6, "after the last rule" },
+        { "1\n7\n1\n1 1\n100 6 0 0\n", 5, "start at 0" },
+        { "1\n7\n1\n1 1\n0 12 0 0\n", 5, "does not exist" },
+        { "2\n7\n1\n1 1\n0 6 0 0\n7\n1\n1 1\n0 6 0 0\n", 6, "twice" },
+        { "1\n7\n1\n1 1\n0 -6 0 0\n", 5, "negative" },
+        { "1\n7\n2\n8 1\n0 6 0 0\n4 1\n0 6 0 0\n", 6, "ascending" },
+        { "1\n7\n1\n1 2\n0 6 0 0\n0 1 0 0\n", 6, "not above" },
+        { "1\n7\n1\n1 1\n0 2 0 0\n", 5, "fan-out" },
+        { "1\n40\n1\n1 1\n0 6 0 0\n", 2, "collective id" },
+        { "1\n7\n1\n1 1\n0 6 0 99999999999999999999\n", 5, "larger" },
+        { "1\n7\n1000000\n1 1\n0 6 0 0\n", 3, "too short" },
+        { "", 0, "ends" },
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct acct_ompi_rules *om = NULL;
+        struct acct_diags d = ACCT_DIAGS_INIT;
+        int rc = acct_ompi_parse_buffer("bad.conf", cases[i].text, strlen(cases[i].text), &om,
+                                        &d);
+        if (cases[i].needle == NULL) {
+            CHECK(rc == 0 && om != NULL && d.total == 0);
+        } else {
+            char line[1024] = "";
+            if (d.n > 0)
+                acct_diag_format(&d, 0, line, sizeof(line));
+            if (rc != ACCT_RULES_EINVAL || om != NULL || d.n == 0 ||
+                d.v[0].line != cases[i].line || strstr(line, cases[i].needle) == NULL) {
+                fprintf(stderr, "case %zu: rc %d, first problem: %s\n", i, rc, line);
+                failures++;
+            }
+        }
+        acct_ompi_rules_free(om);
+        acct_diags_free(&d);
+    }
+}
+
+/* Random mutations of an exported file: the validator never crashes, and
+ * whatever it accepts answers lookups. */
+static void test_ompi_mutations(void)
+{
+    struct acct_rules *r = example_rules();
+    if (r == NULL)
+        return;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    struct acct_ompi_export_opts o = { .max_comm_size = 6 };
+    CHECK(acct_export_ompi(f, r, &o, NULL) == 0);
+    fclose(f);
+    unsigned seed = 4242;
+    size_t accepted = 0;
+    char *mut = malloc(len + 64);
+    static const char alphabet[] = "0123456789 \n#-xK";
+    for (int t = 0; t < 3000 && mut != NULL; t++) {
+        size_t n = len;
+        memcpy(mut, buf, len);
+        int edits = 1 + rand_r(&seed) % 4;
+        for (int e = 0; e < edits && n > 0; e++) {
+            size_t at = (size_t)rand_r(&seed) % n;
+            switch (rand_r(&seed) % 3) {
+            case 0: /* replace */
+                mut[at] = alphabet[rand_r(&seed) % (int)(sizeof(alphabet) - 1)];
+                break;
+            case 1: /* delete */
+                memmove(mut + at, mut + at + 1, n - at - 1);
+                n--;
+                break;
+            default: /* insert */
+                if (n < len + 60) {
+                    memmove(mut + at + 1, mut + at, n - at);
+                    mut[at] = alphabet[rand_r(&seed) % (int)(sizeof(alphabet) - 1)];
+                    n++;
+                }
+            }
+        }
+        struct acct_ompi_rules *om = NULL;
+        struct acct_diags d = ACCT_DIAGS_INIT;
+        int rc = acct_ompi_parse_buffer("mut.conf", mut, n, &om, &d);
+        CHECK((rc == 0) == (om != NULL));
+        CHECK(rc == 0 || d.total > 0);
+        if (om != NULL) {
+            accepted++;
+            for (int p = 0; p < 10; p++)
+                for (int id = 0; id < ACCT_OMPI_COLLCOUNT; id++)
+                    (void)acct_ompi_lookup(om, id, p, (uint64_t)rand_r(&seed));
+        }
+        acct_ompi_rules_free(om);
+        acct_diags_free(&d);
+    }
+    printf("validator: %zu of 3000 mutated files accepted\n", accepted);
+    free(mut);
+    free(buf);
+    acct_rules_free(r);
+}
+
+static int write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    if (f == NULL)
+        return -1;
+    fputs(text, f);
+    return fclose(f);
+}
+
+static void test_c_export(void)
+{
+    struct acct_rules *r = example_rules();
+    if (r == NULL)
+        return;
+    char dir[] = "/tmp/acct-cexport-XXXXXX";
+    if (mkdtemp(dir) == NULL) {
+        failures++;
+        acct_rules_free(r);
+        return;
+    }
+    char gen[256], drv[256], in[256], exe[256], cmd[2048];
+    snprintf(gen, sizeof(gen), "%s/gen.c", dir);
+    snprintf(drv, sizeof(drv), "%s/drv.c", dir);
+    snprintf(in, sizeof(in), "%s/in.txt", dir);
+    snprintf(exe, sizeof(exe), "%s/drv", dir);
+    FILE *f = fopen(gen, "w");
+    CHECK(f != NULL && acct_export_c(f, r, NULL) == 0);
+    if (f)
+        fclose(f);
+    CHECK(acct_export_c(stdout, r, "9bad") == ACCT_RULES_EINVAL);
+
+    /* A driver: reads "coll p bytes" lines, prints the decision. */
+    char *dsrc = NULL;
+    size_t dlen = 0;
+    FILE *ds = open_memstream(&dsrc, &dlen);
+    fprintf(ds, "#include <stdio.h>\n#include <string.h>\n#include <stdint.h>\n"
+                "#include <stdbool.h>\n#define ACCT_GEN_DECISION_DEFINED\n"
+                "struct acct_gen_decision { const char *alg; uint64_t segment; int fanout; "
+                "bool reorder; };\n");
+    for (int c = 0; c < ACCT_COLL_COUNT; c++)
+        if (r->coll[c].n)
+            fprintf(ds, "extern const struct acct_gen_decision acct_decide_%s_methods[];\n"
+                        "int acct_decide_%s(int, uint64_t);\n",
+                    acct_coll_name((enum acct_coll_id)c), acct_coll_name((enum acct_coll_id)c));
+    fprintf(ds, "int main(void)\n{\n    char coll[32];\n    int p;\n    unsigned long long b;\n"
+                "    while (scanf(\"%%31s %%d %%llu\", coll, &p, &b) == 3) {\n"
+                "        const struct acct_gen_decision *d = NULL;\n");
+    for (int c = 0; c < ACCT_COLL_COUNT; c++)
+        if (r->coll[c].n)
+            fprintf(ds, "        if (strcmp(coll, \"%s\") == 0)\n"
+                        "            d = &acct_decide_%s_methods[acct_decide_%s(p, b)];\n",
+                    acct_coll_name((enum acct_coll_id)c), acct_coll_name((enum acct_coll_id)c),
+                    acct_coll_name((enum acct_coll_id)c));
+    fprintf(ds, "        if (d == NULL)\n            return 2;\n"
+                "        printf(\"%%s %%llu %%d %%d\\n\", d->alg, (unsigned long long)d->segment, "
+                "d->fanout, (int)d->reorder);\n    }\n    return 0;\n}\n");
+    fclose(ds);
+    CHECK(write_file(drv, dsrc) == 0);
+    free(dsrc);
+
+    /* Queries and the expected answers from acct_rules_resolve. */
+    uint64_t sizes[256];
+    size_t ns = probe_sizes(r, sizes, 256);
+    char *want = NULL;
+    size_t wlen = 0;
+    FILE *w = open_memstream(&want, &wlen), *q = fopen(in, "w");
+    size_t nq = 0;
+    const int ps[] = { -1, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 16, 17, 63, 64, 65,
+                       1000, 1024, INT_MAX };
+    for (int c = 0; c < ACCT_COLL_COUNT && q; c++) {
+        if (r->coll[c].n == 0)
+            continue;
+        for (size_t pi = 0; pi < sizeof(ps) / sizeof(ps[0]); pi++) {
+            struct acct_table *t = NULL;
+            CHECK(acct_rules_resolve(r, (enum acct_coll_id)c, ps[pi], &t) == 0);
+            for (size_t k = 0; k < ns; k++) {
+                const struct acct_decision *dd = acct_table_lookup(t, sizes[k]);
+                fprintf(q, "%s %d %llu\n", acct_coll_name((enum acct_coll_id)c), ps[pi],
+                        (unsigned long long)sizes[k]);
+                nq++;
+                fprintf(w, "%s %llu %d %d\n", dd->alg->name,
+                        (unsigned long long)dd->segment_bytes, dd->fanout, (int)dd->reorder);
+            }
+            acct_table_free(t);
+        }
+    }
+    if (q)
+        fclose(q);
+    fclose(w);
+    snprintf(cmd, sizeof(cmd), "%s -std=c11 -O1 -Wall -Wextra -Werror -o %s %s %s && %s < %s",
+             ACCT_TEST_CC, exe, gen, drv, exe, in);
+    FILE *pp = popen(cmd, "r");
+    char *got = NULL;
+    size_t glen = 0;
+    FILE *g = open_memstream(&got, &glen);
+    char line[512];
+    while (pp && fgets(line, sizeof(line), pp))
+        fputs(line, g);
+    int st = pp ? pclose(pp) : -1;
+    fclose(g);
+    CHECK(st == 0);
+    CHECK(glen == wlen && memcmp(got, want, wlen) == 0);
+    if (glen != wlen || memcmp(got, want, wlen) != 0)
+        fprintf(stderr, "generated C disagrees with acct_table_lookup (kept in %s)\n", dir);
+    else {
+        unlink(gen);
+        unlink(drv);
+        unlink(in);
+        unlink(exe);
+        rmdir(dir);
+    }
+    printf("C export: %zu lookups compared\n", nq);
+    free(got);
+    free(want);
+    acct_rules_free(r);
+}
+
+int main(int argc, char **argv)
+{
+    const char *which = argc > 1 ? argv[1] : "all";
+    int all = strcmp(which, "all") == 0;
+    if (all || strcmp(which, "small") == 0) {
+        test_small();
+        test_points();
+    }
+    if (all || strcmp(which, "random") == 0)
+        test_random();
+    if (all || strcmp(which, "table") == 0) {
+        test_table();
+        test_real();
+    }
+    if (all || strcmp(which, "ompi") == 0)
+        test_ompi();
+    if (all || strcmp(which, "ompi_bad") == 0) {
+        test_ompi_bad();
+        test_ompi_mutations();
+    }
+    if (all || strcmp(which, "c_export") == 0)
+        test_c_export();
+    if (failures)
+        fprintf(stderr, "%d checks failed\n", failures);
+    return failures ? 1 : 0;
+}
