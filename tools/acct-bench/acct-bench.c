@@ -4,9 +4,10 @@
  *
  *   check      fill known data, call once (untimed), check every rank's result
  *   warm-up    w untimed calls, each after a barrier
- *   measure    n calls, each after a barrier, timed per rank with MPI_Wtime;
- *              a repetition's time is the max over ranks (one reduction at
- *              the end); --time-limit stops early, decided by rank 0
+ *   measure    n calls, each after a barrier, timed per rank with
+ *              CLOCK_MONOTONIC; a repetition's time is the max over ranks
+ *              (one reduction at the end); --time-limit stops early, decided
+ *              by rank 0 (kit_measure, measure.c, shared with acct-tune)
  *   summarise  rank 0: median, quartiles, min, max, mean after dropping
  *              repetitions above Q3 + k*IQR (libacct/core/stats.c)
  *
@@ -25,7 +26,6 @@
 
 #include "acct/common.h"
 
-#define US_PER_S 1e6
 #define BUF_ALIGN 64
 
 /* Everything one communicator size needs; buffers sized for the largest
@@ -39,26 +39,6 @@ struct bench_ctx {
     FILE *file;       /* rank 0: --output, or NULL */
 };
 
-/* Agree on an outcome: if any rank of comm failed, every rank returns the
- * failure of the lowest failing rank, and gets its message in err. */
-static int agree(int rc, char *err, size_t errlen, MPI_Comm comm)
-{
-    int rank = 0, bad = INT_MAX, first = INT_MAX;
-    int out = BENCH_EXIT_OK;
-
-    PMPI_Comm_rank(comm, &rank);
-    if (rc != BENCH_EXIT_OK)
-        bad = rank;
-    PMPI_Allreduce(&bad, &first, 1, MPI_INT, MPI_MIN, comm);
-    if (first != INT_MAX) {
-        out = rc;
-        PMPI_Bcast(&out, 1, MPI_INT, first, comm);
-        PMPI_Bcast(err, (int)errlen, MPI_CHAR, first, comm);
-        err[errlen - 1] = '\0';
-    }
-    return out;
-}
-
 static void *buf_alloc(size_t bytes, int *ok)
 {
     void *p = NULL;
@@ -71,42 +51,6 @@ static void *buf_alloc(size_t bytes, int *ok)
         *ok = *ok && p != NULL;
     }
     return p;
-}
-
-/* Do the buffers of all ranks of comm on this node fit in its memory? (The
- * buffers are touched before timing, so overcommitting would end in the OOM
- * killer rather than in a clean error.) Collective over comm. */
-static int memory_fits(MPI_Comm comm, size_t need, char *err, size_t errlen)
-{
-    int rc = BENCH_EXIT_OK;
-    int local = 0;
-    MPI_Comm node = MPI_COMM_NULL;
-    double mine = (double)need, total = 0.0; /* a sum that cannot overflow */
-    double mem = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
-
-    PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-    PMPI_Comm_size(node, &local);
-    PMPI_Allreduce(&mine, &total, 1, MPI_DOUBLE, MPI_SUM, node);
-    PMPI_Comm_free(&node);
-    if (mem > 0.0 && total >= mem) {
-        rc = BENCH_EXIT_FAIL;
-        snprintf(err, errlen, "the buffers of the %d ranks on this node need %.0f bytes, more "
-                 "than its memory (%.0f bytes)", local, total, mem);
-    }
-    return rc;
-}
-
-/* Rank 0 decides whether the point's time is up and tells everyone. */
-static int time_is_up(const struct bench_ctx *x, double t_start)
-{
-    int up = 0;
-
-    if (x->o->time_limit > 0.0) {
-        if (x->call.rank == 0)
-            up = MPI_Wtime() - t_start > x->o->time_limit;
-        PMPI_Bcast(&up, 1, MPI_INT, 0, x->call.comm);
-    }
-    return up;
 }
 
 static int write_row(struct bench_ctx *x, const struct bench_row *row)
@@ -124,59 +68,31 @@ static int bench_point(struct bench_ctx *x, uint64_t m, char *err, size_t errlen
     const struct bench_opts *o = x->o;
     struct bench_call *c = &x->call;
     int rc = BENCH_EXIT_OK;
-    int mpi_rc = MPI_SUCCESS, mpi_failed = 0;
-    int reps = 0;
-    double t_start = MPI_Wtime();
+    int reps = 0, bad = 0;
+    enum kit_status st = KIT_OK;
+    struct kit_timing t = { .warmup = o->warmup, .iterations = o->iterations,
+                            .time_limit = o->time_limit };
     struct bench_row row = { .label = o->label, .collective = o->coll->name,
                              .comm_size = c->size, .bytes = m };
 
     c->count = (int)(m / o->dtype->size);
-
-    /* check */
-    o->coll->fill(c);
-    PMPI_Barrier(c->comm);
-    mpi_rc = o->coll->run(c);
-    if (mpi_rc != MPI_SUCCESS || !o->coll->check(c)) {
+    st = kit_measure(o->coll, c, &t, x->times, x->maxtimes, &reps, &bad);
+    if (st == KIT_WRONG_RESULT) {
         rc = BENCH_EXIT_FAIL;
         snprintf(err, errlen, "%s of %llu bytes on %d ranks (datatype %s, root %d): wrong "
                  "result on rank %d", o->coll->name, (unsigned long long)m, c->size,
-                 o->dtype->name, c->root, c->rank);
-    }
-    rc = agree(rc, err, errlen, c->comm);
-    if (rc != BENCH_EXIT_OK)
-        goto out;
-
-    /* warm-up */
-    for (int w = 0; w < o->warmup && !time_is_up(x, t_start); w++) {
-        PMPI_Barrier(c->comm);
-        mpi_failed |= o->coll->run(c) != MPI_SUCCESS;
-    }
-
-    /* measure: at least one repetition */
-    for (reps = 0; reps < o->iterations && (reps == 0 || !time_is_up(x, t_start)); reps++) {
-        PMPI_Barrier(c->comm);
-        double t0 = MPI_Wtime();
-        mpi_rc = o->coll->run(c);
-        double t1 = MPI_Wtime();
-        x->times[reps] = t1 - t0;
-        mpi_failed |= mpi_rc != MPI_SUCCESS;
-    }
-    PMPI_Reduce(x->times, x->maxtimes, reps, MPI_DOUBLE, MPI_MAX, 0, c->comm);
-
-    if (mpi_failed) {
+                 o->dtype->name, c->root, bad);
+    } else if (st == KIT_CALL_FAILED) {
         rc = BENCH_EXIT_FAIL;
         snprintf(err, errlen, "%s of %llu bytes on %d ranks failed on rank %d", o->coll->name,
-                 (unsigned long long)m, c->size, c->rank);
+                 (unsigned long long)m, c->size, bad);
     }
-    rc = agree(rc, err, errlen, c->comm);
     if (rc != BENCH_EXIT_OK)
         goto out;
 
     /* summarise and report */
     if (c->rank == 0) {
         int stats_rc = ACCT_STATS_OK;
-        for (int i = 0; i < reps; i++)
-            x->maxtimes[i] *= US_PER_S;
         row.iterations = reps;
         stats_rc = acct_stats_summarize(x->maxtimes, (size_t)reps, o->outlier_k, &row.us);
         if (stats_rc != ACCT_STATS_OK) {
@@ -188,7 +104,7 @@ static int bench_point(struct bench_ctx *x, uint64_t m, char *err, size_t errlen
             snprintf(err, errlen, "cannot write the results: %s", strerror(errno));
         }
     }
-    rc = agree(rc, err, errlen, c->comm);
+    rc = kit_agree(rc, err, errlen, c->comm);
 out:
     return rc;
 }
@@ -218,10 +134,10 @@ static int bench_comm(struct bench_ctx *x, MPI_Comm comm, char *err, size_t errl
     /* options.c checked that these fit a size_t */
     sbytes = bench_blocks_bytes(coll->send, (size_t)max_m, c->size, c->rank == c->root, &ovf_s);
     rbytes = bench_blocks_bytes(coll->recv, (size_t)max_m, c->size, c->rank == c->root, &ovf_r);
-    rc = memory_fits(comm, ovf_s || ovf_r || sbytes > SIZE_MAX - rbytes ? SIZE_MAX
+    rc = kit_memory_fits(comm, ovf_s || ovf_r || sbytes > SIZE_MAX - rbytes ? SIZE_MAX
                                                                        : sbytes + rbytes,
                      err, errlen);
-    rc = agree(rc, err, errlen, comm);
+    rc = kit_agree(rc, err, errlen, comm);
     if (rc != BENCH_EXIT_OK)
         goto out;
     c->sbuf = buf_alloc(sbytes, &ok);
@@ -234,7 +150,7 @@ static int bench_comm(struct bench_ctx *x, MPI_Comm comm, char *err, size_t errl
         snprintf(err, errlen, "cannot allocate %zu + %zu bytes for %s of %llu bytes on %d "
                  "ranks (rank %d)", sbytes, rbytes, coll->name, (unsigned long long)max_m,
                  c->size, c->rank);
-    rc = agree(rc, err, errlen, comm);
+    rc = kit_agree(rc, err, errlen, comm);
     for (size_t i = 0; i < nsizes && rc == BENCH_EXIT_OK; i++)
         rc = bench_point(x, sizes[i], err, errlen);
 out:
@@ -268,7 +184,7 @@ static int bench_all(struct bench_ctx *x, char *err, size_t errlen)
             rc = bench_comm(x, comm, err, errlen);
             MPI_Comm_free(&comm);
         }
-        rc = agree(rc, err, errlen, MPI_COMM_WORLD);
+        rc = kit_agree(rc, err, errlen, MPI_COMM_WORLD);
     }
     return rc;
 }
@@ -288,7 +204,7 @@ static int open_output(const struct bench_opts *o, int rank, FILE **file, char *
                      strerror(errno));
         }
     }
-    return agree(rc, err, errlen, MPI_COMM_WORLD);
+    return kit_agree(rc, err, errlen, MPI_COMM_WORLD);
 }
 
 /* Rank 0 closes --output (a full disk shows here); everyone learns the verdict. */
@@ -301,7 +217,7 @@ static int close_output(FILE **file, const char *name, char *err, size_t errlen)
         snprintf(err, errlen, "--output: cannot write \"%s\": %s", name, strerror(errno));
     }
     *file = NULL;
-    return agree(rc, err, errlen, MPI_COMM_WORLD);
+    return kit_agree(rc, err, errlen, MPI_COMM_WORLD);
 }
 
 /* Rank 0 writes the conditions and the column names. */
@@ -322,7 +238,7 @@ static int write_headers(const struct bench_ctx *x, const struct bench_condition
         if (rc != BENCH_EXIT_OK)
             snprintf(err, errlen, "cannot write the output");
     }
-    return agree(rc, err, errlen, MPI_COMM_WORLD);
+    return kit_agree(rc, err, errlen, MPI_COMM_WORLD);
 }
 
 int main(int argc, char **argv)
@@ -345,7 +261,7 @@ int main(int argc, char **argv)
     PMPI_Comm_size(MPI_COMM_WORLD, &size);
 
     rc = bench_opts_parse(argc, argv, size, &opts, err, sizeof(err));
-    rc = agree(rc, err, sizeof(err), MPI_COMM_WORLD);
+    rc = kit_agree(rc, err, sizeof(err), MPI_COMM_WORLD);
     if (rc != BENCH_EXIT_OK || opts.help)
         goto out;
     x.o = &opts;

@@ -2,8 +2,8 @@
  *
  *   acct-bench.c  main(): set-up, the measurement loop, agreement between ranks
  *   options.c     command line (no MPI calls): parse and validate
- *   colls.c       the collectives: buffer shapes, the call, fill and check
  *   report.c      conditions header, table / TSV / CSV rows
+ * and the kit shared with acct-tune (kit.h: colls.c, measure.c, topology.c).
  *
  * Rule: every decision that changes what a rank does next (stop, go on, fail)
  * is made identically on every rank — from the same command line, or by rank 0
@@ -19,6 +19,7 @@
 #include <mpi.h>
 
 #include "acct/stats.h"
+#include "kit.h"
 
 #define BENCH_NAME "acct-bench"
 
@@ -29,78 +30,6 @@
 
 /* Length of one error message. */
 #define BENCH_ERRLEN 512
-
-/* ---- datatypes ----------------------------------------------------------- */
-
-enum bench_dtype_id {
-    BENCH_DT_BYTE = 0,
-    BENCH_DT_INT,
-    BENCH_DT_DOUBLE,
-};
-
-struct bench_dtype {
-    const char *name;
-    enum bench_dtype_id id;
-    size_t size; /* bytes per element */
-};
-
-/* Table ends with a {.name = NULL} sentinel. */
-extern const struct bench_dtype bench_dtypes[];
-
-const struct bench_dtype *bench_dtype_find(const char *name);
-/* Datatype passed to data-movement collectives (MPI_BYTE for byte). */
-MPI_Datatype bench_dtype_move(const struct bench_dtype *dt);
-/* Datatype passed to reductions (MPI_UNSIGNED_CHAR for byte: MPI_SUM is not
- * defined on MPI_BYTE). */
-MPI_Datatype bench_dtype_reduce(const struct bench_dtype *dt);
-
-/* ---- collectives --------------------------------------------------------- */
-
-/* Size of a buffer in units of the message size m on one rank. */
-enum bench_blocks {
-    BENCH_BLOCKS_NONE = 0,
-    BENCH_BLOCKS_ONE,         /* m on every rank */
-    BENCH_BLOCKS_ONE_AT_ROOT, /* m at the root, none elsewhere */
-    BENCH_BLOCKS_P,           /* p * m on every rank */
-    BENCH_BLOCKS_P_AT_ROOT,   /* p * m at the root, none elsewhere */
-};
-
-/* One prepared call: everything a collective needs for one message size. */
-struct bench_call {
-    MPI_Comm comm;
-    int rank;
-    int size;
-    int root;
-    int count; /* elements per block: m / datatype size */
-    const struct bench_dtype *dtype;
-    void *sbuf;
-    void *rbuf;
-};
-
-struct bench_coll {
-    const char *name;
-    int rooted;        /* takes --root */
-    int has_data;      /* 0 for barrier: no message size */
-    const char *size_meaning; /* what the message size m is, for --help */
-    enum bench_blocks send;
-    enum bench_blocks recv;
-    /* The timed call (MPI_*, so a PMPI interposer such as libacct sees it). */
-    int (*run)(const struct bench_call *c);
-    /* Put a known pattern in the send buffers and poison the receive buffers. */
-    void (*fill)(const struct bench_call *c);
-    /* 1 if this rank's result is the expected one. */
-    int (*check)(const struct bench_call *c);
-};
-
-/* Table ends with a {.name = NULL} sentinel. */
-extern const struct bench_coll bench_colls[];
-
-const struct bench_coll *bench_coll_find(const char *name);
-
-/* Bytes of a buffer of shape `blocks` on `rank` for message size m; 0 and
- * *overflow = 1 if it does not fit a size_t. */
-size_t bench_blocks_bytes(enum bench_blocks blocks, size_t m, int p, int is_root,
-                          int *overflow);
 
 /* ---- options ------------------------------------------------------------- */
 

@@ -23,7 +23,7 @@
  * 255 / p + 1. (Overflow is avoided on purpose: Open MPI 4.1's AVX reduction
  * kernels saturate where C arithmetic wraps, so an overflowing sum has no one
  * right answer.) */
-#include "bench.h"
+#include "kit.h"
 
 #include <limits.h>
 #include <string.h>

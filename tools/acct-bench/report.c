@@ -79,64 +79,31 @@ static int libacct_mapped(char *paths, size_t len)
 }
 
 /* Hosts, node count, ranks per node and layout from the processor names of
- * all ranks (names[r * stride]), in rank order. */
+ * all ranks (names[r * stride]), in rank order (kit_topology). */
 static int write_topology(FILE *f, const char *names, size_t stride, int nranks)
 {
     int rc = BENCH_EXIT_FAIL;
-    int *host_of = malloc((size_t)nranks * sizeof(*host_of));
-    int *first_rank = malloc((size_t)nranks * sizeof(*first_rank)); /* per host */
-    int *count = calloc((size_t)nranks, sizeof(*count));             /* per host */
-    int nodes = 0, block = 1, cyclic = 1, rpn_min = 0, rpn_max = 0;
-    const char *layout = "mixed";
+    struct kit_topology t;
 
-    if (host_of == NULL || first_rank == NULL || count == NULL)
+    if (kit_topology(names, stride, nranks, &t) != 0)
         goto out;
-    for (int r = 0; r < nranks; r++) {
-        int h = 0;
-        while (h < nodes && strcmp(names + (size_t)first_rank[h] * stride,
-                                   names + (size_t)r * stride) != 0)
-            h++;
-        if (h == nodes)
-            first_rank[nodes++] = r;
-        host_of[r] = h;
-        count[h]++;
-    }
-    rpn_min = rpn_max = count[0];
-    for (int h = 1; h < nodes; h++) {
-        rpn_min = count[h] < rpn_min ? count[h] : rpn_min;
-        rpn_max = count[h] > rpn_max ? count[h] : rpn_max;
-    }
-    /* Hosts are numbered by first appearance, so "block" (each host's ranks
-     * consecutive) means non-decreasing numbers, and "cyclic" (round robin)
-     * means host_of[r] == r mod nodes. */
-    for (int r = 1; r < nranks; r++) {
-        block = block && host_of[r] >= host_of[r - 1];
-        cyclic = cyclic && host_of[r] == r % nodes;
-    }
-    if (block)
-        layout = "block";
-    else if (cyclic)
-        layout = "cyclic";
-
-    fprintf(f, "# ranks=%d nodes=%d ranks_per_node=", nranks, nodes);
-    if (rpn_min == rpn_max)
-        fprintf(f, "%d", rpn_min);
+    fprintf(f, "# ranks=%d nodes=%d ranks_per_node=", nranks, t.nodes);
+    if (t.rpn_min == t.rpn_max)
+        fprintf(f, "%d", t.rpn_min);
     else
-        fprintf(f, "%d-%d", rpn_min, rpn_max);
-    fprintf(f, " layout=%s hosts=", layout);
-    for (int h = 0; h < nodes && h < MAX_HOSTS_SHOWN; h++) {
+        fprintf(f, "%d-%d", t.rpn_min, t.rpn_max);
+    fprintf(f, " layout=%s hosts=", kit_layout_name(t.layout));
+    for (int h = 0; h < t.nodes && h < MAX_HOSTS_SHOWN; h++) {
         if (h > 0)
             fputc(',', f);
-        put_clean(f, names + (size_t)first_rank[h] * stride, stride);
+        put_clean(f, names + (size_t)t.first_rank[h] * stride, stride);
     }
-    if (nodes > MAX_HOSTS_SHOWN)
-        fprintf(f, ",...(+%d)", nodes - MAX_HOSTS_SHOWN);
+    if (t.nodes > MAX_HOSTS_SHOWN)
+        fprintf(f, ",...(+%d)", t.nodes - MAX_HOSTS_SHOWN);
     fputc('\n', f);
     rc = BENCH_EXIT_OK;
+    kit_topology_free(&t);
 out:
-    free(host_of);
-    free(first_rank);
-    free(count);
     return rc;
 }
 
@@ -161,9 +128,11 @@ static void write_settings(FILE *f, int argc, char **argv, const struct bench_op
     for (size_t i = 0; i < o->comm_sizes.n; i++)
         fprintf(f, "%s%llu", i > 0 ? "," : "", (unsigned long long)o->comm_sizes.v[i]);
     fputc('\n', f);
-    fprintf(f, "# method: PMPI_Barrier before each repetition, MPI_Wtime per rank, "
+    struct timespec res = { 0, 0 };
+    clock_getres(CLOCK_MONOTONIC, &res);
+    fprintf(f, "# method: PMPI_Barrier before each repetition, CLOCK_MONOTONIC per rank, "
                "repetition time = max over ranks; tick=%g s; results checked once per point\n",
-            MPI_Wtick());
+            (double)res.tv_sec + (double)res.tv_nsec * 1e-9);
 }
 
 static void write_library(FILE *f, int libacct_ranks, int nranks, const char *libacct_path)

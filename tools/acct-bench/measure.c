@@ -1,0 +1,132 @@
+/* One point of a benchmark, as docs/acct-bench.md ("Method") describes it:
+ * check, warm-up, timed repetitions; a repetition's time is the maximum over
+ * ranks. Shared by acct-bench and acct-tune (kit.h).
+ *
+ * Only the measured call goes through MPI_* (so a PMPI interposer such as
+ * libacct.so sees it); the barriers, reductions and broadcasts around it
+ * call PMPI_* so that the scaffolding is the native library's in every run. */
+#include "kit.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <time.h>
+#include <unistd.h>
+
+#define US_PER_S 1e6
+
+double kit_now(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+int kit_agree(int rc, char *err, size_t errlen, MPI_Comm comm)
+{
+    int rank = 0, bad = INT_MAX, first = INT_MAX;
+    int out = 0;
+
+    PMPI_Comm_rank(comm, &rank);
+    if (rc != 0)
+        bad = rank;
+    PMPI_Allreduce(&bad, &first, 1, MPI_INT, MPI_MIN, comm);
+    if (first != INT_MAX) {
+        out = rc;
+        PMPI_Bcast(&out, 1, MPI_INT, first, comm);
+        PMPI_Bcast(err, (int)errlen, MPI_CHAR, first, comm);
+        err[errlen - 1] = '\0';
+    }
+    return out;
+}
+
+/* Do the buffers of all ranks of comm on this node fit in its memory? (The
+ * buffers are touched before timing, so overcommitting would end in the OOM
+ * killer rather than in a clean error.) Collective over comm. */
+int kit_memory_fits(MPI_Comm comm, size_t need, char *err, size_t errlen)
+{
+    int rc = 0;
+    int local = 0;
+    MPI_Comm node = MPI_COMM_NULL;
+    double mine = (double)need, total = 0.0; /* a sum that cannot overflow */
+    double mem = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
+
+    PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    PMPI_Comm_size(node, &local);
+    PMPI_Allreduce(&mine, &total, 1, MPI_DOUBLE, MPI_SUM, node);
+    PMPI_Comm_free(&node);
+    if (mem > 0.0 && total >= mem) {
+        rc = 1;
+        snprintf(err, errlen, "the buffers of the %d ranks on this node need %.0f bytes, more "
+                 "than its memory (%.0f bytes)", local, total, mem);
+    }
+    return rc;
+}
+
+/* Rank 0 decides whether the point's time is up and tells everyone. */
+static int time_is_up(const struct bench_call *c, const struct kit_timing *t, double t_start)
+{
+    int up = 0;
+
+    if (t->time_limit > 0.0) {
+        if (c->rank == 0)
+            up = kit_now() - t_start > t->time_limit;
+        PMPI_Bcast(&up, 1, MPI_INT, 0, c->comm);
+    }
+    return up;
+}
+
+/* The lowest rank of comm whose flag is set, or INT_MAX. */
+static int lowest_failing(int failed, MPI_Comm comm, int rank)
+{
+    int mine = failed ? rank : INT_MAX, first = INT_MAX;
+
+    PMPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm);
+    return first;
+}
+
+enum kit_status kit_measure(const struct bench_coll *coll, struct bench_call *c,
+                            const struct kit_timing *t, double *times, double *max_us,
+                            int *reps, int *bad_rank)
+{
+    enum kit_status st = KIT_OK;
+    int failed = 0, n = 0;
+    double t_start = kit_now();
+
+    *reps = 0;
+    /* check */
+    coll->fill(c);
+    PMPI_Barrier(c->comm);
+    failed = coll->run(c) != MPI_SUCCESS || !coll->check(c);
+    *bad_rank = lowest_failing(failed, c->comm, c->rank);
+    if (*bad_rank != INT_MAX) {
+        st = KIT_WRONG_RESULT;
+        goto out;
+    }
+    /* warm-up */
+    for (int w = 0; w < t->warmup && !time_is_up(c, t, t_start); w++) {
+        PMPI_Barrier(c->comm);
+        failed |= coll->run(c) != MPI_SUCCESS;
+    }
+    /* timed repetitions: at least one */
+    for (n = 0; n < t->iterations && (n == 0 || !time_is_up(c, t, t_start)); n++) {
+        PMPI_Barrier(c->comm);
+        double t0 = kit_now();
+        int rc = coll->run(c);
+        double t1 = kit_now();
+        times[n] = t1 - t0;
+        failed |= rc != MPI_SUCCESS;
+    }
+    PMPI_Reduce(times, max_us, n, MPI_DOUBLE, MPI_MAX, 0, c->comm);
+    *bad_rank = lowest_failing(failed, c->comm, c->rank);
+    if (*bad_rank != INT_MAX) {
+        st = KIT_CALL_FAILED;
+        goto out;
+    }
+    if (c->rank == 0)
+        for (int i = 0; i < n; i++)
+            max_us[i] *= US_PER_S;
+    *reps = n;
+out:
+    return st;
+}

@@ -1,0 +1,435 @@
+/* acct-tune: tune ACCT's collective algorithms for the partition this job
+ * runs on (docs/acct-tune.md).
+ *
+ *   options      every rank parses argv to the same verdict
+ *   conditions   host names of all ranks -> hosts, ranks per node, layout
+ *   state        rank 0 loads the resume journal and broadcasts it
+ *   model        pLogP parameters (--source model / hybrid)
+ *   grid         per collective, per communicator size (the first k ranks
+ *                of the job: MPI_Comm_split keeps the job's block layout),
+ *                per message size: search {method, segment} (oracle.c)
+ *   output       rank 0 writes the result, the rules, the Open MPI rules
+ *
+ * The program is linked against libacct.so (ahead of MPI), so its MPI_*
+ * collectives go through ACCT exactly as in users' jobs, and each experiment
+ * forces one method with acct_tool_force(). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "acct/alg.h"
+#include "acct/tool.h"
+#include "oracle.h"
+
+#ifdef ACCT_TUNE_HAVE_PLOGP
+#include "acct/model.h"
+#include "plogp.h"
+#endif
+
+#define HOST_NAME_LEN MPI_MAX_PROCESSOR_NAME
+
+/* ---- conditions ----------------------------------------------------------------- */
+
+/* A processor name as a name of docs/rules.md: other characters become '_'. */
+static void clean_name(const char *in, char *out, size_t len)
+{
+    size_t i = 0;
+
+    for (; in[i] != '\0' && i + 1 < len; i++)
+        out[i] = (char)((in[i] >= 'a' && in[i] <= 'z') || (in[i] >= 'A' && in[i] <= 'Z') ||
+                                (in[i] >= '0' && in[i] <= '9') || strchr("._+-", in[i]) != NULL
+                            ? in[i]
+                            : '_');
+    if (i == 0)
+        out[i++] = '_';
+    out[i] = '\0';
+}
+
+/* Gather the processor names; rank 0 fills cond. Collective over the world. */
+static int gather_conditions(int rank, int nranks, struct acct_result_conditions *cond,
+                             char *err, size_t errlen)
+{
+    int rc = 0, len = 0;
+    char name[HOST_NAME_LEN];
+    char *names = NULL;
+    struct kit_topology t;
+
+    memset(cond, 0, sizeof(*cond));
+    memset(&t, 0, sizeof(t));
+    memset(name, 0, sizeof(name));
+    if (MPI_Get_processor_name(name, &len) != MPI_SUCCESS)
+        snprintf(name, sizeof(name), "unknown");
+    name[sizeof(name) - 1] = '\0';
+    if (rank == 0)
+        names = malloc((size_t)nranks * sizeof(name));
+    rc = rank == 0 && names == NULL ? -1 : 0;
+    if (rc != 0)
+        snprintf(err, errlen, "out of memory");
+    rc = kit_agree(rc, err, errlen, MPI_COMM_WORLD);
+    if (rc != 0)
+        goto out;
+    PMPI_Gather(name, (int)sizeof(name), MPI_CHAR, names, (int)sizeof(name), MPI_CHAR, 0,
+                MPI_COMM_WORLD);
+    if (rank == 0) {
+        rc = kit_topology(names, sizeof(name), nranks, &t);
+        cond->hosts = rc == 0 ? calloc((size_t)t.nodes, sizeof(*cond->hosts)) : NULL;
+        rc = cond->hosts == NULL ? -1 : 0;
+        if (rc != 0)
+            snprintf(err, errlen, "out of memory");
+        for (int h = 0; rc == 0 && h < t.nodes && h < ACCT_RESULT_MAX_HOSTS; h++)
+            clean_name(names + (size_t)t.first_rank[h] * sizeof(name), cond->hosts[h],
+                       sizeof(cond->hosts[h]));
+        cond->nhosts = (size_t)(t.nodes < ACCT_RESULT_MAX_HOSTS ? t.nodes : ACCT_RESULT_MAX_HOSTS);
+        cond->ranks = nranks;
+        cond->ranks_per_node = t.rpn_max;
+        cond->placement = t.layout == KIT_LAYOUT_BLOCK    ? ACCT_PLACEMENT_BLOCK
+                          : t.layout == KIT_LAYOUT_CYCLIC ? ACCT_PLACEMENT_CYCLIC
+                                                          : ACCT_PLACEMENT_MIXED;
+        char version[MPI_MAX_LIBRARY_VERSION_STRING] = "unknown";
+        if (MPI_Get_library_version(version, &len) != MPI_SUCCESS)
+            snprintf(version, sizeof(version), "unknown");
+        version[strcspn(version, "\n")] = '\0';
+        size_t i = 0;
+        for (; version[i] != '\0' && i + 1 < sizeof(cond->mpi_library); i++)
+            cond->mpi_library[i] = version[i] >= ' ' && version[i] < 0x7f ? version[i] : '?';
+        cond->mpi_library[i] = '\0';
+        snprintf(cond->acct_version, sizeof(cond->acct_version), "%s", ACCT_VERSION_STRING);
+        const char *job = getenv("SLURM_JOB_ID");
+        if (job != NULL && strspn(job, "0123456789_") == strlen(job))
+            snprintf(cond->slurm_job_id, sizeof(cond->slurm_job_id), "%.31s", job);
+    }
+    rc = kit_agree(rc, err, errlen, MPI_COMM_WORLD);
+out:
+    kit_topology_free(&t);
+    free(names);
+    return rc;
+}
+
+/* ---- state: rank 0 loads, everyone gets the records -------------------------------- */
+
+static int share_state(struct tune_ctx *x, int rank, uint64_t fp)
+{
+    int rc = 0;
+    unsigned long long n = 0;
+
+    if (rank == 0 && x->o->state != NULL)
+        rc = tune_state_open(&x->state, x->o->state, fp, x->err, sizeof(x->err));
+    rc = kit_agree(rc, x->err, sizeof(x->err), MPI_COMM_WORLD);
+    if (rc != 0)
+        return rc;
+    n = x->state.n;
+    PMPI_Bcast(&n, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
+    if (rank != 0 && n > 0) {
+        x->state.v = malloc((size_t)n * sizeof(*x->state.v));
+        x->state.n = (size_t)n;
+        rc = x->state.v == NULL ? -1 : 0;
+        if (rc != 0)
+            snprintf(x->err, sizeof(x->err), "out of memory for the state's records");
+    }
+    rc = kit_agree(rc, x->err, sizeof(x->err), MPI_COMM_WORLD);
+    /* in chunks: an MPI count is an int */
+    size_t chunk = (size_t)(1 << 20) / sizeof(*x->state.v);
+    for (size_t off = 0; rc == 0 && off < (size_t)n; off += chunk) {
+        size_t k = (size_t)n - off < chunk ? (size_t)n - off : chunk;
+        PMPI_Bcast(x->state.v + off, (int)(k * sizeof(*x->state.v)), MPI_BYTE, 0,
+                   MPI_COMM_WORLD);
+    }
+    return rc;
+}
+
+/* ---- model ---------------------------------------------------------------------------- */
+
+#ifdef ACCT_TUNE_HAVE_PLOGP
+static struct acct_model model;
+
+static double model_cost(void *ctx, enum acct_coll_id coll, const struct acct_decision *d, int p,
+                         uint64_t m)
+{
+    return acct_model_predict(coll, d, p, m, ctx);
+}
+
+/* Measure pLogP between world ranks 0 and 1 (every rank calls it). */
+static int setup_model(struct tune_ctx *x, struct tune_run_info *run)
+{
+    static const uint64_t sizes[] = { 1, 1024, 8192, 65536, 1048576 };
+    int rc = 0;
+    struct acct_loggp lg;
+
+    memset(&lg, 0, sizeof(lg));
+    acct_model_init(&model);
+    if (acct_plogp_measure(MPI_COMM_WORLD, 0, 1, sizes, sizeof(sizes) / sizeof(sizes[0]),
+                           &model.net) != 0) {
+        rc = -1;
+        snprintf(x->err, sizeof(x->err), "measuring the pLogP parameters failed");
+    }
+    rc = kit_agree(rc, x->err, sizeof(x->err), MPI_COMM_WORLD);
+    if (rc == 0) {
+        PMPI_Bcast(&model.net, (int)sizeof(model.net), MPI_BYTE, 0, MPI_COMM_WORLD);
+        x->model_cost = model_cost;
+        x->model_ctx = &model;
+        /* the result's model section holds LogGP numbers >= 0; the
+         * conversion can give L < 0 (L' + g(1) < os(1) + or(1) on a host
+         * where overheads dominate): then the section is left out */
+        int conv = acct_plogp_to_loggp(&model.net, &lg);
+        bool valid = conv == 0 && lg.L_us >= 0.0 && lg.o_us >= 0.0 && lg.g_us >= 0.0 &&
+                     lg.G_us_per_byte >= 0.0;
+        if (!valid && x->rank_world == 0)
+            fprintf(stderr, TUNE_NAME ": warning: the LogGP form of the measured pLogP "
+                    "parameters is not valid (L = %g us, o = %g us, g = %g us, G = %g us/B); "
+                    "the result has no model section\n", lg.L_us, lg.o_us, lg.g_us,
+                    lg.G_us_per_byte);
+        if (valid) {
+            run->model.present = true;
+            run->model.L_us = lg.L_us;
+            run->model.o_us = lg.o_us;
+            run->model.g_us = lg.g_us;
+            run->model.G_us_per_byte = lg.G_us_per_byte;
+        }
+    }
+    return rc;
+}
+#else
+static int setup_model(struct tune_ctx *x, struct tune_run_info *run)
+{
+    (void)run;
+    snprintf(x->err, sizeof(x->err), "--source model and hybrid need the pLogP measurement "
+             "(tools/acct-tune/plogp.c), which this build does not have");
+    return kit_agree(-1, x->err, sizeof(x->err), MPI_COMM_WORLD);
+}
+#endif
+
+/* ---- the grid ------------------------------------------------------------------------- */
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The communicator sizes (and, in used mode, message sizes) of coll.
+ * comm[]/bytes[] have room for the options' lists or the used points. */
+static size_t plan_comm_sizes(const struct tune_opts *o, enum acct_coll_id coll, int world,
+                              uint64_t *comm)
+{
+    size_t n = 0;
+
+    if (o->primary != TUNE_PRIMARY_USED) {
+        memcpy(comm, o->comm_sizes.v, o->comm_sizes.n * sizeof(*comm));
+        return o->comm_sizes.n;
+    }
+    for (size_t i = 0; i < o->nused; i++)
+        if (o->used[i].coll == coll && o->used[i].comm_size <= world)
+            comm[n++] = (uint64_t)o->used[i].comm_size;
+    qsort(comm, n, sizeof(*comm), cmp_u64);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (k == 0 || comm[i] != comm[k - 1])
+            comm[k++] = comm[i];
+    return k;
+}
+
+static size_t plan_sizes(const struct tune_opts *o, enum acct_coll_id coll, int p,
+                         uint64_t *bytes)
+{
+    size_t n = 0;
+    const uint64_t *v = NULL;
+    uint64_t zero = 0;
+
+    if (o->primary != TUNE_PRIMARY_USED) {
+        n = tune_coll_sizes(coll, o, &v, &zero);
+        memcpy(bytes, v, n * sizeof(*bytes));
+        return n;
+    }
+    for (size_t i = 0; i < o->nused; i++)
+        if (o->used[i].coll == coll && o->used[i].comm_size == p)
+            bytes[n++] = coll == ACCT_COLL_barrier ? 0 : o->used[i].bytes;
+    qsort(bytes, n, sizeof(*bytes), cmp_u64);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if ((k == 0 || bytes[i] != bytes[k - 1]) && bytes[i] <= o->max_bytes)
+            bytes[k++] = bytes[i];
+    return k;
+}
+
+/* Everything of one collective: each communicator size in turn. */
+static int tune_collective(struct tune_ctx *x, enum acct_coll_id coll, int wrank, int world,
+                           uint64_t *comm, uint64_t *bytes)
+{
+    int rc = 0;
+    size_t ncomm = plan_comm_sizes(x->o, coll, world, comm);
+
+    for (size_t i = 0; i < ncomm && rc == 0; i++) {
+        int k = (int)comm[i];
+        MPI_Comm sub = MPI_COMM_NULL;
+        x->coll = coll;
+        x->nsizes = plan_sizes(x->o, coll, k, bytes);
+        x->sizes = bytes;
+        /* MPI_ (not PMPI_): libacct attaches its per-communicator state */
+        if (MPI_Comm_split(MPI_COMM_WORLD, wrank < k ? 0 : MPI_UNDEFINED, wrank, &sub) !=
+            MPI_SUCCESS) {
+            rc = -1;
+            snprintf(x->err, sizeof(x->err), "MPI_Comm_split for %d ranks failed", k);
+        } else if (sub != MPI_COMM_NULL) {
+            x->comm = sub;
+            rc = tune_comm(x) == TUNE_OK ? 0 : -1;
+            MPI_Comm_free(&sub);
+        }
+        rc = kit_agree(rc, x->err, sizeof(x->err), MPI_COMM_WORLD);
+    }
+    return rc;
+}
+
+static size_t count_points(const struct tune_opts *o, int world, uint64_t *comm, uint64_t *bytes)
+{
+    size_t total = 0;
+
+    for (int c = 0; c < ACCT_COLL_COUNT; c++) {
+        if (!o->coll[c])
+            continue;
+        size_t nc = plan_comm_sizes(o, (enum acct_coll_id)c, world, comm);
+        for (size_t i = 0; i < nc; i++)
+            total += plan_sizes(o, (enum acct_coll_id)c, (int)comm[i], bytes);
+    }
+    return total;
+}
+
+/* ---- main ------------------------------------------------------------------------------ */
+
+static int load_used(struct tune_opts *o, int rank, char *err, size_t errlen)
+{
+    int rc = 0;
+    unsigned long long n = 0;
+
+    if (o->used_file == NULL)
+        return 0;
+    if (rank == 0)
+        rc = tune_used_parse(o->used_file, &o->used, &o->nused, err, errlen);
+    rc = kit_agree(rc, err, errlen, MPI_COMM_WORLD);
+    if (rc != 0)
+        return rc;
+    n = o->nused;
+    PMPI_Bcast(&n, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
+    if (rank != 0) {
+        o->used = malloc((size_t)n * sizeof(*o->used));
+        o->nused = (size_t)n;
+        rc = o->used == NULL ? -1 : 0;
+        if (rc != 0)
+            snprintf(err, errlen, "out of memory");
+    }
+    rc = kit_agree(rc, err, errlen, MPI_COMM_WORLD);
+    if (rc == 0)
+        PMPI_Bcast(o->used, (int)((size_t)n * sizeof(*o->used)), MPI_BYTE, 0, MPI_COMM_WORLD);
+    return rc;
+}
+
+static void make_run_id(const struct tune_opts *o, const char *started, char *id, size_t len)
+{
+    char compact[ACCT_RULES_TIME_LEN + 1];
+    size_t k = 0;
+
+    if (o->run_id[0] != '\0') {
+        snprintf(id, len, "%s", o->run_id);
+        return;
+    }
+    for (const char *s = started; *s != '\0'; s++)
+        if (*s != '-' && *s != ':')
+            compact[k++] = *s;
+    compact[k] = '\0';
+    snprintf(id, len, "r-%s-%s", compact, o->partition);
+}
+
+int main(int argc, char **argv)
+{
+    int rc = TUNE_EXIT_FAIL;
+    int mpi_up = 0, rank = 0, world = 0;
+    struct tune_opts opts;
+    struct tune_ctx x;
+    struct tune_run_info run;
+    uint64_t *comm = NULL, *bytes = NULL;
+
+    memset(&opts, 0, sizeof(opts));
+    memset(&x, 0, sizeof(x));
+    memset(&run, 0, sizeof(run));
+    if (MPI_Init(&argc, &argv) != MPI_SUCCESS) {
+        snprintf(x.err, sizeof(x.err), "MPI_Init failed");
+        goto out;
+    }
+    mpi_up = 1;
+    PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    PMPI_Comm_size(MPI_COMM_WORLD, &world);
+    x.rank_world = rank;
+    x.t_start = kit_now();
+    tune_utc_now(run.started, sizeof(run.started));
+    PMPI_Bcast(run.started, (int)sizeof(run.started), MPI_CHAR, 0, MPI_COMM_WORLD);
+
+    rc = tune_opts_parse(argc, argv, world, &opts, x.err, sizeof(x.err));
+    rc = kit_agree(rc, x.err, sizeof(x.err), MPI_COMM_WORLD);
+    if (rc != 0 || opts.help)
+        goto out;
+    x.o = &opts;
+    rc = TUNE_EXIT_FAIL;
+    if (opts.source != ACCT_RESULT_MODEL) {
+        int active = acct_tool_active(), all = 0;
+        PMPI_Allreduce(&active, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+        if (!all) {
+            snprintf(x.err, sizeof(x.err), "ACCT is not active in this job (ACCT_DISABLE set, "
+                     "or the runtime did not load): nothing can be measured");
+            goto out;
+        }
+    }
+    if (load_used(&opts, rank, x.err, sizeof(x.err)) != 0 ||
+        gather_conditions(rank, world, &run.cond, x.err, sizeof(x.err)) != 0 ||
+        share_state(&x, rank, tune_state_fingerprint(&opts, world)) != 0)
+        goto out;
+    if (opts.source != ACCT_RESULT_MEASURED && setup_model(&x, &run) != 0)
+        goto out;
+    size_t room = opts.sizes.n + opts.comm_sizes.n + opts.nused + 1;
+    comm = malloc(room * sizeof(*comm));
+    bytes = malloc(room * sizeof(*bytes));
+    if (comm == NULL || bytes == NULL)
+        snprintf(x.err, sizeof(x.err), "out of memory");
+    if (kit_agree(comm == NULL || bytes == NULL ? -1 : 0, x.err, sizeof(x.err),
+                  MPI_COMM_WORLD) != 0)
+        goto out;
+    x.total = count_points(&opts, world, comm, bytes);
+    for (int c = 0; c < ACCT_COLL_COUNT; c++) {
+        if (opts.coll[c] &&
+            tune_collective(&x, (enum acct_coll_id)c, rank, world, comm, bytes) != 0)
+            goto out;
+    }
+    acct_tool_force("");
+
+    /* output (rank 0) */
+    tune_utc_now(run.finished, sizeof(run.finished));
+    make_run_id(&opts, run.started, run.id, sizeof(run.id));
+    run.complete = !x.incomplete && !x.stopped;
+    run.experiments = x.experiments;
+    run.experiment_s = x.experiment_s;
+    int wrc = 0;
+    if (rank == 0)
+        wrc = tune_write_outputs(&opts, &run, x.recs, x.nrecs, x.err, sizeof(x.err));
+    if (kit_agree(wrc, x.err, sizeof(x.err), MPI_COMM_WORLD) != 0)
+        goto out;
+    if (rank == 0)
+        printf(TUNE_NAME ": wrote %s (%zu measurements, %s): %llu experiments run, %llu taken "
+               "from the state file, %.1f s in experiments\n", opts.out, x.nrecs,
+               run.complete ? "complete" : "incomplete: stopped by the budget",
+               (unsigned long long)x.experiments, (unsigned long long)x.replayed,
+               x.experiment_s);
+    rc = TUNE_EXIT_OK;
+out:
+    if (rank == 0 && rc != TUNE_EXIT_OK)
+        fprintf(stderr, TUNE_NAME ": error: %s\n", x.err);
+    if (rank == 0 && rc == TUNE_EXIT_OK && opts.help)
+        tune_usage(stdout);
+    free(comm);
+    free(bytes);
+    free(x.recs);
+    free(run.cond.hosts);
+    tune_state_close(&x.state);
+    tune_opts_free(&opts);
+    if (mpi_up)
+        MPI_Finalize();
+    return rc;
+}

@@ -1,0 +1,110 @@
+/* Test helper (not installed): read a tuning result with the project's
+ * parser (acct_result_parse_file) and check it against the grid a test
+ * asked for.
+ *
+ *   check_result FILE COLLECTIVES COMM_SIZES SIZES complete|incomplete|any
+ *
+ * COLLECTIVES is a comma list of names, COMM_SIZES and SIZES comma lists of
+ * sizes ("8,1K,64K"). With "complete" every (collective, comm size, size)
+ * of the grid (barrier: size 0) must have at least one measurement; with
+ * "incomplete" the run must say complete: false. Every measurement must be
+ * on the grid. Prints the problems, exits 0 if there are none. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "acct/result.h"
+#include "acct/stats.h"
+
+static int problems;
+
+static void problem(const char *what)
+{
+    fprintf(stderr, "check_result: %s\n", what);
+    problems++;
+}
+
+static int in_list(const struct acct_size_list *l, uint64_t v)
+{
+    for (size_t i = 0; i < l->n; i++)
+        if (l->v[i] == v)
+            return 1;
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    struct acct_result *r = NULL;
+    struct acct_diags d = ACCT_DIAGS_INIT;
+    struct acct_size_list comm = { NULL, 0 }, sizes = { NULL, 0 };
+    bool coll[ACCT_COLL_COUNT] = { false };
+    char msg[256];
+
+    if (argc != 6) {
+        fprintf(stderr, "usage: check_result FILE COLLECTIVES COMM_SIZES SIZES "
+                        "complete|incomplete|any\n");
+        return 2;
+    }
+    if (acct_result_parse_file(argv[1], &r, &d) != ACCT_RULES_OK) {
+        acct_diags_print(&d, stderr);
+        acct_diags_free(&d);
+        fprintf(stderr, "check_result: %s is not a valid tuning result\n", argv[1]);
+        return 1;
+    }
+    char *list = strdup(argv[2]), *save = NULL;
+    for (char *t = list ? strtok_r(list, ",", &save) : NULL; t; t = strtok_r(NULL, ",", &save)) {
+        enum acct_coll_id id;
+        if (acct_coll_from_name(t, &id) == 0)
+            coll[id] = true;
+    }
+    free(list);
+    if (acct_size_list_parse(argv[3], &comm, NULL, 0) != 0 ||
+        acct_size_list_parse(argv[4], &sizes, NULL, 0) != 0) {
+        fprintf(stderr, "check_result: bad size list\n");
+        return 2;
+    }
+    for (size_t i = 0; i < r->npoints; i++) {
+        const struct acct_result_point *p = &r->points[i];
+        int ok = coll[p->coll] && in_list(&comm, (uint64_t)p->comm_size) &&
+                 (p->coll == ACCT_COLL_barrier ? p->bytes == 0 : in_list(&sizes, p->bytes));
+        if (!ok) {
+            snprintf(msg, sizeof(msg), "measurement %zu (%s, %d ranks, %llu bytes) is not on "
+                     "the grid", i, acct_coll_name(p->coll), p->comm_size,
+                     (unsigned long long)p->bytes);
+            problem(msg);
+        }
+    }
+    if (strcmp(argv[5], "complete") == 0) {
+        if (!r->complete)
+            problem("the run says complete: false");
+        for (int c = 0; c < ACCT_COLL_COUNT; c++) {
+            for (size_t i = 0; coll[c] && i < comm.n; i++) {
+                for (size_t j = 0; j < (c == ACCT_COLL_barrier ? 1 : sizes.n); j++) {
+                    uint64_t b = c == ACCT_COLL_barrier ? 0 : sizes.v[j];
+                    int found = 0;
+                    for (size_t k = 0; k < r->npoints && !found; k++)
+                        found = (int)r->points[k].coll == c &&
+                                r->points[k].comm_size == (int)comm.v[i] &&
+                                r->points[k].bytes == b;
+                    if (!found) {
+                        snprintf(msg, sizeof(msg), "no measurement of %s on %llu ranks, %llu "
+                                 "bytes", acct_coll_name((enum acct_coll_id)c),
+                                 (unsigned long long)comm.v[i], (unsigned long long)b);
+                        problem(msg);
+                    }
+                }
+            }
+        }
+    } else if (strcmp(argv[5], "incomplete") == 0 && r->complete) {
+        problem("the run says complete: true");
+    }
+    printf("check_result: %s: %zu measurements, %s, strategy %s, %llu experiments, %zu rules: "
+           "%s\n", argv[1], r->npoints, r->complete ? "complete" : "incomplete", r->strategy,
+           (unsigned long long)r->experiments, r->rules->nrules,
+           problems ? "PROBLEMS" : "ok");
+    acct_size_list_free(&comm);
+    acct_size_list_free(&sizes);
+    acct_result_free(r);
+    acct_diags_free(&d);
+    return problems > 0;
+}

@@ -1,0 +1,559 @@
+/* acct-tune: command line. No MPI calls and no output: every rank parses the
+ * same argv to the same verdict, and main() lets rank 0 speak. */
+#include "tune.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "acct/common.h"
+
+#define DEFAULT_MAX_BYTES "1M"
+#define DEFAULT_MIN_SEGMENT "1K"
+#define DEFAULT_MAX_SEGMENTS 12
+#define DEFAULT_REPS 20
+#define DEFAULT_WARMUP 3
+#define DEFAULT_POINT_LIMIT 2.0
+#define DEFAULT_STRIDE 3
+#define DEFAULT_OUT "acct-tune-result.yaml"
+#define DEFAULT_QT_ACCURACY 100.0
+#define MAX_REPS 100000
+#define MAX_BUDGET_S (30.0 * 24 * 3600)
+#define MIN_SIZE 1
+
+enum {
+    OPT_COLLECTIVES = UCHAR_MAX + 1,
+    OPT_COMM_SIZES,
+    OPT_MAX_BYTES,
+    OPT_SIZES,
+    OPT_STRATEGY,
+    OPT_BUDGET,
+    OPT_REPS,
+    OPT_WARMUP,
+    OPT_POINT_LIMIT,
+    OPT_OUT,
+    OPT_RULES,
+    OPT_OMPI_RULES,
+    OPT_STATE,
+    OPT_PARTITION,
+    OPT_INTERCONNECT,
+    OPT_SOURCE,
+    OPT_QT_DEPTH,
+    OPT_QT_ACCURACY,
+    OPT_PROGRESS,
+    OPT_USED,
+    OPT_STRIDE,
+    OPT_MIN_SEGMENT,
+    OPT_MAX_SEGMENTS,
+    OPT_RUN_ID,
+    OPT_LOOKAHEAD,
+    OPT_THRESHOLD,
+    OPT_MODEL_MARGIN,
+};
+
+static const struct option long_opts[] = {
+    { "collectives", required_argument, NULL, OPT_COLLECTIVES },
+    { "comm-sizes", required_argument, NULL, OPT_COMM_SIZES },
+    { "max-bytes", required_argument, NULL, OPT_MAX_BYTES },
+    { "sizes", required_argument, NULL, OPT_SIZES },
+    { "strategy", required_argument, NULL, OPT_STRATEGY },
+    { "budget", required_argument, NULL, OPT_BUDGET },
+    { "reps", required_argument, NULL, OPT_REPS },
+    { "warmup", required_argument, NULL, OPT_WARMUP },
+    { "point-limit", required_argument, NULL, OPT_POINT_LIMIT },
+    { "out", required_argument, NULL, OPT_OUT },
+    { "rules", required_argument, NULL, OPT_RULES },
+    { "ompi-rules", required_argument, NULL, OPT_OMPI_RULES },
+    { "state", required_argument, NULL, OPT_STATE },
+    { "partition", required_argument, NULL, OPT_PARTITION },
+    { "interconnect", required_argument, NULL, OPT_INTERCONNECT },
+    { "source", required_argument, NULL, OPT_SOURCE },
+    { "quadtree-depth", required_argument, NULL, OPT_QT_DEPTH },
+    { "quadtree-accuracy", required_argument, NULL, OPT_QT_ACCURACY },
+    { "progress", no_argument, NULL, OPT_PROGRESS },
+    { "used", required_argument, NULL, OPT_USED },
+    { "stride", required_argument, NULL, OPT_STRIDE },
+    { "min-segment", required_argument, NULL, OPT_MIN_SEGMENT },
+    { "max-segments", required_argument, NULL, OPT_MAX_SEGMENTS },
+    { "run-id", required_argument, NULL, OPT_RUN_ID },
+    { "lookahead", required_argument, NULL, OPT_LOOKAHEAD },
+    { "threshold", required_argument, NULL, OPT_THRESHOLD },
+    { "model-margin", required_argument, NULL, OPT_MODEL_MARGIN },
+    { "help", no_argument, NULL, 'h' },
+    { NULL, 0, NULL, 0 },
+};
+
+/* The strategy words of the result file (docs/tuning-result.md). */
+static const struct {
+    const char *word;
+    enum tune_strategy inner;
+    enum tune_primary_mode primary;
+} strategies[] = {
+    { "exhaustive", TUNE_EXHAUSTIVE, TUNE_PRIMARY_FULL },
+    { "mgd", TUNE_MGD, TUNE_PRIMARY_FULL },
+    { "smgd", TUNE_SMGD, TUNE_PRIMARY_FULL },
+    { "pipeline", TUNE_PIPELINE, TUNE_PRIMARY_FULL },
+    { "model", TUNE_MODEL, TUNE_PRIMARY_FULL },
+    { "hybrid", TUNE_HYBRID, TUNE_PRIMARY_FULL },
+    { "reduced", TUNE_SMGD, TUNE_PRIMARY_REDUCED },
+    { "used", TUNE_SMGD, TUNE_PRIMARY_USED },
+};
+
+void tune_usage(FILE *f)
+{
+    fprintf(f,
+            "Usage: mpirun [...] " TUNE_NAME " [options]\n"
+            "Tune ACCT's collective algorithms for this partition (docs/acct-tune.md).\n"
+            "\n"
+            "  --collectives LIST    comma list of collectives (default: all)\n"
+            "  --comm-sizes LIST     communicator sizes (default: powers of two, 3 x powers\n"
+            "                        of two and the job size, from 2 up to the job size)\n"
+            "  --max-bytes SIZE      largest message size (default " DEFAULT_MAX_BYTES ")\n"
+            "  --sizes LIST          message sizes (default 8:MAX-BYTES, doubling)\n"
+            "  --strategy S          exhaustive, mgd, smgd (default), pipeline, model,\n"
+            "                        hybrid, reduced, used\n"
+            "  --budget TIME         stop cleanly after TIME (600, 90s, 10m, 2h); 0 = none\n"
+            "  --reps N              timed repetitions per experiment (default %d)\n"
+            "  --warmup N            untimed calls before them (default %d)\n"
+            "  --point-limit SEC     at most SEC seconds per experiment (default %g; 0 = none)\n"
+            "  --out FILE            tuning result (default " DEFAULT_OUT ")\n"
+            "  --rules FILE          also write the rules file\n"
+            "  --ompi-rules FILE     also write an Open MPI coll/tuned dynamic rules file\n"
+            "  --state FILE          resume journal: a rerun skips what is recorded there\n"
+            "  --partition NAME      default $SLURM_JOB_PARTITION, else \"unknown\"\n"
+            "  --interconnect NAME   default $ACCT_INTERCONNECT, else \"unknown\"\n"
+            "  --source S            measured (default), model or hybrid\n"
+            "  --quadtree-depth N    encode decisions as quadtrees of depth <= N\n"
+            "  --quadtree-accuracy P quadtree leaf accuracy in percent (default 100)\n"
+            "  --progress            what is measured, done/total and ETA on stderr\n"
+            "  --used FILE           points to tune for --strategy used: lines\n"
+            "                        \"COLLECTIVE COMM_SIZE BYTES\"\n"
+            "  --stride N            --strategy reduced: search every N-th size (default %d)\n"
+            "  --min-segment SIZE    smallest segment size tried (default " DEFAULT_MIN_SEGMENT
+            ")\n"
+            "  --max-segments N      segment sizes tried per method, unsegmented included\n"
+            "                        (default %d)\n"
+            "  --lookahead N, --threshold X, --model-margin X   search parameters\n"
+            "  --run-id NAME         the run's id (default r-STARTTIME-PARTITION)\n"
+            "  -h, --help            this text\n",
+            DEFAULT_REPS, DEFAULT_WARMUP, DEFAULT_POINT_LIMIT, DEFAULT_STRIDE,
+            DEFAULT_MAX_SEGMENTS);
+}
+
+/* A whole-string integer in [lo, hi]. */
+static int parse_int(const char *opt, const char *text, long lo, long hi, int *out, char *err,
+                     size_t errlen)
+{
+    char *end = NULL;
+    long v = 0;
+
+    errno = 0;
+    v = strtol(text, &end, 10);
+    if (errno != 0 || end == text || *end != '\0' || !isdigit((unsigned char)text[0]) ||
+        v < lo || v > hi) {
+        snprintf(err, errlen, "%s: \"%s\" is not an integer from %ld to %ld", opt, text, lo, hi);
+        return -1;
+    }
+    *out = (int)v;
+    return 0;
+}
+
+/* A finite number in [lo, hi]. */
+static int parse_num(const char *opt, const char *text, double lo, double hi, double *out,
+                     char *err, size_t errlen)
+{
+    char *end = NULL;
+    double v = 0.0;
+
+    errno = 0;
+    v = strtod(text, &end);
+    if (errno != 0 || end == text || *end != '\0' || !isfinite(v) || v < lo || v > hi ||
+        !(isdigit((unsigned char)text[0]) || text[0] == '.')) {
+        snprintf(err, errlen, "%s: \"%s\" is not a number from %g to %g", opt, text, lo, hi);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+/* One size (docs/acct-bench.md syntax). */
+static int parse_size(const char *opt, const char *text, uint64_t *out, char *err, size_t errlen)
+{
+    char msg[TUNE_ERRLEN];
+
+    if (acct_size_parse(text, out, msg, sizeof(msg)) != ACCT_STATS_OK) {
+        snprintf(err, errlen, "%s: %s", opt, msg);
+        return -1;
+    }
+    return 0;
+}
+
+/* "600", "90s", "10m", "2h", "1.5h": seconds. */
+static int parse_duration(const char *text, double *out, char *err, size_t errlen)
+{
+    char buf[64];
+    size_t n = strlen(text);
+    double mult = 1.0;
+
+    if (n == 0 || n >= sizeof(buf)) {
+        snprintf(err, errlen, "--budget: \"%.64s\" is not a duration (600, 90s, 10m, 2h)", text);
+        return -1;
+    }
+    memcpy(buf, text, n + 1);
+    switch (buf[n - 1]) {
+    case 's': mult = 1.0; buf[n - 1] = '\0'; break;
+    case 'm': mult = 60.0; buf[n - 1] = '\0'; break;
+    case 'h': mult = 3600.0; buf[n - 1] = '\0'; break;
+    default: break;
+    }
+    if (parse_num("--budget", buf, 0.0, MAX_BUDGET_S / mult, out, err, errlen) != 0) {
+        snprintf(err, errlen, "--budget: \"%s\" is not a duration (600, 90s, 10m, 2h; at most "
+                "30 days)", text);
+        return -1;
+    }
+    *out *= mult;
+    return 0;
+}
+
+/* A name of docs/rules.md: 1..max characters of [A-Za-z0-9._+-]. */
+static int parse_name(const char *opt, const char *text, size_t max, char *out, char *err,
+                      size_t errlen)
+{
+    size_t n = strlen(text);
+    int ok = n >= 1 && n <= max;
+
+    for (size_t i = 0; ok && i < n; i++)
+        ok = isalnum((unsigned char)text[i]) || strchr("._+-", text[i]) != NULL;
+    if (!ok) {
+        snprintf(err, errlen, "%s: \"%.80s\" is not a name (1 to %zu characters of A-Z a-z "
+                "0-9 . _ + -)", opt, text, max);
+        return -1;
+    }
+    memcpy(out, text, n + 1);
+    return 0;
+}
+
+static int parse_collectives(const char *text, bool *coll, char *err, size_t errlen)
+{
+    int rc = 0;
+    char *copy = strdup(text);
+    char *save = NULL;
+    int any = 0;
+
+    memset(coll, 0, sizeof(bool) * ACCT_COLL_COUNT);
+    if (copy == NULL) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    for (char *t = strtok_r(copy, ",", &save); t != NULL && rc == 0;
+         t = strtok_r(NULL, ",", &save)) {
+        enum acct_coll_id id;
+        if (acct_coll_from_name(t, &id) != 0) {
+            snprintf(err, errlen, "--collectives: unknown collective \"%.64s\" (valid: barrier, "
+                    "bcast, reduce, allreduce, gather, scatter, allgather, alltoall, "
+                    "reduce_scatter_block)", t);
+            rc = -1;
+        } else {
+            coll[id] = true;
+            any = 1;
+        }
+    }
+    if (rc == 0 && !any) {
+        snprintf(err, errlen, "--collectives: no collective given");
+        rc = -1;
+    }
+    free(copy);
+    return rc;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Sort ascending and drop duplicates. */
+static void sort_unique(struct acct_size_list *l)
+{
+    size_t k = 0;
+
+    if (l->n == 0)
+        return;
+    qsort(l->v, l->n, sizeof(*l->v), cmp_u64);
+    for (size_t i = 1; i < l->n; i++)
+        if (l->v[i] != l->v[k])
+            l->v[++k] = l->v[i];
+    l->n = k + 1;
+}
+
+static int parse_list(const char *opt, const char *text, struct acct_size_list *l, char *err,
+                      size_t errlen)
+{
+    char msg[TUNE_ERRLEN];
+
+    acct_size_list_free(l);
+    if (acct_size_list_parse(text, l, msg, sizeof(msg)) != ACCT_STATS_OK) {
+        snprintf(err, errlen, "%s: %s", opt, msg);
+        return -1;
+    }
+    sort_unique(l);
+    return 0;
+}
+
+/* The default communicator sizes: 2^k, 3 x 2^k and the job size, in [2, N]. */
+static int default_comm_sizes(int n, struct acct_size_list *l)
+{
+    l->v = malloc((2 * 32 + 1) * sizeof(*l->v));
+    l->n = 0;
+    if (l->v == NULL)
+        return -1;
+    for (uint64_t p = 2; p <= (uint64_t)n; p *= 2) {
+        l->v[l->n++] = p;
+        if (3 * p / 2 <= (uint64_t)n)
+            l->v[l->n++] = 3 * p / 2; /* 3, 6, 12, ... */
+    }
+    if (n >= 2)
+        l->v[l->n++] = (uint64_t)n;
+    sort_unique(l);
+    return 0;
+}
+
+static void defaults(struct tune_opts *o)
+{
+    const char *part = getenv("SLURM_JOB_PARTITION");
+    const char *ic = getenv("ACCT_INTERCONNECT");
+    char ignored[8];
+
+    memset(o, 0, sizeof(*o));
+    for (int c = 0; c < ACCT_COLL_COUNT; c++)
+        o->coll[c] = true;
+    tune_params_default(&o->params);
+    o->reps = DEFAULT_REPS;
+    o->warmup = DEFAULT_WARMUP;
+    o->point_limit_s = DEFAULT_POINT_LIMIT;
+    o->max_segments = DEFAULT_MAX_SEGMENTS;
+    o->stride = DEFAULT_STRIDE;
+    o->quadtree_depth = -1;
+    o->quadtree_accuracy = DEFAULT_QT_ACCURACY;
+    o->source = ACCT_RESULT_MEASURED;
+    o->out = DEFAULT_OUT;
+    snprintf(o->strategy_word, sizeof(o->strategy_word), "smgd");
+    o->strategy = TUNE_SMGD;
+    /* invalid environment values fall back to "unknown" */
+    if (part == NULL || parse_name("", part, ACCT_RULES_NAME_MAX, o->partition, ignored,
+                                   sizeof(ignored)) != 0)
+        snprintf(o->partition, sizeof(o->partition), "unknown");
+    if (ic == NULL || parse_name("", ic, ACCT_RULES_NAME_MAX, o->interconnect, ignored,
+                                 sizeof(ignored)) != 0)
+        snprintf(o->interconnect, sizeof(o->interconnect), "unknown");
+}
+
+static int parse_strategy(const char *text, struct tune_opts *o, char *err, size_t errlen)
+{
+    for (size_t i = 0; i < ACCT_ARRAY_LEN(strategies); i++) {
+        if (strcmp(text, strategies[i].word) == 0) {
+            snprintf(o->strategy_word, sizeof(o->strategy_word), "%s", strategies[i].word);
+            o->strategy = strategies[i].inner;
+            o->primary = strategies[i].primary;
+            return 0;
+        }
+    }
+    snprintf(err, errlen, "--strategy: unknown strategy \"%.64s\" (valid: exhaustive, mgd, "
+            "smgd, pipeline, model, hybrid, reduced, used)", text);
+    return -1;
+}
+
+static int parse_source(const char *text, struct tune_opts *o, char *err, size_t errlen)
+{
+    int rc = 0;
+
+    if (strcmp(text, "measured") == 0)
+        o->source = ACCT_RESULT_MEASURED;
+    else if (strcmp(text, "model") == 0)
+        o->source = ACCT_RESULT_MODEL;
+    else if (strcmp(text, "hybrid") == 0)
+        o->source = ACCT_RESULT_HYBRID;
+    else {
+        snprintf(err, errlen, "--source: unknown source \"%.64s\" (valid: measured, model, "
+                "hybrid)", text);
+        rc = -1;
+    }
+    return rc;
+}
+
+static int parse_one(int c, const char *arg, struct tune_opts *o, const char **sizes_text,
+                     const char **comm_text, char *err, size_t errlen)
+{
+    int rc = 0;
+    int v = 0;
+
+    switch (c) {
+    case OPT_COLLECTIVES: rc = parse_collectives(arg, o->coll, err, errlen); break;
+    case OPT_COMM_SIZES: *comm_text = arg; break;
+    case OPT_SIZES: *sizes_text = arg; break;
+    case OPT_MAX_BYTES: rc = parse_size("--max-bytes", arg, &o->max_bytes, err, errlen); break;
+    case OPT_MIN_SEGMENT:
+        rc = parse_size("--min-segment", arg, &o->min_segment, err, errlen);
+        break;
+    case OPT_STRATEGY: rc = parse_strategy(arg, o, err, errlen); break;
+    case OPT_BUDGET: rc = parse_duration(arg, &o->budget_s, err, errlen); break;
+    case OPT_REPS: rc = parse_int("--reps", arg, 1, MAX_REPS, &o->reps, err, errlen); break;
+    case OPT_WARMUP: rc = parse_int("--warmup", arg, 0, MAX_REPS, &o->warmup, err, errlen); break;
+    case OPT_POINT_LIMIT:
+        rc = parse_num("--point-limit", arg, 0.0, 3600.0, &o->point_limit_s, err, errlen);
+        break;
+    case OPT_OUT: o->out = arg; break;
+    case OPT_RULES: o->rules = arg; break;
+    case OPT_OMPI_RULES: o->ompi_rules = arg; break;
+    case OPT_STATE: o->state = arg; break;
+    case OPT_USED: o->used_file = arg; break;
+    case OPT_PARTITION:
+        rc = parse_name("--partition", arg, ACCT_RULES_NAME_MAX, o->partition, err, errlen);
+        break;
+    case OPT_INTERCONNECT:
+        rc = parse_name("--interconnect", arg, ACCT_RULES_NAME_MAX, o->interconnect, err, errlen);
+        break;
+    case OPT_RUN_ID:
+        rc = parse_name("--run-id", arg, ACCT_RULES_RUN_MAX, o->run_id, err, errlen);
+        break;
+    case OPT_SOURCE: rc = parse_source(arg, o, err, errlen); break;
+    case OPT_QT_DEPTH:
+        rc = parse_int("--quadtree-depth", arg, 0, 60, &o->quadtree_depth, err, errlen);
+        break;
+    case OPT_QT_ACCURACY:
+        rc = parse_num("--quadtree-accuracy", arg, 0.001, 100.0, &o->quadtree_accuracy, err,
+                       errlen);
+        break;
+    case OPT_PROGRESS: o->progress = true; break;
+    case OPT_STRIDE:
+        rc = parse_int("--stride", arg, 1, 64, &v, err, errlen);
+        o->stride = (size_t)v;
+        break;
+    case OPT_MAX_SEGMENTS:
+        rc = parse_int("--max-segments", arg, 1, 40, &o->max_segments, err, errlen);
+        break;
+    case OPT_LOOKAHEAD:
+        rc = parse_int("--lookahead", arg, 0, 40, &o->params.lookahead, err, errlen);
+        break;
+    case OPT_THRESHOLD:
+        rc = parse_num("--threshold", arg, 1.001, 1e6, &o->params.threshold, err, errlen);
+        break;
+    case OPT_MODEL_MARGIN:
+        rc = parse_num("--model-margin", arg, 0.0, 100.0, &o->params.model_margin, err, errlen);
+        break;
+    case 'h': o->help = true; break;
+    default: rc = -1; break;
+    }
+    return rc;
+}
+
+/* Checks that need several options together. */
+static int cross_check(struct tune_opts *o, int world_size, const char *sizes_text,
+                       const char *comm_text, char *err, size_t errlen)
+{
+    char text[64];
+
+    if (o->max_bytes == 0)
+        acct_size_parse(DEFAULT_MAX_BYTES, &o->max_bytes, NULL, 0);
+    if (o->min_segment == 0)
+        acct_size_parse(DEFAULT_MIN_SEGMENT, &o->min_segment, NULL, 0);
+    if (sizes_text == NULL) {
+        char mb[ACCT_SIZE_FORMAT_LEN];
+        acct_size_format(o->max_bytes, mb, sizeof(mb));
+        snprintf(text, sizeof(text), "%s:%s", o->max_bytes >= 8 ? "8" : mb, mb);
+        sizes_text = text;
+    }
+    if (parse_list("--sizes", sizes_text, &o->sizes, err, errlen) != 0)
+        return -1;
+    if (o->sizes.v[o->sizes.n - 1] > o->max_bytes) {
+        snprintf(err, errlen, "--sizes: %llu is larger than --max-bytes (%llu)",
+                (unsigned long long)o->sizes.v[o->sizes.n - 1],
+                (unsigned long long)o->max_bytes);
+        return -1;
+    }
+    if (o->max_bytes > (uint64_t)INT_MAX) {
+        snprintf(err, errlen, "--max-bytes: %llu does not fit an MPI count (at most %d)",
+                (unsigned long long)o->max_bytes, INT_MAX);
+        return -1;
+    }
+    if (comm_text != NULL) {
+        if (parse_list("--comm-sizes", comm_text, &o->comm_sizes, err, errlen) != 0)
+            return -1;
+    } else if (default_comm_sizes(world_size, &o->comm_sizes) != 0) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    if (o->comm_sizes.n == 0 || o->comm_sizes.v[0] < 2) {
+        snprintf(err, errlen, "--comm-sizes: communicators of at least 2 ranks are tuned: run "
+                "acct-tune on 2 ranks or more");
+        return -1;
+    }
+    if (o->comm_sizes.v[o->comm_sizes.n - 1] > (uint64_t)world_size) {
+        snprintf(err, errlen, "--comm-sizes: %llu is larger than the number of ranks (%d)",
+                (unsigned long long)o->comm_sizes.v[o->comm_sizes.n - 1], world_size);
+        return -1;
+    }
+    if (o->source == ACCT_RESULT_MODEL) {
+        o->strategy = TUNE_MODEL;
+        snprintf(o->strategy_word, sizeof(o->strategy_word), "model");
+    } else if (o->source == ACCT_RESULT_HYBRID) {
+        o->strategy = TUNE_HYBRID;
+        snprintf(o->strategy_word, sizeof(o->strategy_word), "hybrid");
+    } else if (o->strategy == TUNE_MODEL || o->strategy == TUNE_HYBRID) {
+        o->source = o->strategy == TUNE_MODEL ? ACCT_RESULT_MODEL : ACCT_RESULT_HYBRID;
+    }
+    if (o->primary == TUNE_PRIMARY_USED && o->used_file == NULL) {
+        snprintf(err, errlen, "--strategy used needs --used FILE");
+        return -1;
+    }
+    if (o->used_file != NULL && o->primary != TUNE_PRIMARY_USED) {
+        snprintf(err, errlen, "--used is only for --strategy used");
+        return -1;
+    }
+    o->params.strategy = o->strategy;
+    return 0;
+}
+
+int tune_opts_parse(int argc, char **argv, int world_size, struct tune_opts *o, char *err,
+                    size_t errlen)
+{
+    int rc = TUNE_EXIT_OK;
+    int c = 0;
+    const char *sizes_text = NULL, *comm_text = NULL;
+
+    defaults(o);
+    opterr = 0;
+    optind = 1;
+    while (rc == TUNE_EXIT_OK && (c = getopt_long(argc, argv, ":h", long_opts, NULL)) != -1) {
+        if (c == '?') {
+            snprintf(err, errlen, "unknown option %.64s (see --help)", argv[optind - 1]);
+            rc = TUNE_EXIT_USAGE;
+        } else if (c == ':') {
+            snprintf(err, errlen, "option %.64s needs a value", argv[optind - 1]);
+            rc = TUNE_EXIT_USAGE;
+        } else if (parse_one(c, optarg, o, &sizes_text, &comm_text, err, errlen) != 0) {
+            rc = TUNE_EXIT_USAGE;
+        }
+    }
+    if (rc == TUNE_EXIT_OK && optind < argc) {
+        snprintf(err, errlen, "unexpected argument \"%.64s\"", argv[optind]);
+        rc = TUNE_EXIT_USAGE;
+    }
+    if (rc == TUNE_EXIT_OK && !o->help &&
+        cross_check(o, world_size, sizes_text, comm_text, err, errlen) != 0)
+        rc = TUNE_EXIT_USAGE;
+    return rc;
+}
+
+void tune_opts_free(struct tune_opts *o)
+{
+    acct_size_list_free(&o->sizes);
+    acct_size_list_free(&o->comm_sizes);
+    free(o->used);
+    o->used = NULL;
+    o->nused = 0;
+}

@@ -1,0 +1,448 @@
+/* acct-tune: the MPI experiments behind the search's cost oracle, and the
+ * search of each grid point on one sub-communicator.
+ *
+ * Every rank of the sub-communicator runs the same search in lockstep. Each
+ * time the search asks for a cost, every rank makes the same
+ * acct_tool_force() call, the experiment runs (kit_measure: check, warm-up,
+ * timed repetitions, a repetition's time = the max over ranks), rank 0
+ * summarises it and broadcasts the summary; so every rank sees the same
+ * numbers, the search takes the same path everywhere and the next forced
+ * method is the same on every rank (DESIGN.md rule 1). The budget is rank
+ * 0's verdict, broadcast before every experiment. Measurements found in the
+ * resume journal are replayed without running anything. */
+#include "oracle.h"
+
+#include <limits.h>
+#include <stdint.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "acct/alg.h"
+#include "acct/tool.h"
+
+#define BUF_ALIGN 64
+#define FORCE_SPEC_LEN 160
+#define DECISION_LEN 120
+
+/* ---- experiments ------------------------------------------------------------ */
+
+static bool budget_over(struct tune_ctx *x)
+{
+    int stop = x->stopped;
+
+    if (x->rank == 0 && !stop && x->o->budget_s > 0.0)
+        stop = kit_now() - x->t_start > x->o->budget_s;
+    PMPI_Bcast(&stop, 1, MPI_INT, 0, x->comm);
+    x->stopped = stop;
+    return stop != 0;
+}
+
+/* The ACCT_FORCE text of (coll, d with segment seg). */
+static void force_spec(enum acct_coll_id coll, const struct acct_decision *d, uint64_t seg,
+                       char *buf, size_t len)
+{
+    struct acct_decision f = *d;
+    char dec[DECISION_LEN];
+
+    f.segment_bytes = seg;
+    f.reorder = false;
+    acct_decision_format(&f, dec, sizeof(dec));
+    snprintf(buf, len, "%s=%s", acct_coll_name(coll), dec);
+}
+
+/* Run the experiment of (x->coll, d, seg) on comm (x->comm or the proxy
+ * communicator; ranks of x->comm outside it only wait for the summary).
+ * Fills rec (the same on every rank of x->comm). */
+static int run_experiment(struct tune_ctx *x, MPI_Comm comm, const struct acct_decision *d,
+                          uint64_t seg, struct tune_record *rec)
+{
+    int rc = TUNE_OK;
+    int forced = 0, all_forced = 0, reps = 0, bad = 0;
+    char spec[FORCE_SPEC_LEN] = "";
+    double t0 = kit_now();
+
+    if (comm != MPI_COMM_NULL) {
+        struct bench_call *c = &x->call;
+        MPI_Comm saved = c->comm;
+        int saved_rank = c->rank, saved_size = c->size;
+        c->comm = comm;
+        PMPI_Comm_rank(comm, &c->rank);
+        PMPI_Comm_size(comm, &c->size);
+        c->count = (int)(x->coll == ACCT_COLL_barrier ? 0 : x->m);
+        force_spec(x->coll, d, seg, spec, sizeof(spec));
+        forced = acct_tool_force(spec) == 0;
+        PMPI_Allreduce(&forced, &all_forced, 1, MPI_INT, MPI_MIN, comm);
+        if (all_forced) {
+            struct kit_timing t = { .warmup = x->o->warmup, .iterations = x->o->reps,
+                                    .time_limit = x->o->point_limit_s };
+            enum kit_status st = kit_measure(x->bcoll, c, &t, x->times, x->max_us, &reps, &bad);
+            if (st != KIT_OK && c->rank == 0)
+                fprintf(stderr, TUNE_NAME ": warning: %s on %d ranks, %llu bytes: %s on rank "
+                        "%d; the method is not used\n", spec, c->size,
+                        (unsigned long long)x->m, st == KIT_WRONG_RESULT ? "wrong result"
+                                                                         : "call failed", bad);
+            if (st == KIT_OK && c->rank == 0) {
+                struct acct_summary s;
+                if (acct_stats_summarize(x->max_us, (size_t)reps, ACCT_STATS_OUTLIER_K, &s) ==
+                    ACCT_STATS_OK) {
+                    rec->ok = 1;
+                    rec->reps = (int32_t)reps;
+                    rec->median_us = s.median;
+                    rec->q1_us = s.p25;
+                    rec->q3_us = s.p75;
+                    rec->min_us = s.min;
+                    rec->max_us = s.max;
+                }
+            }
+        }
+        c->comm = saved;
+        c->rank = saved_rank;
+        c->size = saved_size;
+    }
+    /* everyone in x->comm learns the outcome from rank 0 (rank 0 of comm too) */
+    PMPI_Bcast(&all_forced, 1, MPI_INT, 0, x->comm);
+    PMPI_Bcast(rec, (int)sizeof(*rec), MPI_BYTE, 0, x->comm);
+    if (!all_forced) {
+        snprintf(x->err, sizeof(x->err), "acct_tool_force(\"%s\") failed: libacct is not "
+                 "active in this process (ACCT_DISABLE set? runtime not loaded?)", spec);
+        rc = TUNE_EFAIL;
+    }
+    if (x->rank == 0) {
+        x->experiments++;
+        x->experiment_s += kit_now() - t0;
+    }
+    return rc;
+}
+
+/* Append a record to the run's list (the result's measurements, kept by
+ * rank 0). Collective over x->comm: every rank learns rank 0's verdict. */
+static int keep_record(struct tune_ctx *x, const struct tune_record *r)
+{
+    int rc = TUNE_OK;
+
+    if (x->rank == 0 && x->nrecs == x->caprecs) {
+        size_t c = x->caprecs ? 2 * x->caprecs : 1024;
+        struct tune_record *nv = realloc(x->recs, c * sizeof(*nv));
+        if (nv == NULL) {
+            snprintf(x->err, sizeof(x->err), "out of memory for the measurements");
+            rc = TUNE_ENOMEM;
+        } else {
+            x->recs = nv;
+            x->caprecs = c;
+        }
+    }
+    if (x->rank == 0 && rc == TUNE_OK)
+        x->recs[x->nrecs++] = *r;
+    PMPI_Bcast(&rc, 1, MPI_INT, 0, x->comm);
+    return rc;
+}
+
+/* The cost of (d, seg) on comm: from the journal, or measured. keep: the
+ * record belongs to the result (not a proxy's). */
+static int experiment(struct tune_ctx *x, MPI_Comm comm, int comm_size,
+                      const struct acct_decision *d, uint64_t seg, bool keep, double *cost)
+{
+    int rc = TUNE_OK;
+    struct tune_record rec;
+    const struct tune_record *hit = NULL;
+
+    memset(&rec, 0, sizeof(rec));
+    rec.coll = (int32_t)x->coll;
+    rec.comm_size = comm_size;
+    rec.bytes = x->m;
+    rec.alg = (int32_t)acct_alg_index(d->alg);
+    rec.fanout = d->fanout;
+    rec.segment = seg;
+    hit = tune_state_find(&x->state, &rec);
+    if (hit != NULL) {
+        rec = *hit;
+        x->replayed++;
+    } else if (budget_over(x)) {
+        rc = TUNE_STOP;
+    } else {
+        rc = run_experiment(x, comm, d, seg, &rec);
+        if (rc == TUNE_OK && x->rank == 0 && tune_state_append(&x->state, &rec) != 0) {
+            snprintf(x->err, sizeof(x->err), "%s: cannot append to the state file",
+                     x->o->state);
+            rc = TUNE_EFAIL;
+        }
+        PMPI_Bcast(&rc, 1, MPI_INT, 0, x->comm);
+    }
+    if (rc == TUNE_OK && keep && rec.ok)
+        rc = keep_record(x, &rec);
+    *cost = rec.ok ? rec.median_us : INFINITY;
+    return rc;
+}
+
+/* ---- the oracle callbacks ----------------------------------------------------- */
+
+static int oracle_measure(void *ctx, size_t method, size_t seg, double *cost)
+{
+    struct tune_ctx *x = ctx;
+    const struct acct_decision *d = &x->methods[method].d;
+    struct acct_decision with_seg = *d;
+
+    with_seg.segment_bytes = x->segs[seg];
+    if (!tune_applicable(x->coll, &with_seg, x->size, x->m)) {
+        *cost = INFINITY;
+        return TUNE_OK;
+    }
+    return experiment(x, x->comm, x->size, d, x->segs[seg], true, cost);
+}
+
+static int oracle_proxy(void *ctx, int cls, size_t seg, double *cost)
+{
+    struct tune_ctx *x = ctx;
+    struct acct_decision d;
+
+    (void)cls; /* one class per collective: its pipeline */
+    if (tune_proxy_method(x->coll, &d) != 0) {
+        *cost = INFINITY;
+        return TUNE_OK;
+    }
+    return experiment(x, x->proxy_comm, x->proxy_size, &d, x->segs[seg], false, cost);
+}
+
+static int oracle_model(void *ctx, size_t method, size_t seg, double *cost)
+{
+    struct tune_ctx *x = ctx;
+    struct acct_decision d = x->methods[method].d;
+
+    d.segment_bytes = x->segs[seg];
+    *cost = INFINITY; /* cannot run */
+    if (x->model_cost != NULL && tune_applicable(x->coll, &d, x->size, x->m))
+        *cost = x->model_cost(x->model_ctx, x->coll, &d, x->size, x->m); /* NAN: unknown */
+    return TUNE_OK;
+}
+
+/* Every rank of the communicator allocated its search (or none starts). */
+static int oracle_ready(void *ctx, int ok)
+{
+    struct tune_ctx *x = ctx;
+    int all = 0;
+
+    PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, x->comm);
+    if (!all)
+        snprintf(x->err, sizeof(x->err), "out of memory for the search");
+    return all;
+}
+
+/* ---- one point ------------------------------------------------------------------- */
+
+/* Search message size m among the methods allowed (NULL: all). */
+static int search_point(struct tune_ctx *x, uint64_t m, const size_t *allowed, size_t nallowed,
+                        struct tune_result *r)
+{
+    int rc = TUNE_OK;
+    size_t nm = x->nmethods;
+    size_t *nsegs = malloc(nm * sizeof(*nsegs));
+    int *proxy = malloc(nm * sizeof(*proxy));
+    bool *en = malloc(nm * sizeof(*en));
+    struct tune_oracle oracle = { .ctx = x, .measure = oracle_measure,
+                                  .proxy = x->proxy_comm_valid ? oracle_proxy : NULL,
+                                  .model = x->model_cost != NULL ? oracle_model : NULL,
+                                  .ready = oracle_ready };
+    struct tune_space sp = { .nmethods = nm, .nsegs = nsegs, .proxy = proxy, .enabled = en };
+
+    if (!oracle_ready(x, nsegs != NULL && proxy != NULL && en != NULL)) {
+        rc = TUNE_ENOMEM;
+        goto out;
+    }
+    x->m = m;
+    x->nsegs = tune_segments(m, x->o->min_segment, x->o->max_segments, x->segs);
+    for (size_t i = 0; i < nm; i++) {
+        bool seg = (x->methods[i].d.alg->flags & ACCT_ALG_SEGMENTED) != 0;
+        nsegs[i] = seg ? x->nsegs : 1;
+        proxy[i] = x->proxy_comm_valid ? x->methods[i].proxy : -1;
+        en[i] = allowed == NULL;
+    }
+    for (size_t k = 0; k < nallowed; k++)
+        en[allowed[k]] = true;
+    rc = tune_search(&sp, &oracle, &x->o->params, r);
+    if (rc == TUNE_OK && x->o->strategy == TUNE_MODEL && r->found) {
+        /* model only: the chosen method is the result's (modelled) point */
+        struct tune_record rec;
+        memset(&rec, 0, sizeof(rec));
+        rec.coll = (int32_t)x->coll;
+        rec.comm_size = x->size;
+        rec.bytes = m;
+        rec.alg = (int32_t)acct_alg_index(x->methods[r->method].d.alg);
+        rec.fanout = x->methods[r->method].d.fanout;
+        rec.segment = x->segs[r->seg];
+        rec.ok = 1;
+        rec.median_us = rec.q1_us = rec.q3_us = rec.min_us = rec.max_us = r->cost;
+        rc = keep_record(x, &rec);
+    }
+out:
+    free(nsegs);
+    free(proxy);
+    free(en);
+    return rc;
+}
+
+static int primary_search(void *ctx, size_t i, const size_t *allowed, size_t nallowed,
+                          struct tune_result *r)
+{
+    struct tune_ctx *x = ctx;
+    return search_point(x, x->sizes[i], allowed, nallowed, r);
+}
+
+static void progress(struct tune_ctx *x, uint64_t m, const struct tune_result *r)
+{
+    char size[ACCT_SIZE_FORMAT_LEN], dec[FORCE_SPEC_LEN] = "-";
+    double el = kit_now() - x->t_start;
+
+    x->done++;
+    if (x->rank != 0 || !x->o->progress)
+        return;
+    if (acct_size_format(m, size, sizeof(size)) != ACCT_STATS_OK)
+        snprintf(size, sizeof(size), "0");
+    if (r->found) {
+        struct acct_decision d = x->methods[r->method].d;
+        d.segment_bytes = x->segs[r->seg];
+        acct_decision_format(&d, dec, sizeof(dec));
+    }
+    double eta = x->done > 0 ? el / (double)x->done * (double)(x->total - x->done) : 0.0;
+    fprintf(stderr, TUNE_NAME ": [%zu/%zu] %s p=%d %s: best %s%s, %zu evaluations, elapsed "
+            "%.0fs, ETA %.0fs\n", x->done, x->total, acct_coll_name(x->coll), x->size, size,
+            dec, r->complete ? "" : " (stopped)", r->evals + r->proxy_evals, el, eta);
+}
+
+/* ---- one (collective, communicator) ------------------------------------------------ */
+
+static void *buf_alloc(size_t bytes, int *ok)
+{
+    void *p = NULL;
+
+    if (bytes > 0) {
+        if (posix_memalign(&p, BUF_ALIGN, bytes) == 0)
+            memset(p, 0, bytes);
+        else
+            p = NULL;
+        *ok = *ok && p != NULL;
+    }
+    return p;
+}
+
+/* Buffers for the largest size; the proxy communicator; the methods. */
+static int comm_setup(struct tune_ctx *x)
+{
+    int ok = 1, all_ok = 0, ovf = 0;
+    uint64_t max_m = 0;
+    struct bench_call *c = &x->call;
+
+    for (size_t i = 0; i < x->nsizes; i++)
+        max_m = x->sizes[i] > max_m ? x->sizes[i] : max_m;
+    memset(c, 0, sizeof(*c));
+    c->comm = x->comm;
+    c->rank = x->rank;
+    c->size = x->size;
+    c->root = 0;
+    c->dtype = bench_dtype_find("byte");
+    size_t sb = bench_blocks_bytes(x->bcoll->send, (size_t)max_m, x->size, x->rank == 0, &ovf);
+    size_t rb = bench_blocks_bytes(x->bcoll->recv, (size_t)max_m, x->size, x->rank == 0, &ovf);
+    ok = !ovf;
+    if (kit_agree(kit_memory_fits(x->comm, ovf || sb > SIZE_MAX - rb ? SIZE_MAX : sb + rb,
+                                  x->err, sizeof(x->err)),
+                  x->err, sizeof(x->err), x->comm) != 0)
+        return TUNE_EFAIL;
+    c->sbuf = buf_alloc(sb, &ok);
+    c->rbuf = buf_alloc(rb, &ok);
+    x->times = malloc((size_t)x->o->reps * sizeof(*x->times));
+    x->max_us = malloc((size_t)x->o->reps * sizeof(*x->max_us));
+    x->segs = malloc((size_t)x->o->max_segments * sizeof(*x->segs));
+    ok = ok && x->times != NULL && x->max_us != NULL && x->segs != NULL &&
+         tune_methods(x->coll, x->size, &x->methods, &x->nmethods) == 0;
+    PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, x->comm);
+    if (!all_ok) {
+        snprintf(x->err, sizeof(x->err), "cannot allocate buffers for %s of %llu bytes on %d "
+                 "ranks", acct_coll_name(x->coll), (unsigned long long)max_m, x->size);
+        return TUNE_ENOMEM;
+    }
+    /* the pipeline's longest edge: ceil(log2 p) hops, so ceil(log2 p) + 1 ranks */
+    x->proxy_comm = MPI_COMM_NULL;
+    x->proxy_comm_valid = false;
+    struct acct_decision pd;
+    if (x->o->strategy == TUNE_PIPELINE && tune_proxy_method(x->coll, &pd) == 0) {
+        int h = 0;
+        while ((1 << h) < x->size)
+            h++;
+        x->proxy_size = h + 1 < x->size ? h + 1 : x->size;
+        if (MPI_Comm_split(x->comm, x->rank < x->proxy_size ? 0 : MPI_UNDEFINED, x->rank,
+                           &x->proxy_comm) == MPI_SUCCESS)
+            x->proxy_comm_valid = true;
+    }
+    return TUNE_OK;
+}
+
+static void comm_teardown(struct tune_ctx *x)
+{
+    free(x->call.sbuf);
+    free(x->call.rbuf);
+    free(x->times);
+    free(x->max_us);
+    free(x->segs);
+    free(x->methods);
+    if (x->proxy_comm != MPI_COMM_NULL)
+        MPI_Comm_free(&x->proxy_comm);
+    x->call.sbuf = x->call.rbuf = NULL;
+    x->times = x->max_us = NULL;
+    x->segs = NULL;
+    x->methods = NULL;
+    x->nmethods = 0;
+}
+
+/* Rank 0: make the journal durable after a point (a failure is a warning:
+ * the run goes on, only its resumability suffers). */
+static void sync_state(struct tune_ctx *x)
+{
+    if (x->rank == 0 && tune_state_sync(&x->state) != 0 && !x->sync_warned) {
+        fprintf(stderr, TUNE_NAME ": warning: %s: cannot sync the state file: a rerun may "
+                "repeat some experiments\n", x->o->state);
+        x->sync_warned = true;
+    }
+}
+
+int tune_comm(struct tune_ctx *x)
+{
+    int rc = TUNE_OK;
+    struct tune_result *res = NULL;
+
+    x->bcoll = bench_coll_find(acct_coll_name(x->coll));
+    PMPI_Comm_rank(x->comm, &x->rank);
+    PMPI_Comm_size(x->comm, &x->size);
+    if (x->bcoll == NULL) {
+        snprintf(x->err, sizeof(x->err), "no benchmark for %s", acct_coll_name(x->coll));
+        return TUNE_EFAIL;
+    }
+    rc = comm_setup(x);
+    res = calloc(x->nsizes, sizeof(*res));
+    if (rc == TUNE_OK && !oracle_ready(x, res != NULL)) /* agreed */
+        rc = TUNE_ENOMEM;
+    if (rc == TUNE_OK && x->o->primary == TUNE_PRIMARY_REDUCED) {
+        struct tune_primary p = { .ctx = x, .search = primary_search };
+        rc = tune_reduced_grid(x->nsizes, x->o->stride, &p, res);
+        for (size_t i = 0; i < x->nsizes && rc == TUNE_OK; i++) {
+            x->m = x->sizes[i];
+            progress(x, x->sizes[i], &res[i]);
+            x->incomplete |= !res[i].complete; /* never reached, or stopped */
+        }
+    } else {
+        for (size_t i = 0; i < x->nsizes && rc == TUNE_OK; i++) {
+            rc = search_point(x, x->sizes[i], NULL, 0, &res[i]);
+            if (rc == TUNE_OK) {
+                progress(x, x->sizes[i], &res[i]);
+                x->incomplete |= !res[i].complete;
+            }
+            sync_state(x);
+        }
+    }
+    sync_state(x);
+    if (rc != TUNE_OK && x->err[0] == '\0')
+        snprintf(x->err, sizeof(x->err), "%s on %d ranks: %s", acct_coll_name(x->coll), x->size,
+                 rc == TUNE_ENOMEM ? "out of memory" : "the search failed (a bug)");
+    free(res);
+    comm_teardown(x);
+    return rc;
+}

@@ -1,0 +1,60 @@
+/* acct-tune: the experiments of one (collective, communicator) and the
+ * search of its grid points (oracle.c). */
+#ifndef ACCT_TUNE_ORACLE_H
+#define ACCT_TUNE_ORACLE_H
+
+#include <mpi.h>
+
+#include "kit.h"
+#include "tune.h"
+
+/* A model's prediction of (coll, d) on p ranks for m bytes, in us (+inf or
+ * NAN: none). */
+typedef double (*tune_model_fn)(void *ctx, enum acct_coll_id coll, const struct acct_decision *d,
+                                int p, uint64_t m);
+
+/* The run's state as the experiments see it. Fields marked (run) live for
+ * the whole run; (comm) for one (collective, communicator); (point) for one
+ * message size. */
+struct tune_ctx {
+    const struct tune_opts *o;               /* (run) */
+    struct tune_state state;                 /* (run) journal (rank 0) and replay cache (all) */
+    double t_start;                          /* (run) rank 0's clock at the start */
+    int stopped;                             /* (run) the budget is spent (rank 0's verdict) */
+    bool incomplete;                         /* (run) some point was not finished */
+    bool sync_warned;                        /* (run) rank 0 warned about the journal */
+    size_t done, total;                      /* (run) grid points, for --progress */
+    uint64_t experiments, replayed;          /* (run) rank 0: run / taken from the journal */
+    double experiment_s;                     /* (run) rank 0: wall time in experiments */
+    struct tune_record *recs;                /* (run) rank 0: the result's measurements */
+    size_t nrecs, caprecs;
+    tune_model_fn model_cost;                /* (run) NULL: no model */
+    void *model_ctx;
+    char err[TUNE_ERRLEN];                   /* (run) the failure, on the rank that saw it */
+    int rank_world;                          /* (run) this rank in MPI_COMM_WORLD */
+
+    enum acct_coll_id coll;                  /* (comm) */
+    MPI_Comm comm;                           /* (comm) the first size ranks of the world */
+    int rank, size;
+    const uint64_t *sizes;                   /* (comm) message sizes, ascending */
+    size_t nsizes;
+    const struct bench_coll *bcoll;
+    struct bench_call call;                  /* buffers for the largest size */
+    double *times, *max_us;
+    struct tune_method *methods;
+    size_t nmethods;
+    MPI_Comm proxy_comm;                     /* (comm) pipeline proxy: first h+1 ranks */
+    int proxy_size;
+    bool proxy_comm_valid;
+
+    uint64_t m;                              /* (point) message bytes */
+    uint64_t *segs;                          /* (point) segment candidates */
+    size_t nsegs;
+};
+
+/* Search every size of x->sizes for x->coll on x->comm (every rank of
+ * x->comm calls it). Returns TUNE_OK (also when the budget stopped it) or
+ * an error with x->err set on some rank. */
+int tune_comm(struct tune_ctx *x);
+
+#endif

@@ -1,0 +1,282 @@
+/* acct-tune: the files a run writes (rank 0 only, no MPI).
+ *
+ *   --out         the tuning result (docs/tuning-result.md)
+ *   --rules       the chosen decisions as a rules file (docs/rules.md)
+ *   --ompi-rules  the same for Open MPI's coll/tuned (docs/decisions.md)
+ *
+ * Decisions come from the measurements through the decision library: per
+ * collective the exact decision map of the points (acct_dmap_from_points),
+ * optionally encoded as a quadtree (--quadtree-depth, with its penalty
+ * against the exact map printed), turned into rules that tile the plane.
+ * Each file is written to a temporary name, synced and renamed, so a reader
+ * never sees half a file; the result and the rules are then read back with
+ * the project's own parsers: acct-tune never leaves a file that acctd or
+ * libacct would refuse. */
+#include "tune.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "acct/alg.h"
+#include "acct/decision.h"
+
+void tune_utc_now(char *buf, size_t len)
+{
+    time_t now = time(NULL);
+    struct tm tm;
+
+    if (gmtime_r(&now, &tm) == NULL || strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
+        snprintf(buf, len, "1970-01-01T00:00:00Z");
+}
+
+typedef int (*writer_fn)(FILE *f, const void *arg);
+
+/* Write path through a temporary file in the same directory. */
+static int write_atomic(const char *path, writer_fn w, const void *arg, char *err, size_t errlen)
+{
+    int rc = -1;
+    size_t len = strlen(path) + 32;
+    char *tmp = malloc(len);
+    FILE *f = NULL;
+
+    if (tmp == NULL) {
+        snprintf(err, errlen, "%s: out of memory", path);
+        return -1;
+    }
+    snprintf(tmp, len, "%s.tmp.%ld", path, (long)getpid());
+    f = fopen(tmp, "w");
+    if (f == NULL)
+        goto out;
+    if (w(f, arg) != 0 || fflush(f) != 0 || fsync(fileno(f)) != 0)
+        goto out;
+    rc = fclose(f);
+    f = NULL;
+    if (rc == 0)
+        rc = rename(tmp, path);
+out:
+    if (rc != 0) {
+        snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
+        if (f != NULL)
+            fclose(f);
+        unlink(tmp);
+        rc = -1;
+    }
+    free(tmp);
+    return rc;
+}
+
+static int write_result(FILE *f, const void *arg)
+{
+    return acct_result_write(f, arg);
+}
+
+static int write_rules(FILE *f, const void *arg)
+{
+    return acct_rules_write(f, arg);
+}
+
+struct ompi_arg {
+    const char *path;
+    const struct acct_rules *rules;
+    int max_comm_size;
+};
+
+static int write_ompi(FILE *f, const void *arg)
+{
+    const struct ompi_arg *a = arg;
+    struct acct_ompi_export_opts eo = { .max_comm_size = a->max_comm_size };
+    struct acct_diags notes = ACCT_DIAGS_INIT;
+    int rc = 0;
+
+    acct_diags_reset(&notes, a->path);
+    rc = acct_export_ompi(f, a->rules, &eo, &notes);
+
+    acct_diags_print(&notes, stderr); /* methods with only a nearest Open MPI equivalent */
+    acct_diags_free(&notes);
+    return rc == ACCT_RULES_OK ? 0 : -1;
+}
+
+/* Points of the result from the records. */
+static int make_points(const struct tune_opts *o, const struct tune_record *recs, size_t n,
+                       struct acct_result *r)
+{
+    r->points = calloc(n > 0 ? n : 1, sizeof(*r->points));
+    if (r->points == NULL)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        const struct tune_record *t = &recs[i];
+        struct acct_result_point *p = &r->points[r->npoints++];
+        p->coll = (enum acct_coll_id)t->coll;
+        p->comm_size = t->comm_size;
+        p->bytes = t->bytes;
+        p->d.alg = &acct_algs[t->alg];
+        p->d.segment_bytes = t->segment;
+        p->d.fanout = t->fanout;
+        p->modelled = o->source == ACCT_RESULT_MODEL;
+        p->reps = p->modelled ? 0 : (uint32_t)t->reps;
+        p->median_us = t->median_us;
+        p->q1_us = t->q1_us;
+        p->q3_us = t->q3_us;
+        p->min_us = t->min_us;
+        p->max_us = t->max_us;
+    }
+    return 0;
+}
+
+/* The rules of one collective: exact map, or quadtree with its penalty. */
+static int coll_rules(const struct tune_opts *o, const struct acct_result *res,
+                      enum acct_coll_id coll, struct acct_rules *rules, char *err, size_t errlen)
+{
+    int rc = ACCT_RULES_OK;
+    struct acct_dmap *map = NULL;
+    struct acct_quadtree *qt = NULL;
+    struct acct_diags diags = ACCT_DIAGS_INIT;
+
+    acct_diags_reset(&diags, "decisions");
+    rc = acct_dmap_from_points(res->points, res->npoints, coll, &map, &diags);
+    if (rc == ACCT_RULES_OK && map != NULL) {
+        if (o->quadtree_depth >= 0) {
+            struct acct_qt_params qp = { .max_depth = o->quadtree_depth,
+                                         .accuracy = o->quadtree_accuracy,
+                                         .leaf_choice = ACCT_QT_LEAF_MAJORITY };
+            struct acct_penalty_stats st;
+            rc = acct_qt_build(map, &qp, &qt, &diags);
+            if (rc == ACCT_RULES_OK && acct_qt_stats(qt, map, &st) == ACCT_RULES_OK)
+                acct_penalty_print_row(stdout, acct_coll_name(coll), &st);
+            if (rc == ACCT_RULES_OK)
+                rc = acct_qt_rules(qt, rules, &diags);
+        } else {
+            rc = acct_dmap_rules(map, rules, &diags);
+        }
+    }
+    if (rc != ACCT_RULES_OK) {
+        char line[TUNE_ERRLEN] = "out of memory";
+        if (diags.n > 0)
+            acct_diag_format(&diags, 0, line, sizeof(line));
+        snprintf(err, errlen, "cannot build the decisions of %s: %s", acct_coll_name(coll),
+                 line);
+    }
+    acct_qt_free(qt);
+    acct_dmap_free(map);
+    acct_diags_free(&diags);
+    return rc;
+}
+
+static int make_rules(const struct tune_opts *o, const struct tune_run_info *run,
+                      struct acct_result *res, char *err, size_t errlen)
+{
+    int rc = 0;
+    struct acct_rules *rules = calloc(1, sizeof(*rules));
+    struct acct_provenance *pv = NULL;
+
+    if (rules == NULL) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    res->rules = rules;
+    pv = &rules->prov;
+    snprintf(pv->partition, sizeof(pv->partition), "%s", o->partition);
+    snprintf(pv->interconnect, sizeof(pv->interconnect), "%s", o->interconnect);
+    pv->version = 1;
+    pv->source = o->source == ACCT_RESULT_MODEL ? ACCT_SOURCE_MODEL : ACCT_SOURCE_MEASURED;
+    snprintf(pv->created, sizeof(pv->created), "%s", run->finished);
+    snprintf(pv->tuning_run, sizeof(pv->tuning_run), "%s", run->id);
+    pv->ranks_per_node_min = pv->ranks_per_node_max = run->cond.ranks_per_node;
+    pv->placement = run->cond.placement;
+    if (o->quadtree_depth >= 0) {
+        printf("quadtrees (depth <= %d, accuracy %g%%): penalty against the exact map\n",
+               o->quadtree_depth, o->quadtree_accuracy);
+        acct_penalty_print_header(stdout);
+    }
+    for (int c = 0; c < ACCT_COLL_COUNT && rc == 0; c++)
+        if (o->coll[c])
+            rc = coll_rules(o, res, (enum acct_coll_id)c, rules, err, errlen) == ACCT_RULES_OK
+                     ? 0
+                     : -1;
+    return rc;
+}
+
+/* The verdict of reading a written file back with the project's parser. */
+static int read_back(const char *what, int rc, struct acct_diags *d, char *err, size_t errlen)
+{
+    if (rc != ACCT_RULES_OK) {
+        char line[TUNE_ERRLEN] = "unreadable";
+        acct_diags_print(d, stderr);
+        if (d->n > 0)
+            acct_diag_format(d, 0, line, sizeof(line));
+        snprintf(err, errlen, "the %s written does not read back (a bug): %s", what, line);
+    }
+    acct_diags_free(d);
+    return rc == ACCT_RULES_OK ? 0 : -1;
+}
+
+static int check_result(const char *path, char *err, size_t errlen)
+{
+    struct acct_result *back = NULL;
+    struct acct_diags d = ACCT_DIAGS_INIT;
+    int rc = acct_result_parse_file(path, &back, &d);
+
+    acct_result_free(back);
+    return read_back("result", rc, &d, err, errlen);
+}
+
+static int check_rules(const char *path, char *err, size_t errlen)
+{
+    struct acct_rules *back = NULL;
+    struct acct_diags d = ACCT_DIAGS_INIT;
+    int rc = acct_rules_parse_file(path, &back, &d);
+
+    acct_rules_free(back);
+    return read_back("rules file", rc, &d, err, errlen);
+}
+
+int tune_write_outputs(const struct tune_opts *o, const struct tune_run_info *run,
+                       const struct tune_record *recs, size_t nrecs, char *err, size_t errlen)
+{
+    int rc = -1;
+    struct acct_result *res = calloc(1, sizeof(*res));
+
+    if (res == NULL) {
+        snprintf(err, errlen, "out of memory");
+        goto out;
+    }
+    snprintf(res->id, sizeof(res->id), "%s", run->id);
+    snprintf(res->partition, sizeof(res->partition), "%s", o->partition);
+    snprintf(res->interconnect, sizeof(res->interconnect), "%s", o->interconnect);
+    snprintf(res->started, sizeof(res->started), "%s", run->started);
+    snprintf(res->finished, sizeof(res->finished), "%s", run->finished);
+    res->complete = run->complete;
+    snprintf(res->strategy, sizeof(res->strategy), "%s", o->strategy_word);
+    res->source = o->source;
+    res->budget_s = o->budget_s;
+    res->experiment_s = run->experiment_s;
+    res->experiments = run->experiments;
+    res->cond = run->cond;
+    res->cond.hosts = malloc(run->cond.nhosts * sizeof(*res->cond.hosts));
+    res->model = run->model;
+    if (res->cond.hosts == NULL || make_points(o, recs, nrecs, res) != 0) {
+        snprintf(err, errlen, "out of memory");
+        goto out;
+    }
+    memcpy(res->cond.hosts, run->cond.hosts, run->cond.nhosts * sizeof(*res->cond.hosts));
+    if (make_rules(o, run, res, err, errlen) != 0)
+        goto out;
+    if (write_atomic(o->out, write_result, res, err, errlen) != 0 ||
+        check_result(o->out, err, errlen) != 0)
+        goto out;
+    if (o->rules != NULL && (write_atomic(o->rules, write_rules, res->rules, err, errlen) != 0 ||
+                             check_rules(o->rules, err, errlen) != 0))
+        goto out;
+    if (o->ompi_rules != NULL) {
+        struct ompi_arg a = { .path = o->ompi_rules, .rules = res->rules, .max_comm_size = run->cond.ranks };
+        if (write_atomic(o->ompi_rules, write_ompi, &a, err, errlen) != 0)
+            goto out;
+    }
+    rc = 0;
+out:
+    acct_result_free(res);
+    return rc;
+}

@@ -1,0 +1,383 @@
+/* Unit tests of acct-tune's search strategies (search.h) on synthetic cost
+ * surfaces with known optima. No MPI.
+ *
+ * A surface is one grid point: methods with the pipeline cost shape of the
+ * papers (time falls as segments shrink, then rises steeply for tiny
+ * segments): for a message of m bytes cut into segments of s bytes along a
+ * longest edge of h hops,
+ *
+ *     T(s) = k (ceil(m/s) + h - 1) (a + b s) + c
+ *
+ * with segment index g: s = m / 2^g (g = 0: unsegmented). "Bumpy" surfaces
+ * multiply each point by 1 + eps u(method, g), u uniform in [0, 1), which
+ * creates local optima. The known optimum is the minimum over every point
+ * (what exhaustive search finds). Each strategy must find it (smooth
+ * surfaces) or come within its documented tolerance (bumpy ones), and uses
+ * fewer evaluations; the figures are printed. */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "search.h"
+#include "test_check.h"
+
+#define MAXM 16
+#define MAXG 16
+#define NCLS 3
+
+
+/* A small deterministic generator (no libc rand: same numbers everywhere). */
+static uint64_t rng_state;
+
+static double urand(void)
+{
+    rng_state = rng_state * 6364136223846793005ull + 1442695040888963407ull;
+    return (double)(rng_state >> 11) / 9007199254740992.0;
+}
+
+struct surface {
+    size_t nm;
+    size_t nsegs[MAXM];
+    int proxy[MAXM];
+    double cost[MAXM][MAXG];
+    double proxy_cost[NCLS][MAXG];
+    double model[MAXM][MAXG];
+    size_t stop_after; /* 0: never stop */
+    size_t calls;
+};
+
+static double pipe_time(double m, double s, double h, double a, double b)
+{
+    return (ceil(m / s) + h - 1.0) * (a + b * s);
+}
+
+/* A random surface: nm methods, a third unsegmented; classes of segmented
+ * methods share the proxy's shape (a, b, h), so the proxy's best segment is
+ * each member's best segment on smooth surfaces. */
+static void make_surface(struct surface *sf, size_t nm, double eps)
+{
+    double m = 1048576.0;
+    double ca[NCLS], cb[NCLS], ch[NCLS];
+
+    memset(sf, 0, sizeof(*sf));
+    sf->nm = nm;
+    for (int k = 0; k < NCLS; k++) {
+        ca[k] = 20.0 + 80.0 * urand();    /* per-segment latency, us */
+        cb[k] = 0.005 + 0.01 * urand();   /* us per byte */
+        ch[k] = 2.0 + floor(6.0 * urand());
+        for (size_t g = 0; g < MAXG; g++)
+            sf->proxy_cost[k][g] = pipe_time(m, m / ldexp(1.0, (int)g), ch[k], ca[k], cb[k]);
+    }
+    for (size_t j = 0; j < nm; j++) {
+        int seg = j % 3 != 2;
+        int k = (int)(j % NCLS);
+        double mult = 1.0 + 2.0 * urand();
+        double c = 50.0 * urand();
+        sf->nsegs[j] = seg ? MAXG : 1;
+        sf->proxy[j] = seg ? k : -1;
+        for (size_t g = 0; g < sf->nsegs[j]; g++) {
+            double v = mult * sf->proxy_cost[k][g] + c;
+            v *= 1.0 + eps * urand();
+            sf->cost[j][g] = v;
+            sf->model[j][g] = v * (1.0 + 0.15 * (urand() - 0.5)); /* a model off by +-7.5% */
+        }
+    }
+}
+
+static int sf_measure(void *ctx, size_t m, size_t g, double *c)
+{
+    struct surface *sf = ctx;
+    int rc = TUNE_OK;
+
+    if (sf->stop_after > 0 && sf->calls >= sf->stop_after) {
+        rc = TUNE_STOP;
+    } else {
+        sf->calls++;
+        *c = sf->cost[m][g];
+    }
+    return rc;
+}
+
+static int sf_proxy(void *ctx, int cls, size_t g, double *c)
+{
+    struct surface *sf = ctx;
+    *c = sf->proxy_cost[cls][g];
+    return TUNE_OK;
+}
+
+static int sf_model(void *ctx, size_t m, size_t g, double *c)
+{
+    struct surface *sf = ctx;
+    *c = sf->model[m][g];
+    return TUNE_OK;
+}
+
+static double sf_optimum(const struct surface *sf)
+{
+    double best = INFINITY;
+    for (size_t j = 0; j < sf->nm; j++)
+        for (size_t g = 0; g < sf->nsegs[j]; g++)
+            best = sf->cost[j][g] < best ? sf->cost[j][g] : best;
+    return best;
+}
+
+struct tally {
+    double evals, cost, pen_sum, pen_max;
+    int exact, n;
+};
+
+static void run_one(struct surface *sf, enum tune_strategy st, struct tally *t)
+{
+    struct tune_space sp = { .nmethods = sf->nm, .nsegs = sf->nsegs, .proxy = sf->proxy };
+    struct tune_oracle or = { .ctx = sf, .measure = sf_measure, .proxy = sf_proxy,
+                              .model = sf_model };
+    struct tune_params pa;
+    struct tune_result r;
+    double opt = sf_optimum(sf);
+
+    tune_params_default(&pa);
+    pa.strategy = st;
+    sf->calls = 0;
+    int rc = tune_search(&sp, &or, &pa, &r);
+    CHECK(rc == TUNE_OK && r.found && r.complete, "%s: rc %d found %d", tune_strategy_name(st),
+          rc, r.found);
+    /* the cost of the decision, measured (the model's figure is a guess) */
+    double got = r.found ? sf->cost[r.method][r.seg] : INFINITY;
+    double pen = got / opt - 1.0;
+    CHECK(st == TUNE_MODEL || r.evals == sf->calls, "evals %zu != calls %zu", r.evals, sf->calls);
+    t->evals += (double)(r.evals + r.proxy_evals);
+    t->cost += r.eval_cost;
+    t->pen_sum += pen;
+    t->pen_max = pen > t->pen_max ? pen : t->pen_max;
+    t->exact += pen == 0.0;
+    t->n++;
+}
+
+/* Runs every strategy on `n` random surfaces; checks the tolerances: max
+ * penalty for each strategy (0 = must be exact everywhere). */
+static void compare(const char *title, double eps, int n, const double *max_pen)
+{
+    struct tally t[TUNE_STRATEGY_COUNT];
+    struct surface sf;
+
+    memset(t, 0, sizeof(t));
+    for (int i = 0; i < n; i++) {
+        make_surface(&sf, 3 + (size_t)(i % 10), eps);
+        for (int st = 0; st < TUNE_STRATEGY_COUNT; st++)
+            run_one(&sf, (enum tune_strategy)st, &t[st]);
+    }
+    printf("%s (%d surfaces)\n", title, n);
+    printf("  %-10s %10s %12s %9s %11s %11s %8s\n", "strategy", "evals", "exp.time[s]",
+           "vs exh.", "mean pen.", "max pen.", "exact");
+    for (int st = 0; st < TUNE_STRATEGY_COUNT; st++) {
+        double red = t[st].cost > 0.0 ? t[TUNE_EXHAUSTIVE].cost / t[st].cost : INFINITY;
+        printf("  %-10s %10.0f %12.2f %8.1fx %10.3f%% %10.3f%% %7d/%d\n",
+               tune_strategy_name((enum tune_strategy)st), t[st].evals, t[st].cost / 1e6,
+               red, 100.0 * t[st].pen_sum / t[st].n, 100.0 * t[st].pen_max, t[st].exact,
+               t[st].n);
+        CHECK(t[st].pen_max <= max_pen[st] + 1e-12, "%s on %s: max penalty %.4f > %.4f",
+              tune_strategy_name((enum tune_strategy)st), title, t[st].pen_max, max_pen[st]);
+        if (st != TUNE_EXHAUSTIVE && st != TUNE_MODEL)
+            CHECK(t[st].evals < t[TUNE_EXHAUSTIVE].evals, "%s evaluates no less than exhaustive",
+                  tune_strategy_name((enum tune_strategy)st));
+    }
+    CHECK(t[TUNE_EXHAUSTIVE].exact == n, "exhaustive is not exact");
+}
+
+/* A budget stop: the best so far, complete = false, no further calls. */
+static void test_stop(void)
+{
+    struct surface sf;
+    make_surface(&sf, 6, 0.0);
+    sf.stop_after = 5;
+    for (int st = 0; st < TUNE_STRATEGY_COUNT; st++) {
+        if (st == TUNE_MODEL)
+            continue;
+        struct tune_space sp = { .nmethods = sf.nm, .nsegs = sf.nsegs, .proxy = sf.proxy };
+        struct tune_oracle or = { .ctx = &sf, .measure = sf_measure, .proxy = sf_proxy,
+                                  .model = sf_model };
+        struct tune_params pa;
+        struct tune_result r;
+        tune_params_default(&pa);
+        pa.strategy = (enum tune_strategy)st;
+        sf.calls = 0;
+        int rc = tune_search(&sp, &or, &pa, &r);
+        CHECK(rc == TUNE_OK && !r.complete && r.evals == 5 && sf.calls == 5 && r.found,
+              "stop with %s: rc %d complete %d evals %zu", tune_strategy_name(pa.strategy), rc,
+              r.complete, r.evals);
+    }
+}
+
+/* Bad arguments are refused, never crash. */
+static void test_invalid(void)
+{
+    size_t nsegs[2] = { 1, 0 };
+    struct tune_space sp = { .nmethods = 2, .nsegs = nsegs };
+    struct tune_oracle or = { .ctx = NULL, .measure = sf_measure };
+    struct tune_params pa;
+    struct tune_result r;
+
+    tune_params_default(&pa);
+    CHECK(tune_search(&sp, &or, &pa, &r) == TUNE_EINVAL, "zero segments accepted");
+    nsegs[1] = 1;
+    pa.strategy = TUNE_HYBRID;
+    CHECK(tune_search(&sp, &or, &pa, &r) == TUNE_EINVAL, "hybrid without a model accepted");
+    pa.strategy = TUNE_SMGD;
+    pa.threshold = 1.0;
+    CHECK(tune_search(&sp, &or, &pa, &r) == TUNE_EINVAL, "threshold 1 accepted");
+    CHECK(tune_search(NULL, &or, &pa, &r) == TUNE_EINVAL, "NULL space accepted");
+    enum tune_strategy s;
+    CHECK(tune_strategy_from_name("smgd", &s) == 0 && s == TUNE_SMGD, "smgd name");
+    CHECK(tune_strategy_from_name("bogus", &s) == -1, "bogus name accepted");
+}
+
+/* A method with an infinite cost (cannot run) is never chosen. */
+static void test_cannot_run(void)
+{
+    struct surface sf;
+    make_surface(&sf, 4, 0.0);
+    size_t best = 0;
+    for (size_t j = 0; j < sf.nm; j++)
+        if (sf.cost[j][0] < sf.cost[best][0])
+            best = j;
+    for (size_t g = 0; g < sf.nsegs[best]; g++)
+        sf.cost[best][g] = INFINITY;
+    struct tally t;
+    for (int st = 0; st < TUNE_STRATEGY_COUNT; st++) {
+        if (st == TUNE_MODEL || st == TUNE_HYBRID)
+            continue;
+        memset(&t, 0, sizeof(t));
+        run_one(&sf, (enum tune_strategy)st, &t);
+        CHECK(t.pen_max < 0.5 && isfinite(t.pen_max), "%s picked a method that cannot run",
+              tune_strategy_name((enum tune_strategy)st));
+    }
+}
+
+/* hybrid measures the methods the model cannot predict (NAN), and model
+ * alone never picks them. */
+static void test_unknown_model(void)
+{
+    struct surface sf;
+    struct tally t;
+    make_surface(&sf, 6, 0.0);
+    size_t best = 0, bg = 0;
+    for (size_t j = 0; j < sf.nm; j++)
+        for (size_t g = 0; g < sf.nsegs[j]; g++)
+            if (sf.cost[j][g] < sf.cost[best][bg]) {
+                best = j;
+                bg = g;
+            }
+    for (size_t g = 0; g < sf.nsegs[best]; g++)
+        sf.model[best][g] = NAN;
+    memset(&t, 0, sizeof(t));
+    run_one(&sf, TUNE_HYBRID, &t);
+    CHECK(t.exact == 1, "hybrid dropped the method the model cannot predict");
+    memset(&t, 0, sizeof(t));
+    run_one(&sf, TUNE_MODEL, &t);
+    CHECK(t.exact == 0 && isfinite(t.pen_max), "model picked a method it cannot predict");
+}
+
+/* ---- reduced primary grid -------------------------------------------------- */
+
+#define NSIZES 18 /* 8 B .. 1 MiB */
+#define PM 4      /* methods, unsegmented */
+
+struct primary_fixture {
+    double cost[NSIZES][PM];
+    size_t searches;
+    size_t evals;
+};
+
+/* Method j is best on a band of sizes: costs are lines in log(size) that
+ * cross (the shape of measured decision maps). */
+static void make_primary(struct primary_fixture *f)
+{
+    memset(f, 0, sizeof(*f));
+    for (size_t i = 0; i < NSIZES; i++) {
+        double x = (double)i;
+        f->cost[i][0] = 10.0 + 4.0 * x;           /* best small */
+        f->cost[i][1] = 30.0 + 2.0 * x;           /* middle */
+        f->cost[i][2] = 60.0 + 0.5 * x;           /* large */
+        f->cost[i][3] = 100.0 + 5.0 * x;          /* never */
+    }
+}
+
+static int prim_measure(void *ctx, size_t m, size_t g, double *c)
+{
+    const double *row = ctx;
+    (void)g;
+    *c = row[m];
+    return TUNE_OK;
+}
+
+static int prim_search(void *ctx, size_t i, const size_t *allowed, size_t nallowed,
+                       struct tune_result *r)
+{
+    struct primary_fixture *f = ctx;
+    size_t nsegs[PM] = { 1, 1, 1, 1 };
+    bool en[PM] = { nallowed == 0, nallowed == 0, nallowed == 0, nallowed == 0 };
+    for (size_t k = 0; k < nallowed; k++)
+        en[allowed[k]] = true;
+    struct tune_space sp = { .nmethods = PM, .nsegs = nsegs, .enabled = en };
+    struct tune_oracle or = { .ctx = f->cost[i], .measure = prim_measure };
+    struct tune_params pa;
+    tune_params_default(&pa);
+    pa.strategy = TUNE_EXHAUSTIVE;
+    int rc = tune_search(&sp, &or, &pa, r);
+    f->searches++;
+    f->evals += r->evals;
+    return rc;
+}
+
+static void test_reduced(void)
+{
+    struct primary_fixture f;
+    struct tune_primary p = { .ctx = &f, .search = prim_search };
+    struct tune_result out[NSIZES];
+    size_t full_evals = 0;
+
+    for (size_t stride = 1; stride <= 8; stride++) {
+        make_primary(&f);
+        int rc = tune_reduced_grid(NSIZES, stride, &p, out);
+        CHECK(rc == TUNE_OK, "reduced grid stride %zu: rc %d", stride, rc);
+        int right = 0;
+        for (size_t i = 0; i < NSIZES; i++) {
+            size_t best = 0;
+            for (size_t j = 1; j < PM; j++)
+                if (f.cost[i][j] < f.cost[i][best])
+                    best = j;
+            right += out[i].found && out[i].method == best;
+        }
+        if (stride == 1)
+            full_evals = f.evals;
+        printf("reduced grid stride %zu: %zu searches, %zu evaluations (full grid %zu: %.1fx "
+               "fewer), %d/%d sizes decided right\n", stride, f.searches, f.evals, full_evals,
+               (double)full_evals / (double)f.evals, right, NSIZES);
+        CHECK(right == NSIZES, "stride %zu: %d of %d sizes right", stride, right, NSIZES);
+        if (stride >= 4)
+            CHECK(f.evals < full_evals, "stride %zu does not save evaluations", stride);
+    }
+    CHECK(tune_reduced_grid(NSIZES, 0, &p, out) == TUNE_EINVAL, "stride 0 accepted");
+}
+
+int main(void)
+{
+    /* maximum penalty allowed per strategy, in registry order:
+     * exhaustive mgd smgd pipeline model hybrid */
+    static const double smooth[TUNE_STRATEGY_COUNT] = { 0, 0, 0, 0, 0.15, 0 };
+    static const double bumpy[TUNE_STRATEGY_COUNT] = { 0, 0.03, 0.03, 0.05, 0.15, 0.03 };
+
+    rng_state = 42;
+    compare("smooth surfaces", 0.0, 300, smooth);
+    compare("bumpy surfaces (+0..4% noise per point)", 0.04, 300, bumpy);
+    test_stop();
+    test_invalid();
+    test_cannot_run();
+    test_unknown_model();
+    test_reduced();
+    if (failures > 0)
+        fprintf(stderr, "%d failure(s)\n", failures);
+    return failures > 0;
+}

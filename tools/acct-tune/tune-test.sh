@@ -1,0 +1,148 @@
+#!/usr/bin/env bash
+# acct-tune's MPI tests (tools/acct-tune/CMakeLists.txt, label mpi).
+#
+# usage: tune-test.sh CASE TUNE CHECK ACCTCTL MPIEXEC [MPIEXEC_FLAGS...]
+#   CASE  small      4 ranks, 2 collectives x 3 sizes, --budget 60s: a complete
+#                    result (check_result), a rules file (acctctl validate) and
+#                    an Open MPI rules file
+#         resume     kill -9 the ranks in the middle of a run, rerun with the
+#                    same --state: nothing recorded is measured again and the
+#                    result covers the whole grid
+#         budget     a budget far too small: exit 0, complete: false, valid files
+#         strategy:S the small grid with --strategy S (mgd, exhaustive, pipeline,
+#                    reduced, used, hybrid, model)
+#         bad        a bad option: exit 2 and one error line, no hang
+#         bad_used   a bad --used file: exit 1 and FILE:LINE:COLUMN: FIELD: message
+set -u
+case_=$1 tune=$2 check=$3 acctctl=$4 mpiexec=$5
+shift 5
+flags=("$@")
+work=$(mktemp -d)
+mpipid=
+descendants() { # PID: every process below PID (started by this test), by pid
+    local c
+    for c in $(ps -o pid= --ppid "$1" 2>/dev/null); do
+        echo "$c"
+        descendants "$c"
+    done
+}
+kill_ranks() { # timeout, mpirun and the ranks below $mpipid, all at once
+    local pids
+    pids=$(descendants "$mpipid")
+    [ -n "$pids" ] && kill -KILL $pids 2>/dev/null
+    return 0
+}
+cleanup() {
+    # only what this script started: the mpirun of this test and its ranks
+    if [ -n "$mpipid" ] && kill -0 "$mpipid" 2>/dev/null; then
+        kill_ranks
+        kill -KILL "$mpipid" 2>/dev/null
+    fi
+    rm -rf "$work"
+}
+trap cleanup EXIT
+pre=()
+[ -n "${ACCT_TEST_PRELOAD:-}" ] && pre=(-x LD_PRELOAD="$ACCT_TEST_PRELOAD")
+run() { # NP args... (in $work, 90 s at most)
+    local np=$1
+    shift
+    (cd "$work" && timeout 90 "$mpiexec" "${pre[@]}" ${ASAN_OPTIONS:+-x ASAN_OPTIONS} \
+        "${flags[@]}" "${mpix[@]}" -np "$np" "$tune" "$@")
+}
+mpix=() # extra mpirun arguments of one case
+fail() { echo "tune-test.sh $case_: FAIL: $*"; exit 1; }
+grid=(--collectives bcast,allreduce --comm-sizes 2,3,4 --sizes 8,1K,64K)
+grid_check=(bcast,allreduce 2,3,4 8,1K,64K)
+
+case $case_ in
+small)
+    # ACCT_REPORT: libacct's own account of what ran (docs/runtime.md)
+    mpix=(-x ACCT_REPORT="$work/report.yaml")
+    run 4 "${grid[@]}" --budget 60s --reps 5 --progress --out result.yaml \
+        --rules rules.yaml --ompi-rules ompi.rules --quadtree-depth 2 || fail "acct-tune failed"
+    # the forced methods really ran: segmented bcast pipelines on 4 ranks
+    grep -q 'collective: bcast, algorithm: pipeline, comm_size: 4, segment: [1-9]' \
+        "$work/report.yaml" || fail "libacct's report shows no forced, segmented pipeline"
+    "$check" "$work/result.yaml" "${grid_check[@]}" complete || fail "result"
+    "$acctctl" validate "$work/rules.yaml" || fail "rules file"
+    grep -q '^# bcast' "$work/ompi.rules" || fail "no bcast section in the Open MPI rules"
+    ;;
+resume)
+    args=("${grid[@]}" --sizes 8,1K,16K,64K --reps 20 --state state.txt --out result.yaml)
+    (cd "$work" && exec timeout 90 "$mpiexec" "${pre[@]}" ${ASAN_OPTIONS:+-x ASAN_OPTIONS} \
+        "${flags[@]}" -np 4 "$tune" "${args[@]}") >"$work/first.log" 2>&1 &
+    mpipid=$!
+    # wait until some experiments are recorded, then kill timeout, mpirun and
+    # every rank at once (kill -9: nothing can flush or clean up)
+    for _ in $(seq 1 600); do
+        n=$(grep -c '^m ' "$work/state.txt" 2>/dev/null)
+        [ "${n:-0}" -ge 40 ] && break
+        kill -0 "$mpipid" 2>/dev/null || break
+        sleep 0.1
+    done
+    kill -0 "$mpipid" 2>/dev/null || fail "the first run ended before it could be killed"
+    kill_ranks
+    wait "$mpipid" 2>/dev/null
+    mpipid=
+    [ -e "$work/result.yaml" ] && fail "a killed run wrote a result"
+    # complete lines (a line cut by the kill has no newline), minus the header
+    before=$(($(tr -cd '\n' <"$work/state.txt" | wc -c) - 1))
+    echo "killed after $before recorded experiments"
+    run 4 "${args[@]}" >"$work/second.log" 2>&1 || { cat "$work/second.log"; fail "rerun failed"; }
+    cat "$work/second.log"
+    replayed=$(sed -n 's/.* \([0-9]*\) taken from the state file.*/\1/p' "$work/second.log")
+    # the searches replay the journal: every recorded experiment is reused
+    [ "${replayed:-0}" = "$before" ] ||
+        fail "${replayed:-0} experiments reused, $before were recorded"
+    # no experiment recorded twice
+    dups=$(grep '^m ' "$work/state.txt" | cut -d' ' -f2-8 | sort | uniq -d | wc -l)
+    [ "$dups" = 0 ] || fail "$dups experiments were measured again"
+    "$check" "$work/result.yaml" bcast,allreduce 2,3,4 8,1K,16K,64K complete || fail "result"
+    ;;
+budget)
+    run 4 "${grid[@]}" --sizes 8,1K,64K,256K --reps 200 --budget 1s --out result.yaml \
+        --rules rules.yaml >"$work/log" 2>&1 || { cat "$work/log"; fail "acct-tune failed"; }
+    cat "$work/log"
+    grep -q "incomplete: stopped by the budget" "$work/log" || fail "no budget stop reported"
+    "$check" "$work/result.yaml" bcast,allreduce 2,3,4 8,1K,64K,256K incomplete || fail "result"
+    "$acctctl" validate "$work/rules.yaml" || fail "rules file"
+    ;;
+strategy:*)
+    s=${case_#strategy:}
+    extra=()
+    if [ "$s" = used ]; then
+        printf '# collective comm_size bytes\nbcast 4 1K\nbcast 2 64K\nallreduce 3 8\n' \
+            >"$work/used.txt"
+        extra=(--used used.txt)
+    fi
+    run 4 "${grid[@]}" --strategy "$s" --reps 5 --out result.yaml --rules rules.yaml \
+        "${extra[@]}" >"$work/log" 2>&1 || { cat "$work/log"; fail "acct-tune failed"; }
+    cat "$work/log"
+    # reduced interpolates between the sizes it searches; used measures its points only
+    want=complete
+    [ "$s" = used ] || [ "$s" = reduced ] && want=any
+    "$check" "$work/result.yaml" "${grid_check[@]}" $want || fail "result"
+    grep -q "complete: true" "$work/result.yaml" || fail "the run is not complete"
+    grep -q "strategy: \"$s\"" "$work/result.yaml" || fail "strategy not recorded"
+    "$acctctl" validate "$work/rules.yaml" || fail "rules file"
+    ;;
+bad)
+    out=$(run 4 --strategy bogus 2>&1)
+    rc=$?
+    [ $rc = 2 ] || fail "exit status $rc, want 2"
+    [ "$(grep -c 'acct-tune: error:' <<<"$out")" = 1 ] || fail "not exactly one error line: $out"
+    grep -q 'unknown strategy "bogus"' <<<"$out" || fail "message: $out"
+    ;;
+bad_used)
+    printf 'bcast 4 1K\nbcast 4 12Q\n' >"$work/used.txt"
+    out=$(run 4 --strategy used --used used.txt 2>&1)
+    rc=$?
+    [ $rc = 1 ] || fail "exit status $rc, want 1"
+    [ "$(grep -c 'acct-tune: error:' <<<"$out")" = 1 ] || fail "not exactly one error line: $out"
+    grep -q 'used.txt:2:9: bytes: not a size: "12Q"' <<<"$out" || fail "message: $out"
+    ;;
+*)
+    fail "unknown case"
+    ;;
+esac
+echo "tune-test.sh $case_: ok"
