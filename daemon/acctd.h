@@ -1,0 +1,197 @@
+/* acctd: the daemon's shared state and the interfaces between its parts.
+ *
+ *   main.c      table of contents: ordered init, loop, fini in reverse
+ *   config.c    defaults -> command line -> file -> validate
+ *   ytree.c     bounded YAML tree for acctd.yaml and policies
+ *   store.c     SQLite store and migrations (db/)
+ *   server.c    socket, poll loop, clients, group commit, dispatch table
+ *   req_*.c     one file per area of requests (docs/protocol.md)
+ *   rulesdir.c  active-rules cache and materialised rules files
+ *   policy.c    refinement policies (policies/NAME.yaml)
+ *   refine.c    the evidence rule and refined versions
+ *   sync.c      multi-node: primary (TCP + munge) and followers
+ *   notify.c    sd_notify without libsystemd
+ *   log.c       leveled logging to stderr (journald) */
+#ifndef ACCTD_H
+#define ACCTD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include "acct/proto.h"
+#include "acct/rules.h"
+#include "config.h"
+#include "policy.h"
+#include "store.h"
+
+/* ---- logging ------------------------------------------------------------------ */
+void acctd_log_init(int level);
+void acctd_log_set_level(int level);
+void acctd_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+#define LOG_E(...) acctd_log(0, __VA_ARGS__)
+#define LOG_W(...) acctd_log(1, __VA_ARGS__)
+#define LOG_I(...) acctd_log(2, __VA_ARGS__)
+#define LOG_D(...) acctd_log(3, __VA_ARGS__)
+
+/* ---- sd_notify ------------------------------------------------------------------- */
+/* Send state ("READY=1", ...) to $NOTIFY_SOCKET if set. 0, or -1 (logged). */
+int acctd_notify(const char *state);
+
+/* ---- names ------------------------------------------------------------------------ */
+/* 1..max characters of A-Z a-z 0-9 . _ + - (docs/rules.md "name"). */
+bool acctd_name_ok(const char *s, size_t max);
+/* mkdir -p: parents 0755, the last one mode. 0 or -1 (errno). */
+int acctd_mkdir_p(const char *path, mode_t mode);
+
+/* ---- clients ----------------------------------------------------------------------- */
+struct client {
+    int fd;
+    pid_t pid;
+    uid_t uid;
+    gid_t gid;
+    bool admin;
+    uint32_t max_body;   /* by privilege */
+    uint8_t *in;         /* partial input */
+    size_t in_len, in_cap;
+    uint8_t *out;        /* replies not yet sent */
+    size_t out_len, out_off, out_cap;
+    time_t last_active;
+    bool closing;        /* close once out is sent */
+    bool awaiting_commit;/* a reply in out acknowledges this round's transaction */
+    bool tcp;            /* a TCP peer (primary): no SO_PEERCRED ... */
+    bool authed;         /* ... until AUTH with a munge credential */
+};
+
+/* ---- the active rules cache -------------------------------------------------------- */
+struct pair_entry {
+    char partition[ACCT_RULES_NAME_MAX + 1], interconnect[ACCT_RULES_NAME_MAX + 1];
+    int64_t version;
+    uint64_t hash;
+    char *text;
+    size_t len;
+};
+
+struct user_rate {
+    uid_t uid;
+    time_t window; /* start of the hour */
+    int64_t records;
+};
+
+struct acctd {
+    struct acctd_config cfg;
+    struct store *store;
+    int listen_fd;
+    int tcp_fd;          /* primary: followers connect here; -1 = none */
+    time_t last_sync;    /* follower: last SYNC with the primary */
+    struct client **clients;
+    size_t nclients, cap_clients;
+    struct pair_entry *pairs;
+    size_t npairs;
+    struct user_rate *rates;
+    size_t nrates, cap_rates;
+    struct policy_set policies;
+    time_t started, last_refine;
+    bool tx_open;        /* this round's transaction */
+    bool rules_dirty;    /* activations happened: re-materialise after commit */
+    bool reload_requested;
+    int64_t samples_total; /* timed calls stored (STATUS NSAMPLES) */
+};
+
+/* ---- server (server.c) -------------------------------------------------------------- */
+int server_init(struct acctd *d);
+void server_fini(struct acctd *d);
+/* Run until *stop; calls reload when *reload is set. Returns 0 or -1. */
+int server_run(struct acctd *d, volatile int *stop, volatile int *reload,
+               int (*reload_fn)(struct acctd *));
+
+/* Decode, check and answer one complete message of len bytes: exactly one
+ * reply, finished, in out. Returns -1 if the connection must be closed
+ * after the reply. (The loop's unit of work; the request fuzzer calls it.) */
+int acctd_handle_message(struct acctd *d, struct client *c, const uint8_t *buf, size_t len,
+                         struct acct_wbuf *out);
+
+/* For write handlers: make sure this round's transaction is open and open a
+ * savepoint for the request. 0 or -1. */
+int acctd_write_begin(struct acctd *d, struct client *c);
+/* End the request's savepoint: keep (ok) or undo its changes. */
+void acctd_write_end(struct acctd *d, bool ok);
+/* Commit the round's transaction now (before work that must see it). */
+int acctd_commit_now(struct acctd *d);
+
+/* A request handler: writes exactly one reply into out. Returns 0, or -1
+ * to close the connection after the reply. */
+typedef int (*acctd_handler)(struct acctd *d, struct client *c, const struct acct_msg *m,
+                             struct acct_wbuf *out);
+
+struct acctd_request {
+    enum acct_msg_type type;
+    bool admin;          /* root or admin group only */
+    bool primary_only;   /* changes decisions: refused on a follower */
+    acctd_handler fn;
+};
+/* The dispatch table (requests.c), ends with fn == NULL. */
+extern const struct acctd_request acctd_requests[];
+
+/* Handlers, one group per file. */
+int req_hello(struct acctd *, struct client *, const struct acct_msg *, struct acct_wbuf *);
+int req_status(struct acctd *, struct client *, const struct acct_msg *, struct acct_wbuf *);
+int req_list(struct acctd *, struct client *, const struct acct_msg *, struct acct_wbuf *);
+int req_get_rules(struct acctd *, struct client *, const struct acct_msg *, struct acct_wbuf *);
+int req_show(struct acctd *, struct client *, const struct acct_msg *, struct acct_wbuf *);
+int req_list_versions(struct acctd *, struct client *, const struct acct_msg *,
+                      struct acct_wbuf *);
+int req_diff(struct acctd *, struct client *, const struct acct_msg *, struct acct_wbuf *);
+int req_import(struct acctd *, struct client *, const struct acct_msg *, struct acct_wbuf *);
+int req_activate(struct acctd *, struct client *, const struct acct_msg *, struct acct_wbuf *);
+int req_rollback(struct acctd *, struct client *, const struct acct_msg *, struct acct_wbuf *);
+int req_reload(struct acctd *, struct client *, const struct acct_msg *, struct acct_wbuf *);
+int req_set_policy(struct acctd *, struct client *, const struct acct_msg *, struct acct_wbuf *);
+int req_refine(struct acctd *, struct client *, const struct acct_msg *, struct acct_wbuf *);
+int req_samples(struct acctd *, struct client *, const struct acct_msg *, struct acct_wbuf *);
+int req_list_samples(struct acctd *, struct client *, const struct acct_msg *,
+                     struct acct_wbuf *);
+
+int req_auth(struct acctd *, struct client *, const struct acct_msg *, struct acct_wbuf *);
+int req_sync(struct acctd *, struct client *, const struct acct_msg *, struct acct_wbuf *);
+
+/* ---- multi-node (sync.c) ---------------------------------------------------------- */
+int sync_listen_init(struct acctd *d);
+void sync_fini(struct acctd *d);
+/* Follower: SYNC with the primary if sync_interval has passed. */
+void sync_poll(struct acctd *d, time_t now);
+
+/* Shared reply helpers (requests.c). Read a required/optional name field;
+ * on a problem write an INVALID error and return -1. */
+int req_name(const struct acct_msg *m, unsigned tag, bool required, char *buf, size_t cap,
+             uint32_t id, struct acct_wbuf *out);
+/* Put the fields of a version (as SHOW). */
+void req_put_version(struct acct_wbuf *out, const struct store_version *v, bool text);
+
+/* ---- rules cache and files (rulesdir.c) --------------------------------------------- */
+/* Reload the cache from the store and make rules_dir match it (write
+ * changed files, remove files of pairs without an active version). */
+int rulesdir_sync(struct acctd *d);
+const struct pair_entry *rulesdir_find(const struct acctd *d, const char *partition,
+                                       const char *interconnect);
+void rulesdir_fini(struct acctd *d);
+/* Write one file atomically: temp name, fsync, rename, fsync dir. */
+int rulesdir_write_file(const char *dir, const char *name, const char *text, size_t len);
+
+/* ---- refinement (refine.c) ------------------------------------------------------------- */
+/* One pass over the pairs (NULL: all). Appends a DIFF_LINE per decision
+ * taken or refused to out (if not NULL). Writes versions inside the
+ * caller's transaction. Returns versions written, or -1. */
+int refine_run(struct acctd *d, const char *partition, const char *interconnect,
+               struct acct_wbuf *out);
+
+/* Exposed for the unit tests: P(T > t) of Student's t with df degrees of
+ * freedom; and replacing the decision of {p} x [lo, hi] in a rule list
+ * (dec NULL: native), keeping the rest of every rule it cuts. */
+double refine_t_upper(double t, double df);
+int refine_carve(struct acct_rule_list *l, int p, uint64_t lo, uint64_t hi,
+                 const struct acct_decision *dec);
+
+#endif

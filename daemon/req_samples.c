@@ -1,0 +1,377 @@
+/* SAMPLES (live timings from libacct, anybody) and LIST_SAMPLES
+ * (docs/protocol.md "SAMPLE"; limits in docs/acctd.md "Limits"). */
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "acct/alg.h"
+#include "acctd.h"
+
+#define SAMPLE_MAX_COUNT 1000000000LL
+#define SAMPLE_MAX_DIAGS 10
+#define REL_SLACK 1e-9
+
+/* The fields of one SAMPLE group, read in one pass. */
+struct sample_fields {
+    struct acct_field coll, alg;
+    bool has_coll, has_alg, has_size, has_bucket, has_count, has_sum, has_min, has_max, has_sq;
+    uint64_t size, bucket, seg, fan, reo, count;
+    double sum, min, max, sq;
+};
+
+static void read_sample(const struct acct_field *g, struct sample_fields *s)
+{
+    struct acct_iter it;
+    struct acct_field f;
+    memset(s, 0, sizeof(*s));
+    acct_iter_group(&it, g);
+    /* the first of a repeated field counts (docs/protocol.md) */
+    while (acct_iter_next(&it, &f)) {
+        switch (f.tag) {
+        case ACCT_T_COLLECTIVE:
+            if (!s->has_coll)
+                s->coll = f, s->has_coll = true;
+            break;
+        case ACCT_T_ALGORITHM:
+            if (!s->has_alg)
+                s->alg = f, s->has_alg = true;
+            break;
+#define U(TAG, var, flag)                     \
+    case TAG:                                 \
+        if (!(flag)) {                        \
+            s->var = acct_field_u64(&f);      \
+            flag = true;                      \
+        }                                     \
+        break;
+#define D(TAG, var, flag)                     \
+    case TAG:                                 \
+        if (!(flag)) {                        \
+            s->var = acct_field_f64(&f);      \
+            flag = true;                      \
+        }                                     \
+        break;
+            U(ACCT_T_COMM_SIZE, size, s->has_size)
+            U(ACCT_T_BYTES_BUCKET, bucket, s->has_bucket)
+            U(ACCT_T_COUNT, count, s->has_count)
+            D(ACCT_T_SUM_US, sum, s->has_sum)
+            D(ACCT_T_MIN_US, min, s->has_min)
+            D(ACCT_T_MAX_US, max, s->has_max)
+            D(ACCT_T_SUMSQ_US, sq, s->has_sq)
+#undef U
+#undef D
+        case ACCT_T_SEGMENT:
+            s->seg = acct_field_u64(&f);
+            break;
+        case ACCT_T_FANOUT:
+            s->fan = acct_field_u64(&f);
+            break;
+        case ACCT_T_REORDER:
+            s->reo = acct_field_u64(&f);
+            break;
+        default:
+            break;
+        }
+    }
+}
+
+/* Copy a STR field into buf (cap bytes, NUL-terminated). false if too long. */
+static bool field_str(const struct acct_field *f, char *buf, size_t cap)
+{
+    if (f->len >= cap)
+        return false;
+    memcpy(buf, f->val, f->len);
+    buf[f->len] = '\0';
+    return true;
+}
+
+/* Check one SAMPLE group into *x (names point into buffers of the caller).
+ * NULL if fine, else a message in why. */
+static const char *check_sample(const struct acct_field *g, struct store_sample *x,
+                                char coll[32], char alg[64], char *why, size_t wl)
+{
+    struct sample_fields s;
+    enum acct_coll_id cid;
+    char msg[512];
+    read_sample(g, &s);
+    if (!s.has_coll || !field_str(&s.coll, coll, 32) || acct_coll_from_name(coll, &cid) != 0) {
+        snprintf(why, wl, "COLLECTIVE: missing or not a collective");
+        return why;
+    }
+    if (!s.has_size || s.size < 1 || s.size > INT_MAX) {
+        snprintf(why, wl, "COMM_SIZE: missing or not in 1..%d", INT_MAX);
+        return why;
+    }
+    x->comm_size = (int64_t)s.size;
+    if (!s.has_bucket || s.bucket > 64) {
+        snprintf(why, wl, "BYTES_BUCKET: missing or not in 0..64");
+        return why;
+    }
+    x->bucket = (int64_t)s.bucket;
+    if (!s.has_alg || !field_str(&s.alg, alg, 64)) {
+        snprintf(why, wl, "ALGORITHM: missing or too long");
+        return why;
+    }
+    const struct acct_alg *a = acct_alg_find(cid, alg);
+    if (a == NULL) {
+        snprintf(why, wl, "ALGORITHM: %s",
+                 acct_unknown_alg_msg(cid, alg, strlen(alg), msg, sizeof(msg)));
+        return why;
+    }
+    if (s.reo > 1) {
+        snprintf(why, wl, "REORDER: must be 0 or 1");
+        return why;
+    }
+    if (s.seg != 0 && acct_check_segment(a, s.seg, msg, sizeof(msg)) != NULL) {
+        snprintf(why, wl, "SEGMENT: %.400s", msg);
+        return why;
+    }
+    if (s.fan != 0 &&
+        (s.fan > INT_MAX || acct_check_fanout(a, (long long)s.fan, msg, sizeof(msg)) != NULL)) {
+        snprintf(why, wl, "FANOUT: %.400s", s.fan > INT_MAX ? "too large" : msg);
+        return why;
+    }
+    if (s.reo && acct_check_reorder(a, true, msg, sizeof(msg)) != NULL) {
+        snprintf(why, wl, "REORDER: %.400s", msg);
+        return why;
+    }
+    x->segment = (int64_t)s.seg;
+    x->fanout = (int64_t)s.fan;
+    x->reorder = (int64_t)s.reo;
+    if (!s.has_count || s.count < 1 || s.count > SAMPLE_MAX_COUNT) {
+        snprintf(why, wl, "COUNT: missing or not in 1..%lld", SAMPLE_MAX_COUNT);
+        return why;
+    }
+    x->count = (int64_t)s.count;
+    if (!s.has_sum || s.sum < 0) {
+        snprintf(why, wl, "SUM_US: missing or negative");
+        return why;
+    }
+    x->sum_us = s.sum;
+    double mean = x->sum_us / (double)x->count;
+    x->min_us = s.has_min ? s.min : mean;
+    x->max_us = s.has_max ? s.max : mean;
+    x->sumsq_us = s.has_sq ? s.sq : mean * mean * (double)x->count;
+    double slack = REL_SLACK * (mean + 1e-300);
+    if (x->min_us < 0 || x->min_us > mean + slack || x->max_us < mean - slack) {
+        snprintf(why, wl, "MIN_US/MAX_US: need 0 <= MIN_US <= SUM_US/COUNT <= MAX_US");
+        return why;
+    }
+    double floor_sq = x->sum_us * x->sum_us / (double)x->count;
+    if (!isfinite(floor_sq) || x->sumsq_us < floor_sq * (1 - REL_SLACK)) {
+        snprintf(why, wl, "SUMSQ_US: smaller than SUM_US^2/COUNT (inconsistent moments)");
+        return why;
+    }
+    x->algorithm = alg;
+    x->collective = coll;
+    return NULL;
+}
+
+/* The user's budget this hour; creates the entry. NULL on ENOMEM. */
+static struct user_rate *user_rate(struct acctd *d, uid_t uid, time_t now)
+{
+    time_t hour = now - now % 3600;
+    for (size_t i = 0; i < d->nrates; i++) {
+        struct user_rate *r = &d->rates[i];
+        if (r->window != hour) { /* stale entries are reused */
+            r->window = hour;
+            r->records = 0;
+            if (r->uid != uid)
+                r->uid = (uid_t)-1;
+        }
+        if (r->uid == uid)
+            return r;
+    }
+    for (size_t i = 0; i < d->nrates; i++)
+        if (d->rates[i].uid == (uid_t)-1) {
+            d->rates[i].uid = uid;
+            return &d->rates[i];
+        }
+    if (d->nrates == d->cap_rates) {
+        size_t cap = d->cap_rates ? d->cap_rates * 2 : 16;
+        struct user_rate *n = realloc(d->rates, cap * sizeof(*n));
+        if (n == NULL)
+            return NULL;
+        d->rates = n;
+        d->cap_rates = cap;
+    }
+    d->rates[d->nrates] = (struct user_rate){.uid = uid, .window = hour, .records = 0};
+    return &d->rates[d->nrates++];
+}
+
+int req_samples(struct acctd *d, struct client *c, const struct acct_msg *m,
+                struct acct_wbuf *out)
+{
+    char job[ACCT_RULES_NAME_MAX + 1], p[ACCT_RULES_NAME_MAX + 1], i[ACCT_RULES_NAME_MAX + 1];
+    char diags[SAMPLE_MAX_DIAGS][600];
+    size_t ndiag = 0;
+    uint64_t accepted = 0, rejected = 0;
+    int64_t calls = 0;
+    bool ok = false;
+    time_t now = time(NULL);
+    if (req_name(m, ACCT_T_JOB, true, job, sizeof(job), m->h.id, out) != 0 ||
+        req_name(m, ACCT_T_PARTITION, true, p, sizeof(p), m->h.id, out) != 0 ||
+        req_name(m, ACCT_T_INTERCONNECT, true, i, sizeof(i), m->h.id, out) != 0)
+        return 0;
+    size_t nsamples = acct_count(m->body, m->len, ACCT_T_SAMPLE);
+    if (nsamples == 0 || nsamples > ACCT_PROTO_MAX_SAMPLES) {
+        acct_put_error(out, m->h.id, ACCT_ERR_INVALID, "SAMPLE: %zu samples (1 to %d allowed)",
+                       nsamples, ACCT_PROTO_MAX_SAMPLES);
+        return 0;
+    }
+    /* a follower forwards its jobs' samples with their uid: trusted only
+     * from an administrator over munge-authenticated TCP */
+    uid_t uid = c->uid;
+    uint64_t fwd;
+    if (acct_get_u64(m->body, m->len, ACCT_T_UID, &fwd) == 0) {
+        if (!c->tcp || !c->admin) {
+            acct_put_error(out, m->h.id, ACCT_ERR_PERMISSION,
+                           "UID: only a follower acctd may forward samples for another uid");
+            return 0;
+        }
+        if (fwd >= (uid_t)-1) {
+            acct_put_error(out, m->h.id, ACCT_ERR_INVALID, "UID: out of range");
+            return 0;
+        }
+        uid = (uid_t)fwd;
+    }
+    long owner = -1;
+    int64_t job_records = 0;
+    int jr = store_job_get(d->store, job, &owner, &job_records);
+    if (jr < 0) {
+        acct_put_error(out, m->h.id, ACCT_ERR_INTERNAL, "store: %s", store_errmsg(d->store));
+        return 0;
+    }
+    if (jr == 0 && owner != (long)uid) {
+        acct_put_error(out, m->h.id, ACCT_ERR_LIMIT, "JOB: job %s belongs to another user", job);
+        return 0;
+    }
+    struct user_rate *rate = user_rate(d, uid, now);
+    if (rate == NULL) {
+        acct_put_error(out, m->h.id, ACCT_ERR_INTERNAL, "out of memory");
+        return 0;
+    }
+    if (acctd_write_begin(d, c) != 0) {
+        acct_put_error(out, m->h.id, ACCT_ERR_INTERNAL, "store: %s", store_errmsg(d->store));
+        return 0;
+    }
+    struct acct_iter it;
+    struct acct_field f;
+    size_t idx = 0;
+    acct_iter_init(&it, m->body, m->len);
+    while (acct_iter_next(&it, &f)) {
+        if (f.tag != ACCT_T_SAMPLE)
+            continue;
+        struct store_sample x = {.partition = p, .interconnect = i, .job = job};
+        char coll[32], alg[64], why[512];
+        const char *bad = check_sample(&f, &x, coll, alg, why, sizeof(why));
+        if (bad == NULL && job_records + (int64_t)accepted >= d->cfg.samples_per_job) {
+            snprintf(why, sizeof(why), "LIMIT: job %s reached samples_per_job (%lld)", job,
+                     d->cfg.samples_per_job);
+            bad = why;
+        }
+        if (bad == NULL && rate->records >= d->cfg.samples_per_user_hour) {
+            snprintf(why, sizeof(why), "LIMIT: uid %u reached samples_per_user_hour (%lld)",
+                     (unsigned)uid, d->cfg.samples_per_user_hour);
+            bad = why;
+        }
+        if (bad == NULL && (store_sample_add(d->store, &x, (long)uid, (int64_t)now) != 0 ||
+                            (d->cfg.primary[0] != '\0' &&
+                             store_outbox_add(d->store, &x, (long)uid) != 0))) {
+            acct_put_error(out, m->h.id, ACCT_ERR_INTERNAL, "store: %s", store_errmsg(d->store));
+            goto out;
+        }
+        if (bad != NULL) {
+            rejected++;
+            if (ndiag < SAMPLE_MAX_DIAGS)
+                snprintf(diags[ndiag++], sizeof(diags[0]), "sample[%zu]: %s", idx, bad);
+        } else {
+            accepted++;
+            rate->records++;
+            calls += x.count;
+        }
+        idx++;
+    }
+    if (accepted > 0 && store_job_add(d->store, job, (long)uid, (int64_t)accepted,
+                                      (int64_t)now) != 0) {
+        acct_put_error(out, m->h.id, ACCT_ERR_INTERNAL, "store: %s", store_errmsg(d->store));
+        goto out;
+    }
+    acct_wbuf_start(out, ACCT_MSG_SAMPLES | ACCT_MSG_REPLY, m->h.id);
+    acct_put_u64(out, ACCT_T_ACCEPTED, accepted);
+    acct_put_u64(out, ACCT_T_REJECTED, rejected);
+    for (size_t k = 0; k < ndiag; k++)
+        acct_put_str(out, ACCT_T_DIAG, diags[k]);
+    if (rejected > 0)
+        LOG_D("uid %u job %s: %llu samples accepted, %llu rejected (%s)", (unsigned)uid, job,
+              (unsigned long long)accepted, (unsigned long long)rejected, diags[0]);
+    ok = true;
+    d->samples_total += calls;
+out:
+    acctd_write_end(d, ok);
+    return 0;
+}
+
+static int put_stat(void *arg, const struct store_stat *s)
+{
+    struct acct_wbuf *out = arg;
+    double mean = s->count > 0 ? s->sum_us / (double)s->count : 0;
+    double var = s->count > 1 ? (s->sumsq_us - s->sum_us * mean) / (double)(s->count - 1) : 0;
+    char method[200];
+    snprintf(method, sizeof(method), "%s", s->algorithm);
+    if (s->segment || s->fanout) {
+        size_t l = strlen(method);
+        snprintf(method + l, sizeof(method) - l, ":%lld", (long long)s->segment);
+        if (s->fanout) {
+            l = strlen(method);
+            snprintf(method + l, sizeof(method) - l, ":%lld", (long long)s->fanout);
+        }
+    }
+    if (s->reorder) {
+        size_t l = strlen(method);
+        snprintf(method + l, sizeof(method) - l, ",reorder");
+    }
+    acct_group_begin(out, ACCT_T_STAT);
+    acct_put_str(out, ACCT_T_PARTITION, s->partition);
+    acct_put_str(out, ACCT_T_INTERCONNECT, s->interconnect);
+    acct_put_str(out, ACCT_T_COLLECTIVE, s->collective);
+    acct_put_u64(out, ACCT_T_COMM_SIZE, (uint64_t)s->comm_size);
+    acct_put_u64(out, ACCT_T_BYTES_BUCKET, (uint64_t)s->bucket);
+    acct_put_str(out, ACCT_T_METHOD, method);
+    acct_put_str(out, ACCT_T_ALGORITHM, s->algorithm);
+    acct_put_u64(out, ACCT_T_SEGMENT, (uint64_t)s->segment);
+    acct_put_u64(out, ACCT_T_FANOUT, (uint64_t)s->fanout);
+    acct_put_u64(out, ACCT_T_REORDER, (uint64_t)s->reorder);
+    acct_put_u64(out, ACCT_T_COUNT, (uint64_t)s->count);
+    acct_put_u64(out, ACCT_T_JOBS, (uint64_t)s->jobs);
+    acct_put_u64(out, ACCT_T_USERS, (uint64_t)s->users);
+    acct_put_f64(out, ACCT_T_MEAN_US, mean);
+    acct_put_f64(out, ACCT_T_STDDEV_US, var > 0 ? sqrt(var) : 0);
+    acct_put_f64(out, ACCT_T_MIN_US, s->min_us);
+    acct_put_f64(out, ACCT_T_MAX_US, s->max_us);
+    acct_group_end(out);
+    return out->err != 0 ? -1 : 0;
+}
+
+int req_list_samples(struct acctd *d, struct client *c, const struct acct_msg *m,
+                     struct acct_wbuf *out)
+{
+    char p[ACCT_RULES_NAME_MAX + 1], i[ACCT_RULES_NAME_MAX + 1], coll[32] = "";
+    enum acct_coll_id cid;
+    (void)c;
+    if (req_name(m, ACCT_T_PARTITION, false, p, sizeof(p), m->h.id, out) != 0 ||
+        req_name(m, ACCT_T_INTERCONNECT, false, i, sizeof(i), m->h.id, out) != 0)
+        return 0;
+    int r = acct_get_str(m->body, m->len, ACCT_T_COLLECTIVE, coll, sizeof(coll));
+    if (r < 0 || (r == 0 && acct_coll_from_name(coll, &cid) != 0)) {
+        acct_put_error(out, m->h.id, ACCT_ERR_INVALID, "COLLECTIVE: not a collective");
+        return 0;
+    }
+    acct_wbuf_start(out, ACCT_MSG_LIST_SAMPLES | ACCT_MSG_REPLY, m->h.id);
+    if (store_stats(d->store, p[0] ? p : NULL, i[0] ? i : NULL, coll[0] ? coll : NULL, put_stat,
+                    out) != 0)
+        acct_put_error(out, m->h.id, ACCT_ERR_INTERNAL, "listing failed (store: %s)",
+                       store_errmsg(d->store));
+    return 0;
+}

@@ -1,0 +1,234 @@
+/* The active rules: an in-memory cache (GET_RULES answers from it) and the
+ * materialised files rules_dir/PARTITION/INTERCONNECT.yaml that spank_acct
+ * points jobs at (docs/files.md). Each file is written to a temporary name,
+ * fsync'ed, renamed over the old one and the directory fsync'ed, so a reader
+ * sees the old or the new file, never a part. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "acctd.h"
+
+static void free_pairs(struct pair_entry *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(v[i].text);
+    free(v);
+}
+
+void rulesdir_fini(struct acctd *d)
+{
+    free_pairs(d->pairs, d->npairs);
+    d->pairs = NULL;
+    d->npairs = 0;
+}
+
+const struct pair_entry *rulesdir_find(const struct acctd *d, const char *partition,
+                                       const char *interconnect)
+{
+    for (size_t i = 0; i < d->npairs; i++)
+        if (strcmp(d->pairs[i].partition, partition) == 0 &&
+            strcmp(d->pairs[i].interconnect, interconnect) == 0)
+            return &d->pairs[i];
+    return NULL;
+}
+
+struct collect {
+    struct pair_entry *v;
+    size_t n;
+};
+
+static int collect_pair(void *arg, const struct store_version *v, int64_t nversions)
+{
+    struct collect *c = arg;
+    (void)nversions;
+    if (!acctd_name_ok(v->partition, ACCT_RULES_NAME_MAX) ||
+        !acctd_name_ok(v->interconnect, ACCT_RULES_NAME_MAX)) {
+        LOG_E("store holds an invalid pair name; skipping version %lld", (long long)v->id);
+        return 0;
+    }
+    struct pair_entry *n = realloc(c->v, (c->n + 1) * sizeof(*n));
+    if (n == NULL)
+        return -1;
+    c->v = n;
+    struct pair_entry *e = &c->v[c->n];
+    memset(e, 0, sizeof(*e));
+    snprintf(e->partition, sizeof(e->partition), "%s", v->partition);
+    snprintf(e->interconnect, sizeof(e->interconnect), "%s", v->interconnect);
+    e->version = v->id;
+    e->hash = v->hash;
+    e->text = strdup(v->rules_text);
+    if (e->text == NULL)
+        return -1;
+    e->len = strlen(e->text);
+    c->n++;
+    return 0;
+}
+
+static int fsync_dir(const char *dir)
+{
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int rc = -1;
+    if (fd >= 0) {
+        rc = fsync(fd);
+        close(fd);
+    }
+    return rc;
+}
+
+int rulesdir_write_file(const char *dir, const char *name, const char *text, size_t len)
+{
+    char tmp[ACCTD_PATH_MAX + 160], path[ACCTD_PATH_MAX + 160];
+    int fd = -1, rc = -1;
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    snprintf(tmp, sizeof(tmp), "%s/.%s.XXXXXX", dir, name);
+    fd = mkostemp(tmp, O_CLOEXEC);
+    if (fd < 0) {
+        LOG_E("cannot create a file in %s: %s", dir, strerror(errno));
+        goto out;
+    }
+    for (size_t off = 0; off < len;) {
+        ssize_t n = write(fd, text + off, len - off);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            LOG_E("write %s: %s", tmp, strerror(errno));
+            goto out;
+        }
+        off += (size_t)n;
+    }
+    if (fchmod(fd, 0644) != 0 || fsync(fd) != 0) {
+        LOG_E("fsync %s: %s", tmp, strerror(errno));
+        goto out;
+    }
+    if (close(fd) != 0) {
+        fd = -1;
+        LOG_E("close %s: %s", tmp, strerror(errno));
+        goto out;
+    }
+    fd = -1;
+    if (rename(tmp, path) != 0) {
+        LOG_E("rename %s: %s", path, strerror(errno));
+        goto out;
+    }
+    tmp[0] = '\0';
+    if (fsync_dir(dir) != 0) {
+        LOG_E("fsync %s: %s", dir, strerror(errno));
+        goto out;
+    }
+    rc = 0;
+out:
+    if (fd >= 0)
+        close(fd);
+    if (tmp[0] != '\0')
+        unlink(tmp);
+    return rc;
+}
+
+/* Same bytes already there? */
+static bool same_file(const char *path, const char *text, size_t len)
+{
+    struct stat st;
+    bool same = false;
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || (size_t)st.st_size != len)
+        return false;
+    FILE *f = fopen(path, "re");
+    if (f == NULL)
+        return false;
+    char *buf = malloc(len + 1);
+    if (buf != NULL && fread(buf, 1, len + 1, f) == len)
+        same = memcmp(buf, text, len) == 0;
+    free(buf);
+    fclose(f);
+    return same;
+}
+
+/* Remove rules files (and emptied partition directories) that no active
+ * pair owns. Only names that could be ours are touched. */
+static void remove_stale(const struct acctd *d)
+{
+    DIR *top = opendir(d->cfg.rules_dir);
+    struct dirent *pe;
+    while (top != NULL && (pe = readdir(top)) != NULL) {
+        if (!acctd_name_ok(pe->d_name, ACCT_RULES_NAME_MAX))
+            continue;
+        char pdir[ACCTD_PATH_MAX + 80];
+        snprintf(pdir, sizeof(pdir), "%s/%.64s", d->cfg.rules_dir, pe->d_name);
+        DIR *sub = opendir(pdir);
+        struct dirent *ie;
+        bool removed = false;
+        while (sub != NULL && (ie = readdir(sub)) != NULL) {
+            size_t l = strlen(ie->d_name);
+            if (l < 6 || strcmp(ie->d_name + l - 5, ".yaml") != 0 ||
+                l - 5 > ACCT_RULES_NAME_MAX)
+                continue;
+            char inter[ACCT_RULES_NAME_MAX + 1];
+            memcpy(inter, ie->d_name, l - 5);
+            inter[l - 5] = '\0';
+            if (!acctd_name_ok(inter, ACCT_RULES_NAME_MAX) ||
+                rulesdir_find(d, pe->d_name, inter) != NULL)
+                continue;
+            char path[ACCTD_PATH_MAX + 400];
+            snprintf(path, sizeof(path), "%s/%.70s", pdir, ie->d_name);
+            if (unlink(path) == 0) {
+                LOG_I("removed %s: no active version of (%s, %s)", path, pe->d_name, inter);
+                removed = true;
+            }
+        }
+        if (sub != NULL)
+            closedir(sub);
+        if (removed) {
+            fsync_dir(pdir);
+            if (rmdir(pdir) == 0) /* fails while other files remain: fine */
+                fsync_dir(d->cfg.rules_dir);
+        }
+    }
+    if (top != NULL)
+        closedir(top);
+}
+
+int rulesdir_sync(struct acctd *d)
+{
+    struct collect c = {0};
+    int rc = -1;
+    if (store_pairs(d->store, true, collect_pair, &c) != 0) {
+        LOG_E("cannot read the active versions: %s", store_errmsg(d->store));
+        free_pairs(c.v, c.n);
+        goto out;
+    }
+    free_pairs(d->pairs, d->npairs);
+    d->pairs = c.v;
+    d->npairs = c.n;
+    if (acctd_mkdir_p(d->cfg.rules_dir, 0755) != 0) {
+        LOG_E("cannot create %s: %s", d->cfg.rules_dir, strerror(errno));
+        goto out;
+    }
+    rc = 0;
+    for (size_t i = 0; i < d->npairs; i++) {
+        const struct pair_entry *e = &d->pairs[i];
+        char dir[ACCTD_PATH_MAX + 80], name[ACCT_RULES_NAME_MAX + 8], path[ACCTD_PATH_MAX + 160];
+        snprintf(dir, sizeof(dir), "%s/%s", d->cfg.rules_dir, e->partition);
+        snprintf(name, sizeof(name), "%s.yaml", e->interconnect);
+        snprintf(path, sizeof(path), "%s/%s", dir, name);
+        if (same_file(path, e->text, e->len))
+            continue;
+        if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
+            LOG_E("cannot create %s: %s", dir, strerror(errno));
+            rc = -1;
+            continue;
+        }
+        if (rulesdir_write_file(dir, name, e->text, e->len) != 0) {
+            rc = -1;
+            continue;
+        }
+        LOG_I("materialised %s (version %lld)", path, (long long)e->version);
+    }
+    remove_stale(d);
+out:
+    return rc;
+}

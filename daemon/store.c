@@ -1,0 +1,1212 @@
+/* acctd's SQLite store (see store.h, docs/acctd.md "The store"). */
+#include "store.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sqlite3.h>
+#include <time.h>
+
+#include "acct/common.h"
+#include "migrations.h" /* generated from db/NNNN_*.sql: acctd_migrations[] */
+
+struct store {
+    sqlite3 *db;
+    int schema;
+    sqlite3_stmt *st_sample, *st_job_get, *st_job_add, *st_active;
+};
+
+int store_schema_known(void)
+{
+    return (int)ACCT_ARRAY_LEN(acctd_migrations);
+}
+
+int store_schema(const struct store *s)
+{
+    return s->schema;
+}
+
+const char *store_errmsg(struct store *s)
+{
+    return sqlite3_errmsg(s->db);
+}
+
+void store_now(char out[ACCT_RULES_TIME_LEN + 1])
+{
+    time_t t = time(NULL);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(out, ACCT_RULES_TIME_LEN + 1, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+static int exec(struct store *s, const char *sql)
+{
+    return sqlite3_exec(s->db, sql, NULL, NULL, NULL) == SQLITE_OK ? 0 : -1;
+}
+
+static int prep(struct store *s, const char *sql, sqlite3_stmt **st)
+{
+    return sqlite3_prepare_v2(s->db, sql, -1, st, NULL) == SQLITE_OK ? 0 : -1;
+}
+
+static int64_t scalar_i64(struct store *s, const char *sql, int64_t dflt)
+{
+    sqlite3_stmt *st = NULL;
+    int64_t v = dflt;
+    if (prep(s, sql, &st) == 0 && sqlite3_step(st) == SQLITE_ROW)
+        v = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return v;
+}
+
+int store_begin(struct store *s)
+{
+    return exec(s, "BEGIN IMMEDIATE");
+}
+
+int store_commit(struct store *s)
+{
+    return exec(s, "COMMIT");
+}
+
+int store_savepoint(struct store *s)
+{
+    return exec(s, "SAVEPOINT req");
+}
+
+void store_release(struct store *s, bool ok)
+{
+    if (!ok)
+        exec(s, "ROLLBACK TO req");
+    exec(s, "RELEASE req");
+}
+
+void store_rollback_tx(struct store *s)
+{
+    if (!sqlite3_get_autocommit(s->db))
+        exec(s, "ROLLBACK");
+}
+
+static int migrate(struct store *s, char *err, size_t errlen)
+{
+    int known = store_schema_known();
+    int rc = -1;
+    s->schema = (int)scalar_i64(s, "PRAGMA user_version", -1);
+    if (s->schema < 0) {
+        snprintf(err, errlen, "cannot read the schema version: %s", sqlite3_errmsg(s->db));
+        goto out;
+    }
+    if (s->schema > known) {
+        snprintf(err, errlen,
+                 "the store's schema version %d is newer than this acctd knows (%d): "
+                 "refusing to use it (upgrade acctd)",
+                 s->schema, known);
+        goto out;
+    }
+    if (s->schema == known) {
+        rc = 0;
+        goto out;
+    }
+    if (store_begin(s) != 0) {
+        snprintf(err, errlen, "cannot start the migration: %s", sqlite3_errmsg(s->db));
+        goto out;
+    }
+    for (int v = s->schema; v < known; v++) {
+        char pragma[64];
+        if (sqlite3_exec(s->db, acctd_migrations[v].sql, NULL, NULL, NULL) != SQLITE_OK) {
+            snprintf(err, errlen, "migration %s failed: %s", acctd_migrations[v].name,
+                     sqlite3_errmsg(s->db));
+            store_rollback_tx(s);
+            goto out;
+        }
+        snprintf(pragma, sizeof(pragma), "PRAGMA user_version = %d", v + 1);
+        if (exec(s, pragma) != 0) {
+            snprintf(err, errlen, "cannot set the schema version: %s", sqlite3_errmsg(s->db));
+            store_rollback_tx(s);
+            goto out;
+        }
+    }
+    if (store_commit(s) != 0) {
+        snprintf(err, errlen, "cannot commit the migration: %s", sqlite3_errmsg(s->db));
+        store_rollback_tx(s);
+        goto out;
+    }
+    s->schema = known;
+    rc = 0;
+out:
+    return rc;
+}
+
+struct store *store_open(const char *path, char *err, size_t errlen)
+{
+    struct store *s = calloc(1, sizeof(*s));
+    if (s == NULL) {
+        snprintf(err, errlen, "out of memory");
+        goto fail;
+    }
+    if (sqlite3_open_v2(path, &s->db,
+                        SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX |
+                            SQLITE_OPEN_EXRESCODE,
+                        NULL) != SQLITE_OK) {
+        snprintf(err, errlen, "%s: cannot open: %s", path,
+                 s->db ? sqlite3_errmsg(s->db) : "out of memory");
+        goto fail;
+    }
+    sqlite3_busy_timeout(s->db, 5000);
+    char *jm = NULL;
+    sqlite3_stmt *st = NULL;
+    if (prep(s, "PRAGMA journal_mode=WAL", &st) == 0 && sqlite3_step(st) == SQLITE_ROW)
+        jm = strdup((const char *)sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
+    if (jm == NULL || strcmp(jm, "wal") != 0) {
+        snprintf(err, errlen, "%s: cannot switch to WAL mode (%s): %s", path, jm ? jm : "?",
+                 sqlite3_errmsg(s->db));
+        free(jm);
+        goto fail;
+    }
+    free(jm);
+    if (exec(s, "PRAGMA synchronous=FULL") != 0 || exec(s, "PRAGMA foreign_keys=ON") != 0 ||
+        exec(s, "PRAGMA wal_autocheckpoint=1000") != 0) {
+        snprintf(err, errlen, "%s: %s", path, sqlite3_errmsg(s->db));
+        goto fail;
+    }
+    char ic[256];
+    st = NULL;
+    ic[0] = '\0';
+    if (prep(s, "PRAGMA quick_check", &st) == 0 && sqlite3_step(st) == SQLITE_ROW)
+        snprintf(ic, sizeof(ic), "%s", (const char *)sqlite3_column_text(st, 0));
+    else
+        snprintf(ic, sizeof(ic), "%s", sqlite3_errmsg(s->db));
+    sqlite3_finalize(st);
+    if (strcmp(ic, "ok") != 0) {
+        snprintf(err, errlen, "%s: the store is damaged (quick_check: %s)", path, ic);
+        goto fail;
+    }
+    char merr[512];
+    if (migrate(s, merr, sizeof(merr)) != 0) {
+        snprintf(err, errlen, "%s: %s", path, merr);
+        goto fail;
+    }
+    if (prep(s,
+             "INSERT INTO sample_stats VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?17) "
+             "ON CONFLICT DO UPDATE SET count = count + excluded.count, "
+             "sum_us = sum_us + excluded.sum_us, sumsq_us = sumsq_us + excluded.sumsq_us, "
+             "min_us = min(min_us, excluded.min_us), max_us = max(max_us, excluded.max_us), "
+             "last_at = excluded.last_at",
+             &s->st_sample) != 0 ||
+        prep(s, "SELECT uid, records FROM sample_jobs WHERE job = ?1", &s->st_job_get) != 0 ||
+        prep(s,
+             "INSERT INTO sample_jobs VALUES (?1, ?2, ?3, ?4, ?4) ON CONFLICT DO UPDATE SET "
+             "records = records + excluded.records, last_at = excluded.last_at",
+             &s->st_job_add) != 0 ||
+        prep(s,
+             "SELECT version, at FROM activations WHERE partition = ?1 AND interconnect = ?2 "
+             "AND undone = 0 ORDER BY seq DESC LIMIT 1",
+             &s->st_active) != 0) {
+        snprintf(err, errlen, "%s: cannot prepare statements: %s", path, sqlite3_errmsg(s->db));
+        goto fail;
+    }
+    return s;
+fail:
+    store_close(s);
+    return NULL;
+}
+
+void store_close(struct store *s)
+{
+    if (s == NULL)
+        return;
+    sqlite3_finalize(s->st_sample);
+    sqlite3_finalize(s->st_job_get);
+    sqlite3_finalize(s->st_job_add);
+    sqlite3_finalize(s->st_active);
+    if (s->db != NULL)
+        sqlite3_close(s->db);
+    free(s);
+}
+
+int store_integrity(struct store *s, char *buf, size_t len)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = -1;
+    if (prep(s, "PRAGMA integrity_check(1)", &st) == 0 && sqlite3_step(st) == SQLITE_ROW) {
+        snprintf(buf, len, "%s", (const char *)sqlite3_column_text(st, 0));
+        rc = 0;
+    } else {
+        snprintf(buf, len, "integrity_check failed: %s", sqlite3_errmsg(s->db));
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/* ---- versions ------------------------------------------------------------------ */
+
+void store_version_free(struct store_version *v)
+{
+    free(v->rules_text);
+    v->rules_text = NULL;
+}
+
+static void copy_col(char *dst, size_t cap, sqlite3_stmt *st, int col)
+{
+    const unsigned char *t = sqlite3_column_text(st, col);
+    snprintf(dst, cap, "%s", t ? (const char *)t : "");
+}
+
+#define VERSION_COLS                                                                      \
+    "v.id, v.partition, v.interconnect, v.source, v.created, v.tuning_run, v.parent, "    \
+    "v.reason, v.hash"
+
+static void row_version(sqlite3_stmt *st, struct store_version *v, int text_col)
+{
+    memset(v, 0, sizeof(*v));
+    v->id = sqlite3_column_int64(st, 0);
+    copy_col(v->partition, sizeof(v->partition), st, 1);
+    copy_col(v->interconnect, sizeof(v->interconnect), st, 2);
+    copy_col(v->source, sizeof(v->source), st, 3);
+    copy_col(v->created, sizeof(v->created), st, 4);
+    copy_col(v->tuning_run, sizeof(v->tuning_run), st, 5);
+    v->parent = sqlite3_column_int64(st, 6);
+    copy_col(v->reason, sizeof(v->reason), st, 7);
+    v->hash = (uint64_t)sqlite3_column_int64(st, 8);
+    if (text_col >= 0 && sqlite3_column_type(st, text_col) != SQLITE_NULL)
+        v->rules_text = strdup((const char *)sqlite3_column_text(st, text_col));
+}
+
+/* Fill active/activated_at of v from the activation history. */
+static int mark_active(struct store *s, struct store_version *v)
+{
+    sqlite3_stmt *st = s->st_active;
+    int rc = -1;
+    sqlite3_reset(st);
+    sqlite3_bind_text(st, 1, v->partition, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, v->interconnect, -1, SQLITE_STATIC);
+    int r = sqlite3_step(st);
+    v->active = false;
+    v->activated_at[0] = '\0';
+    if (r == SQLITE_ROW) {
+        v->active = sqlite3_column_int64(st, 0) == v->id;
+        if (v->active)
+            copy_col(v->activated_at, sizeof(v->activated_at), st, 1);
+        rc = 0;
+    } else if (r == SQLITE_DONE) {
+        rc = 0;
+    }
+    sqlite3_reset(st);
+    return rc;
+}
+
+int store_version_get(struct store *s, int64_t id, bool with_text, struct store_version *v)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = -1;
+    if (prep(s, "SELECT " VERSION_COLS ", v.rules_text FROM versions v WHERE v.id = ?1", &st) != 0)
+        goto out;
+    sqlite3_bind_int64(st, 1, id);
+    int r = sqlite3_step(st);
+    if (r == SQLITE_DONE) {
+        rc = 1;
+        goto out;
+    }
+    if (r != SQLITE_ROW)
+        goto out;
+    row_version(st, v, with_text ? 9 : -1);
+    if (with_text && v->rules_text == NULL)
+        goto out;
+    rc = mark_active(s, v);
+out:
+    sqlite3_finalize(st);
+    return rc;
+}
+
+static int active_id(struct store *s, const char *p, const char *i, int64_t *id)
+{
+    sqlite3_stmt *st = s->st_active;
+    int rc = -1;
+    sqlite3_reset(st);
+    sqlite3_bind_text(st, 1, p, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 2, i, -1, SQLITE_TRANSIENT);
+    int r = sqlite3_step(st);
+    if (r == SQLITE_ROW) {
+        *id = sqlite3_column_int64(st, 0);
+        rc = 0;
+    } else if (r == SQLITE_DONE) {
+        *id = 0;
+        rc = 1;
+    }
+    sqlite3_reset(st);
+    return rc;
+}
+
+int store_active_get(struct store *s, const char *partition, const char *interconnect,
+                     bool with_text, struct store_version *v)
+{
+    int64_t id;
+    int rc = active_id(s, partition, interconnect, &id);
+    if (rc != 0)
+        return rc;
+    rc = store_version_get(s, id, with_text, v);
+    return rc == 1 ? -1 : rc; /* an activation names an existing version */
+}
+
+int64_t store_version_add(struct store *s, struct acct_rules *rules, int64_t parent,
+                          const char *reason, long uid, char *err, size_t errlen)
+{
+    int64_t id = scalar_i64(s, "SELECT coalesce(max(id), 0) + 1 FROM versions", -1);
+    char *text = NULL;
+    size_t len = 0;
+    sqlite3_stmt *st = NULL;
+    int64_t rc = -1;
+    if (id <= 0) {
+        snprintf(err, errlen, "store: %s", sqlite3_errmsg(s->db));
+        goto out;
+    }
+    rules->prov.version = id;
+    FILE *f = open_memstream(&text, &len);
+    if (f == NULL) {
+        snprintf(err, errlen, "out of memory");
+        goto out;
+    }
+    int w = acct_rules_write(f, rules);
+    if (fclose(f) != 0 || w != 0) {
+        snprintf(err, errlen, "cannot write the rules text");
+        goto out;
+    }
+    /* What is stored must parse back to the same rules (rule 5: every
+     * materialised file is valid). */
+    struct acct_rules *back = NULL;
+    struct acct_diags d = ACCT_DIAGS_INIT;
+    if (acct_rules_parse_buffer("version", text, len, &back, &d) != ACCT_RULES_OK ||
+        !acct_rules_equal(back, rules)) {
+        char line[ACCT_DIAG_MSG_MAX + 64] = "does not round-trip";
+        if (d.n > 0)
+            acct_diag_format(&d, 0, line, sizeof(line));
+        snprintf(err, errlen, "the new version's rules are invalid: %s", line);
+        acct_rules_free(back);
+        acct_diags_free(&d);
+        goto out;
+    }
+    acct_rules_free(back);
+    acct_diags_free(&d);
+    if (prep(s, "INSERT INTO versions VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11)", &st) != 0)
+        goto dberr;
+    sqlite3_bind_int64(st, 1, id);
+    sqlite3_bind_text(st, 2, rules->prov.partition, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 3, rules->prov.interconnect, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 4, acct_rules_source_name(rules->prov.source), -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 5, rules->prov.created, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 6, rules->prov.tuning_run, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 7, parent);
+    sqlite3_bind_text(st, 8, reason, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 9, uid);
+    sqlite3_bind_int64(st, 10, (int64_t)acct_rules_hash(text, len));
+    sqlite3_bind_text(st, 11, text, (int)len, SQLITE_STATIC);
+    if (sqlite3_step(st) != SQLITE_DONE)
+        goto dberr;
+    rc = id;
+    goto out;
+dberr:
+    snprintf(err, errlen, "store: %s", sqlite3_errmsg(s->db));
+out:
+    sqlite3_finalize(st);
+    free(text);
+    return rc;
+}
+
+int store_activate(struct store *s, int64_t id, const char *reason, long uid, int64_t *previous)
+{
+    struct store_version v;
+    sqlite3_stmt *st = NULL;
+    char now[ACCT_RULES_TIME_LEN + 1];
+    int rc = store_version_get(s, id, false, &v);
+    if (rc != 0)
+        goto out;
+    rc = -1;
+    if (active_id(s, v.partition, v.interconnect, previous) < 0)
+        goto out;
+    if (*previous == id) {
+        rc = 2;
+        goto out;
+    }
+    store_now(now);
+    if (prep(s,
+             "INSERT INTO activations (partition, interconnect, version, at, reason, uid) "
+             "VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+             &st) != 0)
+        goto out;
+    sqlite3_bind_text(st, 1, v.partition, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, v.interconnect, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 3, id);
+    sqlite3_bind_text(st, 4, now, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 5, reason, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 6, uid);
+    if (sqlite3_step(st) == SQLITE_DONE)
+        rc = 0;
+out:
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int store_rollback(struct store *s, const char *partition, const char *interconnect,
+                   int64_t *now_v, int64_t *undone)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = -1;
+    int64_t seq = 0;
+    char now[ACCT_RULES_TIME_LEN + 1];
+    *now_v = *undone = 0;
+    if (prep(s,
+             "SELECT seq, version FROM activations WHERE partition = ?1 AND interconnect = ?2 "
+             "AND undone = 0 ORDER BY seq DESC LIMIT 2",
+             &st) != 0)
+        goto out;
+    sqlite3_bind_text(st, 1, partition, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, interconnect, -1, SQLITE_STATIC);
+    int r = sqlite3_step(st);
+    if (r == SQLITE_DONE) {
+        rc = 1;
+        goto out;
+    }
+    if (r != SQLITE_ROW)
+        goto out;
+    seq = sqlite3_column_int64(st, 0);
+    *undone = sqlite3_column_int64(st, 1);
+    r = sqlite3_step(st);
+    if (r == SQLITE_DONE) {
+        rc = 2;
+        goto out;
+    }
+    if (r != SQLITE_ROW)
+        goto out;
+    *now_v = sqlite3_column_int64(st, 1);
+    sqlite3_finalize(st);
+    st = NULL;
+    store_now(now);
+    if (prep(s, "UPDATE activations SET undone = 1, undone_at = ?2 WHERE seq = ?1", &st) != 0)
+        goto out;
+    sqlite3_bind_int64(st, 1, seq);
+    sqlite3_bind_text(st, 2, now, -1, SQLITE_STATIC);
+    if (sqlite3_step(st) == SQLITE_DONE)
+        rc = 0;
+out:
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int store_pairs(struct store *s, bool with_text, store_version_cb cb, void *arg)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = -1;
+    /* the latest live activation per pair */
+    if (prep(s,
+             "SELECT " VERSION_COLS ", v.rules_text, a.at, "
+             "(SELECT count(*) FROM versions w WHERE w.partition = v.partition AND "
+             "w.interconnect = v.interconnect) "
+             "FROM activations a JOIN versions v ON v.id = a.version "
+             "WHERE a.seq = (SELECT max(b.seq) FROM activations b WHERE b.partition = a.partition "
+             "AND b.interconnect = a.interconnect AND b.undone = 0) "
+             "ORDER BY v.partition, v.interconnect",
+             &st) != 0)
+        goto out;
+    int r;
+    while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+        struct store_version v;
+        row_version(st, &v, with_text ? 9 : -1);
+        v.active = true;
+        copy_col(v.activated_at, sizeof(v.activated_at), st, 10);
+        int c = (with_text && v.rules_text == NULL) ? -1 : cb(arg, &v, sqlite3_column_int64(st, 11));
+        store_version_free(&v);
+        if (c != 0) {
+            rc = c;
+            goto out;
+        }
+    }
+    rc = r == SQLITE_DONE ? 0 : -1;
+out:
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int store_versions(struct store *s, const char *partition, const char *interconnect,
+                   store_version_cb cb, void *arg)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = -1;
+    int64_t active = 0;
+    if (active_id(s, partition, interconnect, &active) < 0)
+        goto out;
+    if (prep(s,
+             "SELECT " VERSION_COLS " FROM versions v WHERE v.partition = ?1 AND "
+             "v.interconnect = ?2 ORDER BY v.id DESC",
+             &st) != 0)
+        goto out;
+    sqlite3_bind_text(st, 1, partition, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, interconnect, -1, SQLITE_STATIC);
+    int r;
+    while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+        struct store_version v;
+        row_version(st, &v, -1);
+        v.active = v.id == active;
+        int c = cb(arg, &v, 0);
+        if (c != 0) {
+            rc = c;
+            goto out;
+        }
+    }
+    rc = r == SQLITE_DONE ? 0 : -1;
+out:
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int64_t store_count_versions(struct store *s)
+{
+    return scalar_i64(s, "SELECT count(*) FROM versions", 0);
+}
+
+/* ---- import ----------------------------------------------------------------------- */
+
+int store_import_result(struct store *s, const struct acct_result *r, const char *text,
+                        size_t len, long uid, int64_t *version, bool *existing, char *err,
+                        size_t errlen)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = -1;
+    uint64_t hash = acct_rules_hash(text, len);
+    char now[ACCT_RULES_TIME_LEN + 1];
+    char *hosts = NULL;
+    struct acct_rules *copy = NULL;
+    *existing = false;
+    *version = 0;
+    /* a run imported before: same content is a no-op, other content refused */
+    if (prep(s, "SELECT result_hash FROM tuning_runs WHERE id = ?1", &st) != 0)
+        goto dberr;
+    sqlite3_bind_text(st, 1, r->id, -1, SQLITE_STATIC);
+    int step = sqlite3_step(st);
+    if (step == SQLITE_ROW) {
+        if ((uint64_t)sqlite3_column_int64(st, 0) != hash) {
+            snprintf(err, errlen,
+                     "tuning run \"%s\" was imported before with other content; refusing to "
+                     "replace it (give the run a new id)",
+                     r->id);
+            rc = 1;
+            goto out;
+        }
+        sqlite3_finalize(st);
+        st = NULL;
+        if (prep(s, "SELECT id FROM versions WHERE tuning_run = ?1 AND reason = 'import' "
+                    "ORDER BY id LIMIT 1", &st) != 0)
+            goto dberr;
+        sqlite3_bind_text(st, 1, r->id, -1, SQLITE_STATIC);
+        if (sqlite3_step(st) != SQLITE_ROW)
+            goto dberr;
+        *version = sqlite3_column_int64(st, 0);
+        *existing = true;
+        rc = 0;
+        goto out;
+    }
+    if (step != SQLITE_DONE)
+        goto dberr;
+    sqlite3_finalize(st);
+    st = NULL;
+
+    size_t hl = 1;
+    for (size_t i = 0; i < r->cond.nhosts; i++)
+        hl += strlen(r->cond.hosts[i]) + 1;
+    hosts = calloc(1, hl);
+    if (hosts == NULL) {
+        snprintf(err, errlen, "out of memory");
+        goto out;
+    }
+    for (size_t i = 0; i < r->cond.nhosts; i++) {
+        if (i)
+            strcat(hosts, ",");
+        strcat(hosts, r->cond.hosts[i]);
+    }
+    store_now(now);
+    if (prep(s, "INSERT INTO tuning_runs VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17)",
+             &st) != 0)
+        goto dberr;
+    sqlite3_bind_text(st, 1, r->id, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, r->partition, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 3, r->interconnect, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 4, r->started, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 5, r->finished, -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, 6, r->complete);
+    sqlite3_bind_text(st, 7, r->strategy, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 8, acct_result_source_name(r->source), -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, 9, r->cond.ranks);
+    sqlite3_bind_int(st, 10, r->cond.ranks_per_node);
+    sqlite3_bind_text(st, 11, hosts, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 12, r->cond.mpi_library, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 13, r->cond.slurm_job_id, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 14, now, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 15, uid);
+    sqlite3_bind_int64(st, 16, (int64_t)hash);
+    sqlite3_bind_text(st, 17, text, (int)len, SQLITE_STATIC);
+    if (sqlite3_step(st) != SQLITE_DONE)
+        goto dberr;
+    sqlite3_finalize(st);
+    st = NULL;
+
+    if (prep(s, "INSERT INTO measurements VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12)", &st) != 0)
+        goto dberr;
+    for (size_t i = 0; i < r->npoints; i++) {
+        const struct acct_result_point *p = &r->points[i];
+        char method[160];
+        acct_decision_format(&p->d, method, sizeof(method));
+        sqlite3_reset(st);
+        sqlite3_bind_text(st, 1, r->id, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 2, acct_coll_name(p->coll), -1, SQLITE_STATIC);
+        sqlite3_bind_int(st, 3, p->comm_size);
+        sqlite3_bind_int64(st, 4, (int64_t)p->bytes);
+        sqlite3_bind_text(st, 5, method, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_int(st, 6, p->modelled);
+        sqlite3_bind_int64(st, 7, p->reps);
+        sqlite3_bind_double(st, 8, p->median_us);
+        sqlite3_bind_double(st, 9, p->q1_us);
+        sqlite3_bind_double(st, 10, p->q3_us);
+        sqlite3_bind_double(st, 11, p->min_us);
+        sqlite3_bind_double(st, 12, p->max_us);
+        if (sqlite3_step(st) != SQLITE_DONE)
+            goto dberr;
+    }
+    sqlite3_finalize(st);
+    st = NULL;
+    if (r->model.present) {
+        if (prep(s, "INSERT INTO model_params VALUES (?1,?2,?3,?4,?5)", &st) != 0)
+            goto dberr;
+        sqlite3_bind_text(st, 1, r->id, -1, SQLITE_STATIC);
+        sqlite3_bind_double(st, 2, r->model.L_us);
+        sqlite3_bind_double(st, 3, r->model.o_us);
+        sqlite3_bind_double(st, 4, r->model.g_us);
+        sqlite3_bind_double(st, 5, r->model.G_us_per_byte);
+        if (sqlite3_step(st) != SQLITE_DONE)
+            goto dberr;
+        sqlite3_finalize(st);
+        st = NULL;
+    }
+    /* the decisions: a copy of the rules whose provenance acctd completes */
+    copy = calloc(1, sizeof(*copy));
+    if (copy == NULL) {
+        snprintf(err, errlen, "out of memory");
+        goto out;
+    }
+    *copy = *r->rules;
+    memset(copy->coll, 0, sizeof(copy->coll));
+    for (int c = 0; c < ACCT_COLL_COUNT; c++) {
+        size_t n = r->rules->coll[c].n;
+        if (n == 0)
+            continue;
+        copy->coll[c].v = malloc(n * sizeof(struct acct_rule));
+        if (copy->coll[c].v == NULL) {
+            snprintf(err, errlen, "out of memory");
+            goto out;
+        }
+        memcpy(copy->coll[c].v, r->rules->coll[c].v, n * sizeof(struct acct_rule));
+        copy->coll[c].n = n;
+    }
+    snprintf(copy->prov.tuning_run, sizeof(copy->prov.tuning_run), "%s", r->id);
+    int64_t id = store_version_add(s, copy, 0, "import", uid, err, errlen);
+    if (id < 0)
+        goto out;
+    *version = id;
+    rc = 0;
+    goto out;
+dberr:
+    snprintf(err, errlen, "store: %s", sqlite3_errmsg(s->db));
+out:
+    sqlite3_finalize(st);
+    free(hosts);
+    acct_rules_free(copy);
+    return rc;
+}
+
+/* ---- samples ----------------------------------------------------------------------- */
+
+int store_job_get(struct store *s, const char *job, long *uid, int64_t *records)
+{
+    sqlite3_stmt *st = s->st_job_get;
+    int rc = -1;
+    sqlite3_reset(st);
+    sqlite3_bind_text(st, 1, job, -1, SQLITE_TRANSIENT);
+    int r = sqlite3_step(st);
+    if (r == SQLITE_ROW) {
+        *uid = (long)sqlite3_column_int64(st, 0);
+        *records = sqlite3_column_int64(st, 1);
+        rc = 0;
+    } else if (r == SQLITE_DONE) {
+        *records = 0;
+        rc = 1;
+    }
+    sqlite3_reset(st);
+    return rc;
+}
+
+int store_job_add(struct store *s, const char *job, long uid, int64_t records, int64_t now)
+{
+    sqlite3_stmt *st = s->st_job_add;
+    sqlite3_reset(st);
+    sqlite3_bind_text(st, 1, job, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int64(st, 2, uid);
+    sqlite3_bind_int64(st, 3, records);
+    sqlite3_bind_int64(st, 4, now);
+    int r = sqlite3_step(st);
+    sqlite3_reset(st);
+    return r == SQLITE_DONE ? 0 : -1;
+}
+
+int store_sample_add(struct store *s, const struct store_sample *x, long uid, int64_t now)
+{
+    sqlite3_stmt *st = s->st_sample;
+    sqlite3_reset(st);
+    sqlite3_bind_text(st, 1, x->partition, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, x->interconnect, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 3, x->collective, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 4, x->comm_size);
+    sqlite3_bind_int64(st, 5, x->bucket);
+    sqlite3_bind_text(st, 6, x->algorithm, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 7, x->segment);
+    sqlite3_bind_int64(st, 8, x->fanout);
+    sqlite3_bind_int64(st, 9, x->reorder);
+    sqlite3_bind_text(st, 10, x->job, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 11, uid);
+    sqlite3_bind_int64(st, 12, x->count);
+    sqlite3_bind_double(st, 13, x->sum_us);
+    sqlite3_bind_double(st, 14, x->sumsq_us);
+    sqlite3_bind_double(st, 15, x->min_us);
+    sqlite3_bind_double(st, 16, x->max_us);
+    sqlite3_bind_int64(st, 17, now);
+    int r = sqlite3_step(st);
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+    return r == SQLITE_DONE ? 0 : -1;
+}
+
+int64_t store_count_samples(struct store *s)
+{
+    return scalar_i64(s, "SELECT coalesce(sum(count), 0) FROM sample_stats", 0);
+}
+
+int store_prune_samples(struct store *s, int64_t cutoff)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = -1;
+    if (prep(s, "DELETE FROM sample_stats WHERE last_at < ?1", &st) == 0) {
+        sqlite3_bind_int64(st, 1, cutoff);
+        rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+static int run_stats(struct store *s, sqlite3_stmt *st, store_stat_cb cb, void *arg)
+{
+    int r, rc = -1;
+    while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+        struct store_stat x = {
+            .partition = (const char *)sqlite3_column_text(st, 0),
+            .interconnect = (const char *)sqlite3_column_text(st, 1),
+            .collective = (const char *)sqlite3_column_text(st, 2),
+            .comm_size = sqlite3_column_int64(st, 3),
+            .bucket = sqlite3_column_int64(st, 4),
+            .algorithm = (const char *)sqlite3_column_text(st, 5),
+            .segment = sqlite3_column_int64(st, 6),
+            .fanout = sqlite3_column_int64(st, 7),
+            .reorder = sqlite3_column_int64(st, 8),
+            .count = sqlite3_column_int64(st, 9),
+            .sum_us = sqlite3_column_double(st, 10),
+            .sumsq_us = sqlite3_column_double(st, 11),
+            .min_us = sqlite3_column_double(st, 12),
+            .max_us = sqlite3_column_double(st, 13),
+            .jobs = sqlite3_column_int64(st, 14),
+            .users = sqlite3_column_int64(st, 15),
+        };
+        if (x.partition == NULL || x.interconnect == NULL || x.collective == NULL ||
+            x.algorithm == NULL)
+            goto out;
+        int c = cb(arg, &x);
+        if (c != 0) {
+            rc = c;
+            goto out;
+        }
+    }
+    rc = r == SQLITE_DONE ? 0 : -1;
+out:
+    (void)s;
+    return rc;
+}
+
+int store_stats(struct store *s, const char *partition, const char *interconnect,
+                const char *collective, store_stat_cb cb, void *arg)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = -1;
+    if (prep(s,
+             "SELECT partition, interconnect, collective, comm_size, bucket, algorithm, segment, "
+             "fanout, reorder, sum(count), sum(sum_us), sum(sumsq_us), min(min_us), max(max_us), "
+             "count(DISTINCT job), count(DISTINCT uid) FROM sample_stats "
+             "WHERE (?1 IS NULL OR partition = ?1) AND (?2 IS NULL OR interconnect = ?2) "
+             "AND (?3 IS NULL OR collective = ?3) "
+             "GROUP BY partition, interconnect, collective, comm_size, bucket, algorithm, "
+             "segment, fanout, reorder",
+             &st) != 0)
+        goto out;
+    if (partition)
+        sqlite3_bind_text(st, 1, partition, -1, SQLITE_STATIC);
+    if (interconnect)
+        sqlite3_bind_text(st, 2, interconnect, -1, SQLITE_STATIC);
+    if (collective)
+        sqlite3_bind_text(st, 3, collective, -1, SQLITE_STATIC);
+    rc = run_stats(s, st, cb, arg);
+out:
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int store_job_stats(struct store *s, const char *partition, const char *interconnect,
+                    int64_t since, store_stat_cb cb, void *arg)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = -1;
+    if (prep(s,
+             "SELECT partition, interconnect, collective, comm_size, bucket, algorithm, segment, "
+             "fanout, reorder, count, sum_us, sumsq_us, min_us, max_us, 1, uid FROM sample_stats "
+             "WHERE partition = ?1 AND interconnect = ?2 AND last_at >= ?3 "
+             "ORDER BY collective, comm_size, bucket, algorithm, segment, fanout, reorder, job",
+             &st) != 0)
+        goto out;
+    sqlite3_bind_text(st, 1, partition, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, interconnect, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 3, since);
+    rc = run_stats(s, st, cb, arg);
+out:
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/* ---- policies, refinement log ----------------------------------------------------- */
+
+int store_policy_set(struct store *s, const char *partition, const char *text, long uid)
+{
+    sqlite3_stmt *st = NULL;
+    char now[ACCT_RULES_TIME_LEN + 1];
+    int rc = -1;
+    bool del = text == NULL || text[0] == '\0';
+    store_now(now);
+    if (prep(s, del ? "DELETE FROM policies WHERE partition = ?1"
+                    : "INSERT OR REPLACE INTO policies VALUES (?1, ?2, ?3, ?4)",
+             &st) != 0)
+        goto out;
+    sqlite3_bind_text(st, 1, partition, -1, SQLITE_STATIC);
+    if (!del) {
+        sqlite3_bind_text(st, 2, text, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 3, now, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(st, 4, uid);
+    }
+    rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
+out:
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int store_policy_get(struct store *s, const char *partition, char **text)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = -1;
+    *text = NULL;
+    if (prep(s, "SELECT text FROM policies WHERE partition = ?1", &st) != 0)
+        goto out;
+    sqlite3_bind_text(st, 1, partition, -1, SQLITE_STATIC);
+    int r = sqlite3_step(st);
+    if (r == SQLITE_ROW) {
+        *text = strdup((const char *)sqlite3_column_text(st, 0));
+        rc = *text != NULL ? 0 : -1;
+    } else if (r == SQLITE_DONE) {
+        rc = 1;
+    }
+out:
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int store_refinement_log(struct store *s, const char *partition, const char *interconnect,
+                         const char *collective, int64_t comm_size, int64_t bucket,
+                         const char *old_method, const char *new_method, double old_mean,
+                         double new_mean, double p, int64_t jobs, int64_t users,
+                         int64_t version)
+{
+    sqlite3_stmt *st = NULL;
+    char now[ACCT_RULES_TIME_LEN + 1];
+    int rc = -1;
+    store_now(now);
+    if (prep(s,
+             "INSERT INTO refinements (at, partition, interconnect, collective, comm_size, "
+             "bucket, old_method, new_method, old_mean_us, new_mean_us, p_value, jobs, users, "
+             "version) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14)",
+             &st) != 0)
+        goto out;
+    sqlite3_bind_text(st, 1, now, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, partition, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 3, interconnect, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 4, collective, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 5, comm_size);
+    sqlite3_bind_int64(st, 6, bucket);
+    sqlite3_bind_text(st, 7, old_method, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 8, new_method, -1, SQLITE_STATIC);
+    sqlite3_bind_double(st, 9, old_mean);
+    sqlite3_bind_double(st, 10, new_mean);
+    sqlite3_bind_double(st, 11, p);
+    sqlite3_bind_int64(st, 12, jobs);
+    sqlite3_bind_int64(st, 13, users);
+    sqlite3_bind_int64(st, 14, version);
+    rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
+out:
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/* ---- replication ---------------------------------------------------------------- */
+
+int64_t store_max_version(struct store *s)
+{
+    return scalar_i64(s, "SELECT coalesce(max(id), 0) FROM versions", -1);
+}
+
+int store_versions_since(struct store *s, int64_t since, int limit, store_version_cb cb,
+                         void *arg)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = -1;
+    if (prep(s, "SELECT " VERSION_COLS ", v.rules_text FROM versions v WHERE v.id > ?1 "
+                "ORDER BY v.id LIMIT ?2", &st) != 0)
+        goto out;
+    sqlite3_bind_int64(st, 1, since);
+    sqlite3_bind_int(st, 2, limit);
+    int r;
+    while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+        struct store_version v;
+        row_version(st, &v, 9);
+        int c = v.rules_text == NULL ? -1 : cb(arg, &v, 0);
+        store_version_free(&v);
+        if (c != 0) {
+            rc = c;
+            goto out;
+        }
+    }
+    rc = r == SQLITE_DONE ? 0 : -1;
+out:
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int store_version_put(struct store *s, const struct store_version *v)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = -1;
+    if (prep(s, "SELECT hash FROM versions WHERE id = ?1", &st) != 0)
+        goto out;
+    sqlite3_bind_int64(st, 1, v->id);
+    int r = sqlite3_step(st);
+    if (r == SQLITE_ROW) {
+        rc = (uint64_t)sqlite3_column_int64(st, 0) == v->hash ? 1 : 2;
+        goto out;
+    }
+    if (r != SQLITE_DONE)
+        goto out;
+    sqlite3_finalize(st);
+    st = NULL;
+    if (prep(s, "INSERT INTO versions VALUES (?1,?2,?3,?4,?5,?6,?7,?8,-1,?9,?10)", &st) != 0)
+        goto out;
+    sqlite3_bind_int64(st, 1, v->id);
+    sqlite3_bind_text(st, 2, v->partition, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 3, v->interconnect, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 4, v->source, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 5, v->created, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 6, v->tuning_run, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 7, v->parent);
+    sqlite3_bind_text(st, 8, v->reason, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 9, (int64_t)v->hash);
+    sqlite3_bind_text(st, 10, v->rules_text, -1, SQLITE_STATIC);
+    rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
+out:
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/* ---- retune marks (schema 2) --------------------------------------------------- */
+
+int store_measured(struct store *s, const char *run_id, const char *collective,
+                   int64_t comm_size, uint64_t lo, uint64_t hi, const char *method,
+                   double *median_us)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = -1;
+    /* bytes are stored as signed 64-bit: clamp the upper bound */
+    int64_t h = hi > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)hi;
+    if (prep(s,
+             "SELECT avg(median_us), count(*) FROM measurements WHERE run_id = ?1 AND "
+             "collective = ?2 AND comm_size = ?3 AND bytes BETWEEN ?4 AND ?5 AND method = ?6 "
+             "AND modelled = 0",
+             &st) != 0)
+        goto out;
+    sqlite3_bind_text(st, 1, run_id, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, collective, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 3, comm_size);
+    sqlite3_bind_int64(st, 4, (int64_t)lo);
+    sqlite3_bind_int64(st, 5, h);
+    sqlite3_bind_text(st, 6, method, -1, SQLITE_STATIC);
+    if (sqlite3_step(st) != SQLITE_ROW)
+        goto out;
+    if (sqlite3_column_int64(st, 1) == 0) {
+        rc = 1;
+        goto out;
+    }
+    *median_us = sqlite3_column_double(st, 0);
+    rc = 0;
+out:
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int store_retune_mark(struct store *s, const char *partition, const char *interconnect,
+                      const char *collective, int64_t comm_size, int64_t bucket,
+                      const char *method, const char *run_id, double measured_us,
+                      double live_us, int64_t jobs, int64_t users)
+{
+    sqlite3_stmt *st = NULL;
+    char now[ACCT_RULES_TIME_LEN + 1];
+    int rc = -1;
+    store_now(now);
+    if (prep(s,
+             "INSERT INTO retune_marks (at, partition, interconnect, collective, comm_size, "
+             "bucket, method, run_id, measured_us, live_us, jobs, users) "
+             "VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12)",
+             &st) != 0)
+        goto out;
+    sqlite3_bind_text(st, 1, now, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, partition, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 3, interconnect, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 4, collective, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 5, comm_size);
+    sqlite3_bind_int64(st, 6, bucket);
+    sqlite3_bind_text(st, 7, method, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 8, run_id, -1, SQLITE_STATIC);
+    sqlite3_bind_double(st, 9, measured_us);
+    sqlite3_bind_double(st, 10, live_us);
+    sqlite3_bind_int64(st, 11, jobs);
+    sqlite3_bind_int64(st, 12, users);
+    rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
+out:
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/* ---- the follower's outbox (schema 3) ------------------------------------------------ */
+
+int store_outbox_add(struct store *s, const struct store_sample *x, long uid)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = -1;
+    if (prep(s,
+             "INSERT INTO sample_outbox (job, uid, partition, interconnect, collective, "
+             "comm_size, bucket, algorithm, segment, fanout, reorder, count, sum_us, sumsq_us, "
+             "min_us, max_us) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16)",
+             &st) != 0)
+        goto out;
+    sqlite3_bind_text(st, 1, x->job, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, uid);
+    sqlite3_bind_text(st, 3, x->partition, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 4, x->interconnect, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 5, x->collective, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 6, x->comm_size);
+    sqlite3_bind_int64(st, 7, x->bucket);
+    sqlite3_bind_text(st, 8, x->algorithm, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 9, x->segment);
+    sqlite3_bind_int64(st, 10, x->fanout);
+    sqlite3_bind_int64(st, 11, x->reorder);
+    sqlite3_bind_int64(st, 12, x->count);
+    sqlite3_bind_double(st, 13, x->sum_us);
+    sqlite3_bind_double(st, 14, x->sumsq_us);
+    sqlite3_bind_double(st, 15, x->min_us);
+    sqlite3_bind_double(st, 16, x->max_us);
+    rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
+out:
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int store_outbox_next(struct store *s, int limit, long *uid, int64_t *last_seq, size_t *n,
+                      store_sample_cb cb, void *arg)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = -1;
+    *n = 0;
+    /* the group of the oldest row, then its rows in order */
+    if (prep(s,
+             "SELECT o.seq, o.job, o.uid, o.partition, o.interconnect, o.collective, "
+             "o.comm_size, o.bucket, o.algorithm, o.segment, o.fanout, o.reorder, o.count, "
+             "o.sum_us, o.sumsq_us, o.min_us, o.max_us FROM sample_outbox o, "
+             "(SELECT job, uid, partition, interconnect FROM sample_outbox ORDER BY seq LIMIT 1) f "
+             "WHERE o.job = f.job AND o.uid = f.uid AND o.partition = f.partition AND "
+             "o.interconnect = f.interconnect ORDER BY o.seq LIMIT ?1",
+             &st) != 0)
+        goto out;
+    sqlite3_bind_int(st, 1, limit);
+    int r;
+    while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+        struct store_sample x = {
+            .job = (const char *)sqlite3_column_text(st, 1),
+            .partition = (const char *)sqlite3_column_text(st, 3),
+            .interconnect = (const char *)sqlite3_column_text(st, 4),
+            .collective = (const char *)sqlite3_column_text(st, 5),
+            .comm_size = sqlite3_column_int64(st, 6),
+            .bucket = sqlite3_column_int64(st, 7),
+            .algorithm = (const char *)sqlite3_column_text(st, 8),
+            .segment = sqlite3_column_int64(st, 9),
+            .fanout = sqlite3_column_int64(st, 10),
+            .reorder = sqlite3_column_int64(st, 11),
+            .count = sqlite3_column_int64(st, 12),
+            .sum_us = sqlite3_column_double(st, 13),
+            .sumsq_us = sqlite3_column_double(st, 14),
+            .min_us = sqlite3_column_double(st, 15),
+            .max_us = sqlite3_column_double(st, 16),
+        };
+        if (x.job == NULL || x.partition == NULL || x.interconnect == NULL ||
+            x.collective == NULL || x.algorithm == NULL)
+            goto out;
+        *last_seq = sqlite3_column_int64(st, 0);
+        *uid = (long)sqlite3_column_int64(st, 2);
+        if (cb(arg, &x) != 0)
+            goto out;
+        (*n)++;
+    }
+    rc = r == SQLITE_DONE ? 0 : -1;
+out:
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int store_outbox_done(struct store *s, const char *job, long uid, const char *partition,
+                      const char *interconnect, int64_t last_seq)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = -1;
+    if (prep(s,
+             "DELETE FROM sample_outbox WHERE job = ?1 AND uid = ?2 AND partition = ?3 AND "
+             "interconnect = ?4 AND seq <= ?5",
+             &st) != 0)
+        goto out;
+    sqlite3_bind_text(st, 1, job, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, uid);
+    sqlite3_bind_text(st, 3, partition, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 4, interconnect, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 5, last_seq);
+    rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
+out:
+    sqlite3_finalize(st);
+    return rc;
+}

@@ -1,0 +1,170 @@
+/* Unit tests of acctd's pure parts: Student's t tail (the refinement's
+ * significance test), cutting a cell out of a decision map, the
+ * configuration and policy parsers (docs/acctd.md). */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "acct/alg.h"
+#include "acctd.h"
+
+static void test_t_upper(void **state)
+{
+    (void)state;
+    /* one-sided critical values from t tables */
+    struct {
+        double t, df, p;
+    } v[] = {
+        {0, 10, 0.5},          {1.812, 10, 0.05},   {2.228, 10, 0.025},  {2.764, 10, 0.01},
+        {6.314, 1, 0.05},      {12.706, 1, 0.025},  {1.96, 1e6, 0.025},  {2.576, 1e6, 0.005},
+        {-1.812, 10, 0.95},    {3.365, 5, 0.01},    {1.345, 14, 0.1},
+    };
+    for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+        double p = refine_t_upper(v[i].t, v[i].df);
+        if (fabs(p - v[i].p) > 2e-4 * (v[i].p > 0.1 ? 10 : 1))
+            fail_msg("t=%g df=%g: p=%.6f, expected %.6f", v[i].t, v[i].df, p, v[i].p);
+    }
+    assert_true(refine_t_upper(50, 20) < 1e-20);
+}
+
+/* Decision of (p, b) in list l, NULL if none; fails on overlaps. */
+static const struct acct_decision *at(const struct acct_rule_list *l, int p, uint64_t b)
+{
+    const struct acct_decision *d = NULL;
+    for (size_t i = 0; i < l->n; i++)
+        if (l->v[i].comm_min <= p && p <= l->v[i].comm_max && l->v[i].bytes_min <= b &&
+            b <= l->v[i].bytes_max) {
+            assert_null(d); /* rectangles never overlap */
+            d = &l->v[i].d;
+        }
+    return d;
+}
+
+static void test_carve(void **state)
+{
+    (void)state;
+    const struct acct_alg *bin = acct_alg_find(ACCT_COLL_bcast, "binomial");
+    const struct acct_alg *chain = acct_alg_find(ACCT_COLL_bcast, "chain");
+    assert_non_null(bin);
+    assert_non_null(chain);
+    for (int native = 0; native < 2; native++) {
+        struct acct_rule_list l = {.v = malloc(sizeof(struct acct_rule)), .n = 1};
+        l.v[0] = (struct acct_rule){.comm_min = 2, .comm_max = 64, .bytes_min = 0,
+                                    .bytes_max = 65535, .d = {.alg = bin}};
+        struct acct_decision nd = {.alg = chain, .segment_bytes = 8192};
+        assert_int_equal(refine_carve(&l, 8, 2048, 4095, native ? NULL : &nd), 0);
+        assert_int_equal(l.n, native ? 4u : 5u);
+        int ps[] = {1, 2, 7, 8, 9, 64, 65};
+        uint64_t bs[] = {0, 2047, 2048, 3000, 4095, 4096, 65535, 65536};
+        for (size_t i = 0; i < sizeof(ps) / sizeof(ps[0]); i++)
+            for (size_t j = 0; j < sizeof(bs) / sizeof(bs[0]); j++) {
+                int p = ps[i];
+                uint64_t b = bs[j];
+                const struct acct_decision *d = at(&l, p, b);
+                bool in_rect = p >= 2 && p <= 64 && b <= 65535;
+                bool in_cell = p == 8 && b >= 2048 && b <= 4095;
+                if (in_cell && !native) {
+                    assert_non_null(d);
+                    assert_ptr_equal(d->alg, chain);
+                    assert_int_equal(d->segment_bytes, 8192);
+                } else if (in_rect && !in_cell) {
+                    assert_non_null(d);
+                    assert_ptr_equal(d->alg, bin);
+                } else {
+                    assert_null(d);
+                }
+            }
+        free(l.v);
+    }
+}
+
+static void test_config(void **state)
+{
+    (void)state;
+    struct acctd_config c;
+    struct acct_diags d = ACCT_DIAGS_INIT;
+    const char *good = "state_dir: /srv/acct\nsocket_mode: \"0660\"\nmax_clients: 12\n"
+                       "log_level: debug\n";
+    acctd_config_defaults(&c);
+    assert_int_equal(acctd_config_parse(&c, "a.yaml", good, strlen(good), &d), 0);
+    assert_string_equal(c.state_dir, "/srv/acct");
+    assert_int_equal(c.socket_mode, 0660);
+    assert_int_equal(c.max_clients, 12);
+    assert_int_equal(c.log_level, 3);
+    assert_int_equal(acctd_config_validate(&c, &d), 0);
+    assert_string_equal(c.database, "/srv/acct/acct.db");
+    assert_string_equal(c.socket, "/run/acct/acctd.sock");
+    assert_string_equal(c.rules_dir, "/run/acct/rules");
+
+    const char *bad = "max_clients: \"12\"\nclient_timeout: -1\nstate_dir: [a]\nstate_dir: /x\n"
+                      "admin_group: nosuchgroup-acct\n";
+    acctd_config_defaults(&c);
+    assert_int_equal(acctd_config_parse(&c, "b.yaml", bad, strlen(bad), &d), -1);
+    char line[1024];
+    const char *want[] = {
+        "b.yaml:1:14: max_clients: expected an integer, not a quoted string",
+        "b.yaml:2:17: client_timeout: \"-1\" is not a non-negative integer",
+        "b.yaml:3:12: state_dir: expected a single value",
+        "b.yaml:4:1: state_dir: duplicate key (first at line 3)",
+    };
+    for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+        bool found = false;
+        for (size_t k = 0; k < d.n; k++) {
+            acct_diag_format(&d, k, line, sizeof(line));
+            found |= strcmp(line, want[i]) == 0;
+        }
+        if (!found) {
+            for (size_t k = 0; k < d.n; k++) {
+                acct_diag_format(&d, k, line, sizeof(line));
+                print_message("got: %s\n", line);
+            }
+            fail_msg("missing: %s", want[i]);
+        }
+    }
+    acctd_config_defaults(&c);
+    const char *grp = "admin_group: nosuchgroup-acct\n";
+    assert_int_equal(acctd_config_parse(&c, "c.yaml", grp, strlen(grp), &d), 0);
+    assert_int_equal(acctd_config_validate(&c, &d), -1);
+    acct_diags_free(&d);
+}
+
+static void test_policy(void **state)
+{
+    (void)state;
+    struct policy p;
+    struct acct_diags d = ACCT_DIAGS_INIT;
+    policy_builtin(&p);
+    const char *t = "acct_policy: 1\nrefine: {activate: true, min_users: 3, min_gain: 0.1}\n";
+    assert_int_equal(policy_parse("p.yaml", t, strlen(t), &p, &d), 0);
+    assert_true(p.activate);
+    assert_int_equal(p.min_users, 3);
+    assert_true(fabs(p.min_gain - 0.1) < 1e-12);
+    assert_int_equal(p.min_jobs, 5); /* untouched keys keep their values */
+    const char *v2 = "acct_policy: 2\nrefine: {min_users: 1}\n";
+    assert_int_equal(policy_parse("q.yaml", v2, strlen(v2), &p, &d), -1);
+    char line[1024];
+    acct_diag_format(&d, 0, line, sizeof(line));
+    assert_string_equal(line, "q.yaml:1:14: acct_policy: unsupported policy version 2: this acctd reads version 1");
+    assert_int_equal(d.total, 1); /* nothing else checked in another version */
+    const char *one = "acct_policy: 1\nrefine: {min_users: 1}\n";
+    assert_int_equal(policy_parse("r.yaml", one, strlen(one), &p, &d), -1);
+    assert_int_equal(p.min_users, 3); /* refused: unchanged */
+    acct_diags_free(&d);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_t_upper),
+        cmocka_unit_test(test_carve),
+        cmocka_unit_test(test_config),
+        cmocka_unit_test(test_policy),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
