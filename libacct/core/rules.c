@@ -861,9 +861,23 @@ int acct_rules_resolve(const struct acct_rules *rules, enum acct_coll_id coll,
             .scount = UINT64_MAX, .fanout = d.fanout, .commutative = true,
         };
         /* Only the communicator size's restrictions are known here; the
-         * runtime checks the call's own (commutativity, count) per call. */
-        if (d.alg == NULL || !acct_alg_applicable(d.alg, &call, NULL))
+         * runtime checks the call's own (commutativity, count) per call.
+         * One that does not hold takes the algorithm's fallback chain, as
+         * the runtime does (acct_alg_resolve). */
+        if (d.alg == NULL) {
             d = native_d;
+        } else if (!acct_alg_applicable(d.alg, &call, NULL)) {
+            const struct acct_alg *a = acct_alg_resolve(d.alg, &call);
+            if (a->flags & ACCT_ALG_NATIVE) {
+                d = native_d;
+            } else {
+                d.alg = a;
+                if (!(a->flags & ACCT_ALG_SEGMENTED))
+                    d.segment_bytes = 0;
+                if (!(a->flags & ACCT_ALG_FANOUT))
+                    d.fanout = 0;
+            }
+        }
         if (x->bytes_min > next)
             APPEND(x->bytes_min - 1, &native_d);
         APPEND(x->bytes_max, &d);

@@ -712,10 +712,22 @@ static void test_lookup_merge_and_pow2(void **state)
     assert_int_equal(t->max[2], 1048576);
     check(t, 400, rd, 0, 0);
     acct_table_free(t);
-    /* a power-of-two algorithm on 6 ranks becomes native */
+    /* a power-of-two algorithm on 6 ranks takes its fallback chain */
+    const struct acct_alg *ring = alg(ACCT_COLL_bcast, "scatter_allgather_ring");
+    assert_ptr_equal(acct_alg_find(ACCT_COLL_bcast, rd->fallback), ring);
     assert_int_equal(acct_rules_resolve(r, ACCT_COLL_bcast, 6, &t), ACCT_RULES_OK);
-    assert_int_equal(t->n, 2);
-    check(t, 400, acct_alg_native(ACCT_COLL_bcast), 0, 0);
+    assert_int_equal(t->n, 4);
+    check(t, 400, ring, 0, 0);
+    check(t, 1048576, ring, 0, 0);
+    check(t, 300, acct_alg_native(ACCT_COLL_bcast), 0, 0);
+    acct_table_free(t);
+    acct_rules_free(r);
+    /* allgather recursive_doubling on 12 ranks: bruck, its fallback */
+    r = parse_ok(HEAD "  allgather:\n"
+                      "    - {comm_size: [2, 64], algorithm: recursive_doubling}\n");
+    assert_int_equal(acct_rules_resolve(r, ACCT_COLL_allgather, 12, &t), ACCT_RULES_OK);
+    assert_int_equal(t->n, 1);
+    check(t, 0, alg(ACCT_COLL_allgather, "bruck"), 0, 0);
     acct_table_free(t);
     acct_rules_free(r);
 }
