@@ -486,7 +486,7 @@ static int refine_pair(struct acctd *d, const struct pair_entry *e, struct acct_
             line(out, "%s/%s %s comm_size %lld bucket %lld: %s vs %s:%lld:%lld%s: %s (%s)",
                  e->partition, e->interconnect, c->coll, (long long)c->comm_size,
                  (long long)c->bucket, inc_txt, m->alg, (long long)m->segment,
-                 (long long)m->fanout, m->reorder ? ",reorder" : "", win ? "better" : "kept",
+                 (long long)m->fanout, m->reorder ? ":reorder" : "", win ? "better" : "kept",
                  why);
             if (win && (best == NULL || moments(m, (uid_t)-1).mean < moments(best, (uid_t)-1).mean)) {
                 best = m;

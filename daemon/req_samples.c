@@ -319,19 +319,20 @@ static int put_stat(void *arg, const struct store_stat *s)
     double mean = s->count > 0 ? s->sum_us / (double)s->count : 0;
     double var = s->count > 1 ? (s->sumsq_us - s->sum_us * mean) / (double)(s->count - 1) : 0;
     char method[200];
-    snprintf(method, sizeof(method), "%s", s->algorithm);
-    if (s->segment || s->fanout) {
-        size_t l = strlen(method);
-        snprintf(method + l, sizeof(method) - l, ":%lld", (long long)s->segment);
-        if (s->fanout) {
-            l = strlen(method);
-            snprintf(method + l, sizeof(method) - l, ":%lld", (long long)s->fanout);
-        }
-    }
-    if (s->reorder) {
-        size_t l = strlen(method);
-        snprintf(method + l, sizeof(method) - l, ",reorder");
-    }
+    /* ACCT_FORCE syntax (acct_decision_format): empty fields are "not given" */
+    char seg[24] = "", fan[24] = "";
+    if (s->segment)
+        snprintf(seg, sizeof(seg), "%lld", (long long)s->segment);
+    if (s->fanout)
+        snprintf(fan, sizeof(fan), "%lld", (long long)s->fanout);
+    if (s->reorder)
+        snprintf(method, sizeof(method), "%s:%s:%s:reorder", s->algorithm, seg, fan);
+    else if (s->fanout)
+        snprintf(method, sizeof(method), "%s:%s:%s", s->algorithm, seg, fan);
+    else if (s->segment)
+        snprintf(method, sizeof(method), "%s:%s", s->algorithm, seg);
+    else
+        snprintf(method, sizeof(method), "%s", s->algorithm);
     acct_group_begin(out, ACCT_T_STAT);
     acct_put_str(out, ACCT_T_PARTITION, s->partition);
     acct_put_str(out, ACCT_T_INTERCONNECT, s->interconnect);

@@ -9,7 +9,7 @@
 
 #define NAME "ACCT_FORCE"
 #define QUOTE_MAX 64
-#define MAX_FIELDS 4 /* collective=algorithm, segment, fanout (+1 to detect extras) */
+#define MAX_FIELDS 5 /* collective=algorithm, segment, fanout, reorder (+1 to detect extras) */
 
 static bool blank(char ch)
 {
@@ -71,7 +71,7 @@ static const char *parse_entry(const char *s, size_t n, enum acct_coll_id *coll,
 
     memset(d, 0, sizeof(*d));
     if (eq == NULL) {
-        snprintf(msg, mlen, "expected COLLECTIVE=ALGORITHM[:SEGMENT[:FANOUT]]");
+        snprintf(msg, mlen, "expected COLLECTIVE=ALGORITHM[:SEGMENT[:FANOUT[:reorder]]]");
         return msg;
     }
     memcpy(word, s, (size_t)(eq - s));
@@ -98,7 +98,7 @@ static const char *parse_entry(const char *s, size_t n, enum acct_coll_id *coll,
         p = colon + 1;
     }
     if (nf == MAX_FIELDS) {
-        snprintf(msg, mlen, "too many ':' fields: expected ALGORITHM[:SEGMENT[:FANOUT]]");
+        snprintf(msg, mlen, "too many ':' fields: expected ALGORITHM[:SEGMENT[:FANOUT[:reorder]]]");
         return msg;
     }
     memcpy(word, f[0], fl[0]);
@@ -132,6 +132,16 @@ static const char *parse_entry(const char *s, size_t n, enum acct_coll_id *coll,
         if (acct_check_fanout(alg, fan, msg, mlen) != NULL)
             return msg;
         d->fanout = (int)fan;
+    }
+    if (nf > 3 && fl[3] > 0) {
+        if (fl[3] != 7 || memcmp(f[3], "reorder", 7) != 0) {
+            quote(q, sizeof(q), f[3], fl[3]);
+            snprintf(msg, mlen, "fourth field %s: expected \"reorder\" or nothing", q);
+            return msg;
+        }
+        if (acct_check_reorder(alg, true, msg, mlen) != NULL)
+            return msg;
+        d->reorder = true;
     }
     return NULL;
 }

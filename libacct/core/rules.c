@@ -185,17 +185,20 @@ bool acct_decision_equal(const struct acct_decision *a, const struct acct_decisi
 
 int acct_decision_format(const struct acct_decision *d, char *buf, size_t len)
 {
-    char seg[ACCT_SIZE_FORMAT_LEN] = "";
+    char seg[ACCT_SIZE_FORMAT_LEN] = "", fan[16] = "";
     const char *name = d->alg != NULL ? d->alg->name : "native";
-    const char *ro = d->reorder ? ",reorder" : "";
     if (d->segment_bytes != 0)
         acct_size_format(d->segment_bytes, seg, sizeof(seg));
-    if (d->fanout != 0) /* "knomial::4": an empty segment is "not given" */
-        return snprintf(buf, len, "%s:%s:%d%s", name, d->segment_bytes != 0 ? seg : "",
-                        d->fanout, ro);
+    if (d->fanout != 0)
+        snprintf(fan, sizeof(fan), "%d", d->fanout);
+    /* ACCT_FORCE syntax: empty fields are "not given" ("knomial::4") */
+    if (d->reorder)
+        return snprintf(buf, len, "%s:%s:%s:reorder", name, seg, fan);
+    if (d->fanout != 0)
+        return snprintf(buf, len, "%s:%s:%s", name, seg, fan);
     if (d->segment_bytes != 0)
-        return snprintf(buf, len, "%s:%s%s", name, seg, ro);
-    return snprintf(buf, len, "%s%s", name, ro);
+        return snprintf(buf, len, "%s:%s", name, seg);
+    return snprintf(buf, len, "%s", name);
 }
 
 static const char *const source_names[] = {

@@ -118,7 +118,7 @@ static void test_invalid(void **state)
         const char *msg;
     } cases[] = {
         { "bcats=binomial", "ACCT_FORCE: \"bcats=binomial\": unknown collective \"bcats\" (valid: barrier, bcast," },
-        { "bcast", "ACCT_FORCE: \"bcast\": expected COLLECTIVE=ALGORITHM[:SEGMENT[:FANOUT]]" },
+        { "bcast", "ACCT_FORCE: \"bcast\": expected COLLECTIVE=ALGORITHM[:SEGMENT[:FANOUT[:reorder]]]" },
         { "=binomial", "unknown collective \"\"" },
         { "bcast=", "unknown bcast algorithm \"\"" },
         { "bcast=linear:8K", "\"bcast=linear:8K\": bcast linear does not take a segment size" },
@@ -132,7 +132,9 @@ static void test_invalid(void **state)
         { "bcast=binomial:99999999999999999999", "segment: size \"99999999999999999999\" is too large" },
         { "bcast=knomial:8K:x", "fan-out \"x\" is not an integer" },
         { "bcast=knomial:8K:99999999999999999", "fan-out \"99999999999999999\" is too large" },
-        { "bcast=knomial:8K:4:1", "too many ':' fields" },
+        { "bcast=knomial:8K:4:1", "fourth field \"1\": expected \"reorder\" or nothing" },
+        { "bcast=knomial:8K:4:reorder:x", "too many ':' fields" },
+        { "bcast=native:::reorder", "bcast native cannot be reordered" },
         { "BCAST=binomial", "unknown collective \"BCAST\"" },
         { "bcast=binomial\x01", "\"bcast=binomial\\x01\": unknown bcast algorithm \"binomial\\x01\"" },
     };
@@ -144,6 +146,32 @@ static void test_invalid(void **state)
         assert_non_null(strstr(msg, cases[i].msg));
         assert_int_equal(f.count, 0);
         free(msg);
+    }
+}
+
+static void test_reorder(void **state)
+{
+    (void)state;
+    struct acct_force f;
+    char buf[256];
+    char *msg = force("bcast=binomial:8K::reorder, reduce=binomial:::reorder,allreduce=ring:", &f, 0);
+    free(msg);
+    assert_int_equal(f.count, 3);
+    assert_true(f.d[ACCT_COLL_bcast].reorder);
+    assert_int_equal(f.d[ACCT_COLL_bcast].segment_bytes, 8192);
+    assert_true(f.d[ACCT_COLL_reduce].reorder);
+    assert_false(f.d[ACCT_COLL_allreduce].reorder);
+    /* the canonical text is ACCT_FORCE syntax again */
+    assert_true(acct_force_format(&f, buf, sizeof(buf)) > 0);
+    assert_string_equal(buf, "bcast=binomial:8K::reorder,reduce=binomial:::reorder,allreduce=ring");
+    struct acct_force g;
+    msg = force(buf, &g, 0);
+    free(msg);
+    assert_int_equal(g.count, 3);
+    for (int i = 0; i < ACCT_COLL_COUNT; i++) {
+        assert_int_equal(g.forced[i], f.forced[i]);
+        if (f.forced[i])
+            assert_true(acct_decision_equal(&g.d[i], &f.d[i]));
     }
 }
 
@@ -222,6 +250,7 @@ int main(void)
         cmocka_unit_test(test_nothing),
         cmocka_unit_test(test_invalid_kept_apart),
         cmocka_unit_test(test_invalid),
+        cmocka_unit_test(test_reorder),
         cmocka_unit_test(test_duplicates_and_many),
         cmocka_unit_test(test_too_long),
         cmocka_unit_test(test_format),

@@ -874,7 +874,7 @@ static void test_decision_format(void **state)
     d.segment_bytes = 1000;
     d.reorder = true;
     acct_decision_format(&d, buf, sizeof(buf));
-    assert_string_equal(buf, "knomial:1000:4,reorder");
+    assert_string_equal(buf, "knomial:1000:4:reorder");
 }
 
 int main(void)
