@@ -23,6 +23,8 @@
 #include "rt.h"
 #include "decide.h"
 #include "exec.h"
+#include "sack.h"
+#include "samples.h"
 
 #define RT_NATIVE (-1)  /* run the native collective instead */
 #define RT_TAG 0x4143   /* the one tag of ACCT messages on the private comm */
@@ -142,6 +144,16 @@ static int run(struct rt_comm *st, const struct acct_alg *alg, const struct acct
     return rt_exec(sched, b, op, priv, RT_TAG, &st->scratch);
 }
 
+/* A bcast with SACK reordering on the private communicator (sack.h). */
+static int run_sack(struct rt_comm *st, char *buf, uint64_t bytes, uint64_t seg, int root,
+                    const struct sack_tree *tree)
+{
+    MPI_Comm priv = rt_comm_priv(st);
+    if (priv == MPI_COMM_NULL)
+        return MPI_ERR_INTERN;
+    return rt_sack_bcast(buf, bytes, seg, root, tree, priv, st->rank);
+}
+
 /* An error after the decision: through the error handler, as MPI would. */
 static int failed(MPI_Comm comm, int rc)
 {
@@ -165,17 +177,26 @@ void rt_coll_init(void)
 struct rt_ran {
     const struct acct_alg *alg;
     uint64_t segment;
+    uint64_t bytes; /* the call's message bytes, set by the entry point when sampling */
+    bool reorder;   /* SACK reordering ran the call (samples; false unless set) */
 };
 
+/* The message bytes of a call, for samples only (0 unless the call is
+ * timed, t0 != 0, while sampling). */
+#define SAMPLE_BYTES(t0, count, dt) ((t0) != 0 && rt_samples_on ? rt_samples_bytes(count, dt) : 0)
+
 /* Account the call to what ran: alg, or the collective's native; with a
- * report, also per (method, segment, communicator size). */
+ * report, also per (method, segment, communicator size); when sampling, to
+ * the live samples (samples.h). */
 static void account(enum acct_coll_id coll, const struct rt_ran *ran, MPI_Comm comm, uint64_t t0)
 {
     int idx = ran->alg != NULL ? acct_alg_index(ran->alg) : native_index[coll];
     uint64_t ns = rt_account_end(idx, t0);
     int size = 0;
-    if (t0 != 0 && PMPI_Comm_size(comm, &size) == MPI_SUCCESS) /* a report was asked for */
+    if (rt.timing && t0 != 0 && PMPI_Comm_size(comm, &size) == MPI_SUCCESS) /* a report */
         rt_account_detail(idx, ran->segment, size, ns);
+    if (rt_samples_on && t0 != 0)
+        rt_samples_add(coll, idx, ran->segment, ran->reorder, ran->bytes, comm, ns, t0 + ns);
 }
 
 /* The state of comm if anything but native can run coll on it, else NULL
@@ -247,17 +268,25 @@ static int do_bcast(void *buffer, int count, MPI_Datatype dt, int root, MPI_Comm
     c.count = c.scount = bytes;
     if ((alg = choose(st, &c, bytes, 1, bytes)) == NULL)
         return RT_NATIVE;
+    /* SACK reordering (sack.h): the agreed decision asks for it and alg is
+     * a tree; otherwise alg's static schedule. */
+    const struct acct_decision *d = rt_decide(&st->tabs, ACCT_COLL_bcast, bytes);
+    struct sack_tree tree;
+    bool reorder = d != NULL && d->reorder &&
+                   sack_tree_of(alg->name, c.fanout, alg->fanout_default, st->size, &tree) == 0;
     rc = bytes_open(buffer, (uint64_t)count, dt, st->rank == root, comm, &v);
     if (rc != MPI_SUCCESS)
         return failed(comm, rc);
     rt_bufs_init(&b);
     rt_bufs_set(&b, ACCT_BUF_RECV, v.ptr, MPI_BYTE);
-    rc = run(st, alg, &c, &b, MPI_OP_NULL);
+    rc = reorder ? run_sack(st, v.ptr, bytes, c.seg, root, &tree)
+                 : run(st, alg, &c, &b, MPI_OP_NULL);
     rc2 = bytes_close(&v, buffer, (uint64_t)count, dt, rc == MPI_SUCCESS && st->rank != root, comm);
     if (rc == RT_NATIVE)
         return rc;
     ran->alg = alg;
     ran->segment = c.seg;
+    ran->reorder = reorder;
     if (rc == MPI_SUCCESS)
         rc = rc2;
     return rc == MPI_SUCCESS ? rc : failed(comm, rc);
@@ -402,7 +431,7 @@ static int do_blocks(const struct blocks_call *k, struct rt_ran *ran)
 int rt_impl_Barrier(MPI_Comm comm)
 {
     uint64_t t0 = rt_account_begin();
-    struct rt_ran ran;
+    struct rt_ran ran = {.bytes = 0};
     int rc = do_barrier(comm, &ran);
     if (rc == RT_NATIVE)
         rc = PMPI_Barrier(comm);
@@ -413,7 +442,7 @@ int rt_impl_Barrier(MPI_Comm comm)
 int rt_impl_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
     uint64_t t0 = rt_account_begin();
-    struct rt_ran ran;
+    struct rt_ran ran = {.bytes = SAMPLE_BYTES(t0, count, datatype)};
     int rc = do_bcast(buffer, count, datatype, root, comm, &ran);
     if (rc == RT_NATIVE)
         rc = PMPI_Bcast(buffer, count, datatype, root, comm);
@@ -425,7 +454,7 @@ int rt_impl_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
                    int root, MPI_Comm comm)
 {
     uint64_t t0 = rt_account_begin();
-    struct rt_ran ran;
+    struct rt_ran ran = {.bytes = SAMPLE_BYTES(t0, count, datatype)};
     int rc = do_reduction(ACCT_COLL_reduce, sendbuf, recvbuf, count, datatype, op, root, comm, &ran);
     if (rc == RT_NATIVE)
         rc = PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
@@ -437,7 +466,7 @@ int rt_impl_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatyp
                       MPI_Op op, MPI_Comm comm)
 {
     uint64_t t0 = rt_account_begin();
-    struct rt_ran ran;
+    struct rt_ran ran = {.bytes = SAMPLE_BYTES(t0, count, datatype)};
     int rc = do_reduction(ACCT_COLL_allreduce, sendbuf, recvbuf, count, datatype, op, -1, comm, &ran);
     if (rc == RT_NATIVE)
         rc = PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
@@ -449,7 +478,7 @@ int rt_impl_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcou
                                  MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     uint64_t t0 = rt_account_begin();
-    struct rt_ran ran;
+    struct rt_ran ran = {.bytes = SAMPLE_BYTES(t0, recvcount, datatype)};
     int rc = do_reduction(ACCT_COLL_reduce_scatter_block, sendbuf, recvbuf, recvcount, datatype, op,
                           -1, comm, &ran);
     if (rc == RT_NATIVE)
@@ -461,7 +490,9 @@ int rt_impl_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcou
 #define BLOCKS_ENTRY(Name, lower, rootarg, native_call)                                            \
     {                                                                                              \
         uint64_t t0 = rt_account_begin();                                                          \
-        struct rt_ran ran;                                                                         \
+        struct rt_ran ran = {.bytes = t0 && rt_samples_on ? rt_samples_block_bytes(               \
+                                 ACCT_COLL_##lower, sendbuf, sendcount, sendtype, recvbuf,         \
+                                 recvcount, recvtype) : 0};                                        \
         struct blocks_call k = {ACCT_COLL_##lower, sendbuf, sendcount, sendtype, recvbuf,          \
                                 recvcount, recvtype, rootarg, comm};                               \
         int rc = do_blocks(&k, &ran);                                                              \

@@ -20,6 +20,7 @@
 #include "coll.h"
 #include "comm.h"
 #include "decide.h"
+#include "samples.h"
 
 #ifndef ACCT_MPI_SONAME
 #error "ACCT_MPI_SONAME must be set by CMake"
@@ -36,7 +37,7 @@ static inline uint64_t now_ns(void)
 
 uint64_t rt_account_begin(void)
 {
-    return rt.timing ? now_ns() : 0;
+    return rt.timing || (rt_samples_on && rt_samples_tick()) ? now_ns() : 0; /* report, samples */
 }
 
 uint64_t rt_account_end(int alg_index, uint64_t t0)
@@ -151,6 +152,7 @@ static int rt_init(const struct acct_rt_init_args *args)
     }
     rt_decide_init(getenv("ACCT_RULES"), rt.agreed.rules, rt.agreed.rules_len, rt.agreed.force);
     rt_coll_init();
+    rt_samples_init(rt.world_rank, rt.thread_level);
     rt.active = true;
     acct_debug("active: %d ranks, thread level %d", rt.world_size, rt.thread_level);
     rc = ACCT_RT_ACTIVE;
@@ -160,6 +162,7 @@ out:
 
 static void rt_finalize(void)
 {
+    rt_samples_fini(); /* the last batch, never waiting */
     if (rt.active)
         rt_comm_fini();
     if (rt.report_path != NULL && rt.world_rank == 0)

@@ -1,0 +1,475 @@
+/* SACK reordering of a tree broadcast (sack.h; docs/sack.md).
+ *
+ * Messages of one call (P ranks, tree positions 0..P-1, position 0 = root):
+ *
+ *   x -> root   SACK  {magic, bytes}           on entry, every non-root x
+ *   root -> y   CTRL  {position p, rank x}     x was given p, a child of y's
+ *                                              position (y != root); the root
+ *                                              records its own children
+ *   y -> x      FIRST {p, bytes} [+ segment 0] as soon as y knows x (and has
+ *                                              segment 0 when it rides along)
+ *   y -> x      DATA  segment k                in order, as y gets them
+ *
+ * The root hands positions out in SACK arrival order along the plan's fill
+ * order (sack_plan.h), which lists every parent before its children, so the
+ * parent's rank is always known when a child is placed. A non-root receives
+ * its FIRST from MPI_ANY_SOURCE and learns its parent from the status and
+ * its position from the header; from the position it knows how many
+ * children (hence CTRL messages) to expect.
+ *
+ * Why nothing from one call can match another's: a rank is only sent
+ * FIRST, DATA or CTRL after the root of that call has its SACK, and its
+ * SACK is sent on entry; every message a rank is sent in a call is received
+ * in that call before it returns. The root receives SACKs with one receive
+ * per source (not MPI_ANY_SOURCE), so a rank that already went on to its
+ * next call cannot have that call's SACK taken for this one (MPI keeps
+ * messages of one sender, communicator and tag in order); it learns the
+ * arrival order from MPI_Waitsome.
+ *
+ * Progress: each rank runs one loop over MPI_Waitsome on all its pending
+ * requests (SACK receives, CTRL, FIRST, a window of segment receives, a
+ * window of sends per child: about 1 MiB in flight each, 4 to 128
+ * segments, at most 512 send requests for all children together), so it serves each child independently and
+ * never blocks on one late process. No rank waits for a message that is
+ * not already on its way or caused by a process entering the call, so the
+ * call completes for every arrival order once every rank has entered it.
+ */
+#include "sack.h"
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "acct/log.h"
+
+#define SACK_WINDOW 128          /* most segments in flight per receiver and per child */
+#define SACK_INFLIGHT (1 << 20)  /* ... aiming at this many bytes in flight */
+#define SACK_REQS_KIDS 512       /* at most this many send requests for all children */
+#define SACK_PIGGY_MAX 16384     /* segment 0 rides with FIRST up to this many bytes */
+#define SACK_MAGIC 0x5341434bLL  /* "SACK" */
+#define SACK_HDR (2 * (int)sizeof(int64_t))
+
+static pthread_once_t fill_once = PTHREAD_ONCE_INIT;
+static enum sack_fill fill_mode = SACK_FILL_DF;
+
+static void fill_read(void)
+{
+    const char *s = getenv("ACCT_SACK_FILL");
+    if (sack_fill_parse(s, SACK_FILL_DF, &fill_mode) != 0) {
+        acct_warn("ACCT_SACK_FILL=\"%.32s\" is neither bf nor df; using df", s);
+        fill_mode = SACK_FILL_DF;
+    }
+}
+
+static void say_first(void)
+{
+    acct_debug("SACK reordering: first bcast as root, fill %s", sack_fill_name(rt_sack_fill()));
+}
+
+enum sack_fill rt_sack_fill(void)
+{
+    pthread_once(&fill_once, fill_read);
+    return fill_mode;
+}
+
+struct sack_child {
+    int rank;        /* -1 until known */
+    int pos;
+    uint64_t next;   /* next segment to send */
+    int inflight;    /* sends pending */
+    bool first_sent;
+};
+
+/* Request slots: fixed ones, then per role. */
+enum { R_CTRL = 0, R_FIRST = 1, R_SACK = 2, R_DATA = 3, R_FIXED = R_DATA + SACK_WINDOW };
+
+struct sack_run {
+    /* the call */
+    char *buf;
+    uint64_t bytes, seg, nseg;
+    int root, rank, size;
+    MPI_Comm comm;
+    const struct sack_tree *t;
+    bool piggy;       /* segment 0 rides with FIRST */
+    uint64_t seg0;    /* bytes of segment 0 */
+    /* this rank's place */
+    int pos, parent;  /* parent: rank, -1 for the root and until known */
+    uint64_t have;    /* segments 0..have-1 are here */
+    uint64_t posted;  /* receives posted for segments < posted */
+    int win, swin;    /* receive window, send window per child (segments) */
+    uint64_t rseg[SACK_WINDOW];
+    unsigned char got[SACK_WINDOW]; /* segment k (have <= k < have + W) arrived */
+    int nchild;
+    struct sack_child *kids;
+    char *stage;      /* nchild FIRST messages */
+    int ctrl_left;    /* CTRL messages still expected (non-root) */
+    int32_t ctrl_in[2];
+    char *first_in;   /* FIRST message (non-root), then the SACK sent */
+    int64_t *sack_out;
+    /* the root */
+    struct sack_plan plan;
+    int *rank_of_pos;
+    int arrived;
+    int64_t *sack_in;  /* 2 per non-root */
+    int32_t *ctrl_out; /* 2 per non-root */
+    /* requests */
+    MPI_Request *reqs;
+    int nreqs, active, kids_base;
+    int *idx;
+    MPI_Status *stats;
+};
+
+static uint64_t seg_len(const struct sack_run *r, uint64_t k)
+{
+    uint64_t off = k * r->seg;
+    return r->bytes - off < r->seg ? r->bytes - off : r->seg;
+}
+
+static int first_len(const struct sack_run *r)
+{
+    return SACK_HDR + (r->piggy ? (int)r->seg0 : 0);
+}
+
+/* Make room for n requests (new ones null). */
+static int reqs_grow(struct sack_run *r, int n)
+{
+    if (n <= r->nreqs)
+        return MPI_SUCCESS;
+    MPI_Request *q = realloc(r->reqs, (size_t)n * sizeof *q);
+    if (q == NULL)
+        return MPI_ERR_NO_MEM;
+    r->reqs = q;
+    int *ix = realloc(r->idx, (size_t)n * sizeof *ix);
+    if (ix == NULL)
+        return MPI_ERR_NO_MEM;
+    r->idx = ix;
+    MPI_Status *st = realloc(r->stats, (size_t)n * sizeof *st);
+    if (st == NULL)
+        return MPI_ERR_NO_MEM;
+    r->stats = st;
+    for (int i = r->nreqs; i < n; i++)
+        r->reqs[i] = MPI_REQUEST_NULL;
+    r->nreqs = n;
+    return MPI_SUCCESS;
+}
+
+/* This rank's children at position pos, all unknown yet; their send slots. */
+static int kids_init(struct sack_run *r, int pos)
+{
+    int n = sack_tree_children(r->t, pos, NULL, 0);
+    int *list = NULL, rc = MPI_SUCCESS;
+    if (n < 0)
+        return MPI_ERR_INTERN;
+    r->pos = pos;
+    r->nchild = n;
+    if (n == 0)
+        return MPI_SUCCESS;
+    list = malloc((size_t)n * sizeof *list);
+    r->kids = calloc((size_t)n, sizeof *r->kids);
+    r->stage = malloc((size_t)n * (size_t)first_len(r));
+    if (list == NULL || r->kids == NULL || r->stage == NULL)
+        rc = MPI_ERR_NO_MEM;
+    else if (sack_tree_children(r->t, pos, list, n) != n)
+        rc = MPI_ERR_INTERN;
+    for (int c = 0; rc == MPI_SUCCESS && c < n; c++) {
+        r->kids[c].rank = -1;
+        r->kids[c].pos = list[c];
+    }
+    /* send windows: r->win each, at most SACK_REQS_KIDS requests in all (4 at least) */
+    r->swin = SACK_REQS_KIDS / n < r->win ? SACK_REQS_KIDS / n : r->win;
+    r->swin = r->swin < 4 ? 4 : r->swin;
+    if (rc == MPI_SUCCESS)
+        rc = reqs_grow(r, r->kids_base + n * r->swin);
+    free(list);
+    return rc;
+}
+
+static int post(struct sack_run *r, int rc, int slot)
+{
+    if (rc == MPI_SUCCESS && r->reqs[slot] != MPI_REQUEST_NULL)
+        r->active++;
+    return rc;
+}
+
+/* Post every receive and send that can go now. */
+static int pump(struct sack_run *r)
+{
+    int rc = MPI_SUCCESS;
+    /* segment receives from the parent, a window ahead */
+    while (rc == MPI_SUCCESS && r->parent >= 0 && r->posted < r->nseg &&
+           r->posted < r->have + (uint64_t)r->win) {
+        int w = 0;
+        while (w < r->win && r->reqs[R_DATA + w] != MPI_REQUEST_NULL)
+            w++;
+        if (w == r->win)
+            return MPI_ERR_INTERN;
+        r->rseg[w] = r->posted;
+        rc = post(r, PMPI_Irecv(r->buf + r->posted * r->seg, (int)seg_len(r, r->posted), MPI_BYTE,
+                                r->parent, SACK_TAG_DATA, r->comm, &r->reqs[R_DATA + w]),
+                  R_DATA + w);
+        r->posted++;
+    }
+    /* each known child, on its own */
+    for (int c = 0; rc == MPI_SUCCESS && c < r->nchild; c++) {
+        struct sack_child *k = &r->kids[c];
+        MPI_Request *slots = &r->reqs[r->kids_base + c * r->swin];
+        if (k->rank < 0)
+            continue;
+        while (rc == MPI_SUCCESS && k->inflight < r->swin) {
+            int w = 0;
+            while (slots[w] != MPI_REQUEST_NULL)
+                w++;
+            if (!k->first_sent) {
+                if (r->piggy && r->have < 1)
+                    break;
+                char *m = r->stage + (size_t)c * (size_t)first_len(r);
+                int64_t hdr[2] = {k->pos, (int64_t)r->bytes};
+                memcpy(m, hdr, sizeof hdr);
+                if (r->piggy)
+                    memcpy(m + SACK_HDR, r->buf, r->seg0);
+                rc = PMPI_Isend(m, first_len(r), MPI_BYTE, k->rank, SACK_TAG_FIRST, r->comm,
+                                &slots[w]);
+                k->first_sent = true;
+                k->next = r->piggy ? 1 : 0;
+            } else if (k->next < r->have) {
+                rc = PMPI_Isend(r->buf + k->next * r->seg, (int)seg_len(r, k->next), MPI_BYTE,
+                                k->rank, SACK_TAG_DATA, r->comm, &slots[w]);
+                k->next++;
+            } else
+                break;
+            rc = post(r, rc, r->kids_base + c * r->swin + w);
+            k->inflight++;
+        }
+    }
+    return rc;
+}
+
+/* The root got x's SACK: give x the next position. */
+static int on_sack(struct sack_run *r, int j, const MPI_Status *st)
+{
+    int x = (r->root + 1 + j) % r->size, n = 0;
+    const int64_t *m = &r->sack_in[2 * j];
+    if (PMPI_Get_count(st, MPI_BYTE, &n) != MPI_SUCCESS || n != SACK_HDR || m[0] != SACK_MAGIC ||
+        m[1] != (int64_t)r->bytes || r->arrived + 1 >= r->size)
+        return MPI_ERR_INTERN; /* another call's message: ranks disagree */
+    int pos = sack_plan_position(&r->plan, ++r->arrived);
+    int up = sack_tree_parent(r->t, pos);
+    if (up < 0 || r->rank_of_pos[up] < 0)
+        return MPI_ERR_INTERN;
+    r->rank_of_pos[pos] = x;
+    if (up == 0) {
+        int c = sack_tree_child_slot(r->t, 0, pos);
+        if (c < 0 || c >= r->nchild)
+            return MPI_ERR_INTERN;
+        r->kids[c].rank = x;
+        return MPI_SUCCESS;
+    }
+    int slot = R_FIXED + (r->size - 1) + j;
+    r->ctrl_out[2 * j] = pos;
+    r->ctrl_out[2 * j + 1] = x;
+    return post(r, PMPI_Isend(&r->ctrl_out[2 * j], 2, MPI_INT32_T, r->rank_of_pos[up],
+                              SACK_TAG_CTRL, r->comm, &r->reqs[slot]),
+                slot);
+}
+
+/* A non-root got its FIRST: parent, position, maybe segment 0. */
+static int on_first(struct sack_run *r, const MPI_Status *st)
+{
+    int n = 0, rc;
+    int64_t hdr[2];
+    memcpy(hdr, r->first_in, sizeof hdr);
+    if (PMPI_Get_count(st, MPI_BYTE, &n) != MPI_SUCCESS || n != first_len(r) ||
+        st->MPI_SOURCE < 0 || st->MPI_SOURCE >= r->size || st->MPI_SOURCE == r->rank ||
+        hdr[0] < 1 || hdr[0] >= r->size || hdr[1] != (int64_t)r->bytes)
+        return MPI_ERR_INTERN;
+    r->parent = st->MPI_SOURCE;
+    if ((rc = kids_init(r, (int)hdr[0])) != MPI_SUCCESS)
+        return rc;
+    if (r->piggy) {
+        memcpy(r->buf, r->first_in + SACK_HDR, r->seg0);
+        r->have = r->posted = 1;
+    }
+    r->ctrl_left = r->nchild;
+    if (r->ctrl_left > 0)
+        rc = post(r, PMPI_Irecv(r->ctrl_in, 2, MPI_INT32_T, r->root, SACK_TAG_CTRL, r->comm,
+                                &r->reqs[R_CTRL]),
+                  R_CTRL);
+    return rc;
+}
+
+/* A non-root learnt one child's rank from the root. */
+static int on_ctrl(struct sack_run *r)
+{
+    int32_t pos = r->ctrl_in[0], x = r->ctrl_in[1];
+    int c = pos > 0 && pos < r->size ? sack_tree_child_slot(r->t, r->pos, pos) : -1;
+    if (c < 0 || c >= r->nchild || r->kids[c].rank >= 0 || x < 0 || x >= r->size ||
+        x == r->rank || x == r->root)
+        return MPI_ERR_INTERN;
+    r->kids[c].rank = x;
+    if (--r->ctrl_left > 0)
+        return post(r, PMPI_Irecv(r->ctrl_in, 2, MPI_INT32_T, r->root, SACK_TAG_CTRL, r->comm,
+                                  &r->reqs[R_CTRL]),
+                    R_CTRL);
+    return MPI_SUCCESS;
+}
+
+static int on_data(struct sack_run *r, int w)
+{
+    uint64_t k = r->rseg[w];
+    if (k < r->have || k >= r->have + SACK_WINDOW)
+        return MPI_ERR_INTERN;
+    r->got[k % SACK_WINDOW] = 1;
+    while (r->have < r->nseg && r->got[r->have % SACK_WINDOW]) {
+        r->got[r->have % SACK_WINDOW] = 0;
+        r->have++;
+    }
+    return MPI_SUCCESS;
+}
+
+/* One completed request. */
+static int on_done(struct sack_run *r, int i, const MPI_Status *st)
+{
+    r->active--;
+    if (i == R_CTRL)
+        return on_ctrl(r);
+    if (i == R_FIRST)
+        return on_first(r, st);
+    if (i == R_SACK)
+        return MPI_SUCCESS;
+    if (i < R_FIXED)
+        return on_data(r, i - R_DATA);
+    if (i >= r->kids_base) {
+        r->kids[(i - r->kids_base) / r->swin].inflight--;
+        return MPI_SUCCESS;
+    }
+    if (i < R_FIXED + r->size - 1) /* the root: a SACK */
+        return on_sack(r, i - R_FIXED, st);
+    return MPI_SUCCESS; /* the root: a CTRL went out */
+}
+
+static int start_root(struct sack_run *r)
+{
+    const int n = r->size - 1;
+    int rc = MPI_SUCCESS;
+    r->have = r->posted = r->nseg;
+    r->kids_base = R_FIXED + 2 * n;
+    if (sack_plan_init(&r->plan, r->t, rt_sack_fill()) != 0)
+        return MPI_ERR_NO_MEM;
+    r->rank_of_pos = malloc((size_t)r->size * sizeof *r->rank_of_pos);
+    r->sack_in = malloc((size_t)n * 2 * sizeof *r->sack_in);
+    r->ctrl_out = malloc((size_t)n * 2 * sizeof *r->ctrl_out);
+    if (r->rank_of_pos == NULL || r->sack_in == NULL || r->ctrl_out == NULL ||
+        reqs_grow(r, r->kids_base) != MPI_SUCCESS)
+        return MPI_ERR_NO_MEM;
+    for (int i = 0; i < r->size; i++)
+        r->rank_of_pos[i] = -1;
+    r->rank_of_pos[0] = r->rank;
+    if ((rc = kids_init(r, 0)) != MPI_SUCCESS)
+        return rc;
+    for (int j = 0; j < n && rc == MPI_SUCCESS; j++)
+        rc = post(r, PMPI_Irecv(&r->sack_in[2 * j], SACK_HDR, MPI_BYTE, (r->root + 1 + j) % r->size,
+                                SACK_TAG_SACK, r->comm, &r->reqs[R_FIXED + j]),
+                  R_FIXED + j);
+    return rc;
+}
+
+static int start_nonroot(struct sack_run *r)
+{
+    int rc;
+    r->kids_base = R_FIXED;
+    size_t at = ((size_t)first_len(r) + 7) & ~(size_t)7; /* the SACK, aligned */
+    r->first_in = malloc(at + SACK_HDR);
+    if (r->first_in == NULL || reqs_grow(r, R_FIXED) != MPI_SUCCESS)
+        return MPI_ERR_NO_MEM;
+    r->sack_out = (int64_t *)(void *)(r->first_in + at);
+    rc = post(r, PMPI_Irecv(r->first_in, first_len(r), MPI_BYTE, MPI_ANY_SOURCE, SACK_TAG_FIRST,
+                            r->comm, &r->reqs[R_FIRST]),
+              R_FIRST);
+    r->sack_out[0] = SACK_MAGIC;
+    r->sack_out[1] = (int64_t)r->bytes;
+    if (rc == MPI_SUCCESS)
+        rc = post(r, PMPI_Isend(r->sack_out, SACK_HDR, MPI_BYTE, r->root, SACK_TAG_SACK, r->comm,
+                                &r->reqs[R_SACK]),
+                  R_SACK);
+    return rc;
+}
+
+/* After an error: receives are cancelled and completed; sends are freed
+ * (MPI completes them; their buffers are then leaked on purpose, as they
+ * may still be read). */
+static void abandon(struct sack_run *r)
+{
+    for (int i = 0; i < r->nreqs; i++) {
+        if (r->reqs[i] == MPI_REQUEST_NULL)
+            continue;
+        bool recv = i == R_CTRL || i == R_FIRST || (i >= R_DATA && i < R_FIXED) ||
+                    (r->rank == r->root && i >= R_FIXED && i < R_FIXED + r->size - 1);
+        if (recv) {
+            PMPI_Cancel(&r->reqs[i]);
+            PMPI_Wait(&r->reqs[i], MPI_STATUS_IGNORE);
+        } else {
+            PMPI_Request_free(&r->reqs[i]);
+            r->stage = NULL;
+            r->ctrl_out = NULL;
+            r->first_in = NULL;
+        }
+    }
+}
+
+int rt_sack_bcast(char *buf, uint64_t bytes, uint64_t seg, int root, const struct sack_tree *t,
+                  MPI_Comm priv, int rank)
+{
+    struct sack_run r;
+    int rc = MPI_SUCCESS;
+
+    if (bytes == 0 || t->size <= 1)
+        return MPI_SUCCESS;
+    memset(&r, 0, sizeof r);
+    r.buf = buf;
+    r.bytes = bytes;
+    r.seg = seg == 0 || seg > bytes ? bytes : seg;
+    r.nseg = (bytes + r.seg - 1) / r.seg;
+    r.seg0 = r.seg;
+    r.piggy = r.seg0 <= SACK_PIGGY_MAX;
+    r.win = (int)((SACK_INFLIGHT + r.seg - 1) / r.seg);
+    r.win = r.win < 4 ? 4 : r.win > SACK_WINDOW ? SACK_WINDOW : r.win;
+    r.root = root;
+    r.rank = rank;
+    r.size = t->size;
+    r.comm = priv;
+    r.t = t;
+    r.parent = -1;
+
+    if (rank == root) { /* one debug line per process (ACCT_VERBOSE=2), for tests */
+        static pthread_once_t said = PTHREAD_ONCE_INIT;
+        pthread_once(&said, say_first);
+    }
+    rc = rank == root ? start_root(&r) : start_nonroot(&r);
+    while (rc == MPI_SUCCESS && (rc = pump(&r)) == MPI_SUCCESS && r.active > 0) {
+        int n = 0;
+        rc = PMPI_Waitsome(r.nreqs, r.reqs, &n, r.idx, r.stats);
+        for (int i = 0; rc == MPI_SUCCESS && n != MPI_UNDEFINED && i < n; i++)
+            rc = on_done(&r, r.idx[i], &r.stats[i]);
+    }
+    /* everything arrived and went out? */
+    if (rc == MPI_SUCCESS && (r.have != r.nseg || r.ctrl_left != 0 ||
+                              (rank == root && r.arrived != r.size - 1)))
+        rc = MPI_ERR_INTERN;
+    for (int c = 0; rc == MPI_SUCCESS && c < r.nchild; c++)
+        if (r.kids[c].rank < 0 || r.kids[c].next != r.nseg)
+            rc = MPI_ERR_INTERN;
+    if (rc != MPI_SUCCESS)
+        abandon(&r);
+    free(r.reqs);
+    free(r.idx);
+    free(r.stats);
+    free(r.kids);
+    free(r.stage);
+    free(r.first_in);
+    free(r.rank_of_pos);
+    free(r.sack_in);
+    free(r.ctrl_out);
+    sack_plan_fini(&r.plan);
+    return rc;
+}

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# The SACK reordering benchmark matrix (docs/sack.md): modes x patterns of
+# acct-sack-bench, one mpirun each, medians side by side.
+#
+#   tools/perf/acct-sack-bench.sh [-n NP] [-r REPS] [-b BYTES] [-s SEGMENT] [-m MODES] [-p PATTERNS]
+#                                 [-d DELAYS_MS]
+#                                 LIBACCT_SO ACCT_SACK_BENCH LAUNCHER...
+#
+# LAUNCHER is the mpirun command line without -np, e.g. on this host
+#   mpirun --allow-run-as-root --oversubscribe --mca mpi_yield_when_idle 1 \
+#          --mca btl self,vader,tcp --mca btl_vader_single_copy_mechanism none
+# or on the emulated cluster
+#   tests/cluster/acct-cluster run -p eth -- --map-by node
+# Modes: native (no preload: the MPI library's bcast), static (ACCT's
+# binomial tree, SEGMENT segments, reorder false), df, bf (the same with
+# reorder true and ACCT_SACK_FILL); ab-df, ab-bf: static and reordered
+# alternating within each repetition of one job (acct-sack-bench
+# --alternate), the cell being the median ratio reordered/static.
+# Patterns: none interior leaf random.
+set -eu
+np=8 reps=5 bytes=1M seg=8K delays=200,300,400
+modes="native static df bf"
+patterns="none interior leaf random"
+while getopts n:r:b:s:m:p:d: o; do
+  case $o in
+    n) np=$OPTARG ;; r) reps=$OPTARG ;; b) bytes=$OPTARG ;; s) seg=$OPTARG ;;
+    m) modes=$OPTARG ;; p) patterns=$OPTARG ;; d) delays=$OPTARG ;;
+    *) exit 2 ;;
+  esac
+done
+shift $((OPTIND - 1))
+[ $# -ge 3 ] || { sed -n '2,21p' "$0"; exit 2; }
+lib=$1 bench=$2
+shift 2
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+rules() { # reorder true|false
+  cat <<YAML
+acct_rules: 1
+provenance: {partition: bench, interconnect: any, version: 1, source: manual, created: "2026-11-22T12:00:00Z"}
+collectives:
+  bcast:
+    - {comm_size: [2, max], algorithm: binomial, segment: $seg, reorder: $1}
+YAML
+}
+rules false > "$work/static.yaml"
+rules true > "$work/reorder.yaml"
+printf '%-9s' pattern
+for m in $modes; do printf ' %12s' "$m"; done
+printf '   (median ms of %s, %s bytes, %s ranks, segment %s)\n' "$reps" "$bytes" "$np" "$seg"
+for p in $patterns; do
+  printf '%-9s' "$p"
+  for m in $modes; do
+    case $m in
+      native) env=() ;;
+      static) env=(-x LD_PRELOAD="$lib" -x ACCT_RULES="$work/static.yaml") ;;
+      df | bf) env=(-x LD_PRELOAD="$lib" -x ACCT_RULES="$work/reorder.yaml" -x ACCT_SACK_FILL=$m) ;;
+      ab-df | ab-bf) # static then reordered in each repetition: the cell is reordered/static
+        env=(-x LD_PRELOAD="$lib" -x ACCT_RULES="$work/reorder.yaml" -x ACCT_SACK_FILL=${m#ab-}) ;;
+      *) echo "unknown mode $m" >&2; exit 2 ;;
+    esac
+    alt=()
+    [[ $m == ab-* ]] && alt=(--alternate "bcast=binomial:$seg")
+    out=$("$@" "${env[@]}" -np "$np" "$bench" --pattern "$p" --bytes "$bytes" --reps "$reps" \
+          --delays "$delays" "${alt[@]}" 2>"$work/err") ||
+      { echo; cat "$work/err" >&2; exit 1; }
+    echo "$m $out" >> "$work/lines"
+    med=$(sed -n 's/.* median_ms=\([0-9.]*\).*/\1/p' <<<"$out")
+    [[ $m == ab-* ]] && med=$(sed -n 's/.*B_over_A_median=\([0-9.]*\).*/\1/p' <<<"$out")
+    printf ' %12s' "${med:-?}"
+  done
+  echo
+done
+echo "# raw lines:"
+cat "$work/lines"
