@@ -34,6 +34,21 @@ int acctctl_usage_error(const char *name, const char *fmt, ...)
 
 int acctctl_cmd_algorithms(int argc, char **argv);
 int acctctl_cmd_validate(int argc, char **argv);
+int acctctl_cmd_status(int argc, char **argv);
+int acctctl_cmd_partitions(int argc, char **argv);
+int acctctl_cmd_versions(int argc, char **argv);
+int acctctl_cmd_show(int argc, char **argv);
+int acctctl_cmd_diff(int argc, char **argv);
+int acctctl_cmd_activate(int argc, char **argv);
+int acctctl_cmd_rollback(int argc, char **argv);
+int acctctl_cmd_import(int argc, char **argv);
+int acctctl_cmd_export(int argc, char **argv);
+int acctctl_cmd_samples(int argc, char **argv);
+int acctctl_cmd_retune(int argc, char **argv);
+int acctctl_cmd_refine(int argc, char **argv);
+int acctctl_cmd_policy(int argc, char **argv);
+int acctctl_cmd_reload(int argc, char **argv);
+int acctctl_cmd_plot(int argc, char **argv);
 int acctctl_cmd_help(int argc, char **argv);
 
 #endif

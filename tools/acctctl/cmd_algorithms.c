@@ -7,14 +7,7 @@
 
 #include "acct/alg.h"
 #include "acct/common.h"
-
-enum format { FMT_TABLE, FMT_TSV, FMT_JSON };
-
-static const char *const format_names[] = {
-    [FMT_TABLE] = "table",
-    [FMT_TSV] = "tsv",
-    [FMT_JSON] = "json",
-};
+#include "output.h"
 
 /* Every flag of acct/alg.h as a word; bits missing here print as 0xNN. */
 static const struct {
@@ -54,21 +47,6 @@ static void fanout_text(const struct acct_alg *a, char *buf, size_t len)
         snprintf(buf, len, "%d-%d (%d)", a->fanout_min, a->fanout_max, a->fanout_default);
     else
         snprintf(buf, len, "-");
-}
-
-static void json_string(const char *s)
-{
-    putchar('"');
-    for (; *s != '\0'; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (ch == '"' || ch == '\\')
-            printf("\\%c", ch);
-        else if (ch < 0x20)
-            printf("\\u%04x", ch);
-        else
-            putchar(ch);
-    }
-    putchar('"');
 }
 
 static bool selected(const struct acct_alg *a, bool all, enum acct_coll_id coll)
@@ -137,16 +115,16 @@ static void print_json(bool all, enum acct_coll_id coll)
             continue;
         printf("%s\n  {\"collective\": ", first ? "" : ",");
         first = false;
-        json_string(acct_coll_name(a->coll));
+        acctctl_json_string(acct_coll_name(a->coll), stdout);
         printf(", \"name\": ");
-        json_string(a->name);
+        acctctl_json_string(a->name, stdout);
         printf(", \"flags\": [");
         unsigned rest = a->flags;
         bool firstf = true;
         for (size_t i = 0; i < ACCT_ARRAY_LEN(flag_words); i++) {
             if (a->flags & flag_words[i].bit) {
                 printf("%s", firstf ? "" : ", ");
-                json_string(flag_words[i].word);
+                acctctl_json_string(flag_words[i].word, stdout);
                 firstf = false;
                 rest &= ~flag_words[i].bit;
             }
@@ -160,7 +138,7 @@ static void print_json(bool all, enum acct_coll_id coll)
         else
             printf("null");
         printf(", \"description\": ");
-        json_string(a->description != NULL ? a->description : "");
+        acctctl_json_string(a->description != NULL ? a->description : "", stdout);
         printf("}");
     }
     printf("%s]\n", first ? "" : "\n");
@@ -174,7 +152,7 @@ int acctctl_cmd_algorithms(int argc, char **argv)
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
-    enum format fmt = FMT_TABLE;
+    enum acctctl_format fmt = ACCTCTL_FMT_TABLE;
     enum acct_coll_id coll = ACCT_COLL_COUNT;
     bool all = true;
     int ch;
@@ -197,19 +175,13 @@ int acctctl_cmd_algorithms(int argc, char **argv)
             }
             all = false;
             break;
-        case 'f': {
-            size_t i;
-            for (i = 0; i < ACCT_ARRAY_LEN(format_names); i++)
-                if (strcmp(optarg, format_names[i]) == 0)
-                    break;
-            if (i == ACCT_ARRAY_LEN(format_names))
+        case 'f':
+            if (acctctl_format_parse(optarg, &fmt) != 0)
                 return acctctl_usage_error(argv[0],
                                            "--format: unknown format \"%s\" (valid: table, "
                                            "tsv, json)",
                                            optarg);
-            fmt = (enum format)i;
             break;
-        }
         case 'h':
             acctctl_command_usage(argv[0], stdout);
             return ACCTCTL_OK;
@@ -222,9 +194,9 @@ int acctctl_cmd_algorithms(int argc, char **argv)
     if (optind < argc)
         return acctctl_usage_error(argv[0], "unexpected argument \"%s\"", argv[optind]);
     switch (fmt) {
-    case FMT_TABLE: print_table(all, coll); break;
-    case FMT_TSV: print_tsv(all, coll); break;
-    case FMT_JSON: print_json(all, coll); break;
+    case ACCTCTL_FMT_TABLE: print_table(all, coll); break;
+    case ACCTCTL_FMT_TSV: print_tsv(all, coll); break;
+    case ACCTCTL_FMT_JSON: print_json(all, coll); break;
     }
     return fflush(stdout) == 0 && !ferror(stdout) ? ACCTCTL_OK : ACCTCTL_FAIL;
 }

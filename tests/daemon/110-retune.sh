@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# 110: acctctl retune end to end against a real acctd, with Slurm replaced
+# by the fakes in tests/daemon/fake-slurm (sbatch runs the job script here;
+# srun runs the fake acct-tune once): the job script (partition, all 4
+# nodes from scontrol, srun --mpi=pmix, acct-tune's options), progress from
+# the job's stderr, import, diff against the active version, activation;
+# a failing job imports nothing; the job's own import into every node's
+# acctd; --dry-run submits nothing; no daemon: no submission. (On the emulated cluster, with real Slurm: tests/cluster.)
+. "$(dirname "$0")/lib.sh"
+FAKE=$(cd "$(dirname "$0")/fake-slurm" && pwd)
+export PATH=$FAKE:$PATH FAKE_SLURM_DIR=$T/slurm FAKE_RESULT=$ACCT_TEST_DATA/result-eth.yaml
+mkdir -p "$T/slurm" "$T/work"
+RETUNE=(retune -p eth --ops bcast,allreduce --budget 1m --interval 0.2 --acct-tune "$FAKE/acct-tune" --workdir "$T/work")
+
+# No daemon: nothing is submitted.
+ctl 1 "${RETUNE[@]}"
+expect "$T/err" "cannot connect to acctd at $SOCK"
+[ -e "$T/slurm/calls" ] && grep -q '^sbatch' "$T/slurm/calls" && fail "retune submitted a job without a daemon"
+
+write_config
+start_acctd || exit 1
+ctl 0 import "$ACCT_TEST_DATA/rules-eth-a.yaml" --activate
+
+# --dry-run: the script and the plan, no job.
+ctl 0 "${RETUNE[@]}" --dry-run
+expect "$T/out" "#SBATCH --partition=eth"
+expect "$T/out" "#SBATCH --nodes=4"
+expect "$T/out" "srun --mpi=pmix '$FAKE/acct-tune'"
+expect "$T/out" "--collectives bcast,allreduce"
+expect "$T/out" "--budget 60s"
+expect "$T/out" "--progress"
+expect "$T/out" "nothing submitted"
+expect "$T/out" "srun --ntasks-per-node=1 '$ACCTCTL' import \"\$result\" --activate"
+grep -q '^sbatch' "$T/slurm/calls" 2>/dev/null && fail "--dry-run submitted a job"
+
+# The real thing.
+FAKE_SLURM_JOBID=4242 ctl 0 "${RETUNE[@]}" --nodes 2 --no-node-import
+expect "$T/err" "submitted job 4242"
+expect "$T/err" "job 4242 RUNNING"
+grep -q '^squeue -j 4242$' "$T/slurm/calls" || fail "retune did not poll squeue"
+grep -q "^srun --mpi=pmix $FAKE/acct-tune " "$T/slurm/calls" || fail "acct-tune was not started with srun --mpi=pmix"
+expect "$T/err" "| acct-tune: phase 2/3: measuring"
+expect "$T/out" "imported tuning run r-fake-4242-eth as version 2 of eth/tcp-1g"
+expect "$T/out" "changes against the active version 1:"
+expect "$T/out" "activated version 2 of eth/tcp-1g (was 1)"
+grep -q -- '--nodes=2' "$T/slurm/4242.script" || fail "--nodes 2 not in the job script"
+grep -q 'acct-tune --partition eth --out .*acct-retune-eth-4242.result.yaml --rules .* --budget 60s --collectives bcast,allreduce --progress' "$T/slurm/calls" ||
+    fail "acct-tune was not run with the expected options: $(grep acct-tune "$T/slurm/calls")"
+ctl 0 show -p eth --format tsv
+[ "$(awk -F'\t' 'NR == 2 { print $1 }' "$T/out")" = 2 ] || fail "version 2 is not active after retune"
+ctl 0 validate "$T/run/rules/eth/tcp-1g.yaml"
+expect "$T/out" "version 2)"
+
+# A job that fails: nothing imported, exit 1, the log named.
+FAKE_SLURM_JOBID=4243 FAKE_TUNE_FAIL=1 ctl 1 "${RETUNE[@]}" --format json
+expect "$T/err" "job 4243 did not complete"
+expect "$T/err" "acct-retune-eth-4243.err"
+expect "$T/err" "the fake tuner was told to fail"
+ctl 0 versions -p eth --format tsv
+[ "$(tail -n +2 "$T/out" | wc -l)" -eq 2 ] || fail "a failed retune added a version"
+
+# --no-activate: imported, left inactive.
+FAKE_SLURM_JOBID=4244 ctl 0 "${RETUNE[@]}" --no-activate --format json
+jq -e '.version == 3 and .active == false and .previous == 2' "$T/out" >/dev/null ||
+    fail "retune --no-activate: $(cat "$T/out")"
+
+# The job imports into every node's acctd (here: fake srun runs acctctl
+# once, against the test's acctd), then acctctl finds it already active.
+FAKE_SLURM_JOBID=4245 ctl 0 "${RETUNE[@]}"
+grep -q "^srun --ntasks-per-node=1 $ACCTCTL import .*acct-retune-eth-4245.result.yaml --activate" "$T/slurm/calls" ||
+    fail "the job did not import on its nodes: $(grep import "$T/slurm/calls")"
+expect "$T/out" "imported tuning run r-fake-4245-eth as version 4 of eth/tcp-1g"
+expect "$T/out" "version 4 is already the active one"
+ctl 0 show -p eth --format tsv
+[ "$(awk -F'\t' 'NR == 2 { print $1 }' "$T/out")" = 4 ] || fail "version 4 is not active after a node-import retune"
+
+# --ranks-per-node and --time reach the script.
+ctl 0 "${RETUNE[@]}" --dry-run --ranks-per-node 2 --time 1:30:00 --interconnect tcp-1g
+expect "$T/out" "#SBATCH --ntasks-per-node=2"
+expect "$T/out" "#SBATCH --time=1:30:00"
+expect "$T/out" "--interconnect tcp-1g"
+
+# --no-wait: the job id on stdout, the import command to run later.
+FAKE_SLURM_JOBID=4246 ctl 0 "${RETUNE[@]}" --no-wait --no-node-import
+[ "$(cat "$T/out")" = 4246 ] || fail "--no-wait printed $(cat "$T/out"), expected the job id"
+expect "$T/err" "acctctl import $T/work/acct-retune-eth-4246.result.yaml --activate"
+for i in $(seq 100); do
+    grep -qE 'COMPLETED|FAILED' "$T/slurm/4246.state" 2>/dev/null && break
+    sleep 0.1
+done
+expect "$T/slurm/4246.state" "COMPLETED"
+ctl 0 import "$T/work/acct-retune-eth-4246.result.yaml" --activate
+expect "$T/out" "imported tuning run r-fake-4246-eth"
+
+# Bad command lines.
+ctl 2 retune
+expect "$T/err" "which partition?"
+ctl 2 retune -p eth --ops bcast,nosuch
+expect "$T/err" "unknown collective \"nosuch\""
+ctl 2 retune -p eth --budget 10x
+ctl 1 retune -p nopart --dry-run
+expect "$T/err" "cannot count the nodes of partition nopart"
+finish

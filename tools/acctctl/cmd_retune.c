@@ -1,0 +1,755 @@
+/* acctctl retune: tune a partition again, end to end (docs/acctctl.md).
+ *
+ *   build the job script -> sbatch -> poll squeue/sacct/scontrol, echo the
+ *   job's progress (the new lines of its stderr) -> import the tuning result
+ *   into acctd -> show what changes against the active version -> activate.
+ *
+ * --dry-run stops after printing the script and the plan. The job runs
+ * acct-tune (docs/acct-tune.md) with srun --mpi=pmix on the partition's
+ * nodes; its files go to --workdir, which must be shared with those nodes
+ * (like any job's output files). Slurm commands are found on PATH. */
+#include "acctctl.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "acct/coll.h"
+#include "acct/rules.h"
+#include "client.h"
+#include "daemon_ops.h"
+
+#define MAX_BUDGET_S (30LL * 24 * 3600)
+#define MAX_NODES 100000
+#define OUT_MAX 65536 /* bytes of a Slurm command's output we read */
+#define MAX_TUNE_ARGS 64    /* acct-tune arguments after "--" */
+#define MAX_TUNE_ARG_LEN 1024
+
+struct retune_opts {
+    const char *partition;
+    const char *interconnect; /* NULL: acct-tune's default ($ACCT_INTERCONNECT) */
+    long nodes;               /* 0: all nodes of the partition */
+    long ranks_per_node;      /* 0: Slurm's default (one per node) */
+    char ops[512];            /* comma list of collectives, "" = acct-tune's default */
+    long long budget_s;       /* 0: none */
+    const char *time_limit;   /* sbatch --time, NULL: partition default */
+    const char *workdir;
+    const char *acct_tune;
+    double interval_s;
+    bool dry_run, activate, wait;
+    bool node_import;   /* the job imports the result into every node's acctd */
+    char acctctl[PATH_MAX]; /* this program, for the node import */
+    char *const *tune_args; /* after "--": passed to acct-tune verbatim */
+    int n_tune_args;
+};
+
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    interrupted = 1;
+}
+
+/* "600", "90s", "10m", "2h", "1d" -> seconds. */
+static int parse_duration(const char *s, long long *out)
+{
+    char *end;
+    long long v, mul = 1;
+    if (s[0] < '0' || s[0] > '9')
+        return -1;
+    errno = 0;
+    v = strtoll(s, &end, 10);
+    if (errno != 0)
+        return -1;
+    if (strcmp(end, "") == 0 || strcmp(end, "s") == 0)
+        mul = 1;
+    else if (strcmp(end, "m") == 0 || strcmp(end, "min") == 0)
+        mul = 60;
+    else if (strcmp(end, "h") == 0)
+        mul = 3600;
+    else if (strcmp(end, "d") == 0)
+        mul = 86400;
+    else
+        return -1;
+    if (v < 1 || v > MAX_BUDGET_S / mul)
+        return -1;
+    *out = v * mul;
+    return 0;
+}
+
+static int parse_long(const char *s, long lo, long hi, long *out)
+{
+    char *end;
+    long v;
+    if (s[0] < '0' || s[0] > '9')
+        return -1;
+    errno = 0;
+    v = strtol(s, &end, 10);
+    if (errno != 0 || *end != '\0' || v < lo || v > hi)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+/* Collective names, comma separated, each known and at most once; the
+ * canonical list goes to out. "all" means every collective (= ""). */
+static int parse_ops(const char *cmd, const char *s, char *out, size_t cap)
+{
+    bool seen[ACCT_COLL_COUNT] = { false };
+    char *copy = strdup(s), *save = NULL;
+    size_t o = 0;
+    int rc = -1;
+
+    out[0] = '\0';
+    if (copy == NULL)
+        return acctctl_usage_error(cmd, "out of memory"), -1;
+    if (strcmp(s, "all") == 0) {
+        rc = 0;
+        goto out;
+    }
+    for (char *tok = strtok_r(copy, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
+        enum acct_coll_id id;
+        if (acct_coll_from_name(tok, &id) != 0) {
+            acctctl_usage_error(cmd,
+                                "--ops: unknown collective \"%s\" (barrier bcast reduce "
+                                "allreduce gather scatter allgather alltoall "
+                                "reduce_scatter_block, or all)",
+                                tok);
+            goto out;
+        }
+        if (seen[id])
+            continue;
+        seen[id] = true;
+        o += (size_t)snprintf(out + o, o < cap ? cap - o : 0, "%s%s", o > 0 ? "," : "", tok);
+    }
+    if (o == 0) {
+        acctctl_usage_error(cmd, "--ops: no collective given");
+        goto out;
+    }
+    rc = o < cap ? 0 : -1;
+out:
+    free(copy);
+    return rc;
+}
+
+/* Run argv (no shell), standard output into out (cut at cap - 1 bytes,
+ * NUL-terminated), standard error discarded unless keep_stderr. Returns the
+ * exit status, or -1 if it could not run (127: not found). */
+static int run_capture(char *const argv[], char *out, size_t cap, bool keep_stderr)
+{
+    int pfd[2], status = -1;
+    size_t n = 0;
+    pid_t pid;
+
+    out[0] = '\0';
+    if (pipe2(pfd, O_CLOEXEC) != 0)
+        return -1;
+    pid = fork();
+    if (pid < 0) {
+        close(pfd[0]);
+        close(pfd[1]);
+        return -1;
+    }
+    if (pid == 0) {
+        int devnull = open("/dev/null", O_RDWR);
+        dup2(pfd[1], STDOUT_FILENO);
+        if (devnull >= 0) {
+            dup2(devnull, STDIN_FILENO);
+            if (!keep_stderr)
+                dup2(devnull, STDERR_FILENO);
+        }
+        execvp(argv[0], argv);
+        _exit(127);
+    }
+    close(pfd[1]);
+    for (;;) {
+        char tmp[4096];
+        ssize_t k = read(pfd[0], tmp, sizeof(tmp));
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            break;
+        for (ssize_t i = 0; i < k && n + 1 < cap; i++)
+            out[n++] = tmp[i];
+    }
+    out[n] = '\0';
+    close(pfd[0]);
+    while (waitpid(pid, &status, 0) < 0) {
+        if (errno != EINTR)
+            return -1;
+    }
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static void chomp(char *s)
+{
+    size_t n = strlen(s);
+    while (n > 0 && (s[n - 1] == '\n' || s[n - 1] == '\r' || s[n - 1] == ' '))
+        s[--n] = '\0';
+}
+
+/* Number of nodes of the partition (scontrol show partition P -o:
+ * TotalNodes=N). Returns N > 0, or -1 with a message. */
+static long partition_nodes(const char *cmd, const char *partition)
+{
+    char out[OUT_MAX];
+    char *argv[] = { "scontrol", "-o", "show", "partition", (char *)partition, NULL };
+    int st = run_capture(argv, out, sizeof(out), false);
+    const char *p = strstr(out, "TotalNodes=");
+    long n = -1;
+
+    if (st == 0 && p != NULL) {
+        char num[32];
+        size_t k = 0;
+        p += strlen("TotalNodes=");
+        while (k + 1 < sizeof(num) && p[k] >= '0' && p[k] <= '9') {
+            num[k] = p[k];
+            k++;
+        }
+        num[k] = '\0';
+        if (parse_long(num, 1, MAX_NODES, &n) != 0)
+            n = -1;
+    }
+    if (n < 0)
+        fprintf(stderr,
+                ACCTCTL_NAME " %s: cannot count the nodes of partition %s (\"scontrol show "
+                "partition %s\" %s); give --nodes N\n",
+                cmd, partition, partition,
+                st == 127 ? "not found: is Slurm installed?"
+                          : st != 0 ? "failed: is the partition defined?" : "gave no TotalNodes");
+    return n;
+}
+
+/* Quote s for a POSIX shell ('...'), into buf. */
+static const char *shq(const char *s, char *buf, size_t cap)
+{
+    size_t o = 0;
+    if (cap < 3)
+        return "''";
+    buf[o++] = '\'';
+    for (; *s != '\0' && o + 6 < cap; s++) {
+        if (*s == '\'') {
+            memcpy(buf + o, "'\\''", 4);
+            o += 4;
+        } else {
+            buf[o++] = *s;
+        }
+    }
+    buf[o++] = '\'';
+    buf[o] = '\0';
+    return buf;
+}
+
+static const char *default_acct_tune(char *buf, size_t cap)
+{
+    char self[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+    if (n > 0) {
+        self[n] = '\0';
+        char *slash = strrchr(self, '/');
+        if (slash != NULL) {
+            *slash = '\0';
+            /* installed: next to acctctl; build tree: tools/acct-tune/ */
+            if (snprintf(buf, cap, "%s/acct-tune", self) < (int)cap && access(buf, X_OK) == 0)
+                return buf;
+            if (snprintf(buf, cap, "%s/../acct-tune/acct-tune", self) < (int)cap &&
+                access(buf, X_OK) == 0) {
+                char real[PATH_MAX];
+                if (realpath(buf, real) != NULL)
+                    snprintf(buf, cap, "%s", real);
+                return buf;
+            }
+        }
+    }
+    snprintf(buf, cap, "acct-tune");
+    return buf;
+}
+
+/* The job script (also what --dry-run prints). */
+static char *build_script(const struct retune_opts *o, const char *stem)
+{
+    char *s = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&s, &len);
+    char q1[PATH_MAX * 4 + 8], q2[PATH_MAX * 4 + 8];
+
+    if (f == NULL)
+        return NULL;
+    fprintf(f, "#!/bin/bash\n");
+    fprintf(f, "# Written by \"acctctl retune\": tune partition %s again with acct-tune.\n",
+            o->partition);
+    fprintf(f, "#SBATCH --job-name=acct-retune-%s\n", o->partition);
+    fprintf(f, "#SBATCH --partition=%s\n", o->partition);
+    fprintf(f, "#SBATCH --nodes=%ld\n", o->nodes);
+    if (o->ranks_per_node > 0)
+        fprintf(f, "#SBATCH --ntasks-per-node=%ld\n", o->ranks_per_node);
+    fprintf(f, "#SBATCH --exclusive\n");
+    if (o->time_limit != NULL)
+        fprintf(f, "#SBATCH --time=%s\n", o->time_limit);
+    fprintf(f, "#SBATCH --output=%s/%s-%%j.out\n", o->workdir, stem);
+    fprintf(f, "#SBATCH --error=%s/%s-%%j.err\n", o->workdir, stem);
+    fprintf(f, "set -eu\n");
+    fprintf(f, "dir=%s\n", shq(o->workdir, q1, sizeof(q1)));
+    fprintf(f, "result=\"$dir/%s-$SLURM_JOB_ID.result.yaml\"\n", stem);
+    fprintf(f, "rules=\"$dir/%s-$SLURM_JOB_ID.rules.yaml\"\n", stem);
+    fprintf(f, "srun --mpi=pmix %s \\\n", shq(o->acct_tune, q2, sizeof(q2)));
+    fprintf(f, "    --partition %s \\\n", o->partition);
+    if (o->interconnect != NULL)
+        fprintf(f, "    --interconnect %s \\\n", o->interconnect);
+    fprintf(f, "    --out \"$result\" --rules \"$rules\" \\\n");
+    if (o->budget_s > 0)
+        fprintf(f, "    --budget %llds \\\n", o->budget_s);
+    if (o->ops[0] != '\0')
+        fprintf(f, "    --collectives %s \\\n", o->ops);
+    for (int i = 0; i < o->n_tune_args; i++)
+        fprintf(f, "    %s \\\n", shq(o->tune_args[i], q1, sizeof(q1)));
+    fprintf(f, "    --progress\n");
+    fprintf(f, "echo \"acct-retune: result in $result\" >&2\n");
+    if (o->node_import) {
+        /* Every node's acctd gets the version (docs/acctd.md, "Multi-node":
+         * until followers sync from a primary). A node that refuses does
+         * not fail the job: acctctl still imports on its own node. */
+        fprintf(f, "# import into the acctd of every node of the job%s\n",
+                o->activate ? " and activate" : "");
+        fprintf(f, "srun --ntasks-per-node=1 %s import \"$result\"%s ||\n",
+                shq(o->acctctl, q1, sizeof(q1)), o->activate ? " --activate" : "");
+        fprintf(f, "    echo \"acct-retune: the import failed on some nodes\" >&2\n");
+    }
+    if (fclose(f) != 0) {
+        free(s);
+        return NULL;
+    }
+    return s;
+}
+
+/* Write text to path (created 0644, replaced if it exists). */
+static int write_file(const char *cmd, const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    int rc = 0;
+    if (f == NULL) {
+        fprintf(stderr, ACCTCTL_NAME " %s: %s: %s\n", cmd, path, strerror(errno));
+        return -1;
+    }
+    if (fputs(text, f) == EOF)
+        rc = -1;
+    if (fclose(f) != 0)
+        rc = -1;
+    if (rc != 0)
+        fprintf(stderr, ACCTCTL_NAME " %s: %s: write error\n", cmd, path);
+    return rc;
+}
+
+/* Job state: squeue while Slurm still lists the job, then sacct, then
+ * scontrol (sacct needs accounting storage, scontrol only remembers jobs
+ * for MinJobAge). "" if nobody knows the job (any more). */
+static void job_state(const char *job, char *state, size_t cap)
+{
+    char out[OUT_MAX];
+    char *sq[] = { "squeue", "-h", "-j", (char *)job, "-o", "%T", NULL };
+    char *sa[] = { "sacct", "-n", "-X", "-P", "-j", (char *)job, "-o", "State", NULL };
+    char *sc[] = { "scontrol", "-o", "show", "job", (char *)job, NULL };
+
+    state[0] = '\0';
+    if (run_capture(sq, out, sizeof(out), false) == 0) {
+        chomp(out);
+        if (out[0] != '\0') {
+            snprintf(state, cap, "%s", out);
+            return;
+        }
+    }
+    if (run_capture(sa, out, sizeof(out), false) == 0) {
+        chomp(out);
+        char *nl = strchr(out, '\n');
+        if (nl != NULL)
+            *nl = '\0';
+        char *sp = strchr(out, ' '); /* "CANCELLED by 0" */
+        if (sp != NULL)
+            *sp = '\0';
+        if (out[0] != '\0') {
+            snprintf(state, cap, "%s", out);
+            return;
+        }
+    }
+    if (run_capture(sc, out, sizeof(out), false) == 0) {
+        const char *p = strstr(out, "JobState=");
+        if (p != NULL) {
+            size_t k = 0;
+            p += strlen("JobState=");
+            while (k + 1 < cap && p[k] != '\0' && p[k] != ' ' && p[k] != '\n') {
+                state[k] = p[k];
+                k++;
+            }
+            state[k] = '\0';
+        }
+    }
+}
+
+static bool state_final(const char *s)
+{
+    static const char *const active[] = { "PENDING", "RUNNING", "CONFIGURING", "COMPLETING",
+                                          "SUSPENDED", "REQUEUED", "RESIZING", "STAGE_OUT",
+                                          "SIGNALING", "REQUEUE_HOLD", "REQUEUE_FED" };
+    if (s[0] == '\0')
+        return true;
+    for (size_t i = 0; i < sizeof(active) / sizeof(active[0]); i++)
+        if (strcmp(s, active[i]) == 0)
+            return false;
+    return true;
+}
+
+/* Print what was appended to path since *off, each line prefixed. */
+static void tail_new(const char *path, off_t *off)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    char buf[8192];
+    bool bol = true;
+    if (fd < 0)
+        return;
+    if (lseek(fd, *off, SEEK_SET) == *off) {
+        for (;;) {
+            ssize_t k = read(fd, buf, sizeof(buf));
+            if (k <= 0)
+                break;
+            for (ssize_t i = 0; i < k; i++) {
+                if (bol)
+                    fputs("  | ", stderr);
+                fputc(buf[i], stderr);
+                bol = buf[i] == '\n';
+            }
+            *off += k;
+        }
+        if (!bol)
+            fputc('\n', stderr);
+    }
+    close(fd);
+}
+
+static void sleep_s(double s)
+{
+    struct timespec ts = { (time_t)s, (long)((s - (double)(time_t)s) * 1e9) };
+    nanosleep(&ts, NULL); /* a signal ends it early: the loop checks the flag */
+}
+
+/* Wait for the job; returns 0 when it completed, -1 otherwise. */
+static int wait_job(const struct retune_opts *o, const char *cmd, const char *job,
+                    const char *errpath)
+{
+    char state[64] = "", last[64] = "";
+    off_t off = 0;
+    time_t t0 = time(NULL);
+    int unknown = 0;
+
+    for (;;) {
+        job_state(job, state, sizeof(state));
+        if (strcmp(state, last) != 0 && state[0] != '\0') {
+            fprintf(stderr, ACCTCTL_NAME " %s: job %s %s (%lds)\n", cmd, job, state,
+                    (long)(time(NULL) - t0));
+            snprintf(last, sizeof(last), "%s", state);
+        }
+        tail_new(errpath, &off);
+        /* Nobody knows the job: just submitted (not listed yet), slurmctld
+         * busy, or gone. Only three such polls in a row count as gone. */
+        unknown = state[0] == '\0' ? unknown + 1 : 0;
+        if (state[0] != '\0' ? state_final(state) : unknown >= 3)
+            break;
+        if (interrupted)
+            return -1;
+        sleep_s(o->interval_s);
+        if (interrupted)
+            return -1;
+    }
+    tail_new(errpath, &off);
+    if (state[0] == '\0') {
+        fprintf(stderr,
+                ACCTCTL_NAME " %s: job %s is not known to Slurm any more; looking for its "
+                "result\n",
+                cmd, job);
+        return 0;
+    }
+    return strcmp(state, "COMPLETED") == 0 ? 0 : -1;
+}
+
+static int do_retune(struct retune_opts *o, const struct acctctl_common *c)
+{
+    char stem[ACCT_RULES_NAME_MAX + 32], tune_buf[PATH_MAX];
+    char script_path[PATH_MAX], out[OUT_MAX], job[64], errpath[PATH_MAX], result[PATH_MAX];
+    char *script = NULL;
+    struct acctctl_conn conn = { .fd = -1 };
+    bool connected = false;
+    int rc = ACCTCTL_FAIL;
+    time_t now = time(NULL);
+    struct tm tm;
+
+    if (o->acct_tune == NULL)
+        o->acct_tune = default_acct_tune(tune_buf, sizeof(tune_buf));
+    if (o->node_import) {
+        ssize_t n = readlink("/proc/self/exe", o->acctctl, sizeof(o->acctctl) - 1);
+        if (n <= 0) {
+            fprintf(stderr, ACCTCTL_NAME " %s: cannot find this program's path: %s\n", c->cmd,
+                    strerror(errno));
+            goto out;
+        }
+        o->acctctl[n] = '\0';
+    }
+    if (o->nodes == 0) {
+        o->nodes = partition_nodes(c->cmd, o->partition);
+        if (o->nodes < 0)
+            goto out;
+    }
+    gmtime_r(&now, &tm);
+    snprintf(stem, sizeof(stem), "acct-retune-%s", o->partition);
+    script = build_script(o, stem);
+    if (script == NULL) {
+        fprintf(stderr, ACCTCTL_NAME " %s: out of memory\n", c->cmd);
+        goto out;
+    }
+    snprintf(script_path, sizeof(script_path), "%s/%s-%04d%02d%02dT%02d%02d%02dZ.sh", o->workdir,
+             stem, tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min,
+             tm.tm_sec);
+
+    /* The daemon must be there before anything is submitted. */
+    connected = acctctl_connect(&conn, c) == 0;
+    if (o->dry_run) {
+        printf("%s", script);
+        printf("\n# --dry-run: nothing submitted. Without it, acctctl retune would:\n"
+               "#  1. write this script to %s\n"
+               "#  2. submit it: sbatch --parsable %s (%ld node%s of partition %s)\n"
+               "#  3. show the job's state and acct-tune's progress every %gs until it ends\n"
+               "#  4. import %s/%s-JOBID.result.yaml into acctd at %s%s\n"
+               "#  5. show the changes against the active version of %s\n"
+               "#  6. %s\n"
+               "%s",
+               script_path, script_path, o->nodes, o->nodes == 1 ? "" : "s", o->partition,
+               o->interval_s, o->workdir, stem, c->socket,
+               connected ? "" : " (NOT reachable now)", o->partition,
+               o->activate ? "activate the new version" : "leave it inactive (--no-activate)",
+               o->node_import ? "# (the job itself imports the result into every node's acctd "
+                                "first: --no-node-import leaves that out)\n"
+                              : "");
+        rc = connected ? ACCTCTL_OK : ACCTCTL_FAIL;
+        goto out;
+    }
+    if (!connected)
+        goto out;
+    if (acctctl_op_ping(&conn) != 0)
+        goto out;
+    if (write_file(c->cmd, script_path, script) != 0)
+        goto out;
+    {
+        char *argv[] = { "sbatch", "--parsable", script_path, NULL };
+        int st = run_capture(argv, out, sizeof(out), true);
+        chomp(out);
+        char *semi = strchr(out, ';'); /* "JOBID;CLUSTER" */
+        if (semi != NULL)
+            *semi = '\0';
+        if (st != 0 || out[0] < '0' || out[0] > '9' || strlen(out) >= sizeof(job)) {
+            fprintf(stderr, ACCTCTL_NAME " %s: sbatch %s failed (%s)%s%s\n", c->cmd,
+                    script_path, st == 127 ? "not found: is Slurm installed?" : "see above",
+                    out[0] != '\0' ? ": " : "", out);
+            goto out;
+        }
+        snprintf(job, sizeof(job), "%s", out);
+    }
+    snprintf(errpath, sizeof(errpath), "%s/%s-%s.err", o->workdir, stem, job);
+    snprintf(result, sizeof(result), "%s/%s-%s.result.yaml", o->workdir, stem, job);
+    fprintf(stderr, ACCTCTL_NAME " %s: submitted job %s (script %s)\n", c->cmd, job,
+            script_path);
+    if (!o->wait) {
+        printf("%s\n", job);
+        fprintf(stderr,
+                ACCTCTL_NAME " %s: not waiting (--no-wait); when it ends: acctctl import %s%s\n",
+                c->cmd, result, o->activate ? " --activate" : "");
+        rc = ACCTCTL_OK;
+        goto out;
+    }
+    if (wait_job(o, c->cmd, job, errpath) != 0) {
+        if (interrupted)
+            fprintf(stderr,
+                    ACCTCTL_NAME " %s: interrupted; job %s keeps running (scancel %s stops "
+                    "it); import its result later: acctctl import %s\n",
+                    c->cmd, job, job, result);
+        else
+            fprintf(stderr, ACCTCTL_NAME " %s: job %s did not complete; its log: %s\n", c->cmd,
+                    job, errpath);
+        goto out;
+    }
+    if (access(result, R_OK) != 0) {
+        fprintf(stderr, ACCTCTL_NAME " %s: job %s wrote no result %s (%s); its log: %s\n",
+                c->cmd, job, result, strerror(errno), errpath);
+        goto out;
+    }
+    rc = acctctl_import_file(&conn, result, o->activate, true) == 0 ? ACCTCTL_OK
+                                                                      : ACCTCTL_FAIL;
+out:
+    if (connected)
+        acctctl_disconnect(&conn);
+    free(script);
+    return rc;
+}
+
+static int own_opt(void *arg, int ch, const char *optarg)
+{
+    struct retune_opts *o = arg;
+    const char *cmd = "retune";
+
+    switch (ch) {
+    case 'N':
+        if (parse_long(optarg, 1, MAX_NODES, &o->nodes) != 0)
+            return acctctl_usage_error(cmd, "--nodes: expected 1 to %d, got \"%s\"", MAX_NODES,
+                                       optarg);
+        return 0;
+    case 'R':
+        if (parse_long(optarg, 1, 4096, &o->ranks_per_node) != 0)
+            return acctctl_usage_error(cmd, "--ranks-per-node: expected 1 to 4096, got \"%s\"",
+                                       optarg);
+        return 0;
+    case 'o':
+        return parse_ops(cmd, optarg, o->ops, sizeof(o->ops)) == 0 ? 0 : ACCTCTL_USAGE;
+    case 'b':
+        if (parse_duration(optarg, &o->budget_s) != 0)
+            return acctctl_usage_error(cmd,
+                                       "--budget: expected a duration such as 600, 90s, 10m, "
+                                       "2h (at most 30 days), got \"%s\"",
+                                       optarg);
+        return 0;
+    case 't':
+        for (const char *p = optarg; *p != '\0'; p++)
+            if (!((*p >= '0' && *p <= '9') || *p == ':' || *p == '-'))
+                return acctctl_usage_error(cmd,
+                                           "--time: expected a Slurm time limit such as 30, "
+                                           "1:30:00 or 1-00:00:00, got \"%s\"",
+                                           optarg);
+        if (optarg[0] == '\0')
+            return acctctl_usage_error(cmd, "--time: empty");
+        o->time_limit = optarg;
+        return 0;
+    case 'w':
+        o->workdir = optarg;
+        return 0;
+    case 'T':
+        o->acct_tune = optarg;
+        return 0;
+    case 'I': {
+        char *end;
+        o->interval_s = strtod(optarg, &end);
+        if (*end != '\0' || !(o->interval_s >= 0.1 && o->interval_s <= 3600))
+            return acctctl_usage_error(cmd, "--interval: expected 0.1 to 3600 seconds, got "
+                                            "\"%s\"",
+                                       optarg);
+        return 0;
+    }
+    case 'n':
+        o->dry_run = true;
+        return 0;
+    case 'A':
+        o->activate = false;
+        return 0;
+    case 'W':
+        o->wait = false;
+        return 0;
+    case 'M':
+        o->node_import = false;
+        return 0;
+    default:
+        return -1;
+    }
+}
+
+int acctctl_cmd_retune(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        ACCTCTL_PAIR_LONG,
+        { "nodes", required_argument, NULL, 'N' },
+        { "ranks-per-node", required_argument, NULL, 'R' },
+        { "ops", required_argument, NULL, 'o' },
+        { "budget", required_argument, NULL, 'b' },
+        { "time", required_argument, NULL, 't' },
+        { "workdir", required_argument, NULL, 'w' },
+        { "acct-tune", required_argument, NULL, 'T' },
+        { "interval", required_argument, NULL, 'I' },
+        { "dry-run", no_argument, NULL, 'n' },
+        { "no-activate", no_argument, NULL, 'A' },
+        { "no-wait", no_argument, NULL, 'W' },
+        { "no-node-import", no_argument, NULL, 'M' },
+        ACCTCTL_COMMON_LONG,
+        { NULL, 0, NULL, 0 },
+    };
+    struct retune_opts o = { .interval_s = 5, .activate = true, .wait = true, .node_import = true };
+    struct acctctl_common c;
+    char cwd[PATH_MAX], wd[PATH_MAX];
+    struct sigaction sa, old_int, old_term;
+    int rc;
+
+    acctctl_common_init(&c, argv[0]);
+    /* Everything after "--" is for acct-tune (checked there, by every rank). */
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--") != 0)
+            continue;
+        o.tune_args = argv + i + 1;
+        o.n_tune_args = argc - i - 1;
+        argc = i;
+        break;
+    }
+    if (o.n_tune_args > MAX_TUNE_ARGS)
+        return acctctl_usage_error(argv[0], "at most %d acct-tune arguments after \"--\"",
+                                   MAX_TUNE_ARGS);
+    for (int i = 0; i < o.n_tune_args; i++) {
+        if (strlen(o.tune_args[i]) > MAX_TUNE_ARG_LEN || strchr(o.tune_args[i], '\n') != NULL)
+            return acctctl_usage_error(argv[0],
+                                       "acct-tune argument %d after \"--\": longer than %d "
+                                       "bytes or a newline",
+                                       i + 1, MAX_TUNE_ARG_LEN);
+    }
+    rc = acctctl_parse_opts(&c, argc, argv, "N:o:b:t:w:n" ACCTCTL_PAIR_SHORT ACCTCTL_COMMON_SHORT,
+                            opts, own_opt, &o);
+    if (rc >= 0)
+        return rc;
+    if (optind < argc)
+        return acctctl_usage_error(argv[0], "unexpected argument \"%s\"", argv[optind]);
+    if (c.partition == NULL)
+        return acctctl_usage_error(argv[0], "which partition? (-p PARTITION)");
+    o.partition = c.partition;
+    o.interconnect = c.interconnect;
+    if (o.workdir == NULL) {
+        if (getcwd(cwd, sizeof(cwd)) == NULL)
+            return acctctl_usage_error(argv[0], "cannot get the current directory; give "
+                                                "--workdir DIR");
+        o.workdir = cwd;
+    }
+    if (realpath(o.workdir, wd) == NULL) {
+        fprintf(stderr, ACCTCTL_NAME " %s: --workdir %s: %s\n", argv[0], o.workdir,
+                strerror(errno));
+        return ACCTCTL_FAIL;
+    }
+    o.workdir = wd;
+    for (const char *p = wd; *p != '\0'; p++) {
+        /* it goes into #SBATCH lines, which are not shell-quoted */
+        if (*p == '\n' || *p == ' ' || *p == '%' || *p == '\'' || *p == '"' || *p == '\\')
+            return acctctl_usage_error(argv[0],
+                                       "--workdir: the path may not contain spaces, quotes, "
+                                       "%% or backslashes (it goes into #SBATCH lines)");
+    }
+
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+    rc = do_retune(&o, &c);
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    return rc;
+}
