@@ -41,3 +41,72 @@ show() {
   echo "---- $1"
   if [[ -f $1 ]]; then head -n "${2:-40}" "$1"; fi
 }
+
+# ---- per-node acctd (cluster tests and scripts/acct-demo) --------------------
+#
+#   noderun NODE                 the host's view of NODE's private /run/acct
+#   nodevar NODE                 ... of NODE's private /var/lib/acct
+#   node_addr NODE [NET]         NODE's address on network NET (fast|eth; fast)
+#   acctd_cluster_start ACCTD PORT NODE...
+#                                one acctd per node in the node's namespaces:
+#                                the first NODE is the primary (listen on its
+#                                fast address:PORT), the others follow it
+#                                (sync every second, munge from the cluster's
+#                                munged; docs/acctd.md "Multi-node"); waits
+#                                until every socket exists (30 s at most)
+#   acctd_cluster_stop NODE...   SIGTERM every node's acctd, wait (10 s each)
+#   wait_until SECONDS CMD...    poll CMD every 0.2 s until it succeeds
+#   rules_version FILE           provenance.version of a rules file
+#
+# Need ACCT_CLUSTER (with-cluster.sh) and ACCT_CLUSTER_DIR (acct-cluster env).
+
+noderun() { echo "$ACCT_CLUSTER_DIR/nodes/$1/run-acct"; }
+nodevar() { echo "$ACCT_CLUSTER_DIR/nodes/$1/var-lib-acct"; }
+
+node_addr() {
+  local subnet i=${1#acct-n}
+  subnet=$("$ACCT_CLUSTER" subnet -p "${2:-fast}") || return 1
+  echo "${subnet%.0/*}.$i"
+}
+
+wait_until() {
+  local t=$1 i
+  shift
+  for ((i = 0; i < t * 5; i++)); do
+    "$@" && return 0
+    sleep 0.2
+  done
+  "$@"
+}
+
+acctd_cluster_start() {
+  local acctd=$1 port=$2 primary=$3 n addr role
+  shift 2
+  addr=$(node_addr "$primary") || return 1
+  for n in "$@"; do
+    if [[ $n == "$primary" ]]; then
+      role="--listen $addr:$port"
+    else
+      role="--primary $addr:$port --sync-interval 1"
+    fi
+    rm -f "$(noderun "$n")/acctd.sock"
+    # shellcheck disable=SC2086,SC2016  # role is two words; $0/$@ are the node shell's
+    "$ACCT_CLUSTER" exec "$n" sh -c '"$0" "$@" >/var/lib/acct/acctd.log 2>&1 &
+echo $! >/var/lib/acct/acctd.pid' "$acctd" --refine-interval 0 \
+      --munge-socket "$ACCT_CLUSTER_DIR/munge/munge.socket" $role || return 1
+  done
+  for n in "$@"; do
+    wait_until 30 test -S "$(noderun "$n")/acctd.sock" || return 1
+  done
+}
+
+acctd_cluster_stop() {
+  local n pid i
+  for n in "$@"; do
+    pid=$(cat "$(nodevar "$n")/acctd.pid" 2>/dev/null) || continue
+    kill -TERM "$pid" 2>/dev/null
+    for ((i = 0; i < 100; i++)); do alive "$pid" || break; sleep 0.1; done
+  done
+}
+
+rules_version() { sed -n 's/^  version: \([0-9]*\)$/\1/p' "$1" 2>/dev/null | head -n1; }
