@@ -163,7 +163,7 @@ static const struct acctctl_cmd commands[] = {
     },
     {
         .name = "retune",
-        .synopsis = "-p PARTITION [--nodes N] [--ops LIST] [--budget T] [--dry-run] ...",
+        .synopsis = "-p PARTITION [--nodes N] [--ops LIST] [--budget T] [--dry-run] ... [-- ARGS]",
         .summary = "tune a partition again: sbatch acct-tune, import, activate (admin)",
         .help = "Submit acct-tune as a Slurm job on PARTITION (srun --mpi=pmix), show its\n"
                 "state and progress until it ends, import its result into acctd, show\n"
@@ -189,7 +189,10 @@ static const struct acctctl_cmd commands[] = {
                 "                           acctd of each of its nodes\n"
                 "  -n, --dry-run            print the job script and the plan; submit nothing\n"
                 "  -s, --socket PATH        acctd's socket\n"
-                "  -f, --format FMT         the import report: table, tsv or json\n",
+                "  -f, --format FMT         the import report: table, tsv or json\n"
+                "\n"
+                "Arguments after \"--\" go to acct-tune verbatim (shell-quoted, in order),\n"
+                "e.g. \"-- --sizes 1K,64K,1M --comm-sizes 4,8\"; at most 64 of 1024 bytes.\n",
         .run = acctctl_cmd_retune,
     },
     {
