@@ -809,6 +809,35 @@ static int cmp_bytes(const void *pa, const void *pb)
     return (*a)->bytes_min < (*b)->bytes_min ? -1 : (*a)->bytes_min > (*b)->bytes_min;
 }
 
+struct acct_decision acct_decision_for_size(const struct acct_decision *d,
+                                            enum acct_coll_id coll, int comm_size)
+{
+    struct acct_decision out = *d;
+    struct acct_call call = {
+        .coll = coll, .rank = 0, .size = comm_size, .root = 0, .count = UINT64_MAX,
+        .scount = UINT64_MAX, .fanout = d->fanout, .commutative = true,
+    };
+    /* Only the communicator size's restrictions are known here; the
+     * runtime checks the call's own (commutativity, count) per call. One
+     * that does not hold takes the algorithm's fallback chain, as the
+     * runtime does (acct_alg_resolve). */
+    if (d->alg == NULL || (d->alg->flags & ACCT_ALG_NATIVE))
+        out = (struct acct_decision){.alg = acct_alg_native(coll)};
+    else if (!acct_alg_applicable(d->alg, &call, NULL)) {
+        const struct acct_alg *a = acct_alg_resolve(d->alg, &call);
+        if (a->flags & ACCT_ALG_NATIVE) {
+            out = (struct acct_decision){.alg = a};
+        } else {
+            out.alg = a;
+            if (!(a->flags & ACCT_ALG_SEGMENTED))
+                out.segment_bytes = 0;
+            if (!(a->flags & ACCT_ALG_FANOUT))
+                out.fanout = 0;
+        }
+    }
+    return out;
+}
+
 int acct_rules_resolve(const struct acct_rules *rules, enum acct_coll_id coll,
                        int comm_size, struct acct_table **out)
 {
@@ -858,29 +887,7 @@ int acct_rules_resolve(const struct acct_rules *rules, enum acct_coll_id coll,
     bool full = false;
     for (size_t i = 0; i < k && !full; i++) {
         const struct acct_rule *x = match[i];
-        struct acct_decision d = x->d;
-        struct acct_call call = {
-            .coll = coll, .rank = 0, .size = comm_size, .root = 0, .count = UINT64_MAX,
-            .scount = UINT64_MAX, .fanout = d.fanout, .commutative = true,
-        };
-        /* Only the communicator size's restrictions are known here; the
-         * runtime checks the call's own (commutativity, count) per call.
-         * One that does not hold takes the algorithm's fallback chain, as
-         * the runtime does (acct_alg_resolve). */
-        if (d.alg == NULL) {
-            d = native_d;
-        } else if (!acct_alg_applicable(d.alg, &call, NULL)) {
-            const struct acct_alg *a = acct_alg_resolve(d.alg, &call);
-            if (a->flags & ACCT_ALG_NATIVE) {
-                d = native_d;
-            } else {
-                d.alg = a;
-                if (!(a->flags & ACCT_ALG_SEGMENTED))
-                    d.segment_bytes = 0;
-                if (!(a->flags & ACCT_ALG_FANOUT))
-                    d.fanout = 0;
-            }
-        }
+        struct acct_decision d = acct_decision_for_size(&x->d, coll, comm_size);
         if (x->bytes_min > next)
             APPEND(x->bytes_min - 1, &native_d);
         APPEND(x->bytes_max, &d);

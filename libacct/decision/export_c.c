@@ -13,8 +13,8 @@
  *         return 0;
  *     }
  *
- * Algorithms restricted to power-of-two sizes return native (0) elsewhere,
- * as acct_rules_resolve does. */
+ * Algorithms restricted to power-of-two sizes return their fallback's
+ * method elsewhere, as acct_rules_resolve does (acct_decision_for_size). */
 #include <ctype.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -66,8 +66,13 @@ static void emit_coll(FILE *f, const struct acct_rules *r, enum acct_coll_id col
     size_t ntab = 0, nb = 0;
     struct acct_decision native = { .alg = acct_alg_native(coll) };
     method_index(tab, &ntab, &native);
-    for (size_t i = 0; i < l->n; i++)
+    for (size_t i = 0; i < l->n; i++) {
         method_index(tab, &ntab, &l->v[i].d);
+        if (l->v[i].d.alg->flags & ACCT_ALG_POW2) { /* and its fallback's */
+            struct acct_decision fb = acct_decision_for_size(&l->v[i].d, coll, 3);
+            method_index(tab, &ntab, &fb);
+        }
+    }
 
     fprintf(f, "\n/* %s: %zu rules */\nconst struct acct_gen_decision %s_%s_methods[%zu] = {\n",
             name, l->n, prefix, name, ntab);
@@ -121,9 +126,12 @@ static void emit_coll(FILE *f, const struct acct_rules *r, enum acct_coll_id col
                 fprintf(f, "        if (bytes < UINT64_C(%llu))\n            return 0;\n",
                         (unsigned long long)x->bytes_min);
             char ret[96];
-            if (x->d.alg->flags & ACCT_ALG_POW2)
-                snprintf(ret, sizeof(ret), "(comm_size & (comm_size - 1)) == 0 ? %zu : 0", k);
-            else
+            if (x->d.alg->flags & ACCT_ALG_POW2) {
+                /* every size that is not a power of two falls back alike */
+                struct acct_decision fb = acct_decision_for_size(&x->d, coll, 3);
+                size_t k2 = method_index(tab, &ntab, &fb); /* already in the table */
+                snprintf(ret, sizeof(ret), "(comm_size & (comm_size - 1)) == 0 ? %zu : %zu", k, k2);
+            } else
                 snprintf(ret, sizeof(ret), "%zu", k);
             if (x->bytes_max == UINT64_MAX) {
                 fprintf(f, "        return %s;\n", ret);
@@ -156,7 +164,7 @@ int acct_export_c(FILE *f, const struct acct_rules *r, const char *prefix)
         if (r->coll[c].n > maxn)
             maxn = r->coll[c].n;
     bounds = malloc((2 * maxn + 1) * sizeof(*bounds));
-    tab = malloc((maxn + 1) * sizeof(*tab));
+    tab = malloc((2 * maxn + 1) * sizeof(*tab)); /* native, each rule's, fallbacks */
     sel = malloc((maxn + 1) * sizeof(*sel));
     if (bounds == NULL || tab == NULL || sel == NULL)
         goto done;

@@ -65,10 +65,12 @@ int rt_report_write(const char *path)
     const struct acct_rules *rules = rt.active ? rt_decide_rules() : NULL;
     if (rules != NULL)
         fprintf(f, "rules: {partition: %s, interconnect: %s, version: %lld, source: %s, "
-                   "created: \"%s\", hash: \"%016llx\"}\n",
+                   "created: \"%s\", hash: \"%016llx\"%s%s%s}\n",
                 rules->prov.partition, rules->prov.interconnect, (long long)rules->prov.version,
                 acct_rules_source_name(rules->prov.source), rules->prov.created,
-                (unsigned long long)rules->hash);
+                (unsigned long long)rules->hash,
+                rules->prov.tuning_run[0] ? ", tuning_run: \"" : "", rules->prov.tuning_run,
+                rules->prov.tuning_run[0] ? "\"" : "");
     else
         fprintf(f, "rules: none\n");
     char force[1024] = "";

@@ -215,6 +215,14 @@ struct acct_table {
     uint64_t max[];                  /* n upper bounds, ascending */
 };
 
+/* What decision d of collective coll becomes on a communicator of
+ * comm_size ranks: d itself, or, if its algorithm's size restriction (power
+ * of two) does not hold, the first applicable algorithm of its fallback
+ * chain (segment and fan-out kept only where taken), else native. Shared
+ * by acct_rules_resolve and the decision exports. */
+struct acct_decision acct_decision_for_size(const struct acct_decision *d,
+                                            enum acct_coll_id coll, int comm_size);
+
 /* Build the table of collective coll for communicators of comm_size ranks.
  * rules may be NULL (everything native). Returns 0, or ACCT_RULES_ENOMEM;
  * free the table with acct_table_free. */
