@@ -80,6 +80,13 @@ expect "$T/out" "#SBATCH --ntasks-per-node=2"
 expect "$T/out" "#SBATCH --time=1:30:00"
 expect "$T/out" "--interconnect tcp-1g"
 
+# Arguments after "--" reach acct-tune verbatim, shell-quoted.
+ctl 0 "${RETUNE[@]}" --dry-run -- --sizes 1K,64K "it's"
+expect "$T/out" "    '--sizes' \\"
+expect "$T/out" "    '1K,64K' \\"
+expect "$T/out" "    'it'\\''s' \\"
+ctl 2 "${RETUNE[@]}" --dry-run -- "$(printf 'two\nlines')"
+
 # --no-wait: the job id on stdout, the import command to run later.
 FAKE_SLURM_JOBID=4246 ctl 0 "${RETUNE[@]}" --no-wait --no-node-import
 [ "$(cat "$T/out")" = 4246 ] || fail "--no-wait printed $(cat "$T/out"), expected the job id"
