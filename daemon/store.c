@@ -52,6 +52,72 @@ static int prep(struct store *s, const char *sql, sqlite3_stmt **st)
     return sqlite3_prepare_v2(s->db, sql, -1, st, NULL) == SQLITE_OK ? 0 : -1;
 }
 
+/* A value for one statement parameter. The parameters of a statement are
+ * bound ?1, ?2, ... in the order given. Texts are not copied
+ * (SQLITE_STATIC): each statement is stepped before its values go out of
+ * scope, and a cached statement clears its bindings after use. */
+struct sqlv {
+    char kind; /* 't' text (NULL binds NULL), 'i' integer, 'd' double */
+    int len;   /* text bytes, -1: up to the NUL */
+    union {
+        const char *t;
+        int64_t i;
+        double d;
+    } u;
+};
+#define VT(x) ((struct sqlv){ .kind = 't', .len = -1, .u.t = (x) })
+#define VTN(x, n) ((struct sqlv){ .kind = 't', .len = (int)(n), .u.t = (x) })
+#define VI(x) ((struct sqlv){ .kind = 'i', .u.i = (int64_t)(x) })
+#define VD(x) ((struct sqlv){ .kind = 'd', .u.d = (x) })
+#define SQLV(...)                                                                           \
+    (const struct sqlv[]){ __VA_ARGS__ },                                                   \
+        ACCT_ARRAY_LEN(((const struct sqlv[]){ __VA_ARGS__ }))
+
+static void bind_values(sqlite3_stmt *st, const struct sqlv *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        int p = (int)i + 1;
+        if (v[i].kind == 't')
+            sqlite3_bind_text(st, p, v[i].u.t, v[i].len, SQLITE_STATIC);
+        else if (v[i].kind == 'i')
+            sqlite3_bind_int64(st, p, v[i].u.i);
+        else
+            sqlite3_bind_double(st, p, v[i].u.d);
+    }
+}
+#define BIND(st, ...) bind_values((st), SQLV(__VA_ARGS__))
+
+/* Prepare sql, bind the values and run it to completion (INSERT, UPDATE,
+ * DELETE): 0, or -1 on any error. */
+static int run_values(struct store *s, const char *sql, const struct sqlv *v, size_t n)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = -1;
+    if (prep(s, sql, &st) == 0) {
+        bind_values(st, v, n);
+        rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+#define RUN(s, sql, ...) run_values((s), (sql), SQLV(__VA_ARGS__))
+
+/* Run a cached statement once with these values; its bindings are cleared
+ * after. Returns sqlite3_step's result. */
+static int step_cached(sqlite3_stmt *st, const struct sqlv *v, size_t n)
+{
+    sqlite3_reset(st);
+    bind_values(st, v, n);
+    return sqlite3_step(st);
+}
+#define STEP_CACHED(st, ...) step_cached((st), SQLV(__VA_ARGS__))
+
+static void done_cached(sqlite3_stmt *st)
+{
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+}
+
 static int64_t scalar_i64(struct store *s, const char *sql, int64_t dflt)
 {
     sqlite3_stmt *st = NULL;
@@ -281,10 +347,7 @@ static int mark_active(struct store *s, struct store_version *v)
 {
     sqlite3_stmt *st = s->st_active;
     int rc = -1;
-    sqlite3_reset(st);
-    sqlite3_bind_text(st, 1, v->partition, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 2, v->interconnect, -1, SQLITE_STATIC);
-    int r = sqlite3_step(st);
+    int r = STEP_CACHED(st, VT(v->partition), VT(v->interconnect));
     v->active = false;
     v->activated_at[0] = '\0';
     if (r == SQLITE_ROW) {
@@ -295,7 +358,7 @@ static int mark_active(struct store *s, struct store_version *v)
     } else if (r == SQLITE_DONE) {
         rc = 0;
     }
-    sqlite3_reset(st);
+    done_cached(st);
     return rc;
 }
 
@@ -326,10 +389,7 @@ static int active_id(struct store *s, const char *p, const char *i, int64_t *id)
 {
     sqlite3_stmt *st = s->st_active;
     int rc = -1;
-    sqlite3_reset(st);
-    sqlite3_bind_text(st, 1, p, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(st, 2, i, -1, SQLITE_TRANSIENT);
-    int r = sqlite3_step(st);
+    int r = STEP_CACHED(st, VT(p), VT(i));
     if (r == SQLITE_ROW) {
         *id = sqlite3_column_int64(st, 0);
         rc = 0;
@@ -337,7 +397,7 @@ static int active_id(struct store *s, const char *p, const char *i, int64_t *id)
         *id = 0;
         rc = 1;
     }
-    sqlite3_reset(st);
+    done_cached(st);
     return rc;
 }
 
@@ -358,7 +418,6 @@ int64_t store_version_add(struct store *s, struct acct_rules *rules, int64_t par
     int64_t id = scalar_i64(s, "SELECT coalesce(max(id), 0) + 1 FROM versions", -1);
     char *text = NULL;
     size_t len = 0;
-    sqlite3_stmt *st = NULL;
     int64_t rc = -1;
     if (id <= 0) {
         snprintf(err, errlen, "store: %s", sqlite3_errmsg(s->db));
@@ -391,27 +450,17 @@ int64_t store_version_add(struct store *s, struct acct_rules *rules, int64_t par
     }
     acct_rules_free(back);
     acct_diags_free(&d);
-    if (prep(s, "INSERT INTO versions VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11)", &st) != 0)
-        goto dberr;
-    sqlite3_bind_int64(st, 1, id);
-    sqlite3_bind_text(st, 2, rules->prov.partition, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 3, rules->prov.interconnect, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 4, acct_rules_source_name(rules->prov.source), -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 5, rules->prov.created, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 6, rules->prov.tuning_run, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 7, parent);
-    sqlite3_bind_text(st, 8, reason, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 9, uid);
-    sqlite3_bind_int64(st, 10, (int64_t)acct_rules_hash(text, len));
-    sqlite3_bind_text(st, 11, text, (int)len, SQLITE_STATIC);
-    if (sqlite3_step(st) != SQLITE_DONE)
+    if (RUN(s, "INSERT INTO versions VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11)", VI(id),
+            VT(rules->prov.partition), VT(rules->prov.interconnect),
+            VT(acct_rules_source_name(rules->prov.source)), VT(rules->prov.created),
+            VT(rules->prov.tuning_run), VI(parent), VT(reason), VI(uid),
+            VI(acct_rules_hash(text, len)), VTN(text, len)) != 0)
         goto dberr;
     rc = id;
     goto out;
 dberr:
     snprintf(err, errlen, "store: %s", sqlite3_errmsg(s->db));
 out:
-    sqlite3_finalize(st);
     free(text);
     return rc;
 }
@@ -419,7 +468,6 @@ out:
 int store_activate(struct store *s, int64_t id, const char *reason, long uid, int64_t *previous)
 {
     struct store_version v;
-    sqlite3_stmt *st = NULL;
     char now[ACCT_RULES_TIME_LEN + 1];
     int rc = store_version_get(s, id, false, &v);
     if (rc != 0)
@@ -432,21 +480,11 @@ int store_activate(struct store *s, int64_t id, const char *reason, long uid, in
         goto out;
     }
     store_now(now);
-    if (prep(s,
+    rc = RUN(s,
              "INSERT INTO activations (partition, interconnect, version, at, reason, uid) "
              "VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-             &st) != 0)
-        goto out;
-    sqlite3_bind_text(st, 1, v.partition, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 2, v.interconnect, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 3, id);
-    sqlite3_bind_text(st, 4, now, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 5, reason, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 6, uid);
-    if (sqlite3_step(st) == SQLITE_DONE)
-        rc = 0;
+             VT(v.partition), VT(v.interconnect), VI(id), VT(now), VT(reason), VI(uid));
 out:
-    sqlite3_finalize(st);
     return rc;
 }
 
@@ -463,8 +501,7 @@ int store_rollback(struct store *s, const char *partition, const char *interconn
              "AND undone = 0 ORDER BY seq DESC LIMIT 2",
              &st) != 0)
         goto out;
-    sqlite3_bind_text(st, 1, partition, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 2, interconnect, -1, SQLITE_STATIC);
+    BIND(st, VT(partition), VT(interconnect));
     int r = sqlite3_step(st);
     if (r == SQLITE_DONE) {
         rc = 1;
@@ -485,12 +522,8 @@ int store_rollback(struct store *s, const char *partition, const char *interconn
     sqlite3_finalize(st);
     st = NULL;
     store_now(now);
-    if (prep(s, "UPDATE activations SET undone = 1, undone_at = ?2 WHERE seq = ?1", &st) != 0)
-        goto out;
-    sqlite3_bind_int64(st, 1, seq);
-    sqlite3_bind_text(st, 2, now, -1, SQLITE_STATIC);
-    if (sqlite3_step(st) == SQLITE_DONE)
-        rc = 0;
+    rc = RUN(s, "UPDATE activations SET undone = 1, undone_at = ?2 WHERE seq = ?1", VI(seq),
+             VT(now));
 out:
     sqlite3_finalize(st);
     return rc;
@@ -543,8 +576,7 @@ int store_versions(struct store *s, const char *partition, const char *interconn
              "v.interconnect = ?2 ORDER BY v.id DESC",
              &st) != 0)
         goto out;
-    sqlite3_bind_text(st, 1, partition, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 2, interconnect, -1, SQLITE_STATIC);
+    BIND(st, VT(partition), VT(interconnect));
     int r;
     while ((r = sqlite3_step(st)) == SQLITE_ROW) {
         struct store_version v;
@@ -627,30 +659,14 @@ int store_import_result(struct store *s, const struct acct_result *r, const char
         strcat(hosts, r->cond.hosts[i]);
     }
     store_now(now);
-    if (prep(s, "INSERT INTO tuning_runs VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17)",
-             &st) != 0)
+    if (RUN(s,
+            "INSERT INTO tuning_runs VALUES "
+            "(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17)",
+            VT(r->id), VT(r->partition), VT(r->interconnect), VT(r->started), VT(r->finished),
+            VI(r->complete), VT(r->strategy), VT(acct_result_source_name(r->source)),
+            VI(r->cond.ranks), VI(r->cond.ranks_per_node), VT(hosts), VT(r->cond.mpi_library),
+            VT(r->cond.slurm_job_id), VT(now), VI(uid), VI(hash), VTN(text, len)) != 0)
         goto dberr;
-    sqlite3_bind_text(st, 1, r->id, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 2, r->partition, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 3, r->interconnect, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 4, r->started, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 5, r->finished, -1, SQLITE_STATIC);
-    sqlite3_bind_int(st, 6, r->complete);
-    sqlite3_bind_text(st, 7, r->strategy, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 8, acct_result_source_name(r->source), -1, SQLITE_STATIC);
-    sqlite3_bind_int(st, 9, r->cond.ranks);
-    sqlite3_bind_int(st, 10, r->cond.ranks_per_node);
-    sqlite3_bind_text(st, 11, hosts, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 12, r->cond.mpi_library, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 13, r->cond.slurm_job_id, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 14, now, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 15, uid);
-    sqlite3_bind_int64(st, 16, (int64_t)hash);
-    sqlite3_bind_text(st, 17, text, (int)len, SQLITE_STATIC);
-    if (sqlite3_step(st) != SQLITE_DONE)
-        goto dberr;
-    sqlite3_finalize(st);
-    st = NULL;
 
     if (prep(s, "INSERT INTO measurements VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12)", &st) != 0)
         goto dberr;
@@ -658,37 +674,20 @@ int store_import_result(struct store *s, const struct acct_result *r, const char
         const struct acct_result_point *p = &r->points[i];
         char method[160];
         acct_decision_format(&p->d, method, sizeof(method));
-        sqlite3_reset(st);
-        sqlite3_bind_text(st, 1, r->id, -1, SQLITE_STATIC);
-        sqlite3_bind_text(st, 2, acct_coll_name(p->coll), -1, SQLITE_STATIC);
-        sqlite3_bind_int(st, 3, p->comm_size);
-        sqlite3_bind_int64(st, 4, (int64_t)p->bytes);
-        sqlite3_bind_text(st, 5, method, -1, SQLITE_TRANSIENT);
-        sqlite3_bind_int(st, 6, p->modelled);
-        sqlite3_bind_int64(st, 7, p->reps);
-        sqlite3_bind_double(st, 8, p->median_us);
-        sqlite3_bind_double(st, 9, p->q1_us);
-        sqlite3_bind_double(st, 10, p->q3_us);
-        sqlite3_bind_double(st, 11, p->min_us);
-        sqlite3_bind_double(st, 12, p->max_us);
-        if (sqlite3_step(st) != SQLITE_DONE)
+        int step_rc = STEP_CACHED(st, VT(r->id), VT(acct_coll_name(p->coll)), VI(p->comm_size),
+                                  VI(p->bytes), VT(method), VI(p->modelled), VI(p->reps),
+                                  VD(p->median_us), VD(p->q1_us), VD(p->q3_us), VD(p->min_us),
+                                  VD(p->max_us));
+        done_cached(st);
+        if (step_rc != SQLITE_DONE)
             goto dberr;
     }
     sqlite3_finalize(st);
     st = NULL;
-    if (r->model.present) {
-        if (prep(s, "INSERT INTO model_params VALUES (?1,?2,?3,?4,?5)", &st) != 0)
-            goto dberr;
-        sqlite3_bind_text(st, 1, r->id, -1, SQLITE_STATIC);
-        sqlite3_bind_double(st, 2, r->model.L_us);
-        sqlite3_bind_double(st, 3, r->model.o_us);
-        sqlite3_bind_double(st, 4, r->model.g_us);
-        sqlite3_bind_double(st, 5, r->model.G_us_per_byte);
-        if (sqlite3_step(st) != SQLITE_DONE)
-            goto dberr;
-        sqlite3_finalize(st);
-        st = NULL;
-    }
+    if (r->model.present &&
+        RUN(s, "INSERT INTO model_params VALUES (?1,?2,?3,?4,?5)", VT(r->id), VD(r->model.L_us),
+            VD(r->model.o_us), VD(r->model.g_us), VD(r->model.G_us_per_byte)) != 0)
+        goto dberr;
     /* the decisions: a copy of the rules whose provenance acctd completes */
     copy = calloc(1, sizeof(*copy));
     if (copy == NULL) {
@@ -731,9 +730,7 @@ int store_job_get(struct store *s, const char *job, long *uid, int64_t *records)
 {
     sqlite3_stmt *st = s->st_job_get;
     int rc = -1;
-    sqlite3_reset(st);
-    sqlite3_bind_text(st, 1, job, -1, SQLITE_TRANSIENT);
-    int r = sqlite3_step(st);
+    int r = STEP_CACHED(st, VT(job));
     if (r == SQLITE_ROW) {
         *uid = (long)sqlite3_column_int64(st, 0);
         *records = sqlite3_column_int64(st, 1);
@@ -742,47 +739,24 @@ int store_job_get(struct store *s, const char *job, long *uid, int64_t *records)
         *records = 0;
         rc = 1;
     }
-    sqlite3_reset(st);
+    done_cached(st);
     return rc;
 }
 
 int store_job_add(struct store *s, const char *job, long uid, int64_t records, int64_t now)
 {
-    sqlite3_stmt *st = s->st_job_add;
-    sqlite3_reset(st);
-    sqlite3_bind_text(st, 1, job, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_int64(st, 2, uid);
-    sqlite3_bind_int64(st, 3, records);
-    sqlite3_bind_int64(st, 4, now);
-    int r = sqlite3_step(st);
-    sqlite3_reset(st);
+    int r = STEP_CACHED(s->st_job_add, VT(job), VI(uid), VI(records), VI(now));
+    done_cached(s->st_job_add);
     return r == SQLITE_DONE ? 0 : -1;
 }
 
 int store_sample_add(struct store *s, const struct store_sample *x, long uid, int64_t now)
 {
-    sqlite3_stmt *st = s->st_sample;
-    sqlite3_reset(st);
-    sqlite3_bind_text(st, 1, x->partition, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 2, x->interconnect, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 3, x->collective, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 4, x->comm_size);
-    sqlite3_bind_int64(st, 5, x->bucket);
-    sqlite3_bind_text(st, 6, x->algorithm, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 7, x->segment);
-    sqlite3_bind_int64(st, 8, x->fanout);
-    sqlite3_bind_int64(st, 9, x->reorder);
-    sqlite3_bind_text(st, 10, x->job, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 11, uid);
-    sqlite3_bind_int64(st, 12, x->count);
-    sqlite3_bind_double(st, 13, x->sum_us);
-    sqlite3_bind_double(st, 14, x->sumsq_us);
-    sqlite3_bind_double(st, 15, x->min_us);
-    sqlite3_bind_double(st, 16, x->max_us);
-    sqlite3_bind_int64(st, 17, now);
-    int r = sqlite3_step(st);
-    sqlite3_reset(st);
-    sqlite3_clear_bindings(st);
+    int r = STEP_CACHED(s->st_sample, VT(x->partition), VT(x->interconnect), VT(x->collective),
+                        VI(x->comm_size), VI(x->bucket), VT(x->algorithm), VI(x->segment),
+                        VI(x->fanout), VI(x->reorder), VT(x->job), VI(uid), VI(x->count),
+                        VD(x->sum_us), VD(x->sumsq_us), VD(x->min_us), VD(x->max_us), VI(now));
+    done_cached(s->st_sample);
     return r == SQLITE_DONE ? 0 : -1;
 }
 
@@ -793,14 +767,7 @@ int64_t store_count_samples(struct store *s)
 
 int store_prune_samples(struct store *s, int64_t cutoff)
 {
-    sqlite3_stmt *st = NULL;
-    int rc = -1;
-    if (prep(s, "DELETE FROM sample_stats WHERE last_at < ?1", &st) == 0) {
-        sqlite3_bind_int64(st, 1, cutoff);
-        rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
-    }
-    sqlite3_finalize(st);
-    return rc;
+    return RUN(s, "DELETE FROM sample_stats WHERE last_at < ?1", VI(cutoff));
 }
 
 static int run_stats(struct store *s, sqlite3_stmt *st, store_stat_cb cb, void *arg)
@@ -855,12 +822,7 @@ int store_stats(struct store *s, const char *partition, const char *interconnect
              "segment, fanout, reorder",
              &st) != 0)
         goto out;
-    if (partition)
-        sqlite3_bind_text(st, 1, partition, -1, SQLITE_STATIC);
-    if (interconnect)
-        sqlite3_bind_text(st, 2, interconnect, -1, SQLITE_STATIC);
-    if (collective)
-        sqlite3_bind_text(st, 3, collective, -1, SQLITE_STATIC);
+    BIND(st, VT(partition), VT(interconnect), VT(collective)); /* NULL binds NULL */
     rc = run_stats(s, st, cb, arg);
 out:
     sqlite3_finalize(st);
@@ -879,9 +841,7 @@ int store_job_stats(struct store *s, const char *partition, const char *intercon
              "ORDER BY collective, comm_size, bucket, algorithm, segment, fanout, reorder, job",
              &st) != 0)
         goto out;
-    sqlite3_bind_text(st, 1, partition, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 2, interconnect, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 3, since);
+    BIND(st, VT(partition), VT(interconnect), VI(since));
     rc = run_stats(s, st, cb, arg);
 out:
     sqlite3_finalize(st);
@@ -892,25 +852,12 @@ out:
 
 int store_policy_set(struct store *s, const char *partition, const char *text, long uid)
 {
-    sqlite3_stmt *st = NULL;
     char now[ACCT_RULES_TIME_LEN + 1];
-    int rc = -1;
-    bool del = text == NULL || text[0] == '\0';
+    if (text == NULL || text[0] == '\0')
+        return RUN(s, "DELETE FROM policies WHERE partition = ?1", VT(partition));
     store_now(now);
-    if (prep(s, del ? "DELETE FROM policies WHERE partition = ?1"
-                    : "INSERT OR REPLACE INTO policies VALUES (?1, ?2, ?3, ?4)",
-             &st) != 0)
-        goto out;
-    sqlite3_bind_text(st, 1, partition, -1, SQLITE_STATIC);
-    if (!del) {
-        sqlite3_bind_text(st, 2, text, -1, SQLITE_STATIC);
-        sqlite3_bind_text(st, 3, now, -1, SQLITE_STATIC);
-        sqlite3_bind_int64(st, 4, uid);
-    }
-    rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
-out:
-    sqlite3_finalize(st);
-    return rc;
+    return RUN(s, "INSERT OR REPLACE INTO policies VALUES (?1, ?2, ?3, ?4)", VT(partition),
+               VT(text), VT(now), VI(uid));
 }
 
 int store_policy_get(struct store *s, const char *partition, char **text)
@@ -939,34 +886,15 @@ int store_refinement_log(struct store *s, const char *partition, const char *int
                          double new_mean, double p, int64_t jobs, int64_t users,
                          int64_t version)
 {
-    sqlite3_stmt *st = NULL;
     char now[ACCT_RULES_TIME_LEN + 1];
-    int rc = -1;
     store_now(now);
-    if (prep(s,
-             "INSERT INTO refinements (at, partition, interconnect, collective, comm_size, "
-             "bucket, old_method, new_method, old_mean_us, new_mean_us, p_value, jobs, users, "
-             "version) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14)",
-             &st) != 0)
-        goto out;
-    sqlite3_bind_text(st, 1, now, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 2, partition, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 3, interconnect, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 4, collective, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 5, comm_size);
-    sqlite3_bind_int64(st, 6, bucket);
-    sqlite3_bind_text(st, 7, old_method, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 8, new_method, -1, SQLITE_STATIC);
-    sqlite3_bind_double(st, 9, old_mean);
-    sqlite3_bind_double(st, 10, new_mean);
-    sqlite3_bind_double(st, 11, p);
-    sqlite3_bind_int64(st, 12, jobs);
-    sqlite3_bind_int64(st, 13, users);
-    sqlite3_bind_int64(st, 14, version);
-    rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
-out:
-    sqlite3_finalize(st);
-    return rc;
+    return RUN(s,
+               "INSERT INTO refinements (at, partition, interconnect, collective, comm_size, "
+               "bucket, old_method, new_method, old_mean_us, new_mean_us, p_value, jobs, users, "
+               "version) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14)",
+               VT(now), VT(partition), VT(interconnect), VT(collective), VI(comm_size),
+               VI(bucket), VT(old_method), VT(new_method), VD(old_mean), VD(new_mean), VD(p),
+               VI(jobs), VI(users), VI(version));
 }
 
 /* ---- replication ---------------------------------------------------------------- */
@@ -984,8 +912,7 @@ int store_versions_since(struct store *s, int64_t since, int limit, store_versio
     if (prep(s, "SELECT " VERSION_COLS ", v.rules_text FROM versions v WHERE v.id > ?1 "
                 "ORDER BY v.id LIMIT ?2", &st) != 0)
         goto out;
-    sqlite3_bind_int64(st, 1, since);
-    sqlite3_bind_int(st, 2, limit);
+    BIND(st, VI(since), VI(limit));
     int r;
     while ((r = sqlite3_step(st)) == SQLITE_ROW) {
         struct store_version v;
@@ -1017,21 +944,9 @@ int store_version_put(struct store *s, const struct store_version *v)
     }
     if (r != SQLITE_DONE)
         goto out;
-    sqlite3_finalize(st);
-    st = NULL;
-    if (prep(s, "INSERT INTO versions VALUES (?1,?2,?3,?4,?5,?6,?7,?8,-1,?9,?10)", &st) != 0)
-        goto out;
-    sqlite3_bind_int64(st, 1, v->id);
-    sqlite3_bind_text(st, 2, v->partition, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 3, v->interconnect, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 4, v->source, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 5, v->created, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 6, v->tuning_run, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 7, v->parent);
-    sqlite3_bind_text(st, 8, v->reason, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 9, (int64_t)v->hash);
-    sqlite3_bind_text(st, 10, v->rules_text, -1, SQLITE_STATIC);
-    rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
+    rc = RUN(s, "INSERT INTO versions VALUES (?1,?2,?3,?4,?5,?6,?7,?8,-1,?9,?10)", VI(v->id),
+             VT(v->partition), VT(v->interconnect), VT(v->source), VT(v->created),
+             VT(v->tuning_run), VI(v->parent), VT(v->reason), VI(v->hash), VT(v->rules_text));
 out:
     sqlite3_finalize(st);
     return rc;
@@ -1053,12 +968,7 @@ int store_measured(struct store *s, const char *run_id, const char *collective,
              "AND modelled = 0",
              &st) != 0)
         goto out;
-    sqlite3_bind_text(st, 1, run_id, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 2, collective, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 3, comm_size);
-    sqlite3_bind_int64(st, 4, (int64_t)lo);
-    sqlite3_bind_int64(st, 5, h);
-    sqlite3_bind_text(st, 6, method, -1, SQLITE_STATIC);
+    BIND(st, VT(run_id), VT(collective), VI(comm_size), VI(lo), VI(h), VT(method));
     if (sqlite3_step(st) != SQLITE_ROW)
         goto out;
     if (sqlite3_column_int64(st, 1) == 0) {
@@ -1077,66 +987,29 @@ int store_retune_mark(struct store *s, const char *partition, const char *interc
                       const char *method, const char *run_id, double measured_us,
                       double live_us, int64_t jobs, int64_t users)
 {
-    sqlite3_stmt *st = NULL;
     char now[ACCT_RULES_TIME_LEN + 1];
-    int rc = -1;
     store_now(now);
-    if (prep(s,
-             "INSERT INTO retune_marks (at, partition, interconnect, collective, comm_size, "
-             "bucket, method, run_id, measured_us, live_us, jobs, users) "
-             "VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12)",
-             &st) != 0)
-        goto out;
-    sqlite3_bind_text(st, 1, now, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 2, partition, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 3, interconnect, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 4, collective, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 5, comm_size);
-    sqlite3_bind_int64(st, 6, bucket);
-    sqlite3_bind_text(st, 7, method, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 8, run_id, -1, SQLITE_STATIC);
-    sqlite3_bind_double(st, 9, measured_us);
-    sqlite3_bind_double(st, 10, live_us);
-    sqlite3_bind_int64(st, 11, jobs);
-    sqlite3_bind_int64(st, 12, users);
-    rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
-out:
-    sqlite3_finalize(st);
-    return rc;
+    return RUN(s,
+               "INSERT INTO retune_marks (at, partition, interconnect, collective, comm_size, "
+               "bucket, method, run_id, measured_us, live_us, jobs, users) "
+               "VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12)",
+               VT(now), VT(partition), VT(interconnect), VT(collective), VI(comm_size),
+               VI(bucket), VT(method), VT(run_id), VD(measured_us), VD(live_us), VI(jobs),
+               VI(users));
 }
 
 /* ---- the follower's outbox (schema 3) ------------------------------------------------ */
 
 int store_outbox_add(struct store *s, const struct store_sample *x, long uid)
 {
-    sqlite3_stmt *st = NULL;
-    int rc = -1;
-    if (prep(s,
-             "INSERT INTO sample_outbox (job, uid, partition, interconnect, collective, "
-             "comm_size, bucket, algorithm, segment, fanout, reorder, count, sum_us, sumsq_us, "
-             "min_us, max_us) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16)",
-             &st) != 0)
-        goto out;
-    sqlite3_bind_text(st, 1, x->job, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 2, uid);
-    sqlite3_bind_text(st, 3, x->partition, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 4, x->interconnect, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 5, x->collective, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 6, x->comm_size);
-    sqlite3_bind_int64(st, 7, x->bucket);
-    sqlite3_bind_text(st, 8, x->algorithm, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 9, x->segment);
-    sqlite3_bind_int64(st, 10, x->fanout);
-    sqlite3_bind_int64(st, 11, x->reorder);
-    sqlite3_bind_int64(st, 12, x->count);
-    sqlite3_bind_double(st, 13, x->sum_us);
-    sqlite3_bind_double(st, 14, x->sumsq_us);
-    sqlite3_bind_double(st, 15, x->min_us);
-    sqlite3_bind_double(st, 16, x->max_us);
-    rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
-out:
-    sqlite3_finalize(st);
-    return rc;
+    return RUN(s,
+               "INSERT INTO sample_outbox (job, uid, partition, interconnect, collective, "
+               "comm_size, bucket, algorithm, segment, fanout, reorder, count, sum_us, sumsq_us, "
+               "min_us, max_us) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16)",
+               VT(x->job), VI(uid), VT(x->partition), VT(x->interconnect), VT(x->collective),
+               VI(x->comm_size), VI(x->bucket), VT(x->algorithm), VI(x->segment),
+               VI(x->fanout), VI(x->reorder), VI(x->count), VD(x->sum_us), VD(x->sumsq_us),
+               VD(x->min_us), VD(x->max_us));
 }
 
 int store_outbox_next(struct store *s, int limit, long *uid, int64_t *last_seq, size_t *n,
@@ -1155,7 +1028,7 @@ int store_outbox_next(struct store *s, int limit, long *uid, int64_t *last_seq, 
              "o.interconnect = f.interconnect ORDER BY o.seq LIMIT ?1",
              &st) != 0)
         goto out;
-    sqlite3_bind_int(st, 1, limit);
+    BIND(st, VI(limit));
     int r;
     while ((r = sqlite3_step(st)) == SQLITE_ROW) {
         struct store_sample x = {
@@ -1193,20 +1066,8 @@ out:
 int store_outbox_done(struct store *s, const char *job, long uid, const char *partition,
                       const char *interconnect, int64_t last_seq)
 {
-    sqlite3_stmt *st = NULL;
-    int rc = -1;
-    if (prep(s,
-             "DELETE FROM sample_outbox WHERE job = ?1 AND uid = ?2 AND partition = ?3 AND "
-             "interconnect = ?4 AND seq <= ?5",
-             &st) != 0)
-        goto out;
-    sqlite3_bind_text(st, 1, job, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 2, uid);
-    sqlite3_bind_text(st, 3, partition, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 4, interconnect, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 5, last_seq);
-    rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
-out:
-    sqlite3_finalize(st);
-    return rc;
+    return RUN(s,
+               "DELETE FROM sample_outbox WHERE job = ?1 AND uid = ?2 AND partition = ?3 AND "
+               "interconnect = ?4 AND seq <= ?5",
+               VT(job), VI(uid), VT(partition), VT(interconnect), VI(last_seq));
 }
