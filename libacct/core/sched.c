@@ -146,10 +146,54 @@ void acct_sched_tmp(struct acct_sched *s, enum acct_buf tmp, enum acct_buf like,
         s->tmp_count[i] = count;
 }
 
+static bool overlaps(const struct acct_ref *x, const struct acct_ref *y)
+{
+    return x->buf == y->buf && x->count > 0 && y->count > 0 && x->off < y->off + y->count &&
+           y->off < x->off + x->count;
+}
+
+/* Does step st read or write any element of r? */
+static bool touches(const struct acct_step *st, const struct acct_ref *r)
+{
+    if (overlaps(&st->a, r))
+        return true;
+    return (st->kind == ACCT_STEP_REDUCE || st->kind == ACCT_STEP_COPY) && overlaps(&st->b, r);
+}
+
+/* Checking a pair of rounds costs their product; beyond this, nothing is
+ * marked early (such rounds are many messages of one phase anyway). */
+#define EARLY_MAX_PAIRS (1u << 16)
+
+/* Round r's receives that may be posted while round r-1 runs: a prefix of
+ * them (in schedule order) that touch nothing round r-1 touches. */
+static void mark_early(struct acct_sched *s, uint32_t r)
+{
+    uint32_t pf, pe, first, end;
+    acct_sched_round_steps(s, r - 1, &pf, &pe);
+    acct_sched_round_steps(s, r, &first, &end);
+    if ((uint64_t)(pe - pf) * (end - first) > EARLY_MAX_PAIRS)
+        return;
+    for (uint32_t i = first; i < end; i++) {
+        struct acct_step *st = &s->steps[i];
+        if (st->kind != ACCT_STEP_RECV)
+            continue;
+        for (uint32_t j = pf; j < pe; j++)
+            if (touches(&s->steps[j], &st->a))
+                return; /* it, and every receive after it, waits */
+        st->early = 1;
+    }
+}
+
 int acct_sched_finish(struct acct_sched *s)
 {
     acct_sched_round(s);
-    return s->error;
+    if (s->error)
+        return s->error;
+    for (uint32_t i = 0; i < s->nsteps; i++)
+        s->steps[i].early = 0;
+    for (uint32_t r = 1; r < s->nrounds; r++)
+        mark_early(s, r);
+    return 0;
 }
 
 void acct_sched_round_steps(const struct acct_sched *s, uint32_t r, uint32_t *first,

@@ -865,7 +865,8 @@ static double rsb_ring(const struct cf *c)
     return (c->p - 1) * (g(c, c->m) + lat(c) + c->mdl->gamma_us_per_byte * (double)c->m);
 }
 
-/* sum_{j=1}^{k} (g(P m / 2^j) + L + gamma P m / 2^j) (P = 2^k). */
+/* sum_{j=1}^{k} (g(P m / 2^j) + L + gamma P m / 2^j) (P = 2^k), plus the
+ * local copy of the P m input bytes into the running vector: + delta P m. */
 static double rsb_recursive_halving(const struct cf *c)
 {
     int p2 = 1 << ilog2(c->p);
@@ -873,6 +874,7 @@ static double rsb_recursive_halving(const struct cf *c)
     /* not a power of two: the pre-step of the whole input, the post-step
      * of one block (reduce_scatter_block_recursive_halving.c) */
     double t = p2 == c->p ? 0 : g(c, all) + lat(c) + gam(c, all) + g(c, c->m) + lat(c);
+    t += c->mdl->delta_us_per_byte * (double)all;
     for (int d = 2; d <= p2; d *= 2)
         t += g(c, all / (uint64_t)d) + lat(c) + c->mdl->gamma_us_per_byte * (double)(all / (uint64_t)d);
     return t;

@@ -1,11 +1,16 @@
 /* The executor: one schedule, run round by round over PMPI non-blocking
  * point-to-point on ACCT's private communicator (acct/sched.h).
  *
- * Round: post every RECV, then every SEND, of the round (in schedule order
- * within each kind, which keeps MPI's per-pair ordering), wait for all, then
- * run the round's REDUCE and COPY steps in order. */
+ * Round r: post every RECV not yet posted, then every SEND, of the round (in
+ * schedule order within each kind, which keeps MPI's per-pair ordering);
+ * post round r+1's early RECVs (acct/sched.h: they touch nothing round r
+ * touches); wait for round r's requests; run round r's REDUCE and COPY
+ * steps in order. Requests of two consecutive rounds live in two halves of
+ * the request array. ACCT_EXEC_EARLY=0 turns the early receives off (for
+ * A/B measurements; ranks may differ, matching is the same either way). */
 #include "exec.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -75,6 +80,7 @@ static int setup_reqs(const struct acct_sched *s, struct rt_scratch *sc)
         if (n > most)
             most = n;
     }
+    most *= 2; /* this round's and the next round's early receives */
     if (most > sc->nreqs) {
         MPI_Request *p = realloc(sc->reqs, most * sizeof *p);
         if (p == NULL)
@@ -115,6 +121,26 @@ static int local_step(const struct acct_step *st, const struct rt_bufs *b, MPI_O
                          comm, MPI_STATUS_IGNORE);
 }
 
+/* Early receives on unless ACCT_EXEC_EARLY=0 (read once). */
+static int early_enabled(void)
+{
+    static atomic_int on = -1;
+    int v = atomic_load_explicit(&on, memory_order_relaxed);
+    if (v < 0) {
+        const char *e = getenv("ACCT_EXEC_EARLY");
+        v = !(e != NULL && strcmp(e, "0") == 0);
+        atomic_store_explicit(&on, v, memory_order_relaxed);
+    }
+    return v;
+}
+
+static int post_recv(const struct acct_step *st, const struct rt_bufs *b, MPI_Comm comm, int tag,
+                     MPI_Request *req)
+{
+    return PMPI_Irecv(ref_ptr(b, &st->a), (int)st->a.count, b->type[st->a.buf], st->peer, tag,
+                      comm, req);
+}
+
 int rt_exec(const struct acct_sched *s, struct rt_bufs *b, MPI_Op op, MPI_Comm comm, int tag,
             struct rt_scratch *sc)
 {
@@ -123,22 +149,34 @@ int rt_exec(const struct acct_sched *s, struct rt_bufs *b, MPI_Op op, MPI_Comm c
         (rc = setup_reqs(s, sc)) != MPI_SUCCESS)
         return rc == MPI_ERR_TYPE ? rc : MPI_ERR_NO_MEM;
 
+    const bool early = early_enabled();
+    const size_t halfreqs = sc->nreqs / 2;
+    int npre = 0; /* requests of this round already posted (its early receives) */
     for (uint32_t r = 0; r < s->nrounds && rc == MPI_SUCCESS; r++) {
         uint32_t first, end;
-        int n = 0;
+        MPI_Request *reqs = sc->reqs + (r % 2) * halfreqs;
+        MPI_Request *next = sc->reqs + ((r + 1) % 2) * halfreqs;
+        int n = npre;
+        npre = 0;
         acct_sched_round_steps(s, r, &first, &end);
         for (int pass = 0; pass < 2 && rc == MPI_SUCCESS; pass++) /* receives, then sends */
             for (uint32_t i = first; i < end && rc == MPI_SUCCESS; i++) {
                 const struct acct_step *st = &s->steps[i];
-                if (pass == 0 && st->kind == ACCT_STEP_RECV)
-                    rc = PMPI_Irecv(ref_ptr(b, &st->a), (int)st->a.count, b->type[st->a.buf],
-                                    st->peer, tag, comm, &sc->reqs[n++]);
+                if (pass == 0 && st->kind == ACCT_STEP_RECV && !(early && st->early))
+                    rc = post_recv(st, b, comm, tag, &reqs[n++]);
                 else if (pass == 1 && st->kind == ACCT_STEP_SEND)
                     rc = PMPI_Isend(ref_ptr(b, &st->a), (int)st->a.count, b->type[st->a.buf],
-                                    st->peer, tag, comm, &sc->reqs[n++]);
+                                    st->peer, tag, comm, &reqs[n++]);
             }
+        if (early && r + 1 < s->nrounds && rc == MPI_SUCCESS) {
+            uint32_t nfirst, nend;
+            acct_sched_round_steps(s, r + 1, &nfirst, &nend);
+            for (uint32_t i = nfirst; i < nend && rc == MPI_SUCCESS; i++)
+                if (s->steps[i].kind == ACCT_STEP_RECV && s->steps[i].early)
+                    rc = post_recv(&s->steps[i], b, comm, tag, &next[npre++]);
+        }
         if (n > 0 && rc == MPI_SUCCESS)
-            rc = PMPI_Waitall(n, sc->reqs, MPI_STATUSES_IGNORE);
+            rc = PMPI_Waitall(n, reqs, MPI_STATUSES_IGNORE);
         for (uint32_t i = first; i < end && rc == MPI_SUCCESS; i++) {
             const struct acct_step *st = &s->steps[i];
             if (st->kind == ACCT_STEP_REDUCE || st->kind == ACCT_STEP_COPY)

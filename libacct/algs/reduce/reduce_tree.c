@@ -6,9 +6,11 @@
  * Segment k flows up the tree: in round k a node receives segment k from
  * each child while it sends segment k-1 (reduced at the end of round k-1)
  * to its parent, then reduces segment k; a leaf sends all its segments in
- * one round. Children's segments land in double-buffered scratch slots
- * (segment k in parity k % 2: its slot is sent in round k+1 and reused in
- * round k+2).
+ * one round. Children's segments land in triple-buffered scratch slots
+ * (segment k in slot set k % 3: received and reduced in round k, sent in
+ * round k+1, and free again when the receive of segment k+3 is posted,
+ * early, during round k+2 — acct/sched.h's early receives, which a
+ * double-buffered slot would block: round k+1 still sends from it).
  *
  * Operand order. A REDUCE computes b = a (op) b, so with the operands of a
  * node x_0 .. x_n (its own data and its children's partial results) in rank
@@ -41,6 +43,7 @@
 #include <string.h>
 
 #define OWN (-1)
+#define SLOT_SETS 3 /* segments in flight per slot (see the top) */
 
 /* In-order binary tree over tree indices [0, size), rooted at size-1 (Open
  * MPI's in-order tree): a node is the highest index of its range [lo, hi];
@@ -102,7 +105,7 @@ static uint64_t slot_off(const struct plan *pl, int slot, uint64_t k)
 {
     if (pl->full)
         return (uint64_t)slot * pl->count + k * pl->seg;
-    return ((k % 2) * (uint64_t)pl->nslots + (uint64_t)slot) * pl->stride;
+    return ((k % SLOT_SETS) * (uint64_t)pl->nslots + (uint64_t)slot) * pl->stride;
 }
 
 static struct loc acc_loc(const struct plan *pl, uint64_t k)
@@ -235,7 +238,7 @@ int acct_reduce_tree_io(const struct acct_call *c, struct acct_sched *s,
     pl.full = forward_to >= 0 || nseg == 1;
     pl.stride = pl.full ? c->count : c->seg;
     if (pl.nslots > 0)
-        acct_sched_tmp(s, tmp, own, (uint64_t)pl.nslots * pl.stride * (pl.full ? 1 : 2));
+        acct_sched_tmp(s, tmp, own, (uint64_t)pl.nslots * pl.stride * (pl.full ? 1 : SLOT_SETS));
 
     for (uint64_t k = 0; k <= nseg; k++) {
         if (k < nseg) {

@@ -1,23 +1,43 @@
 /* Recursive-halving reduce_scatter_block (commutative operations; MPICH's
- * reduce_scatter for commutative ops, any number of processes).
+ * and Open MPI's reduce_scatter for commutative ops, any number of
+ * processes), with the exchanges ordered nearest partner first.
  *
  * With pof2 the largest power of two <= P and rem = P - pof2, the first
  * 2·rem ranks pair up: each even one sends its whole input to the odd one
  * above and drops out; the pof2 survivors get new ranks (odd r < 2·rem:
  * r/2, standing for blocks r-1 and r; r >= 2·rem: r - rem, block r).
- * Vector halving, distance halving (mask = pof2/2 .. 1): partners nr and
- * nr ^ mask share a window of new ranks' blocks; the lower keeps the lower
- * half, the upper the upper one; each sends the half it gives up and adds
- * the half it receives. In the end new rank nr holds its own blocks fully
- * reduced; an odd pair member then sends the even one its block.
- * Buffers: the running vector is TMP0 (in place: the receive buffer, which
- * holds the whole input), incoming halves go to TMP1; the last half is
- * received straight into the receive buffer where it is the rank's block.
+ * Then log2(pof2) exchanges halve the vector: partners share a window of
+ * blocks, each keeps one half, sends the other and adds the half it
+ * receives. In the end new rank nr holds its own blocks fully reduced; an
+ * odd pair member then sends the even one its block.
+ *
+ * Exchange order. Open MPI and MPICH halve the distance (partners nr ^ 4,
+ * nr ^ 2, nr ^ 1 on 8 ranks), so the largest exchange, half the vector,
+ * goes to the farthest rank. Here the distance doubles (nr ^ 1, ^ 2, ^ 4):
+ * the largest exchange is with the neighbouring rank, which shares the node
+ * whenever ranks are placed in blocks (Slurm's default), and only the
+ * smaller ones cross the network (measured in docs/performance.md). The
+ * halves stay contiguous because the running vector is kept in bit-reversed
+ * block order: virtual rank v = bitrev(nr) runs the distance-halving
+ * algorithm (partner v ^ mask is nr ^ bitrev(mask)), and virtual block b,
+ * at position b of the running vector, is new rank bitrev(b)'s block.
+ *
+ *     8 ranks, block layout 2 per node    distance halving   this order
+ *     exchange 1 (half the vector)        off node           on node
+ *     exchange 2 (a quarter)              off node           off node
+ *     exchange 3 (an eighth)              on node            off node
+ *
+ * Buffers: the running vector is TMP0 in virtual order (the input is copied
+ * there block by block, and an odd pair member adds its partner's input,
+ * received in TMP1, on the way); incoming halves go to TMP1; the last
+ * exchange's half is the rank's own block and is received straight into the
+ * receive buffer (in place too: the input was copied to TMP0 by then).
  *
  * Cost (LogGP, m bytes per block, γ per byte reduced; the recursive-halving
  * counterpart of seeds/004 Table 4's scatter + gather model):
  *   T = log2(P)(L + 2o) + (P-1)/P · P m (G + γ)   (P a power of two)
- *   plus 2(L + 2o) + (P m + m - 2)G + P m γ otherwise. */
+ *   plus 2(L + 2o) + (P m + m - 2)G + P m γ otherwise,
+ * plus one local copy of the P m input bytes (as in Open MPI). */
 #include "../algs.h"
 
 /* First rank of new rank i's blocks. */
@@ -28,13 +48,31 @@ static int first_rank(int i, int rem, int pof2, int p)
     return i < rem ? 2 * i : i + rem;
 }
 
+/* i's lowest `bits` bits reversed. */
+static int bitrev(int i, int bits)
+{
+    int r = 0;
+    for (int k = 0; k < bits; k++)
+        r |= ((i >> k) & 1) << (bits - 1 - k);
+    return r;
+}
+
+/* Element offset of virtual block b in the running vector: the blocks of
+ * new ranks bitrev(0) .. bitrev(b-1) come before it. */
+static uint64_t voff(int b, int bits, int rem, uint64_t n)
+{
+    uint64_t o = 0;
+    for (int j = 0; j < b; j++)
+        o += bitrev(j, bits) < rem ? 2 * n : n;
+    return o;
+}
+
 int acct_reduce_scatter_block_recursive_halving(const struct acct_call *c, struct acct_sched *s)
 {
     const int p = c->size, r = c->rank;
     const uint64_t n = c->count, total = n * (uint64_t)p;
     const bool ip = c->in_place;
     const enum acct_buf own = ip ? ACCT_BUF_RECV : ACCT_BUF_SEND;
-    const enum acct_buf acc = ip ? ACCT_BUF_RECV : ACCT_BUF_TMP0;
 
     if (!c->commutative)
         return -1;
@@ -46,16 +84,15 @@ int acct_reduce_scatter_block_recursive_halving(const struct acct_call *c, struc
         return 0;
     }
 
-    int pof2 = 1;
-    while (pof2 * 2 <= p)
+    int pof2 = 1, bits = 0;
+    while (pof2 * 2 <= p) {
         pof2 *= 2;
+        bits++;
+    }
     const int rem = p - pof2;
-    bool in_acc = ip; /* is the running vector in acc (writable)? */
     uint64_t rmax = 0;
     int nr;
 
-    if (!ip)
-        acct_sched_tmp(s, ACCT_BUF_TMP0, ACCT_BUF_SEND, total);
     if (r < 2 * rem) {
         if (r % 2 == 0) {
             acct_sched_send(s, r + 1, own, 0, total);
@@ -63,58 +100,58 @@ int acct_reduce_scatter_block_recursive_halving(const struct acct_call *c, struc
             acct_sched_recv(s, r + 1, ACCT_BUF_RECV, 0, n);
             return 0;
         }
-        if (in_acc) {
-            acct_sched_recv(s, r - 1, ACCT_BUF_TMP1, 0, total);
-            acct_sched_reduce(s, ACCT_BUF_TMP1, 0, acc, 0, total);
-            rmax = total;
-        } else {
-            acct_sched_recv(s, r - 1, acc, 0, total);
-            acct_sched_reduce(s, own, 0, acc, 0, total);
-            in_acc = true;
-        }
+        acct_sched_recv(s, r - 1, ACCT_BUF_TMP1, 0, total);
+        rmax = total;
         nr = r / 2;
     } else {
         nr = r - rem;
     }
 
-    bool done_in_recv = false;
+    /* The input into TMP0, in virtual block order. */
+    acct_sched_tmp(s, ACCT_BUF_TMP0, own, total);
+    uint64_t o = 0;
+    for (int b = 0; b < pof2; b++) {
+        int i = bitrev(b, bits);
+        uint64_t off = (uint64_t)first_rank(i, rem, pof2, p) * n;
+        uint64_t len = (uint64_t)first_rank(i + 1, rem, pof2, p) * n - off;
+        acct_sched_copy(s, own, off, len, ACCT_BUF_TMP0, o, len);
+        if (nr < rem)
+            acct_sched_reduce(s, ACCT_BUF_TMP1, off, ACCT_BUF_TMP0, o, len);
+        o += len;
+    }
+
+    const int v = bitrev(nr, bits);
     int blo = 0, bhi = pof2;
     for (int mask = pof2 / 2; mask >= 1; mask >>= 1) {
-        int half = (bhi - blo) / 2, pnr = nr ^ mask;
+        int half = (bhi - blo) / 2, pnr = bitrev(v ^ mask, bits);
         int peer = pnr < rem ? 2 * pnr + 1 : pnr + rem;
         int klo = blo, khi = blo + half, glo = blo + half, ghi = bhi;
-        if (nr & mask) {
+        if (v & mask) {
             klo = blo + half, khi = bhi;
             glo = blo, ghi = blo + half;
         }
-        uint64_t goff = (uint64_t)first_rank(glo, rem, pof2, p) * n;
-        uint64_t glen = (uint64_t)first_rank(ghi, rem, pof2, p) * n - goff;
-        uint64_t koff = (uint64_t)first_rank(klo, rem, pof2, p) * n;
-        uint64_t klen = (uint64_t)first_rank(khi, rem, pof2, p) * n - koff;
-        acct_sched_send(s, peer, in_acc ? acc : own, goff, glen);
-        if (mask == 1 && !ip && nr >= rem) { /* the half is my block: straight home */
+        uint64_t goff = voff(glo, bits, rem, n), glen = voff(ghi, bits, rem, n) - goff;
+        uint64_t koff = voff(klo, bits, rem, n), klen = voff(khi, bits, rem, n) - koff;
+        acct_sched_send(s, peer, ACCT_BUF_TMP0, goff, glen);
+        if (mask == 1 && nr >= rem) { /* the half is my block: straight home */
             acct_sched_recv(s, peer, ACCT_BUF_RECV, 0, n);
-            acct_sched_reduce(s, in_acc ? acc : own, koff, ACCT_BUF_RECV, 0, n);
-            done_in_recv = true;
-        } else if (in_acc) {
+            acct_sched_reduce(s, ACCT_BUF_TMP0, koff, ACCT_BUF_RECV, 0, n);
+        } else {
             acct_sched_recv(s, peer, ACCT_BUF_TMP1, 0, klen);
-            acct_sched_reduce(s, ACCT_BUF_TMP1, 0, acc, koff, klen);
+            acct_sched_reduce(s, ACCT_BUF_TMP1, 0, ACCT_BUF_TMP0, koff, klen);
             if (klen > rmax)
                 rmax = klen;
-        } else {
-            acct_sched_recv(s, peer, acc, koff, klen);
-            acct_sched_reduce(s, own, koff, acc, koff, klen);
         }
-        in_acc = true;
         blo = klo;
         bhi = khi;
     }
     if (rmax > 0)
         acct_sched_tmp(s, ACCT_BUF_TMP1, own, rmax);
 
-    if (nr < rem) /* odd pair member: blocks r-1 and r */
-        acct_sched_send(s, r - 1, acc, (uint64_t)(r - 1) * n, n);
-    if (!done_in_recv && (acc != ACCT_BUF_RECV || r != 0))
-        acct_sched_copy(s, acc, (uint64_t)r * n, n, ACCT_BUF_RECV, 0, n);
+    if (nr < rem) { /* odd pair member: blocks r-1 and r, at v's place */
+        uint64_t vo = voff(v, bits, rem, n);
+        acct_sched_send(s, r - 1, ACCT_BUF_TMP0, vo, n);
+        acct_sched_copy(s, ACCT_BUF_TMP0, vo + n, n, ACCT_BUF_RECV, 0, n);
+    }
     return 0;
 }

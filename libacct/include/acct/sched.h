@@ -22,6 +22,16 @@
  * Offsets and counts are in elements of the buffer's datatype (the executor
  * multiplies by the extent), so derived datatypes work unchanged.
  *
+ * Early receives. acct_sched_finish() marks a RECV of round r+1 `early`
+ * when its slice does not overlap any slice that a step of round r reads or
+ * writes, and every RECV before it in round r+1 is early too. An executor
+ * may post an early RECV while round r is still in flight (before its wait)
+ * without changing any result: nothing of round r touches that memory, and
+ * receives keep their schedule order. A segmented pipeline then has the
+ * receive of segment k+1 posted while it forwards segment k, as Open MPI's
+ * pipelines do. Sends are never early: a round also paces a rank's sends
+ * (one child at a time in the scatter phases).
+ *
  * Message matching: all messages of one call use one tag on the private
  * communicator; MPI's non-overtaking rule keeps the messages between a pair
  * in posting order, so a builder must post the sends to a peer in the same
@@ -56,6 +66,7 @@ struct acct_ref {
 
 struct acct_step {
     uint8_t kind;
+    uint8_t early; /* RECV only: may be posted during the previous round */
     int32_t peer; /* SEND/RECV: rank in the communicator */
     struct acct_ref a;
     struct acct_ref b; /* REDUCE, COPY only */
@@ -92,7 +103,8 @@ void acct_sched_copy(struct acct_sched *s, enum acct_buf a, uint64_t aoff, uint6
 void acct_sched_round(struct acct_sched *s);
 /* Ask for scratch: at least count elements of the type of `like`. */
 void acct_sched_tmp(struct acct_sched *s, enum acct_buf tmp, enum acct_buf like, uint64_t count);
-/* Close the last round; returns 0, or -1 if any append failed (ENOMEM). */
+/* Close the last round and mark the early receives; returns 0, or -1 if
+ * any append failed (ENOMEM). */
 int acct_sched_finish(struct acct_sched *s);
 
 /* Round r's steps: [*first, *end). */

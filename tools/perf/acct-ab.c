@@ -1,0 +1,134 @@
+/* acct-ab: ACCT's algorithm against the MPI library's collective, measured
+ * alternately inside one job, so that both see the same machine load.
+ *
+ *   acct-ab -c COLL -f SPEC [-m SIZES] [-r ROUNDS] [-n ITERS]
+ *
+ * Run with libacct.so preloaded and the MPI library's own collective forced
+ * through its parameters (for Open MPI: OMPI_MCA_coll_tuned_use_dynamic_rules=1,
+ * OMPI_MCA_coll_tuned_<coll>_algorithm=N[, _segmentsize=S]). For each size
+ * (bytes, comma list, K/M suffixes), ROUNDS rounds each time a block of
+ * ITERS calls natively (acct_tool_force("")) and a block with ACCT forced to
+ * SPEC (ACCT_FORCE syntax, e.g. "bcast=pipeline:8192"), in alternating order
+ * (AB, BA, ...). A block's time is the slowest rank's, per call. Rank 0
+ * prints per size the median block time of each side and the median of the
+ * per-round ratios native/acct (> 1: ACCT faster), with p25-p75. Datatype
+ * MPI_INT, root 0, MPI_SUM; sizes are bcast's buffer, reduce's vector,
+ * reduce_scatter_block's block, allreduce's vector. */
+#include <dlfcn.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef int (*force_fn)(const char *);
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double quantile(double *v, int n, double q)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    double pos = q * (n - 1);
+    int i = (int)pos;
+    return i + 1 < n ? v[i] + (pos - i) * (v[i + 1] - v[i]) : v[i];
+}
+
+static long parse_size(const char *s, char **end)
+{
+    long v = strtol(s, end, 10);
+    if (**end == 'K' || **end == 'k')
+        v *= 1024, (*end)++;
+    else if (**end == 'M' || **end == 'm')
+        v *= 1024 * 1024, (*end)++;
+    return v;
+}
+
+static void call(const char *coll, int *sbuf, int *rbuf, int n, int size)
+{
+    if (strcmp(coll, "bcast") == 0)
+        MPI_Bcast(rbuf, n, MPI_INT, 0, MPI_COMM_WORLD);
+    else if (strcmp(coll, "reduce") == 0)
+        MPI_Reduce(sbuf, rbuf, n, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
+    else if (strcmp(coll, "allreduce") == 0)
+        MPI_Allreduce(sbuf, rbuf, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    else
+        MPI_Reduce_scatter_block(sbuf, rbuf, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    (void)size;
+}
+
+int main(int argc, char **argv)
+{
+    const char *coll = NULL, *spec = NULL, *sizes = "64K,256K,1M";
+    int rounds = 15, iters = 5, rank, size, opt, rc = 0;
+    while ((opt = getopt(argc, argv, "c:f:m:r:n:")) != -1) {
+        switch (opt) {
+        case 'c': coll = optarg; break;
+        case 'f': spec = optarg; break;
+        case 'm': sizes = optarg; break;
+        case 'r': rounds = atoi(optarg); break;
+        case 'n': iters = atoi(optarg); break;
+        default: rc = 2;
+        }
+    }
+    if (rc || coll == NULL || spec == NULL || rounds < 1 || iters < 1) {
+        fprintf(stderr, "usage: acct-ab -c COLL -f SPEC [-m SIZES] [-r ROUNDS] [-n ITERS]\n");
+        return 2;
+    }
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    force_fn force = (force_fn)(void (*)(void))dlsym(RTLD_DEFAULT, "acct_tool_force");
+    if (force == NULL || force("") != 0) {
+        if (rank == 0)
+            fprintf(stderr, "acct-ab: ACCT is not active (preload libacct.so)\n");
+        MPI_Finalize();
+        return 2;
+    }
+    if (rank == 0)
+        printf("%-22s %9s %12s %12s %10s %17s\n", "collective", "bytes", "native_us", "acct_us",
+               "nat/acct", "ratio p25-p75");
+    for (const char *p = sizes; *p;) {
+        char *end;
+        long bytes = parse_size(p, &end);
+        p = *end == ',' ? end + 1 : end;
+        int n = (int)(bytes / (long)sizeof(int));
+        size_t elems = (size_t)n * (size_t)size;
+        int *sbuf = calloc(elems ? elems : 1, sizeof(int));
+        int *rbuf = calloc(elems ? elems : 1, sizeof(int));
+        double *t[2], *ratio = malloc((size_t)rounds * sizeof *ratio);
+        t[0] = malloc((size_t)rounds * sizeof(double));
+        t[1] = malloc((size_t)rounds * sizeof(double));
+        for (size_t i = 0; i < elems; i++)
+            sbuf[i] = (int)(i + (size_t)rank);
+        for (int r = 0; r < rounds; r++)
+            for (int k = 0; k < 2; k++) {
+                int side = (r + k) % 2; /* 0 native, 1 acct; order alternates */
+                force(side ? spec : "");
+                call(coll, sbuf, rbuf, n, size); /* warm-up (schedule, scratch) */
+                MPI_Barrier(MPI_COMM_WORLD);
+                double t0 = MPI_Wtime();
+                for (int i = 0; i < iters; i++)
+                    call(coll, sbuf, rbuf, n, size);
+                double dt = (MPI_Wtime() - t0) / iters, mx;
+                MPI_Reduce(&dt, &mx, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+                t[side][r] = mx * 1e6;
+            }
+        if (rank == 0) {
+            for (int r = 0; r < rounds; r++)
+                ratio[r] = t[0][r] / t[1][r];
+            double q25 = quantile(ratio, rounds, 0.25), q75 = quantile(ratio, rounds, 0.75);
+            double med = quantile(ratio, rounds, 0.5);
+            printf("%-22s %9ld %12.1f %12.1f %10.3f %8.3f-%-8.3f\n", coll, bytes,
+                   quantile(t[0], rounds, 0.5), quantile(t[1], rounds, 0.5), med, q25, q75);
+            fflush(stdout);
+        }
+        free(sbuf), free(rbuf), free(t[0]), free(t[1]), free(ratio);
+    }
+    force("");
+    MPI_Finalize();
+    return 0;
+}
