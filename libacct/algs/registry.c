@@ -3,6 +3,7 @@
  * entry here; the matrix tests, validation and listings pick it up. */
 #include "acct/alg.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "algs.h"
@@ -74,6 +75,43 @@ out:
     if (why != NULL)
         *why = reason;
     return reason == NULL;
+}
+
+bool acct_alg_reorderable(const struct acct_alg *alg, const struct acct_call *call,
+                          const char **why)
+{
+    const char *reason = NULL;
+    if (alg->flags & ACCT_ALG_NATIVE)
+        reason = "the native algorithm cannot be reordered";
+    else if (!(alg->flags & ACCT_ALG_REORDER))
+        reason = "the algorithm has no SACK reordering";
+    else if (call != NULL && acct_coll_reduces(alg->coll) && !call->commutative)
+        reason = "reordering needs a commutative operation";
+    if (why != NULL)
+        *why = reason;
+    return reason == NULL;
+}
+
+const char *acct_alg_reorder_msg(const struct acct_alg *alg, char *buf, size_t len)
+{
+    size_t n = 0;
+    int k = 0;
+#define ACCT_APPEND(...)                                                                           \
+    do {                                                                                           \
+        int w_ = snprintf(buf + n, len - n, __VA_ARGS__);                                          \
+        n = w_ < 0 ? n : (size_t)w_ >= len - n ? len - 1 : n + (size_t)w_;                        \
+    } while (0)
+    if (len == 0)
+        return buf;
+    buf[0] = '\0';
+    ACCT_APPEND("%s %s has no SACK reordering (reorder-capable %s algorithms:",
+                acct_coll_name(alg->coll), alg->name, acct_coll_name(alg->coll));
+    for (const struct acct_alg *a = acct_algs; a->name != NULL; a++)
+        if (a->coll == alg->coll && acct_alg_reorderable(a, NULL, NULL))
+            ACCT_APPEND("%s %s", k++ ? "," : "", a->name);
+    ACCT_APPEND("%s)", k ? "" : " none");
+#undef ACCT_APPEND
+    return buf;
 }
 
 const struct acct_alg *acct_alg_resolve(const struct acct_alg *alg, struct acct_call *call)

@@ -174,6 +174,10 @@ const char *acct_check_reorder(const struct acct_alg *alg, bool reorder, char *b
                  acct_coll_name(alg->coll));
         return buf;
     }
+    if (reorder && !acct_alg_reorderable(alg, NULL, NULL)) {
+        acct_alg_reorder_msg(alg, buf, len); /* the registry says which can */
+        return buf;
+    }
     return NULL;
 }
 
@@ -348,12 +352,74 @@ static void walk_provenance(struct rwalk *w, const struct ynode *y)
 
 /* ---- rules --------------------------------------------------------------- */
 
-enum { R_COMM, R_BYTES, R_ALG, R_SEGMENT, R_FANOUT, R_REORDER, R_N };
+enum { R_COMM, R_BYTES, R_ALG, R_SEGMENT, R_FANOUT, R_REORDER, R_RUNNER_UP, R_N };
 static const struct yt_key rule_keys[R_N] = {
     [R_COMM] = { "comm_size", true }, [R_BYTES] = { "bytes", false },
     [R_ALG] = { "algorithm", true },  [R_SEGMENT] = { "segment", false },
     [R_FANOUT] = { "fanout", false }, [R_REORDER] = { "reorder", false },
+    [R_RUNNER_UP] = { "runner_up", false },
 };
+
+/* A runner-up: the decision keys of a rule, nothing else. */
+enum { U_ALG, U_SEGMENT, U_FANOUT, U_REORDER, U_N };
+static const struct yt_key runner_up_keys[U_N] = {
+    [U_ALG] = { "algorithm", true },  [U_SEGMENT] = { "segment", false },
+    [U_FANOUT] = { "fanout", false }, [U_REORDER] = { "reorder", false },
+};
+
+/* The decision keys algorithm, segment, fanout, reorder (nodes may be NULL)
+ * of the mapping at path, into *out (alg NULL if unknown). Every problem is
+ * reported; returns false if there was any. One copy for a rule's own
+ * decision and its runner-up. */
+static bool walk_decision(struct rwalk *w, enum acct_coll_id coll, const char *path,
+                          const struct ynode *va, const struct ynode *vs,
+                          const struct ynode *vf, const struct ynode *vr,
+                          struct acct_decision *out)
+{
+    char field[ACCT_DIAG_FIELD_MAX];
+    char msg[ACCT_DIAG_MSG_MAX];
+    char d[YT_DESC_LEN];
+    const struct acct_alg *alg = NULL;
+    struct yt_parse *p = w->p;
+    size_t errors = p->errors;
+
+    memset(out, 0, sizeof(*out));
+#define FIELD(key) (acct_yt_join(field, sizeof(field), path, key, strlen(key)), field)
+    if (va != NULL) {
+        if (va->kind != Y_SCALAR || acct_yt_is_null(va))
+            YT_ERR_AT(p, va, FIELD("algorithm"), "expected an algorithm name, got %s",
+                      acct_yt_describe(va, d, sizeof(d)));
+        else if ((alg = acct_alg_find(coll, va->s)) == NULL)
+            YT_ERR_AT(p, va, FIELD("algorithm"), "%s",
+                      acct_unknown_alg_msg(coll, va->s, va->len, msg, sizeof(msg)));
+    }
+    out->alg = alg;
+    /* The parameters are checked against the algorithm only when it is
+     * known; their own syntax always. */
+    if (vs != NULL) {
+        uint64_t seg = 0;
+        if (acct_yt_get_size(p, vs, FIELD("segment"), false, &seg) && alg != NULL &&
+            acct_check_segment(alg, seg, msg, sizeof(msg)) != NULL)
+            YT_ERR_AT(p, vs, field, "%s", msg);
+        out->segment_bytes = seg;
+    }
+    if (vf != NULL) {
+        long long f = 0;
+        if (acct_yt_get_int(p, vf, FIELD("fanout"), "a fan-out (integer)", &f) &&
+            alg != NULL && acct_check_fanout(alg, f, msg, sizeof(msg)) != NULL)
+            YT_ERR_AT(p, vf, field, "%s", msg);
+        out->fanout = (f >= INT_MIN && f <= INT_MAX) ? (int)f : 0;
+    }
+    if (vr != NULL) {
+        bool ro = false;
+        if (acct_yt_get_bool(p, vr, FIELD("reorder"), &ro) && alg != NULL &&
+            acct_check_reorder(alg, ro, msg, sizeof(msg)) != NULL)
+            YT_ERR_AT(p, vr, field, "%s", msg);
+        out->reorder = ro;
+    }
+#undef FIELD
+    return p->errors == errors && alg != NULL;
+}
 
 static bool push_rule(struct rwalk *w, enum acct_coll_id coll, const struct acct_rule *rule,
                       size_t index)
@@ -386,14 +452,11 @@ static void walk_rule(struct rwalk *w, enum acct_coll_id coll, const struct ynod
                       size_t index)
 {
     char path[ACCT_DIAG_FIELD_MAX], field[ACCT_DIAG_FIELD_MAX];
-    char msg[ACCT_DIAG_MSG_MAX];
-    char d[YT_DESC_LEN];
     const struct ynode *v[R_N], *k[R_N];
     struct acct_rule rule = { .bytes_min = 0, .bytes_max = UINT64_MAX };
-    const struct acct_alg *alg = NULL;
     struct yt_parse *p = w->p;
     uint64_t lo = 0, hi = 0;
-    bool ranges_ok;
+    bool ranges_ok, rule_ok;
 
     rpath(w, path, sizeof(path), "collectives.%s[%zu]", acct_coll_name(coll), index);
     rule.line = y->line;
@@ -415,40 +478,20 @@ static void walk_rule(struct rwalk *w, enum acct_coll_id coll, const struct ynod
             ranges_ok = false;
         }
     }
-    if (v[R_ALG] != NULL) {
-        const struct ynode *a = v[R_ALG];
-        if (a->kind != Y_SCALAR || acct_yt_is_null(a))
-            YT_ERR_AT(p, a, FIELD("algorithm"), "expected an algorithm name, got %s",
-                      acct_yt_describe(a, d, sizeof(d)));
-        else if ((alg = acct_alg_find(coll, a->s)) == NULL)
-            YT_ERR_AT(p, a, FIELD("algorithm"), "%s",
-                      acct_unknown_alg_msg(coll, a->s, a->len, msg, sizeof(msg)));
-    }
-    rule.d.alg = alg;
-    /* The parameters are checked against the algorithm only when it is
-     * known; their own syntax always. */
-    if (v[R_SEGMENT] != NULL) {
-        uint64_t seg = 0;
-        if (acct_yt_get_size(p, v[R_SEGMENT], FIELD("segment"), false, &seg) && alg != NULL &&
-            acct_check_segment(alg, seg, msg, sizeof(msg)) != NULL)
-            YT_ERR_AT(p, v[R_SEGMENT], field, "%s", msg);
-        rule.d.segment_bytes = seg;
-    }
-    if (v[R_FANOUT] != NULL) {
-        long long f = 0;
-        if (acct_yt_get_int(p, v[R_FANOUT], FIELD("fanout"), "a fan-out (integer)", &f) &&
-            alg != NULL && acct_check_fanout(alg, f, msg, sizeof(msg)) != NULL)
-            YT_ERR_AT(p, v[R_FANOUT], field, "%s", msg);
-        rule.d.fanout = (f >= INT_MIN && f <= INT_MAX) ? (int)f : 0;
-    }
-    if (v[R_REORDER] != NULL) {
-        bool ro = false;
-        if (acct_yt_get_bool(p, v[R_REORDER], FIELD("reorder"), &ro) && alg != NULL &&
-            acct_check_reorder(alg, ro, msg, sizeof(msg)) != NULL)
-            YT_ERR_AT(p, v[R_REORDER], field, "%s", msg);
-        rule.d.reorder = ro;
-    }
 #undef FIELD
+    rule_ok = walk_decision(w, coll, path, v[R_ALG], v[R_SEGMENT], v[R_FANOUT], v[R_REORDER],
+                            &rule.d);
+    if (v[R_RUNNER_UP] != NULL) {
+        const struct ynode *u[U_N], *uk[U_N];
+        char upath[ACCT_DIAG_FIELD_MAX];
+        acct_yt_join(upath, sizeof(upath), path, "runner_up", strlen("runner_up"));
+        if (acct_yt_walk_map(p, v[R_RUNNER_UP], upath, "key", runner_up_keys, U_N, u, uk) &&
+            walk_decision(w, coll, upath, u[U_ALG], u[U_SEGMENT], u[U_FANOUT], u[U_REORDER],
+                          &rule.runner_up) &&
+            rule_ok && acct_decision_equal(&rule.d, &rule.runner_up))
+            YT_ERR_AT(p, v[R_RUNNER_UP], upath,
+                      "the runner-up is the rule's own decision (leave runner_up out)");
+    }
     if (ranges_ok)
         push_rule(w, coll, &rule, index);
 }
@@ -556,12 +599,59 @@ static int cmp_rule(const void *pa, const void *pb)
     return 0;
 }
 
-enum { T_VERSION, T_PROVENANCE, T_COLLECTIVES, T_N };
+enum { T_VERSION, T_PROVENANCE, T_OPTIONS, T_COLLECTIVES, T_N };
 static const struct yt_key top_keys[T_N] = {
     [T_VERSION] = { "acct_rules", true },
     [T_PROVENANCE] = { "provenance", true },
+    [T_OPTIONS] = { "options", false },
     [T_COLLECTIVES] = { "collectives", true },
 };
+
+/* ---- options ------------------------------------------------------------- */
+
+enum { O_EXPLORE, O_EXPLORE_SEED, O_AUTO_REORDER, O_N };
+static const struct yt_key option_keys[O_N] = {
+    [O_EXPLORE] = { "explore", false },
+    [O_EXPLORE_SEED] = { "explore_seed", false },
+    [O_AUTO_REORDER] = { "auto_reorder", false },
+};
+
+static void walk_options(struct rwalk *w, const struct ynode *y)
+{
+    char f[ACCT_DIAG_FIELD_MAX];
+    const struct ynode *v[O_N], *k[O_N];
+    struct acct_rules_options *o = &w->r->opts;
+    struct yt_parse *p = w->p;
+
+    if (acct_yt_is_null(y))
+        return; /* "options:" with nothing: all defaults */
+    if (!acct_yt_walk_map(p, y, rpath(w, f, sizeof(f), "options"), "option", option_keys, O_N,
+                          v, k))
+        return;
+    if (v[O_EXPLORE] != NULL) {
+        double x;
+        rpath(w, f, sizeof(f), "options.explore");
+        if (acct_yt_get_number(p, v[O_EXPLORE], f, 0, false, &x)) {
+            if (x > ACCT_EXPLORE_MAX)
+                YT_ERR_AT(p, v[O_EXPLORE], f,
+                          "%s is too large: exploration runs at most a fraction of %g of "
+                          "the calls",
+                          v[O_EXPLORE]->s, ACCT_EXPLORE_MAX);
+            else
+                o->explore = x == 0 ? 0 : x; /* no -0 */
+        }
+    }
+    if (v[O_EXPLORE_SEED] != NULL) {
+        long long seed;
+        if (acct_yt_get_int_in(p, v[O_EXPLORE_SEED],
+                               rpath(w, f, sizeof(f), "options.explore_seed"),
+                               "a seed (integer >= 0)", 0, INT64_MAX, false, &seed))
+            o->explore_seed = (uint64_t)seed;
+    }
+    if (v[O_AUTO_REORDER] != NULL)
+        acct_yt_get_bool(p, v[O_AUTO_REORDER], rpath(w, f, sizeof(f), "options.auto_reorder"),
+                         &o->auto_reorder);
+}
 
 static void walk_top(struct rwalk *w, const struct ynode *root)
 {
@@ -577,6 +667,8 @@ static void walk_top(struct rwalk *w, const struct ynode *root)
         return;
     if (v[T_PROVENANCE] != NULL)
         walk_provenance(w, v[T_PROVENANCE]);
+    if (v[T_OPTIONS] != NULL)
+        walk_options(w, v[T_OPTIONS]);
     if (v[T_COLLECTIVES] == NULL)
         return;
     for (int i = 0; i < ACCT_COLL_COUNT; i++) {
@@ -680,11 +772,17 @@ int acct_rules_parse_file(const char *path, struct acct_rules **out,
  * Comparison and writing
  * ====================================================================== */
 
+/* Runner-ups: both absent, or equal. */
+static bool runner_up_equal(const struct acct_decision *a, const struct acct_decision *b)
+{
+    return (a->alg == NULL && b->alg == NULL) || acct_decision_equal(a, b);
+}
+
 static bool rule_equal(const struct acct_rule *a, const struct acct_rule *b)
 {
     return a->comm_min == b->comm_min && a->comm_max == b->comm_max &&
            a->bytes_min == b->bytes_min && a->bytes_max == b->bytes_max &&
-           acct_decision_equal(&a->d, &b->d);
+           acct_decision_equal(&a->d, &b->d) && runner_up_equal(&a->runner_up, &b->runner_up);
 }
 
 bool acct_rules_equal(const struct acct_rules *a, const struct acct_rules *b)
@@ -695,7 +793,8 @@ bool acct_rules_equal(const struct acct_rules *a, const struct acct_rules *b)
         strcmp(p->created, q->created) != 0 || strcmp(p->tuning_run, q->tuning_run) != 0 ||
         p->ranks_per_node_min != q->ranks_per_node_min ||
         p->ranks_per_node_max != q->ranks_per_node_max || p->placement != q->placement ||
-        a->nrules != b->nrules)
+        a->opts.explore != b->opts.explore || a->opts.explore_seed != b->opts.explore_seed ||
+        a->opts.auto_reorder != b->opts.auto_reorder || a->nrules != b->nrules)
         return false;
     for (int i = 0; i < ACCT_COLL_COUNT; i++) {
         if (a->coll[i].n != b->coll[i].n)
@@ -718,6 +817,7 @@ static void write_int(FILE *f, int v)
 int acct_rules_write_indented(FILE *f, const struct acct_rules *r, const char *in)
 {
     const struct acct_provenance *p = &r->prov;
+    const struct acct_rules_options *o = &r->opts;
     bool any = false;
 
     fprintf(f, "%sacct_rules: %d\n", in, ACCT_RULES_VERSION);
@@ -749,6 +849,18 @@ int acct_rules_write_indented(FILE *f, const struct acct_rules *r, const char *i
         if (p->placement != ACCT_PLACEMENT_NONE)
             fprintf(f, "%splacement: %s", sep, acct_placement_name(p->placement));
         fputs("}\n", f);
+    }
+    if (o->explore != 0 || o->explore_seed != 0 || o->auto_reorder) {
+        fprintf(f, "%soptions:\n", in);
+        if (o->explore != 0) {
+            fprintf(f, "%s  explore: ", in);
+            acct_yt_write_number(f, o->explore);
+            fputc('\n', f);
+        }
+        if (o->explore_seed != 0)
+            fprintf(f, "%s  explore_seed: %" PRIu64 "\n", in, o->explore_seed);
+        if (o->auto_reorder)
+            fprintf(f, "%s  auto_reorder: true\n", in);
     }
     for (int i = 0; i < ACCT_COLL_COUNT; i++)
         any = any || r->coll[i].n > 0;
@@ -787,6 +899,18 @@ int acct_rules_write_indented(FILE *f, const struct acct_rules *r, const char *i
                 fprintf(f, ", fanout: %d", x->d.fanout);
             if (x->d.reorder)
                 fputs(", reorder: true", f);
+            if (x->runner_up.alg != NULL) {
+                fprintf(f, ", runner_up: {algorithm: %s", x->runner_up.alg->name);
+                if (x->runner_up.segment_bytes != 0) {
+                    fputs(", segment: ", f);
+                    acct_yt_write_size(f, x->runner_up.segment_bytes, true);
+                }
+                if (x->runner_up.fanout != 0)
+                    fprintf(f, ", fanout: %d", x->runner_up.fanout);
+                if (x->runner_up.reorder)
+                    fputs(", reorder: true", f);
+                fputc('}', f);
+            }
             fputs("}\n", f);
         }
     }
@@ -844,7 +968,7 @@ int acct_rules_resolve(const struct acct_rules *rules, enum acct_coll_id coll,
     int rc = ACCT_RULES_ENOMEM;
     const struct acct_rule **match = NULL;
     struct acct_table *t = NULL;
-    struct acct_decision *dec;
+    struct acct_decision *dec, *ru;
     size_t k = 0, n = 0, cap;
     const struct acct_alg *native;
 
@@ -853,7 +977,7 @@ int acct_rules_resolve(const struct acct_rules *rules, enum acct_coll_id coll,
     *out = NULL;
     if ((unsigned)coll >= ACCT_COLL_COUNT || (native = acct_alg_native(coll)) == NULL)
         return ACCT_RULES_EINVAL;
-    const struct acct_decision native_d = { .alg = native };
+    const struct acct_decision native_d = { .alg = native }, none = { .alg = NULL };
     const struct acct_rule_list *l = rules != NULL ? &rules->coll[coll] : NULL;
 
     if (l != NULL && l->n > 0) {
@@ -866,21 +990,26 @@ int acct_rules_resolve(const struct acct_rules *rules, enum acct_coll_id coll,
         qsort(match, k, sizeof(*match), cmp_bytes);
     }
     cap = 2 * k + 1;
-    t = malloc(sizeof(*t) + cap * (sizeof(uint64_t) + sizeof(struct acct_decision)));
+    t = malloc(sizeof(*t) + cap * (sizeof(uint64_t) + 2 * sizeof(struct acct_decision)));
     if (t == NULL)
         goto out;
     dec = (struct acct_decision *)(void *)&t->max[cap];
+    ru = dec + cap;
     t->dec = dec;
+    t->ru = ru;
 
-    /* Append [.., hi] -> d, merging with an equal previous entry. */
-#define APPEND(hi, dd)                                                     \
-    do {                                                                   \
-        if (n > 0 && acct_decision_equal(&dec[n - 1], (dd))) {             \
-            t->max[n - 1] = (hi);                                          \
-        } else {                                                           \
-            t->max[n] = (hi);                                              \
-            dec[n++] = *(dd);                                              \
-        }                                                                  \
+    /* Append [.., hi] -> (d, runner-up r), merging with an equal previous
+     * entry. */
+#define APPEND(hi, dd, rr)                                                              \
+    do {                                                                                \
+        if (n > 0 && acct_decision_equal(&dec[n - 1], (dd)) &&                          \
+            acct_decision_equal(&ru[n - 1], (rr))) {                                    \
+            t->max[n - 1] = (hi);                                                       \
+        } else {                                                                        \
+            t->max[n] = (hi);                                                           \
+            dec[n] = *(dd);                                                             \
+            ru[n++] = *(rr);                                                            \
+        }                                                                               \
     } while (0)
 
     uint64_t next = 0; /* first byte count not yet covered */
@@ -888,16 +1017,24 @@ int acct_rules_resolve(const struct acct_rules *rules, enum acct_coll_id coll,
     for (size_t i = 0; i < k && !full; i++) {
         const struct acct_rule *x = match[i];
         struct acct_decision d = acct_decision_for_size(&x->d, coll, comm_size);
+        struct acct_decision r = none;
+        /* The runner-up as it runs on this size; none if it then runs
+         * what the decision runs. */
+        if (x->runner_up.alg != NULL) {
+            r = acct_decision_for_size(&x->runner_up, coll, comm_size);
+            if (acct_decision_equal(&r, &d))
+                r = none;
+        }
         if (x->bytes_min > next)
-            APPEND(x->bytes_min - 1, &native_d);
-        APPEND(x->bytes_max, &d);
+            APPEND(x->bytes_min - 1, &native_d, &none);
+        APPEND(x->bytes_max, &d, &r);
         if (x->bytes_max == UINT64_MAX)
             full = true;
         else
             next = x->bytes_max + 1;
     }
     if (!full)
-        APPEND(UINT64_MAX, &native_d);
+        APPEND(UINT64_MAX, &native_d, &none);
 #undef APPEND
     t->n = n;
     *out = t;
@@ -916,5 +1053,6 @@ void acct_table_free(struct acct_table *t)
 
 bool acct_table_all_native(const struct acct_table *t)
 {
-    return t->n == 1 && t->dec[0].alg != NULL && (t->dec[0].alg->flags & ACCT_ALG_NATIVE);
+    return t->n == 1 && t->dec[0].alg != NULL && (t->dec[0].alg->flags & ACCT_ALG_NATIVE) &&
+           t->ru[0].alg == NULL;
 }

@@ -34,7 +34,8 @@ static void check_table(const struct acct_table *t)
     for (size_t i = 1; i < t->n; i++) {
         if (t->max[i - 1] >= t->max[i])
             fail("table bounds not ascending");
-        if (acct_decision_equal(&t->dec[i - 1], &t->dec[i]))
+        if (acct_decision_equal(&t->dec[i - 1], &t->dec[i]) &&
+            acct_decision_equal(&t->ru[i - 1], &t->ru[i]))
             fail("equal neighbours not merged");
     }
 }

@@ -13,7 +13,8 @@
  *
  *   test_algs                 all algorithms
  *   test_algs COLL [ALG]      one collective / one algorithm
- *   test_algs --list          "COLL ALG segmented|plain" per non-native algorithm */
+ *   test_algs --list          "COLL ALG segmented|plain FALLBACKS reorder|-" per
+ *                             non-native algorithm (reorder: SACK-capable) */
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -420,6 +421,49 @@ static int sweep(const struct acct_alg *alg, long *ran)
     return failures;
 }
 
+/* The registry's reorder capability (docs/sack.md): only collectives with
+ * a SACK protocol in the runtime (bcast, scatter) flag algorithms, never
+ * native; a reduction flagged one day would still never reorder with a
+ * non-commutative operation. Returns the number of failures. */
+static int check_reorder(void)
+{
+    int bad = 0;
+    char msg[512];
+    for (const struct acct_alg *a = acct_algs; a->name; a++) {
+        bool flagged = (a->flags & ACCT_ALG_REORDER) != 0;
+        if (flagged != acct_alg_reorderable(a, NULL, NULL) ||
+            (flagged && a->coll != ACCT_COLL_bcast && a->coll != ACCT_COLL_scatter) ||
+            ((a->flags & ACCT_ALG_NATIVE) && acct_alg_reorderable(a, NULL, NULL))) {
+            printf("FAIL %s/%s: reorder flag without a SACK protocol\n", acct_coll_name(a->coll),
+                   a->name);
+            bad++;
+        }
+    }
+    struct acct_alg red = {.coll = ACCT_COLL_reduce, .name = "x", .flags = ACCT_ALG_REORDER};
+    struct acct_call c = {.coll = ACCT_COLL_reduce, .size = 4, .commutative = false};
+    const char *why = NULL;
+    if (acct_alg_reorderable(&red, &c, &why) || why == NULL || !acct_alg_reorderable(&red, NULL, NULL)) {
+        printf("FAIL reorder: a non-commutative reduction may reorder\n");
+        bad++;
+    }
+    c.commutative = true;
+    if (!acct_alg_reorderable(&red, &c, NULL)) {
+        printf("FAIL reorder: a commutative reduction flagged reorder may not\n");
+        bad++;
+    }
+    acct_alg_reorder_msg(acct_alg_find(ACCT_COLL_gather, "binomial"), msg, sizeof msg);
+    if (strcmp(msg, "gather binomial has no SACK reordering (reorder-capable gather algorithms: none)") != 0) {
+        printf("FAIL reorder message: %s\n", msg);
+        bad++;
+    }
+    acct_alg_reorder_msg(acct_alg_find(ACCT_COLL_scatter, "native"), msg, 40); /* truncated */
+    if (strlen(msg) != 39) {
+        printf("FAIL reorder message truncation: %s\n", msg);
+        bad++;
+    }
+    return bad;
+}
+
 int main(int argc, char **argv)
 {
     int failed_algs = 0, algs = 0;
@@ -435,7 +479,7 @@ int main(int argc, char **argv)
             while (f->fallback != NULL && n < acct_alg_count() &&
                    (f = acct_alg_find(a->coll, f->fallback)) != NULL)
                 printf("%s%s", n++ ? "," : "", f->name);
-            printf("%s\n", n ? "" : "-");
+            printf("%s %s\n", n ? "" : "-", acct_alg_reorderable(a, NULL, NULL) ? "reorder" : "-");
         }
         return 0;
     }
@@ -461,10 +505,12 @@ int main(int argc, char **argv)
         algs++;
         failed_algs += f != 0;
     }
+    int reorder_bad = check_reorder();
     if (algs == 0) {
         fprintf(stderr, "test_algs: no registered algorithm matches\n");
         return 2;
     }
-    printf("%d passed, %d failed\n", algs - failed_algs, failed_algs);
-    return failed_algs ? 1 : 0;
+    printf("%d passed, %d failed%s\n", algs - failed_algs, failed_algs,
+           reorder_bad ? " (and the reorder checks failed)" : "");
+    return failed_algs || reorder_bad ? 1 : 0;
 }

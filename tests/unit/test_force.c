@@ -135,6 +135,8 @@ static void test_invalid(void **state)
         { "bcast=knomial:8K:4:1", "fourth field \"1\": expected \"reorder\" or nothing" },
         { "bcast=knomial:8K:4:reorder:x", "too many ':' fields" },
         { "bcast=native:::reorder", "bcast native cannot be reordered" },
+        { "bcast=split_binary:::reorder", "bcast split_binary has no SACK reordering (reorder-capable bcast algorithms: linear, chain, pipeline, binary, binomial, knomial)" },
+        { "reduce=binomial:::reorder", "reduce binomial has no SACK reordering (reorder-capable reduce algorithms: none)" },
         { "BCAST=binomial", "unknown collective \"BCAST\"" },
         { "bcast=binomial\x01", "\"bcast=binomial\\x01\": unknown bcast algorithm \"binomial\\x01\"" },
     };
@@ -154,16 +156,16 @@ static void test_reorder(void **state)
     (void)state;
     struct acct_force f;
     char buf[256];
-    char *msg = force("bcast=binomial:8K::reorder, reduce=binomial:::reorder,allreduce=ring:", &f, 0);
+    char *msg = force("bcast=binomial:8K::reorder, scatter=binomial:::reorder,allreduce=ring:", &f, 0);
     free(msg);
     assert_int_equal(f.count, 3);
     assert_true(f.d[ACCT_COLL_bcast].reorder);
     assert_int_equal(f.d[ACCT_COLL_bcast].segment_bytes, 8192);
-    assert_true(f.d[ACCT_COLL_reduce].reorder);
+    assert_true(f.d[ACCT_COLL_scatter].reorder);
     assert_false(f.d[ACCT_COLL_allreduce].reorder);
     /* the canonical text is ACCT_FORCE syntax again */
     assert_true(acct_force_format(&f, buf, sizeof(buf)) > 0);
-    assert_string_equal(buf, "bcast=binomial:8K::reorder,reduce=binomial:::reorder,allreduce=ring");
+    assert_string_equal(buf, "bcast=binomial:8K::reorder,allreduce=ring,scatter=binomial:::reorder");
     struct acct_force g;
     msg = force(buf, &g, 0);
     free(msg);

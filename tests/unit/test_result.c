@@ -514,7 +514,7 @@ static void test_document_shape(void **state)
            "t.yaml:5:21: rules.acct_rules: expected the schema version (an integer), got "
            "\"x\"\n");
     expect(RESULT_HEAD "measurements: []\nrules: [1]\n",
-           "t.yaml:5:8: rules: expected a mapping with keys acct_rules, provenance, "
+           "t.yaml:5:8: rules: expected a mapping with keys acct_rules, provenance, options, "
            "collectives, got a list\n");
     /* YAML features refused as in rules files, named for results */
     expect(RESULT_HEAD "measurements: &m []\n" RESULT_RULES,
@@ -765,7 +765,7 @@ static void rnd_point(struct acct_result_point *p, int ranks)
     if ((p->d.alg->flags & ACCT_ALG_FANOUT) && rnd() % 2)
         p->d.fanout = p->d.alg->fanout_min +
                       (int)(rnd() % (uint64_t)(p->d.alg->fanout_max - p->d.alg->fanout_min + 1));
-    p->d.reorder = !(p->d.alg->flags & ACCT_ALG_NATIVE) && rnd() % 3 == 0;
+    p->d.reorder = acct_alg_reorderable(p->d.alg, NULL, NULL) && rnd() % 3 == 0;
     for (int i = 0; i < 5; i++)
         t[i] = rnd_double();
     qsort(t, 5, sizeof(t[0]), cmp_double);

@@ -362,6 +362,12 @@ static void test_segment_fanout_reorder(void **state)
                  5, 52, "collectives.bcast[0].segment", "larger than the limit of 1G");
     expect_error(HEAD "  bcast:\n    - {comm_size: 2, algorithm: native, reorder: true}\n", 1,
                  5, 50, "collectives.bcast[0].reorder", "native cannot be reordered");
+    /* the registry says which algorithms SACK reordering can run */
+    expect_error(HEAD "  reduce:\n    - {comm_size: 2, algorithm: binomial, reorder: true}\n", 1,
+                 5, 52, "collectives.reduce[0].reorder",
+                 "reduce binomial has no SACK reordering (reorder-capable reduce algorithms: none)");
+    expect_error(HEAD "  bcast:\n    - {comm_size: 2, algorithm: split_binary, reorder: true}\n",
+                 1, 5, 56, "collectives.bcast[0].reorder", "bcast split_binary has no SACK");
     expect_error(HEAD "  bcast:\n    - {comm_size: 2, algorithm: binomial, reorder: yes}\n", 1,
                  5, 52, "collectives.bcast[0].reorder", "expected true or false, got \"yes\"");
     expect_error(HEAD "  bcast:\n    - {comm_size: 2, algorithm: native, segment: 1K}\n", 1, 5,
@@ -395,7 +401,7 @@ static void test_empty(void **state)
     expect_error("# only a comment\n\n", 1, 1, 1, "", "no YAML document");
     expect_error("---\n", 0, 2, 1, "", "expected a mapping with keys acct_rules");
     expect_error("- 1\n- 2\n", 1, 1, 1, "", "expected a mapping with keys acct_rules, "
-                 "provenance, collectives, got a list");
+                 "provenance, options, collectives, got a list");
 }
 
 static void test_numbers(void **state)
@@ -622,6 +628,122 @@ static void test_hash(void **state)
     acct_rules_free(r);
 }
 
+/* ---- runner_up and options (exploration) ----------------------------------- */
+
+/* HEAD with an options mapping on line 3: "collectives:" on line 4, rules
+ * from line 5 ("  bcast:") and 6. */
+#define HEAD_OPT(opts)                                                              \
+    "acct_rules: 1\n"                                                               \
+    "provenance: {partition: eth, interconnect: tcp-1g, version: 1, source: manual, " \
+    "created: \"2026-11-22T12:00:00Z\"}\n"                                          \
+    "options: " opts "\n"                                                           \
+    "collectives:\n"
+
+static void test_runner_up_and_options(void **state)
+{
+    (void)state;
+    const char *src = HEAD_OPT("{explore: 0.01, explore_seed: 42, auto_reorder: true}")
+        "  bcast:\n"
+        "    - {comm_size: [2, 8], bytes: [0, 64K], algorithm: linear,"
+        " runner_up: {algorithm: knomial, segment: 8K, fanout: 4}}\n"
+        "    - {comm_size: [2, 8], bytes: [64K+1, max], algorithm: chain}\n";
+    /* "64K+1" is not a size: use the number */
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s", src);
+    char *plus = strstr(buf, "64K+1");
+    memcpy(plus, "65537", 5);
+    struct acct_rules *r = parse_ok(buf);
+    assert_true(r->opts.explore == 0.01);
+    assert_true(r->opts.explore_seed == 42);
+    assert_true(r->opts.auto_reorder);
+    const struct acct_rule *x = &r->coll[ACCT_COLL_bcast].v[0];
+    assert_ptr_equal(x->d.alg, alg(ACCT_COLL_bcast, "linear"));
+    assert_ptr_equal(x->runner_up.alg, alg(ACCT_COLL_bcast, "knomial"));
+    assert_int_equal(x->runner_up.segment_bytes, 8192);
+    assert_int_equal(x->runner_up.fanout, 4);
+    assert_null(r->coll[ACCT_COLL_bcast].v[1].runner_up.alg);
+
+    /* the canonical writer round-trips both */
+    char *out = NULL;
+    size_t outlen = 0;
+    FILE *f = open_memstream(&out, &outlen);
+    assert_int_equal(acct_rules_write(f, r), 0);
+    fclose(f);
+    assert_non_null(strstr(out, "runner_up: {algorithm: knomial, segment: 8K, fanout: 4}"));
+    assert_non_null(strstr(out, "options:\n  explore: 0.01\n  explore_seed: 42\n"
+                                "  auto_reorder: true\n"));
+    struct acct_rules *r2 = parse_ok(out);
+    assert_true(acct_rules_equal(r, r2));
+    r2->opts.explore_seed = 43;
+    assert_false(acct_rules_equal(r, r2));
+    r2->opts.explore_seed = 42;
+    r2->coll[ACCT_COLL_bcast].v[0].runner_up.fanout = 8;
+    assert_false(acct_rules_equal(r, r2));
+    acct_rules_free(r2);
+    free(out);
+
+    /* the table carries the runner-up; entries differing only in it are not
+     * merged */
+    struct acct_table *t = NULL;
+    assert_int_equal(acct_rules_resolve(r, ACCT_COLL_bcast, 4, &t), ACCT_RULES_OK);
+    assert_int_equal(t->n, 2);
+    size_t i = acct_table_index(t, 100);
+    assert_ptr_equal(t->dec[i].alg, alg(ACCT_COLL_bcast, "linear"));
+    assert_ptr_equal(t->ru[i].alg, alg(ACCT_COLL_bcast, "knomial"));
+    assert_null(t->ru[acct_table_index(t, 1 << 20)].alg);
+    acct_table_free(t);
+    acct_rules_free(r);
+
+    /* defaults: no options, no runner-up; nothing written */
+    r = parse_ok(HEAD_OPT("{}") "  bcast:\n    - {comm_size: 2, algorithm: linear}\n");
+    assert_true(r->opts.explore == 0 && r->opts.explore_seed == 0 && !r->opts.auto_reorder);
+    f = open_memstream(&out, &outlen);
+    assert_int_equal(acct_rules_write(f, r), 0);
+    fclose(f);
+    assert_null(strstr(out, "options"));
+    free(out);
+    acct_rules_free(r);
+}
+
+static void test_runner_up_and_options_errors(void **state)
+{
+    (void)state;
+    expect_error(HEAD_OPT("{explore: 0.2}") "  bcast: []\n", 1, 3, 20, "options.explore",
+                 "0.2 is too large: exploration runs at most a fraction of 0.05");
+    expect_error(HEAD_OPT("{explore: -0.01}") "  bcast: []\n", 1, 3, 20, "options.explore",
+                 "too small");
+    expect_error(HEAD_OPT("{explore: often}") "  bcast: []\n", 1, 3, 20, "options.explore",
+                 "expected a number");
+    expect_error(HEAD_OPT("{explore_seed: -1}") "  bcast: []\n", 1, 3, 25,
+                 "options.explore_seed", "");
+    expect_error(HEAD_OPT("{auto_reorder: 1}") "  bcast: []\n", 1, 3, 25,
+                 "options.auto_reorder", "");
+    expect_error(HEAD_OPT("{exploer: 0.01}") "  bcast: []\n", 1, 3, 11, "options.exploer",
+                 "unknown option \"exploer\" (did you mean \"explore\"?)");
+    expect_error(HEAD_OPT("[1]") "  bcast: []\n", 1, 3, 10, "options", "expected a mapping");
+    /* runner_up: same checks as the decision, with its own field path */
+    expect_error(HEAD "  bcast:\n    - {comm_size: 2, algorithm: linear, runner_up: "
+                 "{algorithm: binomal}}\n", 1, 5, 64, "collectives.bcast[0].runner_up.algorithm",
+                 "unknown bcast algorithm \"binomal\"");
+    expect_error(HEAD "  bcast:\n    - {comm_size: 2, algorithm: linear, runner_up: "
+                 "{algorithm: linear, segment: 8K}}\n", 1, 5, 0,
+                 "collectives.bcast[0].runner_up.segment", "does not take a segment size");
+    expect_error(HEAD "  bcast:\n    - {comm_size: 2, algorithm: linear, runner_up: "
+                 "{algorithm: knomial, fanout: 99}}\n", 1, 5, 0,
+                 "collectives.bcast[0].runner_up.fanout", "out of range");
+    expect_error(HEAD "  bcast:\n    - {comm_size: 2, algorithm: linear, runner_up: "
+                 "{segment: 8K}}\n", 0, 5, 0, "collectives.bcast[0].runner_up.algorithm",
+                 "required key \"algorithm\" is missing");
+    expect_error(HEAD "  bcast:\n    - {comm_size: 2, algorithm: linear, runner_up: "
+                 "{algorithm: chain, comm_size: 2}}\n", 1, 5, 0,
+                 "collectives.bcast[0].runner_up.comm_size", "unknown key");
+    expect_error(HEAD "  bcast:\n    - {comm_size: 2, algorithm: linear, runner_up: "
+                 "{algorithm: linear}}\n", 1, 5, 0, "collectives.bcast[0].runner_up",
+                 "the runner-up is the rule's own decision");
+    expect_error(HEAD "  bcast:\n    - {comm_size: 2, algorithm: linear, runner_up: chain}\n",
+                 1, 5, 0, "collectives.bcast[0].runner_up", "expected a mapping");
+}
+
 /* ---- lookup ---------------------------------------------------------------- */
 
 static void check(const struct acct_table *t, uint64_t bytes, const struct acct_alg *a,
@@ -843,8 +965,21 @@ static void test_roundtrip_random(void **state)
                 if (a->flags & ACCT_ALG_FANOUT)
                     o += (size_t)snprintf(src + o, 65536 - o, ", fanout: %d",
                                           a->fanout_min + (int)((x >> 3) % 2));
-                if (!(a->flags & ACCT_ALG_NATIVE) && (x & 1))
+                if (acct_alg_reorderable(a, NULL, NULL) && (x & 1))
                     o += (size_t)snprintf(src + o, 65536 - o, ", reorder: true");
+                /* a runner-up on some rules (another algorithm) */
+                const struct acct_alg *b = as[(x >> 11) % (uint64_t)na];
+                if (b != a && (x & 2)) {
+                    o += (size_t)snprintf(src + o, 65536 - o, ", runner_up: {algorithm: %s",
+                                          b->name);
+                    if (b->flags & ACCT_ALG_SEGMENTED)
+                        o += (size_t)snprintf(src + o, 65536 - o, ", segment: %" PRIu64,
+                                              (x >> 9) % 70000);
+                    if (b->flags & ACCT_ALG_FANOUT)
+                        o += (size_t)snprintf(src + o, 65536 - o, ", fanout: %d",
+                                              b->fanout_min + (int)((x >> 4) % 2));
+                    o += (size_t)snprintf(src + o, 65536 - o, "}");
+                }
                 o += (size_t)snprintf(src + o, 65536 - o, "}\n");
                 lo = hi + 1;
             }
@@ -895,6 +1030,8 @@ int main(void)
         cmocka_unit_test(test_segment_fanout_reorder),
         cmocka_unit_test(test_duplicates),
         cmocka_unit_test(test_empty),
+        cmocka_unit_test(test_runner_up_and_options),
+        cmocka_unit_test(test_runner_up_and_options_errors),
         cmocka_unit_test(test_numbers),
         cmocka_unit_test(test_types),
         cmocka_unit_test(test_provenance),

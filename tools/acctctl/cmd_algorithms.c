@@ -20,6 +20,7 @@ static const struct {
     { ACCT_ALG_COMMUTATIVE, "commutative-only" },
     { ACCT_ALG_POW2, "power-of-two" },
     { ACCT_ALG_COUNT_GE_SIZE, "count-ge-size" },
+    { ACCT_ALG_REORDER, "reorder" },
 };
 
 /* "segmented,fanout", or "-" for none. */

@@ -48,7 +48,7 @@ grep -q '0x' "$tmp/out" && fail "algorithms: a flag without a name"
 for c in barrier bcast reduce allreduce gather scatter allgather alltoall reduce_scatter_block; do
     grep -qP "^$c\tnative\tnative\t" "$tmp/out" || fail "algorithms: no native row for $c"
 done
-expect "$tmp/out" "$(printf 'bcast\tknomial\tsegmented,fanout\t2\t16\t4\t')"
+expect "$tmp/out" "$(printf 'bcast\tknomial\tsegmented,fanout,reorder\t2\t16\t4\t')"
 
 run 0 algorithms --collective bcast --format tsv
 [ "$(tail -n +2 "$tmp/out" | cut -f1 | sort -u)" = bcast ] || fail "algorithms --collective bcast lists other collectives"

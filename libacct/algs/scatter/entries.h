@@ -1,10 +1,10 @@
 /* Registry entries of scatter (included inside the table in registry.c). */
     ACCT_NATIVE_ENTRY(scatter),
-    {.coll = ACCT_COLL_scatter, .name = "linear", .build = acct_scatter_linear,
+    {.coll = ACCT_COLL_scatter, .name = "linear", .build = acct_scatter_linear, .flags = ACCT_ALG_REORDER,
      .description = "root sends every rank its block, all at once"},
     {.coll = ACCT_COLL_scatter, .name = "chain", .build = acct_scatter_chain,
-     .flags = ACCT_ALG_SEGMENTED | ACCT_ALG_FANOUT,
+     .flags = ACCT_ALG_SEGMENTED | ACCT_ALG_FANOUT | ACCT_ALG_REORDER,
      .fanout_default = 4, .fanout_min = 1, .fanout_max = ACCT_TREE_MAX_FANOUT,
      .description = "fan-out chains pass the blocks down from the root, segments pipelined"},
-    {.coll = ACCT_COLL_scatter, .name = "binomial", .build = acct_scatter_binomial,
+    {.coll = ACCT_COLL_scatter, .name = "binomial", .build = acct_scatter_binomial, .flags = ACCT_ALG_REORDER,
      .description = "binomial tree, each node receives its whole subtree's blocks in one message"},

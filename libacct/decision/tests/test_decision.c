@@ -450,7 +450,7 @@ static const char rules_yaml[] =
     "    - {comm_size: [2, 4], bytes: [65537, max], algorithm: pipeline, segment: 8K}\n"
     "    - {comm_size: [5, max], bytes: [0, 4K], algorithm: knomial, fanout: 8}\n"
     "    - {comm_size: [5, 16], bytes: [4097, 1M], algorithm: chain, segment: 16K}\n"
-    "    - {comm_size: [7, 9], bytes: [2M, max], algorithm: split_binary, segment: 1K, reorder: true}\n"
+    "    - {comm_size: [7, 9], bytes: [2M, max], algorithm: binary, segment: 1K, reorder: true}\n"
     "  allreduce:\n"
     "    - {comm_size: [2, 64], bytes: [0, 4K], algorithm: recursive_doubling}\n"
     "    - {comm_size: [2, 64], bytes: [4097, 1M], algorithm: ring}\n"
@@ -514,7 +514,7 @@ static void test_ompi(void)
     CHECK(acct_export_ompi(f, r, &o, &notes) == 0);
     fclose(f);
     /* notes: allgather_reduce, alltoall gather_scatter (no equivalent),
-     * split_binary's reorder */
+     * binary's reorder */
     CHECK(notes.total == 3);
     if (getenv("ACCT_TEST_VERBOSE")) {
         fputs(buf, stdout);

@@ -10,6 +10,7 @@
 #define ACCT_ALG_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "acct/coll.h"
@@ -40,6 +41,7 @@ enum acct_alg_flags {
     ACCT_ALG_SEGMENTED = 1u << 3,   /* honours a segment size */
     ACCT_ALG_FANOUT = 1u << 4,      /* honours a fan-out / radix */
     ACCT_ALG_COUNT_GE_SIZE = 1u << 5, /* needs count >= size (splits the data) */
+    ACCT_ALG_REORDER = 1u << 6,     /* SACK reordering can run it (docs/sack.md) */
 };
 
 /* Appends the calling rank's steps for this call. Pure: same call, same
@@ -78,6 +80,20 @@ int acct_alg_index(const struct acct_alg *alg);
  * a static reason. Native is always applicable. */
 bool acct_alg_applicable(const struct acct_alg *alg, const struct acct_call *call,
                          const char **why);
+
+/* May SACK reordering (docs/sack.md) run alg? It must carry
+ * ACCT_ALG_REORDER; with call != NULL, also the call: a reduction
+ * (acct_coll_reduces) only with a commutative operation, since reordering
+ * changes which operands meet in which order. call == NULL checks the
+ * algorithm alone (rules validation, ACCT_FORCE). If not, *why (if not
+ * NULL) gets a static reason. Depends on agreed inputs and the call's shape
+ * only (DESIGN.md rule 1). */
+bool acct_alg_reorderable(const struct acct_alg *alg, const struct acct_call *call,
+                          const char **why);
+
+/* Writes '<coll> <alg> has no SACK reordering (reorder-capable <coll>
+ * algorithms: a, b | none)' into buf (truncated if short). Returns buf. */
+const char *acct_alg_reorder_msg(const struct acct_alg *alg, char *buf, size_t len);
 
 /* What runs a call decided as alg: alg itself if its restrictions hold for
  * *call, else the first applicable algorithm along its fallback chain, else

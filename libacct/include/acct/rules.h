@@ -6,7 +6,9 @@
  * segment, fan-out, reorder}. Message bytes are acct-bench's message size m
  * (docs/acct-bench.md). A call takes the rule whose rectangle contains it; no
  * rule means the native collective. Rectangles of one collective never
- * overlap.
+ * overlap. Optional: a rule's runner-up (a second decision, for exploration)
+ * and a top-level `options:` mapping (explore, explore_seed, auto_reorder);
+ * both leave the schema at version 1.
  *
  * Everything a file says is checked (rule 4 of DESIGN.md): the parser never
  * stops at the first problem, it collects every one in a diagnostics list as
@@ -160,6 +162,10 @@ struct acct_rule {
     int comm_min, comm_max;        /* inclusive; 1 <= min <= max <= INT_MAX ("max") */
     uint64_t bytes_min, bytes_max; /* inclusive; UINT64_MAX is "max" */
     struct acct_decision d;
+    /* The second-best method (key runner_up), tried on a small fraction of
+     * calls when options.explore > 0 (docs/samples.md, Exploration);
+     * runner_up.alg NULL: none. Never equal to d. */
+    struct acct_decision runner_up;
     int line, col;                 /* where the rule starts in its file (0: not parsed) */
 };
 
@@ -168,8 +174,19 @@ struct acct_rule_list {
     size_t n;
 };
 
+/* Exploration: at most this fraction of a rule's calls run its runner-up. */
+#define ACCT_EXPLORE_MAX 0.05
+
+/* The optional top-level mapping `options:` (all default to off/0). */
+struct acct_rules_options {
+    double explore;        /* fraction of calls that run the runner-up, 0..ACCT_EXPLORE_MAX */
+    uint64_t explore_seed; /* seed of the choice of those calls (shared by all ranks) */
+    bool auto_reorder;     /* SACK automatic mode (docs/sack.md) */
+};
+
 struct acct_rules {
     struct acct_provenance prov;
+    struct acct_rules_options opts;
     struct acct_rule_list coll[ACCT_COLL_COUNT];
     size_t nrules; /* all collectives */
     uint64_t hash; /* acct_rules_hash of the bytes parsed */
@@ -206,12 +223,14 @@ int acct_rules_write(FILE *f, const struct acct_rules *r);
 /* The decisions of one collective for one communicator size, as byte
  * intervals: entry i covers (max[i-1], max[i]], entry 0 starts at 0, and the
  * last entry ends at UINT64_MAX, so every size has exactly one entry. Gaps
- * between rules are native; neighbours with equal decisions are merged;
+ * between rules are native; neighbours with equal decisions (and equal
+ * runner-ups) are merged;
  * algorithms whose size restrictions (power of two) do not hold for the
  * communicator become native. Built once per communicator. */
 struct acct_table {
     size_t n;                        /* >= 1 */
     const struct acct_decision *dec; /* n decisions (inside this allocation) */
+    const struct acct_decision *ru;  /* n runner-ups (alg NULL: none), same allocation */
     uint64_t max[];                  /* n upper bounds, ascending */
 };
 
@@ -240,9 +259,9 @@ bool acct_table_all_native(const struct acct_table *t);
  * the comparison mispredicts when sizes vary). */
 #define ACCT_TABLE_LINEAR_MAX 16
 
-/* The decision for a call of bytes. Never NULL; no allocation, no locks. */
-static inline const struct acct_decision *acct_table_lookup(const struct acct_table *t,
-                                                            uint64_t bytes)
+/* The entry of a call of bytes: dec[i] is its decision, ru[i] its
+ * runner-up. No allocation, no locks. */
+static inline size_t acct_table_index(const struct acct_table *t, uint64_t bytes)
 {
     size_t i = 0;
     if (t->n <= ACCT_TABLE_LINEAR_MAX) {
@@ -260,7 +279,14 @@ static inline const struct acct_decision *acct_table_lookup(const struct acct_ta
             n -= half;
         }
     }
-    return &t->dec[i];
+    return i;
+}
+
+/* The decision for a call of bytes. Never NULL; no allocation, no locks. */
+static inline const struct acct_decision *acct_table_lookup(const struct acct_table *t,
+                                                            uint64_t bytes)
+{
+    return &t->dec[acct_table_index(t, bytes)];
 }
 
 #endif
