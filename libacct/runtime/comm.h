@@ -11,6 +11,7 @@
 #include "acct/sched.h"
 #include "decide.h"
 #include "exec.h"
+#include "sack.h"
 
 #define RT_SCHED_SLOTS 4
 
@@ -33,6 +34,7 @@ struct rt_comm {
     } cache[RT_SCHED_SLOTS];
     unsigned victim;
     struct rt_scratch scratch;
+    struct sack_auto sack_auto; /* SACK automatic mode: bcast call sites (sack.h) */
     struct rt_comm *next;    /* list of live states, for MPI_Finalize */
 };
 

@@ -2,17 +2,26 @@
  *
  * Messages of one call (P ranks, tree positions 0..P-1, position 0 = root):
  *
- *   x -> root   SACK  {magic, bytes}           on entry, every non-root x
+ *   x -> root   SACK  {magic, bytes, rate}     on entry, every non-root x
+ *                                              (rate: automatic mode, sack.h)
  *   root -> y   CTRL  {position p, rank x}     x was given p, a child of y's
  *                                              position (y != root); the root
  *                                              records its own children
  *   y -> x      FIRST {p, bytes} [+ segment 0] as soon as y knows x (and has
  *                                              segment 0 when it rides along)
  *   y -> x      DATA  segment k                in order, as y gets them
+ *   root -> x   VOTE  {vote}                   probe calls of the automatic
+ *                                              mode only, once every SACK is in
  *
  * The root hands positions out in SACK arrival order along the plan's fill
  * order (sack_plan.h), which lists every parent before its children, so the
- * parent's rank is always known when a child is placed. A non-root receives
+ * parent's rank is always known when a child is placed. With the
+ * communicator's state (rt_sack_bcast_auto), the fill order has its leaves
+ * last, and once every position with children is taken the root places
+ * all ranks not arrived yet on the leaves at once: their data can flow
+ * before they enter. FIRST's tag then carries the call number, so such an
+ * early FIRST cannot match the MPI_ANY_SOURCE receive of a call the rank
+ * is still in (docs/sack.md, "Why calls cannot mix up"). A non-root receives
  * its FIRST from MPI_ANY_SOURCE and learns its parent from the status and
  * its position from the header; from the position it knows how many
  * children (hence CTRL messages) to expect.
@@ -48,7 +57,9 @@
 #define SACK_REQS_KIDS 512       /* at most this many send requests for all children */
 #define SACK_PIGGY_MAX 16384     /* segment 0 rides with FIRST up to this many bytes */
 #define SACK_MAGIC 0x5341434bLL  /* "SACK" */
-#define SACK_HDR (2 * (int)sizeof(int64_t))
+#define SACK_HDR (2 * (int)sizeof(int64_t))  /* FIRST's header */
+#define SACK_LEN (3 * (int)sizeof(int64_t))  /* a SACK */
+#define SACK_PS 1e12                         /* rates travel as picoseconds per byte */
 
 static pthread_once_t fill_once = PTHREAD_ONCE_INIT;
 static enum sack_fill fill_mode = SACK_FILL_DF;
@@ -82,7 +93,7 @@ struct sack_child {
 };
 
 /* Request slots: fixed ones, then per role. */
-enum { R_CTRL = 0, R_FIRST = 1, R_SACK = 2, R_DATA = 3, R_FIXED = R_DATA + SACK_WINDOW };
+enum { R_CTRL = 0, R_FIRST = 1, R_SACK = 2, R_VOTE = 3, R_DATA = 4, R_FIXED = R_DATA + SACK_WINDOW };
 
 struct sack_run {
     /* the call */
@@ -111,8 +122,21 @@ struct sack_run {
     struct sack_plan plan;
     int *rank_of_pos;
     int arrived;
-    int64_t *sack_in;  /* 2 per non-root */
+    int64_t *sack_in;  /* 3 per non-root */
     int32_t *ctrl_out; /* 2 per non-root */
+    /* the automatic mode (sack.h) */
+    struct sack_probe *pr; /* NULL: not asked for */
+    bool probe;
+    bool early;        /* leaves placed before their SACK (sack_plan_defer_leaves) */
+    int first_tag;
+    int placed;        /* the root: positions handed out (arrivals or early) */
+    char *is_placed;   /* the root: per rank */
+    double t0;         /* the root's entry (PMPI_Wtime) */
+    double *arrive;    /* the root of a probe: per rank, s after t0 */
+    double min_rate;   /* the root: the fastest rate reported (s/B, 0: none) */
+    int64_t vote_in;
+    int64_t *vote_out; /* the root of a probe (heap: sends may outlive an error) */
+    double t_first, t_last; /* a non-root: its FIRST and its last segment arrived */
     /* requests */
     MPI_Request *reqs;
     int nreqs, active, kids_base;
@@ -228,7 +252,7 @@ static int pump(struct sack_run *r)
                 memcpy(m, hdr, sizeof hdr);
                 if (r->piggy)
                     memcpy(m + SACK_HDR, r->buf, r->seg0);
-                rc = PMPI_Isend(m, first_len(r), MPI_BYTE, k->rank, SACK_TAG_FIRST, r->comm,
+                rc = PMPI_Isend(m, first_len(r), MPI_BYTE, k->rank, r->first_tag, r->comm,
                                 &slots[w]);
                 k->first_sent = true;
                 k->next = r->piggy ? 1 : 0;
@@ -245,15 +269,68 @@ static int pump(struct sack_run *r)
     return rc;
 }
 
-/* The root got x's SACK: give x the next position. */
+/* The root of a probe: when x arrived and what it reports; once all are
+ * in, the vote goes to every rank. */
+static int on_arrival(struct sack_run *r, int x, int64_t rate_ps)
+{
+    int rc = MPI_SUCCESS;
+    double rate = rate_ps > 0 && rate_ps < (int64_t)1e12 ? (double)rate_ps / SACK_PS : 0;
+    r->arrive[x] = PMPI_Wtime() - r->t0;
+    if (rate > 0 && (r->min_rate == 0 || rate < r->min_rate))
+        r->min_rate = rate;
+    if (r->arrived + 2 < r->size) /* not the last one yet */
+        return MPI_SUCCESS;
+    int vote = 0;
+    double h = r->min_rate * (double)r->bytes;
+    double s = r->nseg > 1 ? h * (double)r->seg / (double)r->bytes : h;
+    r->arrive[r->root] = 0;
+    r->pr->gain = r->pr->cost = 0;
+    if (h > 0) { /* no report yet (the site's first SACK call): no opinion */
+        vote = sack_auto_judge(r->t, r->plan.fill, r->root, r->arrive, h, s, &r->pr->gain,
+                               &r->pr->cost);
+        vote = vote < -1 ? 0 : vote;
+    }
+    *r->vote_out = vote;
+    for (int k = 0; k < r->size - 1 && rc == MPI_SUCCESS; k++) {
+        int slot = R_FIXED + 2 * (r->size - 1) + k;
+        rc = post(r, PMPI_Isend(r->vote_out, 1, MPI_INT64_T, (r->root + 1 + k) % r->size,
+                                SACK_TAG_VOTE, r->comm, &r->reqs[slot]),
+                  slot);
+    }
+    return rc;
+}
+
+static int place(struct sack_run *r, int x);
+
+/* The root got x's SACK: give x the next position (unless x has one). */
 static int on_sack(struct sack_run *r, int j, const MPI_Status *st)
 {
     int x = (r->root + 1 + j) % r->size, n = 0;
-    const int64_t *m = &r->sack_in[2 * j];
-    if (PMPI_Get_count(st, MPI_BYTE, &n) != MPI_SUCCESS || n != SACK_HDR || m[0] != SACK_MAGIC ||
+    const int64_t *m = &r->sack_in[3 * j];
+    if (PMPI_Get_count(st, MPI_BYTE, &n) != MPI_SUCCESS || n != SACK_LEN || m[0] != SACK_MAGIC ||
         m[1] != (int64_t)r->bytes || r->arrived + 1 >= r->size)
         return MPI_ERR_INTERN; /* another call's message: ranks disagree */
-    int pos = sack_plan_position(&r->plan, ++r->arrived);
+    int rc = r->probe ? on_arrival(r, x, m[2]) : MPI_SUCCESS;
+    r->arrived++;
+    if (rc != MPI_SUCCESS || r->is_placed[x])
+        return rc;
+    rc = place(r, x);
+    /* every position with children taken: the others go to the leaves now */
+    bool full = r->early && r->placed == r->plan.ninner;
+    for (int k = 1; rc == MPI_SUCCESS && full && k < r->size; k++)
+        if (!r->is_placed[(r->root + k) % r->size])
+            rc = place(r, (r->root + k) % r->size);
+    return rc;
+}
+
+/* The root gives rank x the next position of the fill order. */
+static int place(struct sack_run *r, int x)
+{
+    int j = (x - r->root - 1 + r->size) % r->size;
+    if (r->placed + 1 >= r->size || r->is_placed[x])
+        return MPI_ERR_INTERN;
+    r->is_placed[x] = 1;
+    int pos = sack_plan_position(&r->plan, ++r->placed);
     int up = sack_tree_parent(r->t, pos);
     if (up < 0 || r->rank_of_pos[up] < 0)
         return MPI_ERR_INTERN;
@@ -284,6 +361,7 @@ static int on_first(struct sack_run *r, const MPI_Status *st)
         hdr[0] < 1 || hdr[0] >= r->size || hdr[1] != (int64_t)r->bytes)
         return MPI_ERR_INTERN;
     r->parent = st->MPI_SOURCE;
+    r->t_first = PMPI_Wtime();
     if ((rc = kids_init(r, (int)hdr[0])) != MPI_SUCCESS)
         return rc;
     if (r->piggy) {
@@ -324,6 +402,8 @@ static int on_data(struct sack_run *r, int w)
         r->got[r->have % SACK_WINDOW] = 0;
         r->have++;
     }
+    if (r->have == r->nseg)
+        r->t_last = PMPI_Wtime();
     return MPI_SUCCESS;
 }
 
@@ -337,6 +417,8 @@ static int on_done(struct sack_run *r, int i, const MPI_Status *st)
         return on_first(r, st);
     if (i == R_SACK)
         return MPI_SUCCESS;
+    if (i == R_VOTE)
+        return r->vote_in >= -1 && r->vote_in <= 1 ? MPI_SUCCESS : MPI_ERR_INTERN;
     if (i < R_FIXED)
         return on_data(r, i - R_DATA);
     if (i >= r->kids_base) {
@@ -353,11 +435,15 @@ static int start_root(struct sack_run *r)
     const int n = r->size - 1;
     int rc = MPI_SUCCESS;
     r->have = r->posted = r->nseg;
-    r->kids_base = R_FIXED + 2 * n;
+    r->kids_base = R_FIXED + (r->probe ? 3 : 2) * n; /* SACKs, CTRLs [, VOTEs] */
+    r->t0 = PMPI_Wtime();
+    if (r->probe && ((r->arrive = calloc((size_t)r->size, sizeof *r->arrive)) == NULL ||
+                     (r->vote_out = calloc(1, sizeof *r->vote_out)) == NULL))
+        return MPI_ERR_NO_MEM;
     if (sack_plan_init(&r->plan, r->t, rt_sack_fill()) != 0)
         return MPI_ERR_NO_MEM;
     r->rank_of_pos = malloc((size_t)r->size * sizeof *r->rank_of_pos);
-    r->sack_in = malloc((size_t)n * 2 * sizeof *r->sack_in);
+    r->sack_in = malloc((size_t)n * 3 * sizeof *r->sack_in);
     r->ctrl_out = malloc((size_t)n * 2 * sizeof *r->ctrl_out);
     if (r->rank_of_pos == NULL || r->sack_in == NULL || r->ctrl_out == NULL ||
         reqs_grow(r, r->kids_base) != MPI_SUCCESS)
@@ -367,8 +453,14 @@ static int start_root(struct sack_run *r)
     r->rank_of_pos[0] = r->rank;
     if ((rc = kids_init(r, 0)) != MPI_SUCCESS)
         return rc;
+    if (r->early && sack_plan_defer_leaves(&r->plan) != 0)
+        return MPI_ERR_NO_MEM;
+    if ((r->is_placed = calloc((size_t)r->size, 1)) == NULL)
+        return MPI_ERR_NO_MEM;
+    for (int k = 1; rc == MPI_SUCCESS && r->early && r->plan.ninner == 0 && k < r->size; k++)
+        rc = place(r, (r->root + k) % r->size); /* only leaves: all at once */
     for (int j = 0; j < n && rc == MPI_SUCCESS; j++)
-        rc = post(r, PMPI_Irecv(&r->sack_in[2 * j], SACK_HDR, MPI_BYTE, (r->root + 1 + j) % r->size,
+        rc = post(r, PMPI_Irecv(&r->sack_in[3 * j], SACK_LEN, MPI_BYTE, (r->root + 1 + j) % r->size,
                                 SACK_TAG_SACK, r->comm, &r->reqs[R_FIXED + j]),
                   R_FIXED + j);
     return rc;
@@ -379,17 +471,24 @@ static int start_nonroot(struct sack_run *r)
     int rc;
     r->kids_base = R_FIXED;
     size_t at = ((size_t)first_len(r) + 7) & ~(size_t)7; /* the SACK, aligned */
-    r->first_in = malloc(at + SACK_HDR);
+    r->first_in = malloc(at + SACK_LEN);
     if (r->first_in == NULL || reqs_grow(r, R_FIXED) != MPI_SUCCESS)
         return MPI_ERR_NO_MEM;
     r->sack_out = (int64_t *)(void *)(r->first_in + at);
-    rc = post(r, PMPI_Irecv(r->first_in, first_len(r), MPI_BYTE, MPI_ANY_SOURCE, SACK_TAG_FIRST,
+    rc = post(r, PMPI_Irecv(r->first_in, first_len(r), MPI_BYTE, MPI_ANY_SOURCE, r->first_tag,
                             r->comm, &r->reqs[R_FIRST]),
               R_FIRST);
     r->sack_out[0] = SACK_MAGIC;
     r->sack_out[1] = (int64_t)r->bytes;
+    r->sack_out[2] = r->pr != NULL && r->pr->rate > 0 && r->pr->rate < 1
+                         ? (int64_t)(r->pr->rate * SACK_PS)
+                         : 0;
+    if (rc == MPI_SUCCESS && r->probe)
+        rc = post(r, PMPI_Irecv(&r->vote_in, 1, MPI_INT64_T, r->root, SACK_TAG_VOTE, r->comm,
+                                &r->reqs[R_VOTE]),
+                  R_VOTE);
     if (rc == MPI_SUCCESS)
-        rc = post(r, PMPI_Isend(r->sack_out, SACK_HDR, MPI_BYTE, r->root, SACK_TAG_SACK, r->comm,
+        rc = post(r, PMPI_Isend(r->sack_out, SACK_LEN, MPI_BYTE, r->root, SACK_TAG_SACK, r->comm,
                                 &r->reqs[R_SACK]),
                   R_SACK);
     return rc;
@@ -403,7 +502,7 @@ static void abandon(struct sack_run *r)
     for (int i = 0; i < r->nreqs; i++) {
         if (r->reqs[i] == MPI_REQUEST_NULL)
             continue;
-        bool recv = i == R_CTRL || i == R_FIRST || (i >= R_DATA && i < R_FIXED) ||
+        bool recv = i == R_CTRL || i == R_FIRST || i == R_VOTE || (i >= R_DATA && i < R_FIXED) ||
                     (r->rank == r->root && i >= R_FIXED && i < R_FIXED + r->size - 1);
         if (recv) {
             PMPI_Cancel(&r->reqs[i]);
@@ -413,6 +512,7 @@ static void abandon(struct sack_run *r)
             r->stage = NULL;
             r->ctrl_out = NULL;
             r->first_in = NULL;
+            r->vote_out = NULL;
         }
     }
 }
@@ -420,12 +520,26 @@ static void abandon(struct sack_run *r)
 int rt_sack_bcast(char *buf, uint64_t bytes, uint64_t seg, int root, const struct sack_tree *t,
                   MPI_Comm priv, int rank)
 {
+    return rt_sack_bcast_auto(buf, bytes, seg, root, t, priv, rank, NULL, NULL);
+}
+
+int rt_sack_bcast_auto(char *buf, uint64_t bytes, uint64_t seg, int root,
+                       const struct sack_tree *t, MPI_Comm priv, int rank, struct sack_auto *a,
+                       struct sack_probe *pr)
+{
     struct sack_run r;
     int rc = MPI_SUCCESS;
+    uint64_t seq = a != NULL ? a->seq++ : 0; /* every call counts, on every rank */
 
+    if (pr != NULL)
+        pr->vote = SACK_VOTE_NONE;
     if (bytes == 0 || t->size <= 1)
         return MPI_SUCCESS;
     memset(&r, 0, sizeof r);
+    r.first_tag = a != NULL ? SACK_TAG_FIRST_SEQ + (int)(seq % SACK_SEQ_TAGS) : SACK_TAG_FIRST;
+    r.early = a != NULL && t->size <= SACK_SEQ_TAGS;
+    r.pr = pr;
+    r.probe = pr != NULL && pr->probe;
     r.buf = buf;
     r.bytes = bytes;
     r.seg = seg == 0 || seg > bytes ? bytes : seg;
@@ -461,6 +575,14 @@ int rt_sack_bcast(char *buf, uint64_t bytes, uint64_t seg, int root, const struc
             rc = MPI_ERR_INTERN;
     if (rc != MPI_SUCCESS)
         abandon(&r);
+    else if (pr != NULL) {
+        pr->vote = !r.probe ? SACK_VOTE_NONE : rank == root ? (int)*r.vote_out : (int)r.vote_in;
+        /* this rank's receive rate: from FIRST to the last segment */
+        uint64_t after = bytes - (r.piggy ? r.seg0 : 0);
+        pr->rate = rank != root && r.nseg > 1 && after > 0 && r.t_last > r.t_first
+                       ? (r.t_last - r.t_first) / (double)after
+                       : 0;
+    }
     free(r.reqs);
     free(r.idx);
     free(r.stats);
@@ -470,6 +592,49 @@ int rt_sack_bcast(char *buf, uint64_t bytes, uint64_t seg, int root, const struc
     free(r.rank_of_pos);
     free(r.sack_in);
     free(r.ctrl_out);
+    free(r.arrive);
+    free(r.vote_out);
+    free(r.is_placed);
     sack_plan_fini(&r.plan);
     return rc;
+}
+
+/* ---- automatic mode: the call sites (sack.h) ---------------------------- */
+
+struct sack_auto_site *rt_sack_auto_site(struct sack_auto *a, const struct acct_table *tab,
+                                         uint64_t bytes)
+{
+    size_t i = tab != NULL ? acct_table_index(tab, bytes) : SACK_AUTO_SITES;
+    return i < SACK_AUTO_SITES ? &a->site[i] : NULL;
+}
+
+bool rt_sack_auto_begin(struct sack_auto *a, struct sack_auto_site *site, struct sack_probe *pr)
+{
+    site->calls++;
+    memset(pr, 0, sizeof *pr);
+    pr->probe = sack_auto_is_probe(site->calls);
+    pr->rate = a->rate;
+    pr->vote = SACK_VOTE_NONE;
+    return pr->probe || site->hist.on;
+}
+
+void rt_sack_auto_end(struct sack_auto *a, struct sack_auto_site *site, const struct sack_probe *pr,
+                      uint64_t bytes, bool log)
+{
+    site->sack_calls++;
+    if (pr->rate > 0)
+        a->rate = pr->rate;
+    if (pr->vote == SACK_VOTE_NONE)
+        return;
+    bool was = site->hist.on;
+    site->probes++;
+    if (pr->cost > 0) /* the root that judged */
+        acct_debug("SACK automatic mode: probe at call %llu: vote %+d (gain %.3f ms, cost %.3f ms)",
+                   (unsigned long long)site->calls, pr->vote, pr->gain * 1e3, pr->cost * 1e3);
+    sack_auto_feed(&site->hist, pr->vote);
+    if (log && was != site->hist.on)
+        acct_debug("SACK automatic mode: bcast of %llu bytes (site %d): reordering %s from call "
+                   "%llu on (%llu probes)",
+                   (unsigned long long)bytes, (int)(site - a->site), site->hist.on ? "on" : "off",
+                   (unsigned long long)site->calls + 1, (unsigned long long)site->probes);
 }

@@ -20,6 +20,7 @@
 
 #include <mpi.h>
 
+#include "acct/rules.h"
 #include "sack_plan.h"
 
 /* The tags of the protocol (all below MPI's guaranteed MPI_TAG_UB 32767). */
@@ -28,6 +29,13 @@ enum {
     SACK_TAG_CTRL = 0x5342,  /* root -> parent: "position p is rank r" */
     SACK_TAG_FIRST = 0x5343, /* parent -> child: position (+ segment 0) */
     SACK_TAG_DATA = 0x5344,  /* parent -> child: the other segments */
+    SACK_TAG_VOTE = 0x5350,  /* root -> every rank: the probe's vote (automatic mode) */
+    /* FIRST of a call with a call number (rt_sack_bcast_auto with state):
+     * 0x5400 + number mod 1024, so that a FIRST sent to a rank before it
+     * entered the call (placed on a leaf early) cannot match the receive
+     * of a call it is still in */
+    SACK_TAG_FIRST_SEQ = 0x5400,
+    SACK_SEQ_TAGS = 1024,
 };
 
 /* The fill order the root uses: ACCT_SACK_FILL=df|bf, read once (default
@@ -42,5 +50,66 @@ enum sack_fill rt_sack_fill(void);
  * the same call. Returns MPI_SUCCESS or an MPI error code. */
 int rt_sack_bcast(char *buf, uint64_t bytes, uint64_t seg, int root, const struct sack_tree *t,
                   MPI_Comm priv, int rank);
+
+/* ---- automatic mode (docs/sack.md "Automatic mode") ---------------------
+ *
+ * A call site is (communicator, bcast, entry of the communicator's rules
+ * table); the first SACK_AUTO_SITES entries of the table have one each.
+ * Every rank counts the calls of each site alike; probe calls
+ * (sack_auto_is_probe) run as SACK calls in which the root records when
+ * each rank arrived, judges (sack_auto_judge) and sends its vote to every
+ * rank (VOTE, after the last SACK: only then are all arrivals known); all
+ * ranks feed the same vote to the site's hysteresis and follow its state
+ * (reorder or not) from the next call on. The transfer time the criterion
+ * needs comes from the ranks: each SACK carries the time per byte that its
+ * sender measured while receiving in its last SACK call on this
+ * communicator (0: none yet); the root takes the fastest. */
+#define SACK_AUTO_SITES 8
+
+struct sack_auto {
+    struct sack_auto_site {
+        uint64_t calls;             /* calls of this site so far */
+        struct sack_auto_hist hist; /* votes and state (on: reorder) */
+        uint64_t probes, sack_calls;
+    } site[SACK_AUTO_SITES];
+    double rate; /* s per byte received in this rank's last SACK call (0: none) */
+    uint64_t seq; /* SACK bcast calls on this communicator (FIRST's tag) */
+};
+
+#define SACK_VOTE_NONE (-9) /* no vote (degenerate call: every rank knows) */
+
+/* One call's part in the automatic mode. */
+struct sack_probe {
+    bool probe;   /* in: a probe (the same on every rank) */
+    double rate;  /* in: this rank's report; out: measured in this call (0: none) */
+    int vote;     /* out: the root's vote in a probe (+1, 0, -1), else SACK_VOTE_NONE */
+    double gain, cost; /* out, at the root of a probe: the criterion's figures (s) */
+};
+
+/* rt_sack_bcast with the communicator's state a (may be NULL) and the
+ * automatic mode's part (pr may be NULL). With a, the calls are numbered
+ * (every rank must make every SACK bcast call of the communicator through
+ * here with the same a), and the root places the ranks that have not
+ * arrived on the leaves as soon as every position with children is
+ * taken (sack_plan_defer_leaves; communicators up to SACK_SEQ_TAGS ranks):
+ * their data flows before they enter. Without a: rt_sack_bcast. */
+int rt_sack_bcast_auto(char *buf, uint64_t bytes, uint64_t seg, int root,
+                       const struct sack_tree *t, MPI_Comm priv, int rank, struct sack_auto *a,
+                       struct sack_probe *pr);
+
+/* The site of a call of `bytes` (table tab: the communicator's bcast
+ * rules), or NULL: no automatic mode for it. */
+struct sack_auto_site *rt_sack_auto_site(struct sack_auto *a, const struct acct_table *tab,
+                                         uint64_t bytes);
+
+/* Before the call: counts it; true if it runs with reordering (the site is
+ * on, or the call is a probe); fills *pr. */
+bool rt_sack_auto_begin(struct sack_auto *a, struct sack_auto_site *site, struct sack_probe *pr);
+
+/* After a successful call that took the SACK branch: keeps the rate
+ * measured, feeds the vote; log (one process, e.g. rank 0 of the
+ * communicator) writes a debug line when the state changes. */
+void rt_sack_auto_end(struct sack_auto *a, struct sack_auto_site *site, const struct sack_probe *pr,
+                      uint64_t bytes, bool log);
 
 #endif

@@ -161,6 +161,7 @@ int sack_plan_init(struct sack_plan *p, const struct sack_tree *t, enum sack_fil
 {
     int rc;
     p->order = NULL;
+    p->ninner = -1;
     if (t->size < 1)
         return -1;
     p->tree = *t;
@@ -174,6 +175,29 @@ int sack_plan_init(struct sack_plan *p, const struct sack_tree *t, enum sack_fil
         p->order = NULL;
     }
     return rc;
+}
+
+int sack_plan_defer_leaves(struct sack_plan *p)
+{
+    const int n = p->tree.size;
+    int *tmp = malloc((size_t)n * sizeof *tmp), m = 1;
+    if (tmp == NULL || p->order == NULL) {
+        free(tmp);
+        return -1;
+    }
+    tmp[0] = p->order[0];
+    for (int pass = 0; pass < 2; pass++) {
+        for (int i = 1; i < n; i++) {
+            int k = sack_tree_children(&p->tree, p->order[i], NULL, 0);
+            if ((k > 0) == (pass == 0))
+                tmp[m++] = p->order[i];
+        }
+        if (pass == 0)
+            p->ninner = m - 1;
+    }
+    memcpy(p->order, tmp, (size_t)n * sizeof *tmp);
+    free(tmp);
+    return m == n ? 0 : -1;
 }
 
 void sack_plan_fini(struct sack_plan *p)
@@ -211,4 +235,136 @@ int sack_plan_map(const struct sack_plan *p, int root, const int *arrival, int *
     }
     free(seen);
     return rc;
+}
+
+/* ---- automatic mode ---------------------------------------------------- */
+
+bool sack_auto_is_probe(uint64_t call)
+{
+    return call >= 1 && ((call <= 64 && (call & (call - 1)) == 0) || call % 64 == 0);
+}
+
+static double dmax(double a, double b)
+{
+    return a > b ? a : b;
+}
+
+double sack_model_finish(const struct sack_tree *t, const int *rank_of_pos, const double *arrive,
+                         double h, double s, double t_leaves)
+{
+    struct sack_plan bf;
+    const int n = t->size;
+    const bool reordered = t_leaves >= 0;
+    double fin = -1;
+    if (n < 1 || !(h >= 0) || !(s >= 0) || sack_plan_init(&bf, t, SACK_FILL_BF) != 0)
+        return -1;
+    /* fwd[p]: when p can pass data on; end[p]: when all of it is there */
+    double *fwd = malloc((size_t)n * sizeof *fwd), *end = malloc((size_t)n * sizeof *end);
+    int *kid = malloc((size_t)n * sizeof *kid);
+    if (fwd != NULL && end != NULL && kid != NULL) {
+        fwd[0] = end[0] = fin = dmax(0, arrive[rank_of_pos[0]]);
+    }
+    for (int i = 0; fin >= 0 && i < n; i++) { /* parents before children */
+        int u = bf.order[i];
+        int k = sack_tree_children(t, u, kid, n);
+        if (k < 0) {
+            fin = -1;
+            break;
+        }
+        double link = fwd[u] + s;
+        /* reordered: each child in the order it gets its place (the SACK
+         * loop serves each as soon as it is known, one link); static: all
+         * children together from the start, sharing the link */
+        for (int done = 0; done < k; done++) {
+            int best = -1;
+            double bt = 0;
+            for (int c = 0; c < k; c++) {
+                if (kid[c] < 0)
+                    continue;
+                bool leaf = sack_tree_children(t, kid[c], NULL, 0) == 0;
+                double when = !reordered ? 0 : leaf ? t_leaves : arrive[rank_of_pos[kid[c]]];
+                if (best < 0 || when < bt)
+                    best = c, bt = when;
+            }
+            int v = kid[best];
+            double a = dmax(0, arrive[rank_of_pos[v]]), st, xend;
+            kid[best] = -1;
+            if (reordered) {
+                st = dmax(link, bt);
+                link = st + h;
+                xend = st + h;
+            } else {
+                st = fwd[u] + s;
+                xend = st + (double)k * h;
+            }
+            /* data may reach a rank before it enters (it is buffered):
+             * it forwards and leaves once it has entered */
+            fwd[v] = dmax(st + s, a);
+            end[v] = dmax(dmax(xend, end[u] + s), a);
+            fin = dmax(fin, end[v]);
+        }
+    }
+    free(fwd);
+    free(end);
+    free(kid);
+    sack_plan_fini(&bf);
+    return fin;
+}
+
+int sack_auto_judge(const struct sack_tree *t, enum sack_fill fill, int root, const double *arrive,
+                    double h, double s, double *gain, double *cost)
+{
+    struct sack_plan p;
+    const int n = t->size;
+    int rc = -2;
+    if (n < 1 || root < 0 || root >= n || !(h > 0) || !(s > 0) || s > h ||
+        sack_plan_init(&p, t, fill) != 0)
+        return -2;
+    int *order = malloc((size_t)n * sizeof *order), *rop = malloc((size_t)n * sizeof *rop);
+    if (order != NULL && rop != NULL && sack_plan_defer_leaves(&p) == 0) {
+        double last = 0, t_leaves = 0;
+        /* the arrival order: non-roots by arrival time, ties by rank (stable) */
+        int m = 0;
+        for (int r = 1; r < n; r++)
+            order[m++] = (root + r) % n;
+        for (int i = 1; i < m; i++)
+            for (int j = i; j > 0 && arrive[order[j]] < arrive[order[j - 1]]; j--) {
+                int x = order[j];
+                order[j] = order[j - 1];
+                order[j - 1] = x;
+            }
+        for (int r = 0; r < n; r++)
+            last = dmax(last, arrive[r]);
+        /* the leaves are placed when the last position with children is */
+        if (p.ninner > 0)
+            t_leaves = dmax(0, arrive[order[p.ninner - 1]]);
+        for (int q = 0; q < n; q++)
+            rop[q] = (root + q) % n;
+        double ts = sack_model_finish(t, rop, arrive, h, s, -1);
+        double tr = sack_plan_map(&p, root, order, rop) == 0
+                        ? sack_model_finish(t, rop, arrive, h, s, t_leaves)
+                        : -1;
+        if (ts >= 0 && tr >= 0) {
+            *gain = ts - tr;
+            *cost = SACK_AUTO_C0 + SACK_AUTO_REL * (ts - last);
+            rc = *gain > 1.1 * *cost ? 1 : *gain < *cost ? -1 : 0;
+        }
+    }
+    free(order);
+    free(rop);
+    sack_plan_fini(&p);
+    return rc;
+}
+
+bool sack_auto_feed(struct sack_auto_hist *h, int vote)
+{
+    const unsigned mask = 0x1f;
+    h->plus = ((h->plus << 1) | (vote > 0)) & mask;
+    h->minus = ((h->minus << 1) | (vote < 0)) & mask;
+    h->n = h->n < 5 ? h->n + 1 : 5;
+    if (!h->on && __builtin_popcount(h->plus) >= 3)
+        h->on = true;
+    else if (h->on && h->n == 5 && h->minus == mask)
+        h->on = false;
+    return h->on;
 }

@@ -28,6 +28,7 @@
 #define ACCT_RT_SACK_PLAN_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "acct/topo.h"
 
@@ -49,6 +50,8 @@ struct sack_plan {
     struct sack_tree tree;
     enum sack_fill fill;
     int *order; /* size entries: positions in fill order, order[0] = 0 */
+    int ninner; /* after sack_plan_defer_leaves: order[1..ninner] are the positions
+                 * with children, order[ninner+1..] the leaves; -1 before */
 };
 
 /* The tree that a bcast algorithm (registry name) uses, with fan-out
@@ -74,6 +77,14 @@ const char *sack_fill_name(enum sack_fill f);
 int sack_plan_init(struct sack_plan *p, const struct sack_tree *t, enum sack_fill fill);
 void sack_plan_fini(struct sack_plan *p);
 
+/* Move the leaves to the end of the fill order (stable: each part keeps
+ * its order, so parents still come before children) and set p->ninner.
+ * The runtime fills the positions that forward data with the earliest
+ * arrivals, then places every rank not arrived yet on the leaves at once,
+ * so that their data can flow into the network (and, over TCP, into their
+ * socket buffers) before they enter the call. Returns 0, or -1. */
+int sack_plan_defer_leaves(struct sack_plan *p);
+
 /* The position of the i-th arrival (i from 1; 0 is the root itself). */
 static inline int sack_plan_position(const struct sack_plan *p, int i)
 {
@@ -85,5 +96,53 @@ static inline int sack_plan_position(const struct sack_plan *p, int i)
  * rank_of_pos[size] (rank_of_pos[0] = root). 0, or -1 if arrival is not a
  * permutation of the non-root ranks. */
 int sack_plan_map(const struct sack_plan *p, int root, const int *arrival, int *rank_of_pos);
+
+/* ---- automatic mode (docs/sack.md "Automatic mode"): the pure parts ----
+ *
+ * Probe calls. A call site (communicator, collective, entry of the rules
+ * table) counts its calls on every rank alike; calls 1, 2, 4, ..., 64 and
+ * then every 64th are probes (SACK calls in which the root measures when
+ * each rank arrived). */
+bool sack_auto_is_probe(uint64_t call);
+
+/* The criterion, at the root of a probe. arrive[r]: when rank r entered
+ * the call, in seconds after the root did (the root's own is 0; ranks that
+ * were there first count 0); h: seconds one whole message takes on one
+ * link; s: one segment (h when unsegmented). Two simple models of the same
+ * tree (sack_model_finish), both with eager sends (TCP: data flows into a
+ * rank's socket buffers before it enters the call; it forwards once it
+ * has entered):
+ *   static:    rank (root + p) % size at position p; a parent sends to all
+ *              its children at once, sharing its link;
+ *   reordered: the positions with children by arrival order along the
+ *              fill order, the leaves all at once when those are taken
+ *              (sack_plan_defer_leaves); a parent serves each child as
+ *              soon as it is placed, one transfer at a time on its link.
+ * A transfer cannot end before the parent's own has (plus s).
+ * gain = T_static - T_reordered; cost = the protocol's price,
+ * SACK_AUTO_C0 + SACK_AUTO_REL * (T_static - latest arrival). Vote +1 when
+ * gain > 1.1 cost, -1 when gain < cost, else 0. -2 on bad arguments. */
+#define SACK_AUTO_C0 50e-6   /* seconds: SACK round trip and root overheads (docs/sack.md) */
+#define SACK_AUTO_REL 0.05   /* and 5 % of the transfer time */
+int sack_auto_judge(const struct sack_tree *t, enum sack_fill fill, int root, const double *arrive,
+                    double h, double s, double *gain, double *cost);
+
+/* Finishing time of a bcast over tree t with rank_of_pos (see above):
+ * t_leaves < 0: the static model; else the reordered one, leaves placed at
+ * t_leaves. < 0 on bad arguments or out of memory. */
+double sack_model_finish(const struct sack_tree *t, const int *rank_of_pos, const double *arrive,
+                         double h, double s, double t_leaves);
+
+/* Hysteresis over the votes of a call site (the same on every rank: every
+ * rank feeds it the same votes). Turns on when at least 3 of the last 5
+ * votes were +1, off when the last 5 were all -1. */
+struct sack_auto_hist {
+    unsigned plus, minus; /* the last 5 votes as bit masks, newest in bit 0 */
+    unsigned n;           /* votes seen (up to 5 count) */
+    bool on;
+};
+
+/* Feed one vote (+1, 0, -1); returns the new state (also in h->on). */
+bool sack_auto_feed(struct sack_auto_hist *h, int vote);
 
 #endif

@@ -13,6 +13,13 @@
  * with the forced algorithm) and through PMPI_<coll> (the native library).
  * The whole receive buffers, gaps included, must be byte-identical.
  *
+ * Reorder mode (matrix_check.sh with REORDER=1 forces the algorithm with
+ * SACK reordering, docs/sack.md): ACCT_MATRIX_DELAY_US=MAX makes every rank
+ * sleep before each MPI_<coll> call for a random time drawn from its own
+ * seed (ACCT_MATRIX_SEED, default 1, and the world rank): 0 in 40 % of the
+ * calls, else up to MAX µs, 5 x MAX in 5 %, so ranks enter in changing
+ * orders. The native reference calls run without delay.
+ *
  * Rank 0 prints: "matrix: <coll> np=<n> cases=<n> calls=<n> errors=<n> OK|FAILED"
  * where calls is how many MPI_<coll> calls rank 0 made (the driver compares
  * it with ACCT_REPORT). Exit status 0 only without errors. */
@@ -24,6 +31,23 @@
 #include <time.h>
 
 static int wrank, wsize;
+static long delay_max; /* µs; 0: no entry delays */
+static unsigned long long delay_rng;
+
+/* Before each ACCT call in reorder mode: a seeded random entry delay. */
+static void entry_delay(void)
+{
+    if (delay_max <= 0)
+        return;
+    delay_rng = delay_rng * 6364136223846793005ULL + 1442695040888963407ULL;
+    unsigned r = (unsigned)(delay_rng >> 33) % 100;
+    delay_rng = delay_rng * 6364136223846793005ULL + 1442695040888963407ULL;
+    long us = r < 40 ? 0 : r < 95 ? (long)((delay_rng >> 33) % (unsigned long long)delay_max)
+                                  : 5 * delay_max;
+    struct timespec ts = {us / 1000000, (us % 1000000) * 1000};
+    if (us > 0)
+        nanosleep(&ts, NULL);
+}
 static long cases, errors, calls;
 static const char *coll;
 
@@ -174,6 +198,7 @@ static void run_bcast(MPI_Comm comm, int rank, int size)
                 MPI_Datatype dt = t < T_COUNT ? types[t] : (rank == root ? contig3 : MPI_INT);
                 int cnt = t < T_COUNT ? n : (rank == root ? n : 3 * n);
                 struct pair p = pair_new((size_t)cnt * extent_of(dt), (unsigned)(rank == root ? 1 : 100 + rank));
+                entry_delay();
                 MPI_Bcast(p.acct, cnt, dt, root, comm);
                 calls++;
                 PMPI_Bcast(p.native, cnt, dt, root, comm);
@@ -203,9 +228,11 @@ static void run_reduce(MPI_Comm comm, int rank, int size, int all)
                     }
                     const void *s = inplace ? MPI_IN_PLACE : send;
                     if (all) {
+                        entry_delay();
                         MPI_Allreduce(s, p.acct, n, dt, op, comm);
                         PMPI_Allreduce(s, p.native, n, dt, op, comm);
                     } else {
+                        entry_delay();
                         MPI_Reduce(s, p.acct, n, dt, op, root, comm);
                         PMPI_Reduce(s, p.native, n, dt, op, root, comm);
                     }
@@ -234,10 +261,12 @@ static void run_rsb(MPI_Comm comm, int rank, int size)
                 if (ip) {
                     memcpy(p.acct, send, all_n * es);
                     memcpy(p.native, send, all_n * es);
+                    entry_delay();
                     MPI_Reduce_scatter_block(MPI_IN_PLACE, p.acct, n, dt, op, comm);
                     PMPI_Reduce_scatter_block(MPI_IN_PLACE, p.native, n, dt, op, comm);
                     p.n = (size_t)n * es; /* only the first block is defined */
                 } else {
+                    entry_delay();
                     MPI_Reduce_scatter_block(send, p.acct, n, dt, op, comm);
                     PMPI_Reduce_scatter_block(send, p.native, n, dt, op, comm);
                 }
@@ -279,6 +308,7 @@ static void run_gather_scatter(MPI_Comm comm, int rank, int size, int scatter)
                             fill((char *)p.acct + off, own_bytes, (unsigned)(rank + 3));
                             memcpy(p.native, p.acct, p.n);
                         }
+                        entry_delay();
                         MPI_Gather(inplace ? MPI_IN_PLACE : mine, bc, is_root ? bt : ot, p.acct,
                                    root_all_c, root_all_t, root, comm);
                         PMPI_Gather(inplace ? MPI_IN_PLACE : mine, bc, is_root ? bt : ot, p.native,
@@ -289,6 +319,7 @@ static void run_gather_scatter(MPI_Comm comm, int rank, int size, int scatter)
                         if (is_root)
                             fill(all, all_bytes, 13);
                         struct pair p = pair_new(inplace ? 0 : own_bytes, (unsigned)(rank + 17));
+                        entry_delay();
                         MPI_Scatter(all, root_all_c, root_all_t, inplace ? MPI_IN_PLACE : p.acct, bc,
                                     is_root ? bt : ot, root, comm);
                         PMPI_Scatter(all, root_all_c, root_all_t, inplace ? MPI_IN_PLACE : p.native,
@@ -325,9 +356,11 @@ static void run_all(MPI_Comm comm, int rank, int size, int a2a)
                 }
                 const void *s = ip ? MPI_IN_PLACE : send;
                 if (a2a) {
+                    entry_delay();
                     MPI_Alltoall(s, sc, st, p.acct, rc, rt, comm);
                     PMPI_Alltoall(s, sc, st, p.native, rc, rt, comm);
                 } else {
+                    entry_delay();
                     MPI_Allgather(s, sc, st, p.acct, rc, rt, comm);
                     PMPI_Allgather(s, sc, st, p.native, rc, rt, comm);
                 }
@@ -386,6 +419,9 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
     MPI_Comm_size(MPI_COMM_WORLD, &wsize);
     coll = argc > 1 ? argv[1] : "";
+    const char *dm = getenv("ACCT_MATRIX_DELAY_US"), *ds = getenv("ACCT_MATRIX_SEED");
+    delay_max = dm != NULL ? atol(dm) : 0;
+    delay_rng = (ds != NULL ? strtoull(ds, NULL, 10) : 1) * 1000003ULL + (unsigned long long)wrank;
     make_types();
     for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
         int size = sizes[si];

@@ -5,6 +5,11 @@
 # went to native, never elsewhere).
 # Calls whose shape the algorithm's restrictions exclude run its fallback
 # chain (FALLBACKS: comma-separated, "-" for none) or native.
+# Reorder mode (ACCT_MATRIX_REORDER=MAX_DELAY_US in the environment): the
+# method is forced with SACK reordering (ALG:SEG::reorder), every rank sleeps
+# a seeded random time of up to MAX_DELAY_US before each call
+# (ACCT_MATRIX_DELAY_US, see matrix.c), and the SACK branch must have run
+# (its debug line with ACCT_VERBOSE=2).
 # usage: matrix_check.sh NP COLL ALG SEG FALLBACKS LIBACCT_SO MATRIX MPIEXEC [FLAGS...]
 set -u
 np=$1 coll=$2 alg=$3 seg=$4 fallbacks=$5 lib=$6 prog=$7 mpiexec=$8
@@ -15,9 +20,16 @@ trap 'rm -rf "$work"' EXIT
 preload="${ACCT_TEST_PRELOAD:+$ACCT_TEST_PRELOAD }$lib"
 force="$coll=$alg"
 [ "$seg" != 0 ] && force="$force:$seg"
+reorder=${ACCT_MATRIX_REORDER:-}
+extra=()
+if [ -n "$reorder" ]; then
+    [ "$seg" != 0 ] || force="$force:"
+    force="$force::reorder"
+    extra=(-x ACCT_MATRIX_DELAY_US="$reorder" -x ACCT_MATRIX_SEED="${ACCT_MATRIX_SEED:-1}" -x ACCT_VERBOSE=2)
+fi
 
 timeout 600 "$mpiexec" "${flags[@]}" -np "$np" \
-    -x LD_PRELOAD="$preload" -x ACCT_FORCE="$force" -x ACCT_REPORT="$work/report.yaml" \
+    -x LD_PRELOAD="$preload" -x ACCT_FORCE="$force" -x ACCT_REPORT="$work/report.yaml" "${extra[@]}" \
     ${ASAN_OPTIONS:+-x ASAN_OPTIONS} "$prog" "$coll" >"$work/out" 2>"$work/err"
 rc=$?
 cat "$work/out"
@@ -41,5 +53,10 @@ rows=$(sed -n '/^collectives:/,/^detail/p' "$work/report.yaml" | grep -c "{colle
 ok_rows=0
 for a in $allowed; do grep -q "{collective: $coll, algorithm: $a," "$work/report.yaml" && ok_rows=$((ok_rows + 1)); done
 [ "$rows" -le "$ok_rows" ] || fail "calls went to other algorithms than $allowed"
+if [ -n "$reorder" ]; then
+    grep -q "SACK reordering: first $coll as root" "$work/err" ||
+        fail "reorder mode: the SACK branch of $coll did not run (no debug line)"
+    echo "ok - reorder mode: $force, entry delays up to $reorder us, SACK branch ran"
+fi
 echo "ok - $coll/$alg (segment $seg): $ran of $calls calls on rank 0 ran $alg, $via its fallbacks ($fallbacks), the rest native (restrictions)"
 echo "1 passed, 0 failed"

@@ -3,14 +3,16 @@
  *
  *   mpirun -np 8 [-x LD_PRELOAD=libacct.so -x ACCT_RULES=R [-x ACCT_SACK_FILL=df|bf]]
  *       acct-sack-bench [--pattern none|interior|leaf|random] [--bytes 1M]
- *                       [--reps 5] [--delays 200,300,400] [--seed N]
+ *                       [--reps 5] [--delays 200,300,400] [--seed N] [--timeline 1]
  *
  * Each repetition: a barrier (synchronised start), the late ranks sleep
  * their delay (ms), every rank calls MPI_Bcast(bytes, root 0) and checks
  * the data. The time of a repetition is the largest, over ranks, of
  * (end of the bcast - end of the barrier) on that rank: what the slowest
  * process sees, delays included. One warm-up repetition without delays is
- * not counted. Prints one line from rank 0:
+ * not counted (--warmup N: N of them; over TCP, SACK's changing pairs of
+ * processes need a few calls before every connection exists and the
+ * kernel has grown its buffers, docs/sack.md). Prints one line from rank 0:
  *   pattern=interior late=1:200,2:300,4:400 bytes=1048576 reps=5 median_ms=... min_ms=... max_ms=...
  *
  * Patterns (for 8 ranks; delays in the order given):
@@ -29,7 +31,11 @@
  * "bcast=binomial:8K": the static tree) then mode B (forcing cleared: the
  * rules file, e.g. the same tree with reorder: true) under the same delays,
  * so both see the same machine load; prints B's figures and the median of
- * the per-repetition ratios B/A as well. */
+ * the per-repetition ratios B/A as well.
+ *
+ * --timeline 1: rank 0 also prints, per repetition (and mode), when each
+ * rank left the bcast, in ms after the barrier ("timeline rep=R mode=A|B
+ * rank:ms ..."): where the time goes. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,6 +85,9 @@ int main(int argc, char **argv)
     long delays[MAX_LATE] = {200, 300, 400};
     unsigned long long seed = 2000;
     const char *alternate = NULL; /* ACCT_FORCE spec of mode A; B = the rules */
+    const char *alternate_b = NULL; /* --alternate-b: ACCT_FORCE spec of mode B (NULL: rules) */
+    int timeline = 0;             /* --timeline 1: per-rank end times of every repetition */
+    int warmup = 1;               /* --warmup N: repetitions without delays, not counted */
 
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -95,6 +104,12 @@ int main(int argc, char **argv)
             reps = atoi(v);
         else if (strcmp(argv[i], "--alternate") == 0)
             alternate = v;
+        else if (strcmp(argv[i], "--alternate-b") == 0)
+            alternate_b = v;
+        else if (strcmp(argv[i], "--warmup") == 0)
+            warmup = atoi(v);
+        else if (strcmp(argv[i], "--timeline") == 0)
+            timeline = atoi(v);
         else if (strcmp(argv[i], "--seed") == 0)
             seed = strtoull(v, NULL, 10);
         else if (strcmp(argv[i], "--delays") == 0) {
@@ -114,13 +129,13 @@ int main(int argc, char **argv)
     }
     int is_fixed = strcmp(pattern, "interior") == 0 || strcmp(pattern, "leaf") == 0;
     int is_random = strcmp(pattern, "random") == 0, is_none = strcmp(pattern, "none") == 0;
-    if (bad || bytes < 0 || bytes > (1L << 30) || reps < 1 || ndelay < 1 ||
+    if (bad || bytes < 0 || bytes > (1L << 30) || reps < 1 || ndelay < 1 || warmup < 1 ||
         !(is_fixed || is_random || is_none) || (is_fixed && (size < 8 || ndelay > 3)) ||
         (is_random && ndelay >= size)) {
         if (rank == 0)
             fprintf(stderr, "usage: acct-sack-bench [--pattern none|interior|leaf|random] "
                             "[--bytes N[K|M]] [--reps N] [--delays MS,MS,...] [--seed N] "
-                            "[--alternate FORCE_SPEC] "
+                            "[--alternate FORCE_SPEC [--alternate-b FORCE_SPEC]] [--timeline 1] [--warmup N] "
                             "(interior/leaf: 8+ ranks, 3 delays at most)\n");
         MPI_Finalize();
         return 2;
@@ -132,7 +147,7 @@ int main(int argc, char **argv)
     double *t = malloc(sizeof(double) * (size_t)reps * 2), *ratio = malloc(sizeof(double) * (size_t)reps);
     char late_desc[256] = "";
     rng = seed;
-    for (int r = -1; r < reps; r++) { /* r = -1: warm-up, nobody late */
+    for (int r = -warmup; r < reps; r++) { /* r < 0: warm-up, nobody late */
         int late[MAX_LATE];
         for (int i = 0; i < ndelay; i++) {
             if (strcmp(pattern, "random") == 0) {
@@ -164,10 +179,10 @@ int main(int argc, char **argv)
             }
         }
         for (int m = 0; m < modes; m++) { /* A: forced spec, B: the rules */
-            if (modes == 2 && acct_tool_force(m == 0 ? alternate : NULL) != 0)
+            if (modes == 2 && acct_tool_force(m == 0 ? alternate : alternate_b) != 0)
                 bad++;
             for (long i = 0; i < bytes; i++)
-                buf[i] = rank == 0 ? (char)(i * 7 + r) : 0;
+                buf[i] = rank == 0 ? (char)(i * 7 + r + warmup) : 0;
             MPI_Barrier(MPI_COMM_WORLD);
             double t0 = now_s();
             if (my_delay > 0) {
@@ -177,8 +192,19 @@ int main(int argc, char **argv)
             MPI_Bcast(buf, (int)bytes, MPI_BYTE, 0, MPI_COMM_WORLD);
             double dt = now_s() - t0, worst = 0;
             for (long i = 0; i < bytes; i++)
-                bad += buf[i] != (char)(i * 7 + r);
+                bad += buf[i] != (char)(i * 7 + r + warmup);
             MPI_Reduce(&dt, &worst, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+            if (timeline && r >= 0) { /* when each rank left the bcast (ms after the barrier) */
+                double *all = rank == 0 ? malloc(sizeof(double) * (size_t)size) : NULL;
+                MPI_Gather(&dt, 1, MPI_DOUBLE, all, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+                if (rank == 0 && all != NULL) {
+                    printf("timeline rep=%d mode=%c", r, 'A' + m);
+                    for (int q = 0; q < size; q++)
+                        printf(" %d:%.1f", q, all[q] * 1e3);
+                    printf("\n");
+                }
+                free(all);
+            }
             if (r >= 0)
                 t[m * reps + r] = worst * 1e3;
         }
@@ -196,9 +222,10 @@ int main(int argc, char **argv)
             lo[m] = x[0];
             hi[m] = x[reps - 1];
         }
-        printf("pattern=%s late=%s bytes=%ld ranks=%d reps=%d median_ms=%.3f min_ms=%.3f "
-               "max_ms=%.3f",
-               pattern, ndelay ? late_desc : "-", bytes, size, reps, med[0], lo[0], hi[0]);
+        printf("pattern=%s late=%s bytes=%ld ranks=%d acct=%d reps=%d median_ms=%.3f "
+               "min_ms=%.3f max_ms=%.3f",
+               pattern, ndelay ? late_desc : "-", bytes, size, acct_tool_active(), reps, med[0],
+               lo[0], hi[0]);
         if (modes == 2) {
             qsort(ratio, (size_t)reps, sizeof *ratio, cmp);
             printf(" B_median_ms=%.3f B_min_ms=%.3f B_max_ms=%.3f B_over_A_median=%.3f",

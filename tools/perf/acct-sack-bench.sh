@@ -3,7 +3,7 @@
 # acct-sack-bench, one mpirun each, medians side by side.
 #
 #   tools/perf/acct-sack-bench.sh [-n NP] [-r REPS] [-b BYTES] [-s SEGMENT] [-m MODES] [-p PATTERNS]
-#                                 [-d DELAYS_MS]
+#                                 [-d DELAYS_MS] [-a BENCH_ARG]...
 #                                 LIBACCT_SO ACCT_SACK_BENCH LAUNCHER...
 #
 # LAUNCHER is the mpirun command line without -np, e.g. on this host
@@ -11,7 +11,8 @@
 #          --mca btl self,vader,tcp --mca btl_vader_single_copy_mechanism none
 # or on the emulated cluster
 #   tests/cluster/acct-cluster run -p eth -- --map-by node
-# Modes: native (no preload: the MPI library's bcast), static (ACCT's
+# Modes: native (no preload: the MPI library's bcast), ompi (no preload, Open
+# MPI's coll/tuned binomial forced with SEGMENT segments), static (ACCT's
 # binomial tree, SEGMENT segments, reorder false), df, bf (the same with
 # reorder true and ACCT_SACK_FILL); ab-df, ab-bf: static and reordered
 # alternating within each repetition of one job (acct-sack-bench
@@ -21,10 +22,11 @@ set -eu
 np=8 reps=5 bytes=1M seg=8K delays=200,300,400
 modes="native static df bf"
 patterns="none interior leaf random"
-while getopts n:r:b:s:m:p:d: o; do
+extra=()
+while getopts n:r:b:s:m:p:d:a: o; do
   case $o in
     n) np=$OPTARG ;; r) reps=$OPTARG ;; b) bytes=$OPTARG ;; s) seg=$OPTARG ;;
-    m) modes=$OPTARG ;; p) patterns=$OPTARG ;; d) delays=$OPTARG ;;
+    m) modes=$OPTARG ;; p) patterns=$OPTARG ;; d) delays=$OPTARG ;; a) extra+=("$OPTARG") ;;
     *) exit 2 ;;
   esac
 done
@@ -34,17 +36,14 @@ lib=$1 bench=$2
 shift 2
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-rules() { # reorder true|false
-  cat <<YAML
-acct_rules: 1
-provenance: {partition: bench, interconnect: any, version: 1, source: manual, created: "2026-11-22T12:00:00Z"}
-collectives:
-  bcast:
-    - {comm_size: [2, max], algorithm: binomial, segment: $seg, reorder: $1}
-YAML
+bytes_of() { # 8K -> 8192
+  case $1 in
+    *[kK]) echo $((${1%?} * 1024)) ;; *[mM]) echo $((${1%?} * 1048576)) ;; *) echo "$1" ;;
+  esac
 }
-rules false > "$work/static.yaml"
-rules true > "$work/reorder.yaml"
+# The methods go by ACCT_FORCE (docs/rules.md), not a rules file: nothing
+# to put where every node can read it (the emulated nodes have a private /tmp).
+static_spec="bcast=binomial:$seg" reorder_spec="bcast=binomial:$seg::reorder"
 printf '%-9s' pattern
 for m in $modes; do printf ' %12s' "$m"; done
 printf '   (median ms of %s, %s bytes, %s ranks, segment %s)\n' "$reps" "$bytes" "$np" "$seg"
@@ -53,16 +52,19 @@ for p in $patterns; do
   for m in $modes; do
     case $m in
       native) env=() ;;
-      static) env=(-x LD_PRELOAD="$lib" -x ACCT_RULES="$work/static.yaml") ;;
-      df | bf) env=(-x LD_PRELOAD="$lib" -x ACCT_RULES="$work/reorder.yaml" -x ACCT_SACK_FILL=$m) ;;
+      ompi) # Open MPI's own binomial with SEGMENT segments (the issue's reference)
+        env=(--mca coll_tuned_use_dynamic_rules 1 --mca coll_tuned_bcast_algorithm 6
+             --mca coll_tuned_bcast_algorithm_segmentsize "$(bytes_of "$seg")") ;;
+      static) env=(-x LD_PRELOAD="$lib" -x ACCT_FORCE="$static_spec") ;;
+      df | bf) env=(-x LD_PRELOAD="$lib" -x ACCT_FORCE="$reorder_spec" -x ACCT_SACK_FILL="$m") ;;
       ab-df | ab-bf) # static then reordered in each repetition: the cell is reordered/static
-        env=(-x LD_PRELOAD="$lib" -x ACCT_RULES="$work/reorder.yaml" -x ACCT_SACK_FILL=${m#ab-}) ;;
+        env=(-x LD_PRELOAD="$lib" -x ACCT_SACK_FILL="${m#ab-}") ;;
       *) echo "unknown mode $m" >&2; exit 2 ;;
     esac
     alt=()
-    [[ $m == ab-* ]] && alt=(--alternate "bcast=binomial:$seg")
+    [[ $m == ab-* ]] && alt=(--alternate "$static_spec" --alternate-b "$reorder_spec")
     out=$("$@" "${env[@]}" -np "$np" "$bench" --pattern "$p" --bytes "$bytes" --reps "$reps" \
-          --delays "$delays" "${alt[@]}" 2>"$work/err") ||
+          --delays "$delays" "${alt[@]}" "${extra[@]}" 2>"$work/err") ||
       { echo; cat "$work/err" >&2; exit 1; }
     echo "$m $out" >> "$work/lines"
     med=$(sed -n 's/.* median_ms=\([0-9.]*\).*/\1/p' <<<"$out")
@@ -73,3 +75,6 @@ for p in $patterns; do
 done
 echo "# raw lines:"
 cat "$work/lines"
+grep -q ' acct=0 ' <(grep -v '^native\|^ompi' "$work/lines") &&
+  { echo "ACCT was not active in an ACCT mode (see acct=0 above)" >&2; exit 1; }
+true

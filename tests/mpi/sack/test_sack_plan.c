@@ -5,7 +5,11 @@
  * exactly once; the tree is connected and acyclic; parents come before
  * children; BF fills by depth (earliest arrivals nearest the root); DF is
  * the preorder in serving order (the first arrivals go down the first
- * branch); the rank mapping is the arrival order along the fill order. */
+ * branch); the rank mapping is the arrival order along the fill order.
+ * The automatic mode's pure parts: the probe schedule, the two models and
+ * the criterion on the paper's experiment (late interior processes: on;
+ * nobody late, late leaves: off), the hysteresis. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -165,6 +169,117 @@ static void check_plan(const char *name, const struct sack_tree *t, enum sack_fi
     sack_plan_fini(&p);
 }
 
+/* sack_plan_defer_leaves: the positions with children first (in fill
+ * order), then the leaves (in fill order); parents still before children. */
+static void check_deferred(const char *name, const struct sack_tree *t)
+{
+    const int P = t->size;
+    for (int f = 0; f < 2; f++) {
+        struct sack_plan p, q;
+        CHECK(sack_plan_init(&p, t, f ? SACK_FILL_BF : SACK_FILL_DF) == 0 &&
+                  sack_plan_init(&q, t, f ? SACK_FILL_BF : SACK_FILL_DF) == 0 && p.ninner == -1,
+              "%s P=%d init", name, P);
+        CHECK(sack_plan_defer_leaves(&p) == 0, "%s P=%d defer", name, P);
+        int inner = 0, *at = calloc((size_t)P, sizeof(int));
+        for (int i = 1; i < P; i++)
+            inner += sack_tree_children(t, i, NULL, 0) > 0;
+        CHECK(p.ninner == inner && p.order[0] == 0, "%s P=%d ninner %d != %d", name, P, p.ninner,
+              inner);
+        for (int i = 0; i < P; i++)
+            at[p.order[i]] = i;
+        for (int i = 1; i < P; i++) {
+            int pos = p.order[i], kids = sack_tree_children(t, pos, NULL, 0);
+            CHECK((i <= p.ninner) == (kids > 0), "%s P=%d order[%d]=%d misplaced", name, P, i, pos);
+            CHECK(at[sack_tree_parent(t, pos)] < i, "%s P=%d parent after child", name, P);
+        }
+        /* each part keeps the fill order */
+        int last_in = 0, last_leaf = 0;
+        for (int i = 1; i < P; i++) {
+            int j = 0;
+            while (q.order[j] != p.order[i])
+                j++;
+            int *last = i <= p.ninner ? &last_in : &last_leaf;
+            CHECK(j > *last, "%s P=%d not stable", name, P);
+            *last = j;
+        }
+        free(at);
+        sack_plan_fini(&p);
+        sack_plan_fini(&q);
+    }
+}
+
+/* The automatic mode (sack_plan.h): probes, models, criterion, hysteresis. */
+static void check_auto(void)
+{
+    struct sack_tree t;
+    double arr[64], gain = 0, cost = 0;
+    const double h = 0.084, s = h / 128; /* 1 MiB in 8 KiB segments at 100 Mbit/s */
+    /* probes: 1, 2, 4, ..., 64, then every 64th */
+    int probes = 0;
+    for (uint64_t n = 0; n <= 1024; n++)
+        probes += sack_auto_is_probe(n);
+    CHECK(probes == 7 + 15, "%d probes in calls 0..1024", probes);
+    CHECK(sack_auto_is_probe(1) && sack_auto_is_probe(8) && !sack_auto_is_probe(3) &&
+              !sack_auto_is_probe(96) && sack_auto_is_probe(192) && !sack_auto_is_probe(0),
+          "probe schedule");
+    sack_tree_of("binomial", 0, 2, 8, &t);
+    for (int f = 0; f < 2; f++) {
+        enum sack_fill fill = f ? SACK_FILL_BF : SACK_FILL_DF;
+        /* nobody late: both models give the binomial's 3 transfers at the root */
+        memset(arr, 0, sizeof arr);
+        CHECK(sack_auto_judge(&t, fill, 0, arr, h, s, &gain, &cost) == -1, "none: vote");
+        CHECK(gain > -cost && gain < cost, "none: gain %g cost %g", gain, cost);
+        int rop[8] = {0, 1, 2, 3, 4, 5, 6, 7};
+        double ts = sack_model_finish(&t, rop, arr, h, s, -1);
+        CHECK(ts > 3 * h - 1e-9 && ts < 3 * h + 4 * s, "none: static %g", ts);
+        /* ranks 1, 2, 4 late by 200/300/400 ms: reordered ~ last + h */
+        arr[1] = 0.2, arr[2] = 0.3, arr[4] = 0.4;
+        CHECK(sack_auto_judge(&t, fill, 0, arr, h, s, &gain, &cost) == 1, "interior: vote");
+        CHECK(gain > 1.5 * h, "interior: gain %g", gain);
+        /* static: rank 4 forwards 2 transfers after 400 ms; reordered: last arrival */
+        ts = sack_model_finish(&t, rop, arr, h, s, -1);
+        CHECK(ts > 0.4 + 2 * h - 1e-9 && ts < 0.4 + 2 * h + 4 * s, "interior: static %g", ts);
+        CHECK(ts - gain < 0.4 + 4 * s, "interior: reordered %g", ts - gain);
+        /* ... the same seen from another root (ranks rotated) */
+        double rot[8];
+        for (int r = 0; r < 8; r++)
+            rot[(r + 5) % 8] = arr[r];
+        CHECK(sack_auto_judge(&t, fill, 5, rot, h, s, &gain, &cost) == 1, "rotated: vote");
+        /* leaves 3, 5, 7 late: the static tree loses little */
+        memset(arr, 0, sizeof arr);
+        arr[3] = 0.2, arr[5] = 0.3, arr[7] = 0.4;
+        CHECK(sack_auto_judge(&t, fill, 0, arr, h, s, &gain, &cost) <= 0, "leaf: vote (gain %g)",
+              gain);
+        /* a small skew (10 us) on a fast link: not worth the protocol */
+        memset(arr, 0, sizeof arr);
+        arr[4] = 10e-6;
+        CHECK(sack_auto_judge(&t, fill, 0, arr, 20e-6, 20e-6, &gain, &cost) == -1, "tiny skew");
+    }
+    /* flat tree, every size: the models run, reordered never worse than static - cost */
+    for (int P = 1; P <= 64; P++) {
+        sack_tree_of("linear", 0, 2, P, &t);
+        for (int r = 0; r < P; r++)
+            arr[r] = (double)(next_rand() % 1000) * 1e-4;
+        arr[0] = 0;
+        int v = sack_auto_judge(&t, SACK_FILL_DF, 0, arr, h, s, &gain, &cost);
+        CHECK(v >= -1 && v <= 1 && gain > -1e-9, "flat P=%d vote %d gain %g", P, v, gain);
+    }
+    CHECK(sack_auto_judge(&t, SACK_FILL_DF, 0, arr, 0, 0, &gain, &cost) == -2, "h = 0 refused");
+    /* hysteresis: on after 3 of the last 5 +1, off after 5 -1 in a row */
+    struct sack_auto_hist hi = {0};
+    CHECK(!sack_auto_feed(&hi, 1) && !sack_auto_feed(&hi, 0) && !sack_auto_feed(&hi, -1),
+          "on early");
+    CHECK(!sack_auto_feed(&hi, 1), "on after 2 of 4 (+,0,-,+)");
+    CHECK(sack_auto_feed(&hi, 1) && hi.on, "not on after 3 of 5 (+,0,-,+,+)");
+    for (int i = 0; i < 4; i++)
+        CHECK(sack_auto_feed(&hi, -1), "off after %d -1", i + 1);
+    CHECK(!sack_auto_feed(&hi, -1), "still on after 5 -1");
+    struct sack_auto_hist flap = {0};
+    for (int i = 0; i < 40; i++) /* alternating +1/-1: 2-3 of 5, never 5 -1 in a row */
+        sack_auto_feed(&flap, i % 2 ? 1 : -1);
+    CHECK(flap.on, "alternating votes: on, and stays on");
+}
+
 int main(void)
 {
     static const struct {
@@ -186,6 +301,7 @@ int main(void)
             check_tree(name, &t);
             check_plan(name, &t, SACK_FILL_BF);
             check_plan(name, &t, SACK_FILL_DF);
+            check_deferred(name, &t);
             ntrees++;
         }
     /* the paper's 8-rank binomial example, as in sack_plan.h */
@@ -209,6 +325,7 @@ int main(void)
     CHECK(sack_fill_parse("df", SACK_FILL_BF, &f) == 0 && f == SACK_FILL_DF, "parse df");
     CHECK(sack_fill_parse(NULL, SACK_FILL_BF, &f) == 0 && f == SACK_FILL_BF, "parse default");
     CHECK(sack_fill_parse("depth", SACK_FILL_DF, &f) == -1, "parse junk");
-    printf("%d trees x 2 fills checked, %d failures\n", ntrees, failures);
+    check_auto();
+    printf("%d trees x 2 fills checked, automatic mode checked, %d failures\n", ntrees, failures);
     return failures ? 1 : 0;
 }

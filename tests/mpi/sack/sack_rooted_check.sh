@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Run sack_rooted_check with libacct preloaded and a rules file that turns
+# SACK reordering on for every reorder-capable scatter (one algorithm per
+# block-size range); fail unless the program passes, ACCT was active, every
+# algorithm ran, and the reorder branch ran with the requested fill (its
+# debug line, ACCT_VERBOSE=2). Allreduce is forced to a static ACCT
+# schedule, which shares the private communicator with the SACK messages.
+# usage: sack_rooted_check.sh LIBACCT_SO FILL MAX_DELAY_US random|late MPIEXEC ARGS... (ending with the program)
+set -u
+lib=$1 fill=$2 delay=$3 mode=$4
+shift 4
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cat > "$work/rules.yaml" <<'YAML'
+acct_rules: 1
+provenance: {partition: test, interconnect: shm, version: 1, source: manual, created: "2026-11-22T18:00:00Z"}
+collectives:
+  scatter:
+    - {comm_size: [1, max], bytes: [0, 1023], algorithm: linear, reorder: true}
+    - {comm_size: [1, max], bytes: [1024, 16383], algorithm: chain, fanout: 2, segment: 4K, reorder: true}
+    - {comm_size: [1, max], bytes: [16384, max], algorithm: binomial, reorder: true}
+YAML
+preload="${ACCT_TEST_PRELOAD:+$ACCT_TEST_PRELOAD }$lib"
+mpiexec=$1
+shift
+n=$#
+prog=${!n}
+set -- "${@:1:$((n - 1))}"
+timeout 250 "$mpiexec" -x LD_PRELOAD="$preload" -x ACCT_RULES="$work/rules.yaml" \
+    -x ACCT_SACK_FILL="$fill" -x ACCT_FORCE=allreduce=recursive_doubling -x ACCT_VERBOSE=2 -x ACCT_REPORT="$work/report.yaml" \
+    ${ASAN_OPTIONS:+-x ASAN_OPTIONS} "$@" "$prog" "$delay" "$mode" > "$work/out" 2>&1
+rc=$?
+grep -v "debug" "$work/out"
+cat "$work/report.yaml" 2>/dev/null
+[ $rc -eq 124 ] && echo "TIMEOUT: deadlock?"
+grep -q '^active: true$' "$work/report.yaml" 2>/dev/null || { echo "ACCT was not active"; exit 1; }
+for a in linear chain binomial; do # every algorithm of the rules ran
+  grep -q "{collective: scatter, algorithm: $a, calls: [1-9]" "$work/report.yaml" ||
+      { echo "scatter $a did not run"; exit 1; }
+done
+grep -q "SACK reordering: first scatter as root, fill $fill" "$work/out" ||
+    { echo "the SACK branch did not run (or not with fill $fill)"; grep -i sack "$work/out" | head; exit 1; }
+grep -q 'sack_rooted_check: .* OK$' "$work/out" || exit 1
+exit $rc
