@@ -33,7 +33,7 @@ int policy_parse(const char *name, const char *buf, size_t len, struct policy *p
     static const char *const top[] = {"acct_policy", "refine", NULL};
     static const char *const rk[] = {"enabled",      "activate", "min_calls", "min_jobs",
                                      "min_users",    "significance", "min_gain",
-                                     "max_age_days", "retune_drift", NULL};
+                                     "max_age_days", "retune_drift", "explore", NULL};
     struct policy n = *p;
     int rc = -1;
     struct yt_node *root = yt_parse(name, buf, len, d);
@@ -73,6 +73,8 @@ int policy_parse(const char *name, const char *buf, size_t len, struct policy *p
             yt_int(v, "refine.max_age_days", 1, 3650, &n.max_age_days, d);
         if ((v = yt_get(r, "retune_drift")))
             yt_double(v, "refine.retune_drift", 0.01, 100, &n.retune_drift, d);
+        if ((v = yt_get(r, "explore")))
+            yt_double(v, "refine.explore", 0, ACCT_EXPLORE_MAX, &n.explore, d);
     }
     if (d->total == 0) {
         snprintf(n.name, sizeof(n.name), "%s", name);

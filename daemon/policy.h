@@ -22,6 +22,7 @@ struct policy {
     double min_gain;       /* relative gain of the mean time, 0.05 = 5 % */
     long long max_age_days;/* samples older than this are ignored */
     double retune_drift;   /* live mean slower than the run's median by this: retune */
+    double explore;        /* options.explore of the materialised rules (0 = off) */
 };
 
 struct policy_entry {

@@ -70,6 +70,58 @@ static int collect_pair(void *arg, const struct store_version *v, int64_t nversi
     return 0;
 }
 
+/* The policy's exploration (docs/acctd.md, "Policies": refine.explore)
+ * goes into the materialised file, not into the stored version: the
+ * version stays as written (immutable, traceable), and the file jobs read
+ * is that version plus `options: {explore: F, explore_seed: VERSION}`. A
+ * version that sets options.explore itself keeps its own value. The text
+ * is rewritten in canonical form; the cache's hash follows the text. A
+ * text that does not parse is materialised as it is. */
+static void add_exploration(struct acctd *d, struct pair_entry *e)
+{
+    struct policy pol = *policy_for(&d->policies, e->partition);
+    struct acct_diags dg = ACCT_DIAGS_INIT;
+    struct acct_rules *r = NULL;
+    char *ptext = NULL, *buf = NULL;
+    size_t len = 0;
+    FILE *f = NULL;
+
+    if (store_policy_get(d->store, e->partition, &ptext) == 0) {
+        struct policy o = pol;
+        if (policy_parse("store", ptext, strlen(ptext), &o, &dg) == 0)
+            pol = o;
+    }
+    if (!(pol.explore > 0) ||
+        acct_rules_parse_buffer("active", e->text, e->len, &r, &dg) != ACCT_RULES_OK ||
+        r->opts.explore > 0)
+        goto out;
+    r->opts.explore = pol.explore;
+    if (r->opts.explore_seed == 0)
+        r->opts.explore_seed = (uint64_t)e->version;
+    f = open_memstream(&buf, &len);
+    if (f == NULL || acct_rules_write(f, r) != 0) {
+        LOG_E("cannot add exploration to version %lld; materialised as stored",
+              (long long)e->version);
+        goto out;
+    }
+    fclose(f);
+    f = NULL;
+    free(e->text);
+    e->text = buf;
+    e->len = len;
+    e->hash = acct_rules_hash(buf, len);
+    buf = NULL;
+    LOG_D("version %lld of (%s, %s): exploration %g from policy %s", (long long)e->version,
+          e->partition, e->interconnect, pol.explore, pol.name);
+out:
+    if (f != NULL)
+        fclose(f);
+    free(buf);
+    free(ptext);
+    acct_rules_free(r);
+    acct_diags_free(&dg);
+}
+
 static int fsync_dir(const char *dir)
 {
     int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -204,6 +256,8 @@ int rulesdir_sync(struct acctd *d)
     free_pairs(d->pairs, d->npairs);
     d->pairs = c.v;
     d->npairs = c.n;
+    for (size_t i = 0; i < d->npairs; i++)
+        add_exploration(d, &d->pairs[i]);
     if (acctd_mkdir_p(d->cfg.rules_dir, 0755) != 0) {
         LOG_E("cannot create %s: %s", d->cfg.rules_dir, strerror(errno));
         goto out;

@@ -24,6 +24,7 @@
 #include "decide.h"
 #include "exec.h"
 #include "sack.h"
+#include "sack_rooted.h"
 #include "samples.h"
 
 #define RT_NATIVE (-1)  /* run the native collective instead */
@@ -83,7 +84,7 @@ static int bytes_close(struct rt_bytes *v, void *buf, uint64_t count, MPI_Dataty
 /* The algorithm for this call, or NULL for native. Fills shape->seg (in
  * elements of elem bytes) and shape->fanout. total_bytes bounds every
  * buffer the call touches (MPI counts are ints). */
-static const struct acct_alg *choose(const struct rt_comm *st, struct acct_call *shape,
+static const struct acct_alg *choose(struct rt_comm *st, struct acct_call *shape,
                                      uint64_t bytes, uint64_t elem, uint64_t total_bytes)
 {
     const struct acct_decision *d;
@@ -91,7 +92,7 @@ static const struct acct_alg *choose(const struct rt_comm *st, struct acct_call 
         return NULL;
     if (shape->root != -1 && (shape->root < 0 || shape->root >= st->size))
         return NULL; /* let the MPI library report the bad root */
-    d = rt_decide(&st->tabs, shape->coll, bytes);
+    d = rt_decide_call(&st->tabs, shape->coll, bytes); /* once per call (explore.h) */
     if (d == NULL || d->alg == NULL || (d->alg->flags & ACCT_ALG_NATIVE) ||
         d->alg->coll != shape->coll)
         return NULL;
@@ -146,12 +147,24 @@ static int run(struct rt_comm *st, const struct acct_alg *alg, const struct acct
 
 /* A bcast with SACK reordering on the private communicator (sack.h). */
 static int run_sack(struct rt_comm *st, char *buf, uint64_t bytes, uint64_t seg, int root,
-                    const struct sack_tree *tree)
+                    const struct sack_tree *tree, struct sack_probe *pr)
 {
     MPI_Comm priv = rt_comm_priv(st);
     if (priv == MPI_COMM_NULL)
         return MPI_ERR_INTERN;
-    return rt_sack_bcast(buf, bytes, seg, root, tree, priv, st->rank);
+    return rt_sack_bcast_auto(buf, bytes, seg, root, tree, priv, st->rank, &st->sack_auto, pr);
+}
+
+/* Does this call of a rooted collective other than bcast run with SACK
+ * reordering (sack_rooted.h)? The agreed decision asks for it, the registry
+ * allows it for alg and this call (a reduction: commutative operations
+ * only), and alg has a tree. Agreed inputs and the call's shape only. */
+static bool sack_rooted(const struct rt_comm *st, const struct acct_alg *alg,
+                        const struct acct_call *c, uint64_t bytes, struct sack_tree *tree)
+{
+    const struct acct_decision *d = rt_decide(&st->tabs, c->coll, bytes);
+    return d != NULL && d->reorder && acct_alg_reorderable(alg, c, NULL) &&
+           sack_tree_of(alg->name, c->fanout, alg->fanout_default, st->size, tree) == 0;
 }
 
 /* An error after the decision: through the error handler, as MPI would. */
@@ -272,15 +285,29 @@ static int do_bcast(void *buffer, int count, MPI_Datatype dt, int root, MPI_Comm
      * a tree; otherwise alg's static schedule. */
     const struct acct_decision *d = rt_decide(&st->tabs, ACCT_COLL_bcast, bytes);
     struct sack_tree tree;
-    bool reorder = d != NULL && d->reorder &&
-                   sack_tree_of(alg->name, c.fanout, alg->fanout_default, st->size, &tree) == 0;
+    bool is_tree = sack_tree_of(alg->name, c.fanout, alg->fanout_default, st->size, &tree) == 0;
+    bool reorder = d != NULL && d->reorder && is_tree;
+    /* ... or the automatic mode does (a rules decision without reorder, the
+     * rules' options.auto_reorder; its state is the same on every rank) */
+    const struct acct_rules *rules = rt_decide_rules();
+    struct sack_probe pr;
+    struct sack_auto_site *site =
+        !reorder && is_tree && !rt_forced.forced[ACCT_COLL_bcast] && rules != NULL &&
+                rules->opts.auto_reorder
+            ? rt_sack_auto_site(&st->sack_auto, st->tabs.t[ACCT_COLL_bcast], bytes)
+            : NULL;
+    if (site != NULL && !rt_sack_auto_begin(&st->sack_auto, site, &pr))
+        site = NULL; /* the static schedule this time */
+    reorder = reorder || site != NULL;
     rc = bytes_open(buffer, (uint64_t)count, dt, st->rank == root, comm, &v);
     if (rc != MPI_SUCCESS)
         return failed(comm, rc);
     rt_bufs_init(&b);
     rt_bufs_set(&b, ACCT_BUF_RECV, v.ptr, MPI_BYTE);
-    rc = reorder ? run_sack(st, v.ptr, bytes, c.seg, root, &tree)
+    rc = reorder ? run_sack(st, v.ptr, bytes, c.seg, root, &tree, site != NULL ? &pr : NULL)
                  : run(st, alg, &c, &b, MPI_OP_NULL);
+    if (site != NULL && rc == MPI_SUCCESS)
+        rt_sack_auto_end(&st->sack_auto, site, &pr, bytes, st->rank == 0);
     rc2 = bytes_close(&v, buffer, (uint64_t)count, dt, rc == MPI_SUCCESS && st->rank != root, comm);
     if (rc == RT_NATIVE)
         return rc;
@@ -402,6 +429,8 @@ static int do_blocks(const struct blocks_call *k, struct rt_ran *ran)
     c.count = c.scount = block;
     if ((alg = choose(st, &c, block, 1, block * (uint64_t)p)) == NULL)
         return RT_NATIVE;
+    struct sack_tree tree;
+    bool reorder = k->coll == ACCT_COLL_scatter && sack_rooted(st, alg, &c, block, &tree);
     rc = send_blocks ? bytes_open(k->sbuf, (uint64_t)k->scount * (uint64_t)send_blocks, k->stype, 1,
                                   k->comm, &sv)
                      : MPI_SUCCESS;
@@ -412,7 +441,13 @@ static int do_blocks(const struct blocks_call *k, struct rt_ran *ran)
         rt_bufs_init(&b);
         rt_bufs_set(&b, ACCT_BUF_SEND, sv.ptr, MPI_BYTE);
         rt_bufs_set(&b, ACCT_BUF_RECV, rv.ptr, MPI_BYTE);
-        rc = run(st, alg, &c, &b, MPI_OP_NULL);
+        if (reorder) { /* scatter: sack_scatter.c */
+            MPI_Comm priv = rt_comm_priv(st);
+            rc = priv == MPI_COMM_NULL ? MPI_ERR_INTERN
+                                       : rt_sack_scatter(sv.ptr, rv.ptr, block, k->root, &tree,
+                                                         priv, st->rank);
+        } else
+            rc = run(st, alg, &c, &b, MPI_OP_NULL);
     }
     rc2 = bytes_close(&rv, k->rbuf, (uint64_t)k->rcount * (uint64_t)recv_blocks, k->rtype,
                       rc == MPI_SUCCESS && unpack_recv, k->comm);
@@ -421,6 +456,7 @@ static int do_blocks(const struct blocks_call *k, struct rt_ran *ran)
         return rc;
     ran->alg = alg;
     ran->segment = c.seg;
+    ran->reorder = reorder;
     if (rc == MPI_SUCCESS)
         rc = rc2;
     return rc == MPI_SUCCESS ? rc : failed(k->comm, rc);

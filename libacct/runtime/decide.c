@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "acct/log.h"
+#include "explore.h"
 
 struct acct_force rt_forced;
 static struct acct_rules *rules;
@@ -35,6 +36,7 @@ void rt_decide_init(const char *rules_name, const char *rules_text, size_t rules
         warn_first("the rules file", &diags);
         rules = NULL;
     }
+    rt_explore_init(rules);
     acct_diags_free(&diags);
 }
 
@@ -42,6 +44,7 @@ void rt_decide_fini(void)
 {
     acct_rules_free(rules);
     rules = NULL;
+    rt_explore.on = false;
     memset(&rt_forced, 0, sizeof rt_forced);
 }
 
@@ -106,11 +109,42 @@ bool rt_decide_possible(enum acct_coll_id coll)
     return rt_forced.forced[coll] || (rules != NULL && rules->coll[coll].n > 0);
 }
 
+const struct acct_decision *rt_decide_call(struct rt_tables *tabs, enum acct_coll_id coll,
+                                           uint64_t bytes)
+{
+    const struct acct_decision *d = acct_force_get(&rt_forced, coll);
+    if (tabs == NULL || (unsigned)coll >= ACCT_COLL_COUNT)
+        return d;
+    tabs->explore_now[coll] = NULL;
+    if (d != NULL || tabs->t[coll] == NULL)
+        return d;
+    const struct acct_table *t = tabs->t[coll];
+    size_t i = acct_table_index(t, bytes);
+    /* Only calls whose entry has a runner-up are counted: their entry
+     * depends on (communicator size, bytes) only, so every rank counts the
+     * same calls (rule 1). */
+    if (rt_explore.on && t->ru[i].alg != NULL &&
+        acct_explore_pick(rt_explore.seed, rt_explore.period, (int)coll,
+                          tabs->explore_calls[coll]++)) {
+        char a[96], b[96];
+        tabs->explore_now[coll] = &t->ru[i];
+        atomic_fetch_add_explicit(&rt_explored[coll], 1, memory_order_relaxed);
+        acct_decision_format(&t->ru[i], a, sizeof a);
+        acct_decision_format(&t->dec[i], b, sizeof b);
+        acct_debug("explore: %s call %llu of %llu bytes runs the runner-up %s instead of %s",
+                   acct_coll_name(coll), (unsigned long long)tabs->explore_calls[coll] - 1,
+                   (unsigned long long)bytes, a, b);
+        return &t->ru[i];
+    }
+    return &t->dec[i];
+}
+
 const struct acct_decision *rt_decide(const struct rt_tables *tabs, enum acct_coll_id coll,
                                       uint64_t bytes)
 {
     const struct acct_decision *d = acct_force_get(&rt_forced, coll);
     if (d == NULL && tabs != NULL && tabs->t[coll] != NULL)
-        d = acct_table_lookup(tabs->t[coll], bytes);
+        d = tabs->explore_now[coll] != NULL ? tabs->explore_now[coll]
+                                            : acct_table_lookup(tabs->t[coll], bytes);
     return d;
 }

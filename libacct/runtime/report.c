@@ -9,6 +9,7 @@
 #include "acct/alg.h"
 #include "acct/log.h"
 #include "decide.h"
+#include "explore.h"
 #include "rt.h"
 
 static const char *thread_level_name(int level)
@@ -77,6 +78,23 @@ int rt_report_write(const char *path)
     if (rt.active)
         acct_force_format(rt_decide_force(), force, sizeof force);
     fprintf(f, "forced: \"%s\"\n", force);
+    /* exploration (explore.h): the agreed options, and rank 0's calls that
+     * ran their rule's runner-up (every rank explores the same calls) */
+    if (rules != NULL && rt_explore.on)
+        fprintf(f, "explore: {fraction: %g, seed: %llu, period: %llu}\n", rules->opts.explore,
+                (unsigned long long)rt_explore.seed, (unsigned long long)rt_explore.period);
+    else
+        fprintf(f, "explore: off\n");
+    bool any = false;
+    for (int c = 0; c < ACCT_COLL_COUNT; c++)
+        any = any || atomic_load(&rt_explored[c]) > 0;
+    fprintf(f, "explored:%s\n", any ? "" : " []");
+    for (int c = 0; c < ACCT_COLL_COUNT; c++) {
+        unsigned long long x = atomic_load(&rt_explored[c]);
+        if (x > 0)
+            fprintf(f, "  - {collective: %s, calls: %llu}\n", acct_coll_name((enum acct_coll_id)c),
+                    x);
+    }
     fprintf(f, "collectives:\n");
     /* every collective's native row, and each algorithm that ran */
     for (int i = 0; i < acct_alg_count() && i < RT_MAX_ALGS; i++) {

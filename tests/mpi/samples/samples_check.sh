@@ -17,6 +17,11 @@
 #   threads   MPI_THREAD_MULTIPLE job (tests/mpi/threads.c), every rank sampling
 #   nodaemon  no daemon / a socket path that is a regular file / a path too
 #             long for a socket: exit 0, no output
+#   explore   (JOB is explore_job) rules with runner-ups and options.explore:
+#             every rank explores the same calls (ACCT_VERBOSE=2 lines per
+#             rank), one call in each block of ceil(1/explore) calls, results
+#             right, the report counts them, acctd stores the runner-up's
+#             samples under its own method; none when off or forced
 # Starts acctd in the foreground on a temporary directory and always stops
 # it by PID and removes the directory (trap), even when a check fails.
 set -u
@@ -240,6 +245,89 @@ nodaemon)
     expect_quiet_ok $? "$T/out" "ACCT_SOCKET too long"
     run_job "$T/out" ACCT_SOCKET=$'\x01garbage' -- 0
     expect_quiet_ok $? "$T/out" "ACCT_SOCKET garbage"
+    ;;
+explore)
+    start_acctd
+    # 4 ranks: bcast of 1000 bytes decided linear (runner-up binomial),
+    # allreduce of 64 bytes ring (runner-up recursive_doubling); the job's
+    # last allreduce (4 bytes) has no rule
+    write_rules() { # FILE OPTIONS-LINE
+        {
+            echo 'acct_rules: 1'
+            echo 'provenance: {partition: eth, interconnect: tcp, version: 3, source: manual, created: "2026-11-22T12:00:00Z"}'
+            [ -n "$2" ] && echo "$2"
+            echo 'collectives:'
+            echo '  bcast:'
+            echo '    - {comm_size: 4, bytes: 1000, algorithm: linear, runner_up: {algorithm: binomial}}'
+            echo '  allreduce:'
+            echo '    - {comm_size: 4, bytes: 64, algorithm: ring, runner_up: {algorithm: recursive_doubling}}'
+        } >"$1"
+    }
+    # explored CALLS-FILE COLL RANK: the calls RANK explored, one "call K" a line
+    explored() {
+        sed -n "s/^acct\[$3\]: debug: explore: $2 \(call [0-9]*\) .*/\1/p" "$1"
+    }
+    N=1000
+    for spec in "0.01 7 100" "0.03 12345 34" "0.05 0 20"; do
+        set -- $spec
+        f=$1 seed=$2 period=$3
+        write_rules "$T/rules.yaml" "options: {explore: $f, explore_seed: $seed}"
+        part=explore$period
+        run_job "$T/out" ACCT_FORCE= ACCT_RULES="$T/rules.yaml" ACCT_VERBOSE=2 \
+            ACCT_REPORT="$T/report.yaml" ACCT_PARTITION=$part ACCT_JOB=43.$period -- $N ||
+            { fail "explore $f: job failed: $(grep -v debug "$T/out" | head -5)"; continue; }
+        for c in bcast allreduce; do
+            for r in 0 1 2 3; do
+                explored "$T/out" $c $r >"$T/ex.$c.$r"
+            done
+            n=$(wc -l <"$T/ex.$c.0")
+            for r in 1 2 3; do
+                cmp -s "$T/ex.$c.0" "$T/ex.$c.$r" ||
+                    fail "explore $f: ranks 0 and $r explored different $c calls"
+            done
+            # one call in each block of $period calls
+            lo=$((N / period)) hi=$(((N + period - 1) / period))
+            [ "$n" -ge "$lo" ] && [ "$n" -le "$hi" ] ||
+                fail "explore $f: $n $c calls explored, expected $lo..$hi (one in $period)"
+            awk -v p="$period" '{ b = int($2 / p); if (seen[b]++) exit 1 }' "$T/ex.$c.0" ||
+                fail "explore $f: two $c explorations in one block of $period"
+            rep=$(awk -v c="$c" '/^explored:/ { on = 1; next } /^[a-z]/ { on = 0 }
+                on && index($0, "collective: " c ",") { gsub(/[^0-9]/, "", $NF); print $NF }' \
+                "$T/report.yaml")
+            [ "${rep:-0}" = "$n" ] || fail "explore $f: the report says ${rep:-0} $c calls explored, the log $n"
+            eval "n_$c=$n"
+        done
+        grep -q "^explore: {fraction: $f, seed: $seed, period: $period}\$" "$T/report.yaml" ||
+            fail "explore $f: report: $(grep '^explore' "$T/report.yaml")"
+        # rank 0's samples: the runner-up under its own method
+        expect_calls $part bcast 10 binomial "$n_bcast"
+        expect_calls $part bcast 10 linear $((N - n_bcast))
+        expect_calls $part allreduce 7 recursive_doubling "$n_allreduce"
+        expect_calls $part allreduce 7 ring $((N - n_allreduce))
+        echo "explore $f (one in $period, seed $seed): $n_bcast bcasts and $n_allreduce allreduces of $N explored, the same calls on 4 ranks"
+    done
+    # another seed explores other calls
+    write_rules "$T/rules.yaml" "options: {explore: 0.01, explore_seed: 8}"
+    run_job "$T/out2" ACCT_FORCE= ACCT_RULES="$T/rules.yaml" ACCT_VERBOSE=2 ACCT_PARTITION=seed8 \
+        ACCT_JOB=43.8 -- $N || fail "explore seed 8: job failed"
+    write_rules "$T/rules.yaml" "options: {explore: 0.01, explore_seed: 7}"
+    run_job "$T/out" ACCT_FORCE= ACCT_RULES="$T/rules.yaml" ACCT_VERBOSE=2 ACCT_PARTITION=seed7 \
+        ACCT_JOB=43.7 -- $N || fail "explore seed 7: job failed"
+    [ "$(explored "$T/out" bcast 0 | wc -l)" = 10 ] || fail "seed 7: not 10 bcasts explored"
+    cmp -s <(explored "$T/out" bcast 0) <(explored "$T/out2" bcast 0) &&
+        fail "seeds 7 and 8 explored the same calls"
+    # off: no options; explore: 0; ACCT_FORCE (forced calls never explore)
+    for opt in "" "options: {explore: 0, explore_seed: 5}" "options: {explore: 0.05}"; do
+        write_rules "$T/rules.yaml" "$opt"
+        force=
+        [ "$opt" = "options: {explore: 0.05}" ] && force="bcast=linear,allreduce=ring"
+        run_job "$T/out" ACCT_FORCE="$force" ACCT_RULES="$T/rules.yaml" ACCT_VERBOSE=2 \
+            ACCT_REPORT="$T/report.yaml" ACCT_PARTITION=off ACCT_JOB=43.1 -- 200 ||
+            fail "no exploration ('$opt', force '$force'): job failed"
+        ! grep -q 'debug: explore:' "$T/out" || fail "explored with '$opt', force '$force'"
+        grep -q '^explored: \[\]$' "$T/report.yaml" || fail "the report lists explored calls ('$opt')"
+    done
+    [ "$(calls off bcast 10 binomial)" = 0 ] || fail "off: binomial samples stored"
     ;;
 *)
     echo "unknown mode $mode" >&2
