@@ -79,8 +79,16 @@ int acct_plogp_to_loggp(const struct acct_plogp *t, struct acct_loggp *out)
         return -1;
     double os1 = acct_plogp_os(t, 1), or1 = acct_plogp_or(t, 1), g1 = acct_plogp_g(t, 1);
     uint64_t big = t->m[t->n - 1];
-    out->L_us = t->L_us + g1 - os1 - or1;
+    double one_way = t->L_us + g1; /* pLogP's one-byte time, which LogGP keeps */
+    out->L_us = one_way - os1 - or1;
     out->o_us = (os1 + or1) / 2;
+    if (out->L_us < 0) {
+        /* overheads above the one-byte time (a loaded, oversubscribed host):
+         * L = 0 and o = one_way / 2, so that L + 2o = L' + g(1) still holds
+         * and no parameter is negative (docs/models.md, "Conversion rules") */
+        out->L_us = 0;
+        out->o_us = one_way / 2;
+    }
     out->g_us = g1;
     out->G_us_per_byte = big > 1 ? acct_plogp_g(t, big) / (double)big : 0;
     return 0;

@@ -25,6 +25,7 @@
 #ifdef ACCT_TUNE_HAVE_PLOGP
 #include "acct/model.h"
 #include "plogp.h"
+#include "plogp_file.h"
 #endif
 
 #define HOST_NAME_LEN MPI_MAX_PROCESSOR_NAME
@@ -168,24 +169,19 @@ static int setup_model(struct tune_ctx *x, struct tune_run_info *run)
         PMPI_Bcast(&model.net, (int)sizeof(model.net), MPI_BYTE, 0, MPI_COMM_WORLD);
         x->model_cost = model_cost;
         x->model_ctx = &model;
-        /* the result's model section holds LogGP numbers >= 0; the
-         * conversion can give L < 0 (L' + g(1) < os(1) + or(1) on a host
-         * where overheads dominate): then the section is left out */
-        int conv = acct_plogp_to_loggp(&model.net, &lg);
-        bool valid = conv == 0 && lg.L_us >= 0.0 && lg.o_us >= 0.0 && lg.g_us >= 0.0 &&
-                     lg.G_us_per_byte >= 0.0;
-        if (!valid && x->rank_world == 0)
-            fprintf(stderr, TUNE_NAME ": warning: the LogGP form of the measured pLogP "
-                    "parameters is not valid (L = %g us, o = %g us, g = %g us, G = %g us/B); "
-                    "the result has no model section\n", lg.L_us, lg.o_us, lg.g_us,
-                    lg.G_us_per_byte);
-        if (valid) {
+        /* the result's model section: LogGP numbers, all >= 0 (the
+         * conversion clamps L at 0 keeping the one-byte time, model.h) */
+        if (acct_plogp_to_loggp(&model.net, &lg) == 0) {
             run->model.present = true;
             run->model.L_us = lg.L_us;
             run->model.o_us = lg.o_us;
             run->model.g_us = lg.g_us;
             run->model.G_us_per_byte = lg.G_us_per_byte;
         }
+        if (x->o->plogp_out != NULL && x->rank_world == 0 &&
+            tune_plogp_write(x->o->plogp_out, &model.net, x->err, sizeof(x->err)) != 0)
+            rc = -1;
+        rc = kit_agree(rc, x->err, sizeof(x->err), MPI_COMM_WORLD);
     }
     return rc;
 }

@@ -44,6 +44,7 @@ enum {
     OPT_SOURCE,
     OPT_QT_DEPTH,
     OPT_QT_ACCURACY,
+    OPT_QT_LEAF,
     OPT_PROGRESS,
     OPT_USED,
     OPT_STRIDE,
@@ -53,6 +54,7 @@ enum {
     OPT_LOOKAHEAD,
     OPT_THRESHOLD,
     OPT_MODEL_MARGIN,
+    OPT_PLOGP_OUT,
 };
 
 static const struct option long_opts[] = {
@@ -74,6 +76,7 @@ static const struct option long_opts[] = {
     { "source", required_argument, NULL, OPT_SOURCE },
     { "quadtree-depth", required_argument, NULL, OPT_QT_DEPTH },
     { "quadtree-accuracy", required_argument, NULL, OPT_QT_ACCURACY },
+    { "quadtree-leaf", required_argument, NULL, OPT_QT_LEAF },
     { "progress", no_argument, NULL, OPT_PROGRESS },
     { "used", required_argument, NULL, OPT_USED },
     { "stride", required_argument, NULL, OPT_STRIDE },
@@ -83,6 +86,7 @@ static const struct option long_opts[] = {
     { "lookahead", required_argument, NULL, OPT_LOOKAHEAD },
     { "threshold", required_argument, NULL, OPT_THRESHOLD },
     { "model-margin", required_argument, NULL, OPT_MODEL_MARGIN },
+    { "plogp-out", required_argument, NULL, OPT_PLOGP_OUT },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
 };
@@ -127,8 +131,10 @@ void tune_usage(FILE *f)
             "  --partition NAME      default $SLURM_JOB_PARTITION, else \"unknown\"\n"
             "  --interconnect NAME   default $ACCT_INTERCONNECT, else \"unknown\"\n"
             "  --source S            measured (default), model or hybrid\n"
+            "  --plogp-out FILE      with model/hybrid: also write the measured pLogP table\n"
             "  --quadtree-depth N    encode decisions as quadtrees of depth <= N\n"
             "  --quadtree-accuracy P quadtree leaf accuracy in percent (default 100)\n"
+            "  --quadtree-leaf L     a leaf's method: least-penalty (default) or majority\n"
             "  --progress            what is measured, done/total and ETA on stderr\n"
             "  --used FILE           points to tune for --strategy used: lines\n"
             "                        \"COLLECTIVE COMM_SIZE BYTES\"\n"
@@ -339,6 +345,7 @@ static void defaults(struct tune_opts *o)
     o->stride = DEFAULT_STRIDE;
     o->quadtree_depth = -1;
     o->quadtree_accuracy = DEFAULT_QT_ACCURACY;
+    o->quadtree_leaf = ACCT_QT_LEAF_MIN_PENALTY;
     o->source = ACCT_RESULT_MEASURED;
     o->out = DEFAULT_OUT;
     snprintf(o->strategy_word, sizeof(o->strategy_word), "smgd");
@@ -411,6 +418,7 @@ static int parse_one(int c, const char *arg, struct tune_opts *o, const char **s
     case OPT_OMPI_RULES: o->ompi_rules = arg; break;
     case OPT_STATE: o->state = arg; break;
     case OPT_USED: o->used_file = arg; break;
+    case OPT_PLOGP_OUT: o->plogp_out = arg; break;
     case OPT_PARTITION:
         rc = parse_name("--partition", arg, ACCT_RULES_NAME_MAX, o->partition, err, errlen);
         break;
@@ -427,6 +435,17 @@ static int parse_one(int c, const char *arg, struct tune_opts *o, const char **s
     case OPT_QT_ACCURACY:
         rc = parse_num("--quadtree-accuracy", arg, 0.001, 100.0, &o->quadtree_accuracy, err,
                        errlen);
+        break;
+    case OPT_QT_LEAF:
+        if (strcmp(arg, "least-penalty") == 0) {
+            o->quadtree_leaf = ACCT_QT_LEAF_MIN_PENALTY;
+        } else if (strcmp(arg, "majority") == 0) {
+            o->quadtree_leaf = ACCT_QT_LEAF_MAJORITY;
+        } else {
+            snprintf(err, errlen, "--quadtree-leaf: \"%s\" is not least-penalty or majority",
+                     arg);
+            rc = -1;
+        }
         break;
     case OPT_PROGRESS: o->progress = true; break;
     case OPT_STRIDE:
@@ -512,6 +531,10 @@ static int cross_check(struct tune_opts *o, int world_size, const char *sizes_te
     }
     if (o->used_file != NULL && o->primary != TUNE_PRIMARY_USED) {
         snprintf(err, errlen, "--used is only for --strategy used");
+        return -1;
+    }
+    if (o->plogp_out != NULL && o->source == ACCT_RESULT_MEASURED) {
+        snprintf(err, errlen, "--plogp-out needs --source model or hybrid");
         return -1;
     }
     o->params.strategy = o->strategy;

@@ -141,7 +141,7 @@ static int coll_rules(const struct tune_opts *o, const struct acct_result *res,
         if (o->quadtree_depth >= 0) {
             struct acct_qt_params qp = { .max_depth = o->quadtree_depth,
                                          .accuracy = o->quadtree_accuracy,
-                                         .leaf_choice = ACCT_QT_LEAF_MAJORITY };
+                                         .leaf_choice = o->quadtree_leaf };
             struct acct_penalty_stats st;
             rc = acct_qt_build(map, &qp, &qt, &diags);
             if (rc == ACCT_RULES_OK && acct_qt_stats(qt, map, &st) == ACCT_RULES_OK)
@@ -163,6 +163,88 @@ static int coll_rules(const struct tune_opts *o, const struct acct_result *res,
     acct_dmap_free(map);
     acct_diags_free(&diags);
     return rc;
+}
+
+/* ---- runner-ups (docs/rules.md, runner_up; exploration: docs/samples.md) */
+
+static int cmp_point(const void *pa, const void *pb)
+{
+    const struct acct_result_point *a = *(const struct acct_result_point *const *)pa;
+    const struct acct_result_point *b = *(const struct acct_result_point *const *)pb;
+    if (a->coll != b->coll)
+        return a->coll < b->coll ? -1 : 1;
+    if (a->comm_size != b->comm_size)
+        return a->comm_size < b->comm_size ? -1 : 1;
+    if (a->bytes != b->bytes)
+        return a->bytes < b->bytes ? -1 : 1;
+    return a->median_us < b->median_us ? -1 : a->median_us > b->median_us;
+}
+
+/* The rule of collective coll containing (comm_size, bytes), or NULL. */
+static struct acct_rule *rule_at(struct acct_rules *rules, enum acct_coll_id coll,
+                                 int comm_size, uint64_t bytes)
+{
+    struct acct_rule_list *l = &rules->coll[coll];
+    for (size_t i = 0; i < l->n; i++)
+        if (l->v[i].comm_min <= comm_size && comm_size <= l->v[i].comm_max &&
+            l->v[i].bytes_min <= bytes && bytes <= l->v[i].bytes_max)
+            return &l->v[i];
+    return NULL;
+}
+
+/* Each rule's runner-up: at every measured point (cell) inside the rule,
+ * the fastest method other than the rule's decision; the rule's runner-up
+ * is the method that is so at the most cells (the first met on a tie).
+ * None where no other method was measured. Out of memory: none at all (the
+ * rules stay valid without them). */
+static void add_runner_ups(const struct acct_result *res, struct acct_rules *rules)
+{
+    struct tally {
+        struct acct_rule *rule;
+        const struct acct_decision *d;
+    } *t = NULL;
+    const struct acct_result_point **v = NULL;
+    size_t n = res->npoints, nt = 0;
+
+    if (n == 0 || (v = malloc(n * sizeof(*v))) == NULL || (t = malloc(n * sizeof(*t))) == NULL)
+        goto out;
+    for (size_t i = 0; i < n; i++)
+        v[i] = &res->points[i];
+    qsort(v, n, sizeof(*v), cmp_point);
+    for (size_t i = 0, j; i < n; i = j) { /* one cell: v[i..j), fastest first */
+        for (j = i; j < n && v[j]->coll == v[i]->coll && v[j]->comm_size == v[i]->comm_size &&
+                    v[j]->bytes == v[i]->bytes;
+             j++)
+            ;
+        struct acct_rule *x = rule_at(rules, v[i]->coll, v[i]->comm_size, v[i]->bytes);
+        for (size_t k = i; x != NULL && k < j; k++)
+            if (!acct_decision_equal(&v[k]->d, &x->d)) {
+                t[nt++] = (struct tally){x, &v[k]->d};
+                break;
+            }
+    }
+    for (size_t a = 0; a < nt; a++) {
+        struct acct_rule *x = t[a].rule;
+        const struct acct_decision *best = NULL;
+        size_t best_n = 0;
+        if (x->runner_up.alg != NULL)
+            continue; /* done at its first cell */
+        for (size_t b = a; b < nt; b++) {
+            size_t m = 0;
+            if (t[b].rule != x)
+                continue;
+            for (size_t c = a; c < nt; c++)
+                m += t[c].rule == x && acct_decision_equal(t[c].d, t[b].d);
+            if (m > best_n) {
+                best = t[b].d;
+                best_n = m;
+            }
+        }
+        x->runner_up = *best;
+    }
+out:
+    free(v);
+    free(t);
 }
 
 static int make_rules(const struct tune_opts *o, const struct tune_run_info *run,
@@ -187,8 +269,10 @@ static int make_rules(const struct tune_opts *o, const struct tune_run_info *run
     pv->ranks_per_node_min = pv->ranks_per_node_max = run->cond.ranks_per_node;
     pv->placement = run->cond.placement;
     if (o->quadtree_depth >= 0) {
-        printf("quadtrees (depth <= %d, accuracy %g%%): penalty against the exact map\n",
-               o->quadtree_depth, o->quadtree_accuracy);
+        printf("quadtrees (depth <= %d, accuracy %g%%, %s leaves): penalty against the exact "
+               "map\n",
+               o->quadtree_depth, o->quadtree_accuracy,
+               o->quadtree_leaf == ACCT_QT_LEAF_MAJORITY ? "majority" : "least-penalty");
         acct_penalty_print_header(stdout);
     }
     for (int c = 0; c < ACCT_COLL_COUNT && rc == 0; c++)
@@ -196,6 +280,8 @@ static int make_rules(const struct tune_opts *o, const struct tune_run_info *run
             rc = coll_rules(o, res, (enum acct_coll_id)c, rules, err, errlen) == ACCT_RULES_OK
                      ? 0
                      : -1;
+    if (rc == 0)
+        add_runner_ups(res, rules);
     return rc;
 }
 

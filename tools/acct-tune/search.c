@@ -483,6 +483,14 @@ int tune_search(const struct tune_space *space, const struct tune_oracle *oracle
         rc = TUNE_ENOMEM;
         goto out;
     }
+    if (space->has_start && params->strategy != TUNE_MODEL &&
+        space->start_method < space->nmethods && enabled(&s, space->start_method) &&
+        space->start_seg < space->nsegs[space->start_method]) {
+        double c = 0.0;
+        rc = eval(&s, space->start_method, space->start_seg, &c);
+        if (rc != TUNE_OK && rc != TUNE_STOP)
+            goto out;
+    }
     switch (params->strategy) {
     case TUNE_EXHAUSTIVE: rc = run_exhaustive(&s); break;
     case TUNE_MGD: rc = run_mgd(&s); break;

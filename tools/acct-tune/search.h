@@ -73,6 +73,10 @@ struct tune_space {
     const size_t *nsegs;  /* per method, >= 1 */
     const int *proxy;     /* per method: proxy class in [0, nmethods), or -1; NULL = none */
     const bool *enabled;  /* per method; NULL = all (disabled ones are never evaluated) */
+    /* Warm start: measure (start_method, start_seg) first (e.g. the
+     * previous point's optimum), so that pruning has a good best early. */
+    bool has_start;
+    size_t start_method, start_seg;
 };
 
 struct tune_oracle {
@@ -145,5 +149,67 @@ struct tune_primary {
  * false. Returns TUNE_OK or an error. */
 int tune_reduced_grid(size_t nsizes, size_t stride, const struct tune_primary *p,
                       struct tune_result *out);
+
+/* ---- the combination: a reduced 2-D primary grid (combo.c) ------------------
+ *
+ * The papers' cost reductions combined over one collective's whole plane of
+ * communicator sizes (rows, ascending) x message sizes (columns, ascending).
+ * Row r has ncols[r] columns (a ragged plane: a row may stop earlier).
+ *
+ *   1. anchor rows 0, row_stride, 2 row_stride, ..., and the last; on each,
+ *      anchor columns 0, col_stride, ..., and the last: a full search
+ *      (callback full; the caller uses model pruning + SMGD), started from
+ *      the previous anchor's optimum (hint: warm start; a row's first
+ *      anchor from the previous anchor row's cell of that column);
+ *   2. between two anchor columns of an anchor row, and then between two
+ *      anchor rows in every column: where the two decided neighbours name
+ *      the same method (callback same) the cells between take it with no
+ *      experiment (interpolated); where they differ, the middle cell is a
+ *      verification: only the two neighbours' decisions are measured there
+ *      (callback verify), and both halves are bisected in turn;
+ *   3. a cell whose neighbours are not both decided (a ragged edge) gets a
+ *      full search, started from its left neighbour's optimum.
+ *
+ * The callbacks keep the decisions (the caller's per-cell store); cells are
+ * named by (row, col). */
+
+enum tune_cell_kind {
+    TUNE_CELL_NONE = 0,     /* not decided (stopped) */
+    TUNE_CELL_FULL,         /* searched */
+    TUNE_CELL_VERIFIED,     /* the neighbours' two decisions measured */
+    TUNE_CELL_INTERPOLATED, /* taken from equal neighbours, nothing measured */
+};
+
+struct tune_cell_ref {
+    size_t row, col;
+};
+
+struct tune_plane {
+    void *ctx;
+    size_t nrows;
+    const size_t *ncols;
+    /* Search (row, col) fully; hint: the decided cell to start from, or
+     * NULL. Returns TUNE_OK (*decided false: nothing could run or stopped)
+     * or an error. */
+    int (*full)(void *ctx, size_t row, size_t col, const struct tune_cell_ref *hint,
+                bool *decided);
+    /* Decide (row, col) among the decisions of cands[0..n-1] (measured
+     * there). */
+    int (*verify)(void *ctx, size_t row, size_t col, const struct tune_cell_ref *cands, size_t n,
+                  bool *decided);
+    /* Decide (row, col), strictly between a and b whose methods are the
+     * same, as that method without measuring (the segment interpolated).
+     * Returns false when the method cannot run there: the cell then gets a
+     * full search. */
+    bool (*copy)(void *ctx, size_t row, size_t col, const struct tune_cell_ref *a,
+                 const struct tune_cell_ref *b);
+    /* Do two decided cells name the same method? */
+    bool (*same)(void *ctx, const struct tune_cell_ref *a, const struct tune_cell_ref *b);
+};
+
+/* kind[] is indexed row * maxcols + col (maxcols = the largest ncols); it
+ * receives what each cell became. Returns TUNE_OK or an error. */
+int tune_plane_search(const struct tune_plane *pl, size_t row_stride, size_t col_stride,
+                      enum tune_cell_kind *kind);
 
 #endif

@@ -124,7 +124,8 @@ static int add_record(struct tune_state *s, size_t *cap, const struct tune_recor
 }
 
 /* Load an existing journal: the header, then every complete line. */
-static int load(struct tune_state *s, FILE *f, uint64_t fp, char *err, size_t errlen)
+static int load(struct tune_state *s, FILE *f, uint64_t fp, bool any_fp, char *err,
+                size_t errlen)
 {
     int rc = 0, ln = 0;
     size_t cap = 0;
@@ -150,7 +151,7 @@ static int load(struct tune_state *s, FILE *f, uint64_t fp, char *err, size_t er
                 snprintf(err, errlen, "%s:1:1: not an acct-tune state file of version %d",
                          s->path, STATE_VERSION);
                 rc = -1;
-            } else if (got != fp) {
+            } else if (got != fp && !any_fp) {
                 snprintf(err, errlen, "%s:1:1: recorded with other --reps, --warmup, "
                          "--point-limit or job size: remove it or use another --state file",
                          s->path);
@@ -237,7 +238,7 @@ int tune_state_open(struct tune_state *s, const char *path, uint64_t fingerprint
     }
     f = fopen(path, "r");
     if (f != NULL) {
-        rc = load(s, f, fingerprint, err, errlen);
+        rc = load(s, f, fingerprint, false, err, errlen);
         fclose(f);
     } else if (errno != ENOENT) {
         snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
@@ -285,4 +286,27 @@ void tune_state_close(struct tune_state *s)
     free(s->v);
     free(s->path);
     memset(s, 0, sizeof(*s));
+}
+
+int tune_state_read(struct tune_state *s, const char *path, char *err, size_t errlen)
+{
+    int rc = -1;
+    FILE *f = NULL;
+
+    memset(s, 0, sizeof(*s));
+    s->path = strdup(path);
+    if (s->path == NULL) {
+        snprintf(err, errlen, "%s: out of memory", path);
+        return -1;
+    }
+    f = fopen(path, "r");
+    if (f == NULL) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+    } else {
+        rc = load(s, f, 0, true, err, errlen);
+        fclose(f);
+    }
+    if (rc == 0)
+        tune_state_sort(s);
+    return rc;
 }

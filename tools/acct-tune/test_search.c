@@ -362,6 +362,209 @@ static void test_reduced(void)
     CHECK(tune_reduced_grid(NSIZES, 0, &p, out) == TUNE_EINVAL, "stride 0 accepted");
 }
 
+/* ---- the combination: a reduced plane of (comm size, message size) ---------- */
+
+#define PR 7  /* communicator sizes 2..8 */
+#define PC 18 /* message sizes 8 B .. 1 MiB */
+#define PMM 6 /* methods */
+#define PG 8  /* segments (index 0 unsegmented) */
+
+/* Method j at (row r, col c, segment g): a smooth time whose best method
+ * changes a few times across the plane (the decision maps of the quadtree
+ * paper), each segmented method with its best segment drifting with the
+ * message size; methods 4 and 5 exist only on even rows (power-of-two-like
+ * restrictions change the method set between rows). */
+static double plane_cost(size_t r, size_t c, size_t j, size_t g)
+{
+    double p = (double)r + 2.0, x = (double)c;
+    static const double a[PMM] = { 5, 20, 60, 150, 40, 300 };
+    static const double b[PMM] = { 4.0, 2.0, 0.8, 0.3, 1.5, 0.25 };
+    double t = (a[j] + b[j] * x * x) * log2(p + 1.0);
+    if (j % 2 == 0) { /* segmented: best segment index grows with the size */
+        double gopt = x / 3.0 > PG - 1 ? PG - 1 : x / 3.0;
+        t *= 1.0 + 0.05 * ((double)g - gopt) * ((double)g - gopt);
+    }
+    return t;
+}
+
+static bool plane_has(size_t r, size_t j)
+{
+    return j < 4 || r % 2 == 0;
+}
+
+struct plane_fix {
+    size_t ncols[PR];
+    struct { size_t j, g; bool set; } dec[PR][PC];
+    size_t row, col; /* the point being measured */
+    size_t evals;
+    bool ragged_seen;
+};
+
+static size_t plane_nsegs(size_t j)
+{
+    return j % 2 == 0 ? PG : 1;
+}
+
+static int pf_measure(void *ctx, size_t m, size_t g, double *c)
+{
+    struct plane_fix *f = ctx;
+    f->evals++;
+    *c = plane_has(f->row, m) ? plane_cost(f->row, f->col, m, g) : INFINITY;
+    return TUNE_OK;
+}
+
+static int pf_full(void *ctx, size_t row, size_t col, const struct tune_cell_ref *hint,
+                   bool *decided)
+{
+    struct plane_fix *f = ctx;
+    size_t nsegs[PMM];
+    bool en[PMM];
+    struct tune_result r;
+    struct tune_params pa;
+
+    for (size_t j = 0; j < PMM; j++) {
+        nsegs[j] = plane_nsegs(j);
+        en[j] = plane_has(row, j);
+    }
+    struct tune_space sp = { .nmethods = PMM, .nsegs = nsegs, .enabled = en };
+    if (hint != NULL && f->dec[hint->row][hint->col].set && en[f->dec[hint->row][hint->col].j]) {
+        sp.has_start = true;
+        sp.start_method = f->dec[hint->row][hint->col].j;
+        sp.start_seg = f->dec[hint->row][hint->col].g;
+    }
+    struct tune_oracle orc = { .ctx = f, .measure = pf_measure };
+    tune_params_default(&pa);
+    f->row = row;
+    f->col = col;
+    int rc = tune_search(&sp, &orc, &pa, &r);
+    *decided = rc == TUNE_OK && r.found;
+    if (*decided) {
+        f->dec[row][col].j = r.method;
+        f->dec[row][col].g = r.seg;
+        f->dec[row][col].set = true;
+    }
+    return rc;
+}
+
+static int pf_verify(void *ctx, size_t row, size_t col, const struct tune_cell_ref *cands,
+                     size_t n, bool *decided)
+{
+    struct plane_fix *f = ctx;
+    double best = INFINITY;
+
+    *decided = false;
+    f->row = row;
+    f->col = col;
+    for (size_t k = 0; k < n; k++) {
+        size_t j = f->dec[cands[k].row][cands[k].col].j;
+        size_t g = f->dec[cands[k].row][cands[k].col].g;
+        double c = INFINITY;
+        pf_measure(f, j, g, &c);
+        if (c < best) {
+            best = c;
+            f->dec[row][col].j = j;
+            f->dec[row][col].g = g;
+            f->dec[row][col].set = true;
+            *decided = true;
+        }
+    }
+    return TUNE_OK;
+}
+
+static bool pf_copy(void *ctx, size_t row, size_t col, const struct tune_cell_ref *a,
+                    const struct tune_cell_ref *b)
+{
+    struct plane_fix *f = ctx;
+    size_t j = f->dec[a->row][a->col].j;
+    size_t ga = f->dec[a->row][a->col].g, gb = f->dec[b->row][b->col].g;
+    double t = a->row == b->row ? (double)(col - a->col) / (double)(b->col - a->col)
+                                : (double)(row - a->row) / (double)(b->row - a->row);
+    if (!plane_has(row, j))
+        return false;
+    f->dec[row][col].j = j;
+    f->dec[row][col].g = (size_t)lround((double)ga + t * ((double)gb - (double)ga));
+    f->dec[row][col].set = true;
+    return true;
+}
+
+static bool pf_same(void *ctx, const struct tune_cell_ref *a, const struct tune_cell_ref *b)
+{
+    struct plane_fix *f = ctx;
+    return f->dec[a->row][a->col].j == f->dec[b->row][b->col].j;
+}
+
+/* Runs the plane search; returns the mean penalty, *worst and *decided. */
+static double plane_run(struct plane_fix *f, size_t rs, size_t cs, double *worst, size_t *ndec,
+                        size_t *cells)
+{
+    struct tune_plane pl = { .ctx = f, .nrows = PR, .ncols = f->ncols, .full = pf_full,
+                             .verify = pf_verify, .copy = pf_copy, .same = pf_same };
+    enum tune_cell_kind kind[PR * PC];
+    double sum = 0.0;
+
+    memset(f->dec, 0, sizeof(f->dec));
+    f->evals = 0;
+    int rc = tune_plane_search(&pl, rs, cs, kind);
+    CHECK(rc == TUNE_OK, "plane search: rc %d", rc);
+    *worst = 0.0;
+    *ndec = *cells = 0;
+    for (size_t r = 0; r < PR; r++)
+        for (size_t c = 0; c < f->ncols[r]; c++) {
+            double best = INFINITY;
+            for (size_t j = 0; j < PMM; j++)
+                for (size_t g = 0; g < plane_nsegs(j) && plane_has(r, j); g++)
+                    best = fmin(best, plane_cost(r, c, j, g));
+            (*cells)++;
+            if (kind[r * PC + c] == TUNE_CELL_NONE || !f->dec[r][c].set)
+                continue;
+            (*ndec)++;
+            double pen = plane_cost(r, c, f->dec[r][c].j, f->dec[r][c].g) / best - 1.0;
+            sum += pen;
+            *worst = fmax(*worst, pen);
+        }
+    return *cells ? sum / (double)*cells : 0.0;
+}
+
+static void test_plane(void)
+{
+    struct plane_fix f;
+    size_t exhaustive = 0, ndec = 0, cells = 0;
+    double worst = 0.0;
+
+    memset(&f, 0, sizeof(f));
+    for (size_t r = 0; r < PR; r++) {
+        f.ncols[r] = PC;
+        for (size_t j = 0; j < PMM; j++)
+            exhaustive += plane_has(r, j) ? PC * plane_nsegs(j) : 0;
+    }
+    /* stride 1: every cell searched (SMGD per cell) */
+    double mean = plane_run(&f, 1, 1, &worst, &ndec, &cells);
+    size_t all_cells = f.evals;
+    CHECK(ndec == cells && mean == 0.0, "plane stride 1: %zu/%zu decided, mean %g", ndec, cells,
+          mean);
+    for (size_t st = 2; st <= 4; st++) {
+        mean = plane_run(&f, st, st, &worst, &ndec, &cells);
+        printf("plane %dx%d, strides %zu: %zu evaluations (exhaustive %zu: %.1fx fewer; "
+               "smgd on every cell %zu), mean penalty %.2f%%, worst %.1f%%, %zu/%zu decided\n",
+               PR, PC, st, f.evals, exhaustive, (double)exhaustive / (double)f.evals, all_cells,
+               100.0 * mean, 100.0 * worst, ndec, cells);
+        CHECK(ndec == cells, "strides %zu: %zu of %zu cells decided", st, ndec, cells);
+        CHECK(mean <= 0.03, "strides %zu: mean penalty %.2f%% > 3%%", st, 100.0 * mean);
+        size_t fewer = st == 2 ? 2 : 4;
+        CHECK(f.evals * fewer < all_cells, "strides %zu: %zu evaluations, not %zux below %zu",
+              st, f.evals, fewer, all_cells);
+    }
+    /* a ragged plane: the last rows stop early; every cell is still decided */
+    f.ncols[5] = 11;
+    f.ncols[6] = 7;
+    mean = plane_run(&f, 3, 3, &worst, &ndec, &cells);
+    CHECK(ndec == cells && mean <= 0.03, "ragged plane: %zu/%zu decided, mean %.2f%%", ndec,
+          cells, 100.0 * mean);
+    struct tune_plane bad = { .ctx = &f, .nrows = PR, .ncols = f.ncols };
+    enum tune_cell_kind kind[PR * PC];
+    CHECK(tune_plane_search(&bad, 3, 3, kind) == TUNE_EINVAL, "missing callbacks accepted");
+}
+
 int main(void)
 {
     /* maximum penalty allowed per strategy, in registry order:
@@ -377,6 +580,7 @@ int main(void)
     test_cannot_run();
     test_unknown_model();
     test_reduced();
+    test_plane();
     if (failures > 0)
         fprintf(stderr, "%d failure(s)\n", failures);
     return failures > 0;

@@ -56,6 +56,10 @@ static void test_options(void)
               o.strategy == TUNE_HYBRID && strcmp(o.strategy_word, "hybrid") == 0,
           "--source hybrid implies the hybrid strategy");
     tune_opts_free(&o);
+    CHECK(parse("--source model --plogp-out p.txt", 4, &o, err, sizeof(err)) == TUNE_EXIT_OK &&
+              o.plogp_out != NULL && strcmp(o.plogp_out, "p.txt") == 0,
+          "--plogp-out with --source model");
+    tune_opts_free(&o);
 
     static const struct {
         const char *args, *msg;
@@ -68,6 +72,7 @@ static void test_options(void)
         { "--partition a/b", "--partition: \"a/b\" is not a name" },
         { "--reps 0", "--reps: \"0\" is not an integer" },
         { "--strategy used", "--strategy used needs --used FILE" },
+        { "--plogp-out p.txt", "--plogp-out needs --source model or hybrid" },
         { "--bogus", "unknown option --bogus" },
         { "--out", "option --out needs a value" },
         { "--max-bytes 4G", "does not fit an MPI count" },

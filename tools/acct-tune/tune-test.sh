@@ -110,6 +110,8 @@ budget)
 strategy:*)
     s=${case_#strategy:}
     extra=()
+    # model and hybrid: the pLogP table too (the model-accuracy report's input)
+    [ "$s" = model ] || [ "$s" = hybrid ] && extra=(--plogp-out plogp.txt)
     if [ "$s" = used ]; then
         printf '# collective comm_size bytes\nbcast 4 1K\nbcast 2 64K\nallreduce 3 8\n' \
             >"$work/used.txt"
@@ -125,6 +127,16 @@ strategy:*)
     grep -q "complete: true" "$work/result.yaml" || fail "the run is not complete"
     grep -q "strategy: \"$s\"" "$work/result.yaml" || fail "strategy not recorded"
     "$acctctl" validate "$work/rules.yaml" || fail "rules file"
+    if [ "$s" = model ] || [ "$s" = hybrid ]; then
+        # the LogGP section is always there, every parameter >= 0 (the
+        # conversion clamps L), and the pLogP table was written
+        grep -qE '^model:' "$work/result.yaml" || fail "no model section"
+        for k in L o g G; do
+            v=$(awk -v k="$k" '/^model:/{m=1;next} m && $1==k":"{print $2; exit}' "$work/result.yaml")
+            awk -v v="$v" 'BEGIN{exit !(v != "" && v+0 >= 0)}' || fail "model $k = '$v'"
+        done
+        head -1 "$work/plogp.txt" | grep -qx 'acct-plogp 1' || fail "no pLogP table"
+    fi
     ;;
 bad)
     out=$(run 4 --strategy bogus 2>&1)

@@ -24,6 +24,7 @@
 #include <stdio.h>
 
 #include "acct/coll.h"
+#include "acct/decision.h"
 #include "acct/result.h"
 #include "acct/rules.h"
 #include "acct/stats.h"
@@ -69,8 +70,10 @@ struct tune_opts {
     enum acct_result_source source;
     int quadtree_depth;               /* -1 = exact map */
     double quadtree_accuracy;         /* percent */
+    enum acct_qt_leaf_choice quadtree_leaf; /* how a leaf's method is chosen */
     bool progress;
     const char *out, *rules, *ompi_rules, *state, *used_file;
+    const char *plogp_out;            /* --plogp-out: the measured pLogP table */
     char partition[ACCT_RULES_NAME_MAX + 1];
     char interconnect[ACCT_RULES_NAME_MAX + 1];
     char run_id[ACCT_RULES_RUN_MAX + 1]; /* "" = made from the start time */
@@ -159,6 +162,9 @@ int tune_state_append(struct tune_state *s, const struct tune_record *r);
 /* Make the appended records durable (fflush + fsync): after each point. */
 int tune_state_sync(struct tune_state *s);
 void tune_state_close(struct tune_state *s);
+/* Read-only load of a journal of any fingerprint (acct-tune-replay), sorted;
+ * free with tune_state_close. Returns 0 or -1 with a message. */
+int tune_state_read(struct tune_state *s, const char *path, char *err, size_t errlen);
 /* Sort the records for lookups (after loading or receiving them). */
 void tune_state_sort(struct tune_state *s);
 const struct tune_record *tune_state_find(const struct tune_state *s, const struct tune_record *key);

@@ -77,7 +77,9 @@ double acct_plogp_g(const struct acct_plogp *t, uint64_t m);
  *   L = L' + g(1) - os(1) - or(1)   o = (os(1) + or(1)) / 2   g = g(1)
  *   G = g(M) / M with M the largest sampled size (> 1),
  * so that L + 2o = L' + g(1): the one-byte message costs the same in both.
- * Returns 0, or -1 if t is invalid (out untouched). */
+ * When that L would be negative (os(1) + or(1) > L' + g(1)), L = 0 and
+ * o = (L' + g(1)) / 2 instead: the one-byte time is kept and every
+ * parameter is >= 0. Returns 0, or -1 if t is invalid (out untouched). */
 int acct_plogp_to_loggp(const struct acct_plogp *t, struct acct_loggp *out);
 
 /* LogGP -> pLogP (the inverse used to run the simulator on LogGP numbers):

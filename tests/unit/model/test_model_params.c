@@ -105,6 +105,42 @@ static void plogp_to_loggp(void **state)
     assert_close(mdl.net.L_us + acct_plogp_g(&mdl.net, 1), lg.L_us + 2 * lg.o_us, 1e-12);
 }
 
+/* The conversion never yields a negative parameter: overheads above the
+ * one-byte time (this project's oversubscribed host measured os(1) + or(1)
+ * > L' + g(1)) give L = 0 and o = (L' + g(1)) / 2, keeping L + 2o = L' +
+ * g(1); random tables, half of them in that regime, all stay >= 0. */
+static void plogp_to_loggp_never_negative(void **state)
+{
+    (void)state;
+    struct acct_model mdl;
+    struct acct_loggp lg;
+    fixture_plogp(&mdl, 0, 0);
+    mdl.net.L_us = 0.5; /* L' + g(1) = 5.5 < os(1) + or(1) = 8 */
+    mdl.net.os_us[0] = mdl.net.os_us[1] = 3;
+    mdl.net.or_us[0] = mdl.net.or_us[1] = 5;
+    assert_int_equal(acct_plogp_to_loggp(&mdl.net, &lg), 0);
+    assert_close(lg.L_us, 0, 1e-12);
+    assert_close(lg.o_us, 5.5 / 2, 1e-12);
+    assert_close(lg.L_us + 2 * lg.o_us, 0.5 + 5, 1e-12);
+    unsigned seed = 12345;
+    for (int k = 0; k < 2000; k++) {
+        struct acct_plogp t = mdl.net;
+        seed = seed * 1103515245u + 12345u;
+        t.L_us = (double)(seed >> 16 & 1023) / 64.0;
+        for (size_t i = 0; i < t.n; i++) {
+            seed = seed * 1103515245u + 12345u;
+            t.os_us[i] = (double)(seed >> 16 & 1023) / 32.0;
+            seed = seed * 1103515245u + 12345u;
+            t.or_us[i] = (double)(seed >> 16 & 1023) / 32.0;
+            seed = seed * 1103515245u + 12345u;
+            t.g_us[i] = (double)(seed >> 16 & 1023) / 32.0;
+        }
+        assert_int_equal(acct_plogp_to_loggp(&t, &lg), 0);
+        assert_true(lg.L_us >= 0 && lg.o_us >= 0 && lg.g_us >= 0 && lg.G_us_per_byte >= 0);
+        assert_close(lg.L_us + 2 * lg.o_us, t.L_us + acct_plogp_g(&t, 1), 1e-9);
+    }
+}
+
 /* LogGP -> pLogP -> LogGP is the identity, and the pLogP form reproduces
  * LogGP's point-to-point time L + 2o + (m - 1)G at every size. Numbers:
  * the blocking values of seeds/004 Fig. 4 (L 1.95, o 0.65, g 0.65 us) with
@@ -167,6 +203,7 @@ int main(void)
         cmocka_unit_test(interpolation),
         cmocka_unit_test(check_rejects),
         cmocka_unit_test(plogp_to_loggp),
+        cmocka_unit_test(plogp_to_loggp_never_negative),
         cmocka_unit_test(loggp_roundtrip),
         cmocka_unit_test(alltoall_contention),
     };

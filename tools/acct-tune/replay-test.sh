@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# acct-tune.replay (unit): acct-tune-replay on a small fixture
+# (testdata/replay-fixture.state: the journal of an exhaustive bcast run on
+# 2 and 4 ranks x 8 B, 1 KiB, 64 KiB whose medians were set to 1.25 x the
+# model's prediction with testdata/replay-plogp.txt; native, which the
+# model cannot predict, to 10 s). So the model-accuracy report must say:
+# relative error 20% everywhere, the model's best is the measured best at
+# all 6 points; and every strategy's decisions must be exact.
+set -u
+replay=$1 dir=$2
+out=$("$replay" --plogp "$dir/replay-plogp.txt" --model-report --report "${TMPDIR:-/tmp}/replay-$$.tsv" \
+      "$dir/replay-fixture.state") || { echo "FAIL: exit $?"; exit 1; }
+echo "$out"
+fail=0
+want() { grep -qF -- "$1" <<<"$out" || { echo "FAIL: missing: $1"; fail=1; }; }
+want "bcast: comm sizes 2 (3 sizes) 4 (3 sizes)"
+want "| bcast | 6 | 135 | 20% | 20% | 6/6 | 6/6 | 0% |"
+want "| exhaustive | 141 |"
+for s in "exhaustive" "mgd" "smgd" "pipeline (longest edge)" "model (nothing measured)" \
+         "model-pruned (hybrid)" "combination: plane + hybrid" "combination: plane + smgd"; do
+    grep -qE "^\| $(sed 's/[()+]/\\&/g' <<<"$s") \|.*\| 0\.00% \| 0\.00% \| 0\.0% \| 6/6 \|$" <<<"$out" ||
+        { echo "FAIL: $s is not exact on the fixture"; fail=1; }
+done
+n=$(grep -c . "${TMPDIR:-/tmp}/replay-$$.tsv")
+[ "$n" = 136 ] || { echo "FAIL: report has $n lines, want 136 (header + 135)"; fail=1; }
+rm -f "${TMPDIR:-/tmp}/replay-$$.tsv"
+# a journal that does not exist, a bad pLogP file: exit 1 with one message
+"$replay" /nonexistent.state >/dev/null 2>&1; [ $? = 1 ] || { echo "FAIL: missing journal"; fail=1; }
+"$replay" --plogp "$dir/replay-fixture.state" "$dir/replay-fixture.state" >/dev/null 2>&1
+[ $? = 1 ] || { echo "FAIL: bad pLogP file accepted"; fail=1; }
+[ $fail = 0 ] && echo PASS
+exit $fail

@@ -1,0 +1,997 @@
+/* acct-tune-replay: the search strategies replayed on one exhaustive run's
+ * journal, and the model-accuracy report (docs/acct-tune.md "How well they
+ * do (real measurements)" and "Model accuracy"). No MPI.
+ *
+ *   acct-tune-replay [options] STATE
+ *
+ * STATE is an acct-tune journal (--state) of a --strategy exhaustive run
+ * (tools/acct-tune/dataset.sh makes one over a whole grid). Every strategy
+ * is run by the very code acct-tune runs (search.h), its oracle answering
+ * from the journal; so the comparison is free of run-to-run noise. A grid
+ * point enters the comparison only when the journal holds every experiment
+ * of its exhaustive search, and only the complete points from the smallest
+ * size of each (collective, communicator size) upwards (a budget cuts a
+ * row's large sizes): the plane the combination walks.
+ *
+ * Counts per strategy: experiments (the oracle's measure and proxy calls
+ * that ran something) and experiment-seconds, each experiment costing
+ * (reps + 1) x its median (the check call plus the timed repetitions, as
+ * kit_measure runs them with --warmup 0); the penalty of each point's
+ * decision is its measured median / the point's best median - 1. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "acct/alg.h"
+#include "acct/model.h"
+#include "plogp_file.h"
+#include "search.h"
+#include "tune.h"
+
+#define MAX_SEGS 40
+#define MAX_ROWS 64
+#define MAX_COLS 64
+
+struct opts {
+    const char *state, *plogp, *report, *noise;
+    size_t row_stride, col_stride;
+    double model_margin;
+    int lookahead;
+    uint64_t min_segment;
+    int max_segments;
+    bool model_report;
+    bool pen_min;        /* penalties on each experiment's minimum, not its median */
+    double keep;         /* plane: a full search started from a hint measures only the
+                          * methods within (1 + keep) of the hint cell's best there;
+                          * < 0: all */
+    double check;        /* plane: > 0: measure each interpolated decision once; above
+                          * (1 + check) x the neighbours' (log-interpolated) cost, the
+                          * cell is searched fully instead */
+};
+
+/* One point's search space and replay oracle. */
+struct point {
+    const struct tune_state *st;
+    const struct acct_model *mdl; /* NULL: no model */
+    enum acct_coll_id coll;
+    int p;
+    uint64_t m;
+    struct tune_method *methods;
+    size_t nm;
+    uint64_t segs[MAX_SEGS];
+    size_t nsegs;
+    size_t nsegm[256];
+    int proxy[256];
+    int proxy_size;
+    double mbest[256];   /* per method: the best cost measured (+inf) */
+    bool *en;            /* per method: enabled (NULL = all) */
+    /* accounting */
+    size_t experiments;
+    double seconds;
+    bool missing;
+};
+
+/* The record of (method, seg bytes) on comm size p, or NULL. */
+static const struct tune_record *find(const struct point *x, const struct acct_decision *d,
+                                      int p, uint64_t seg)
+{
+    struct tune_record key;
+
+    memset(&key, 0, sizeof(key));
+    key.coll = (int32_t)x->coll;
+    key.comm_size = p;
+    key.bytes = x->m;
+    key.alg = (int32_t)acct_alg_index(d->alg);
+    key.fanout = d->fanout;
+    key.segment = seg;
+    return tune_state_find(x->st, &key);
+}
+
+static double rec_cost(const struct tune_record *r)
+{
+    return r != NULL && r->ok ? r->median_us : INFINITY;
+}
+
+static bool pen_on_min;
+
+/* The cost a penalty is computed on: the median, or with --penalty-on min
+ * the minimum (delays on a loaded host only add time). */
+static double rec_pen(const struct tune_record *r)
+{
+    return r != NULL && r->ok ? (pen_on_min ? r->min_us : r->median_us) : INFINITY;
+}
+
+static double rec_seconds(const struct tune_record *r)
+{
+    return r != NULL && r->ok ? (double)(r->reps + 1) * r->median_us * 1e-6 : 0.0;
+}
+
+static int or_measure(void *ctx, size_t method, size_t seg, double *cost)
+{
+    struct point *x = ctx;
+    struct acct_decision d = x->methods[method].d;
+
+    d.segment_bytes = x->segs[seg];
+    *cost = INFINITY;
+    if (!tune_applicable(x->coll, &d, x->p, x->m))
+        return TUNE_OK;
+    const struct tune_record *r = find(x, &x->methods[method].d, x->p, x->segs[seg]);
+    if (r == NULL) {
+        x->missing = true;
+        return TUNE_OK;
+    }
+    x->experiments++;
+    x->seconds += rec_seconds(r);
+    *cost = rec_cost(r);
+    x->mbest[method] = fmin(x->mbest[method], *cost);
+    return TUNE_OK;
+}
+
+static int or_proxy(void *ctx, int cls, size_t seg, double *cost)
+{
+    struct point *x = ctx;
+    struct acct_decision d;
+
+    (void)cls;
+    *cost = INFINITY;
+    if (tune_proxy_method(x->coll, &d) != 0)
+        return TUNE_OK;
+    const struct tune_record *r = find(x, &d, x->proxy_size, x->segs[seg]);
+    if (r == NULL) {
+        x->missing = true;
+        return TUNE_OK;
+    }
+    x->experiments++;
+    x->seconds += rec_seconds(r);
+    *cost = rec_cost(r);
+    return TUNE_OK;
+}
+
+static int or_model(void *ctx, size_t method, size_t seg, double *cost)
+{
+    struct point *x = ctx;
+    struct acct_decision d = x->methods[method].d;
+
+    d.segment_bytes = x->segs[seg];
+    *cost = INFINITY;
+    if (x->mdl != NULL && tune_applicable(x->coll, &d, x->p, x->m))
+        *cost = acct_model_predict(x->coll, &d, x->p, x->m, x->mdl);
+    else if (x->mdl == NULL)
+        *cost = NAN;
+    return TUNE_OK;
+}
+
+static int point_init(struct point *x, const struct tune_state *st, const struct acct_model *mdl,
+                      const struct opts *o, enum acct_coll_id coll, int p, uint64_t m)
+{
+    memset(x, 0, sizeof(*x));
+    x->st = st;
+    x->mdl = mdl;
+    x->coll = coll;
+    x->p = p;
+    x->m = m;
+    if (tune_methods(coll, p, &x->methods, &x->nm) != 0 || x->nm > 256)
+        return -1;
+    x->nsegs = tune_segments(m, o->min_segment, o->max_segments, x->segs);
+    for (size_t i = 0; i < x->nm; i++) {
+        x->mbest[i] = INFINITY;
+        x->nsegm[i] = (x->methods[i].d.alg->flags & ACCT_ALG_SEGMENTED) ? x->nsegs : 1;
+        x->proxy[i] = x->methods[i].proxy;
+    }
+    int h = 0;
+    while ((1 << h) < p)
+        h++;
+    x->proxy_size = h + 1 < p ? h + 1 : p;
+    return 0;
+}
+
+static void point_free(struct point *x)
+{
+    free(x->methods);
+    x->methods = NULL;
+}
+
+static struct tune_space point_space(struct point *x)
+{
+    return (struct tune_space){ .nmethods = x->nm, .nsegs = x->nsegm, .proxy = x->proxy,
+                                .enabled = x->en };
+}
+
+static struct tune_oracle point_oracle(struct point *x)
+{
+    return (struct tune_oracle){ .ctx = x, .measure = or_measure, .proxy = or_proxy,
+                                 .model = x->mdl != NULL ? or_model : NULL };
+}
+
+/* The point's best measured median (every applicable experiment; +inf if
+ * none ran) and whether the journal holds all of them. */
+static bool point_best(struct point *x, double *best)
+{
+    *best = INFINITY;
+    for (size_t i = 0; i < x->nm; i++)
+        for (size_t g = 0; g < x->nsegm[i]; g++) {
+            struct acct_decision d = x->methods[i].d;
+            d.segment_bytes = x->segs[g];
+            if (!tune_applicable(x->coll, &d, x->p, x->m))
+                continue;
+            const struct tune_record *r = find(x, &x->methods[i].d, x->p, x->segs[g]);
+            if (r == NULL)
+                return false;
+            *best = fmin(*best, rec_pen(r));
+        }
+    return true;
+}
+
+/* The measured cost of decision d (segment in d) at x (+inf: cannot run). */
+static double decision_cost(const struct point *x, const struct acct_decision *d)
+{
+    if (!tune_applicable(x->coll, d, x->p, x->m))
+        return INFINITY;
+    return rec_pen(find(x, d, x->p, d->segment_bytes));
+}
+
+/* ---- the plane of one collective --------------------------------------------------- */
+
+struct cellv {
+    struct acct_decision d; /* with its segment */
+    double cost;            /* measured median of d there */
+    bool set;
+    size_t nkept;           /* full searches: the methods within (1 + keep) of the best */
+    struct acct_decision kept[32];
+};
+
+struct plane_ctx {
+    const struct tune_state *st;
+    const struct acct_model *mdl;
+    const struct opts *o;
+    struct tune_params params; /* the full searches' */
+    enum acct_coll_id coll;
+    int p[MAX_ROWS];
+    uint64_t m[MAX_COLS];
+    struct cellv cell[MAX_ROWS][MAX_COLS];
+    size_t experiments;
+    double seconds;
+};
+
+/* The segment of index g's bytes nearest (in log) to want at point x. */
+static size_t seg_index(const struct point *x, uint64_t want)
+{
+    size_t best = 0;
+    double bd = INFINITY;
+
+    if (want == 0 || want >= x->m)
+        return 0;
+    for (size_t g = 1; g < x->nsegs; g++) {
+        double dd = fabs(log2((double)x->segs[g]) - log2((double)want));
+        if (dd < bd) {
+            bd = dd;
+            best = g;
+        }
+    }
+    return best;
+}
+
+/* The index of the method with d's algorithm and fan-out at x, or nm. */
+static size_t method_index(const struct point *x, const struct acct_decision *d)
+{
+    size_t i = 0;
+    while (i < x->nm && !(x->methods[i].d.alg == d->alg && x->methods[i].d.fanout == d->fanout))
+        i++;
+    return i;
+}
+
+static void plane_account(struct plane_ctx *c, const struct point *x)
+{
+    c->experiments += x->experiments;
+    c->seconds += x->seconds;
+}
+
+static int pl_full(void *ctx, size_t row, size_t col, const struct tune_cell_ref *hint,
+                   bool *decided)
+{
+    struct plane_ctx *c = ctx;
+    struct point x;
+    struct tune_result r;
+    int rc = TUNE_ENOMEM;
+
+    *decided = false;
+    if (point_init(&x, c->st, c->mdl, c->o, c->coll, c->p[row], c->m[col]) != 0)
+        goto out;
+    struct tune_space sp = point_space(&x);
+    struct tune_oracle orc = point_oracle(&x);
+    bool en[256];
+    if (hint != NULL) {
+        const struct cellv *h = &c->cell[hint->row][hint->col];
+        size_t mi = method_index(&x, &h->d);
+        if (mi < x.nm) {
+            sp.has_start = true;
+            sp.start_method = mi;
+            sp.start_seg = x.nsegm[mi] > 1 ? seg_index(&x, h->d.segment_bytes) : 0;
+        }
+        /* continuation: only the methods that were close at the hint (and
+         * those that did not exist there) */
+        if (c->o->keep >= 0 && h->nkept > 0) {
+            for (size_t i = 0; i < x.nm; i++) {
+                struct point hx;
+                en[i] = false;
+                for (size_t k = 0; k < h->nkept && !en[i]; k++)
+                    en[i] = h->kept[k].alg == x.methods[i].d.alg &&
+                            h->kept[k].fanout == x.methods[i].d.fanout;
+                if (!en[i] && point_init(&hx, c->st, NULL, c->o, c->coll, c->p[hint->row],
+                                         c->m[hint->col]) == 0) {
+                    en[i] = method_index(&hx, &x.methods[i].d) == hx.nm;
+                    point_free(&hx);
+                }
+            }
+            sp.enabled = en;
+        }
+    }
+    rc = tune_search(&sp, &orc, &c->params, &r);
+    plane_account(c, &x);
+    if (rc == TUNE_OK && r.found) {
+        struct cellv *v = &c->cell[row][col];
+        v->d = x.methods[r.method].d;
+        v->d.segment_bytes = x.segs[r.seg];
+        v->cost = r.cost;
+        v->set = true;
+        v->nkept = 0;
+        for (size_t i = 0; i < x.nm && v->nkept < 32; i++)
+            if (x.mbest[i] <= r.cost * (1.0 + c->o->keep))
+                v->kept[v->nkept++] = x.methods[i].d;
+        *decided = true;
+    }
+out:
+    point_free(&x);
+    return rc;
+}
+
+/* The segment for (row, col) between a and b: log-linear in seg/m. */
+static uint64_t interp_seg(const struct plane_ctx *c, size_t row, size_t col,
+                           const struct tune_cell_ref *a, const struct tune_cell_ref *b)
+{
+    const struct cellv *va = &c->cell[a->row][a->col], *vb = &c->cell[b->row][b->col];
+    double ra = va->d.segment_bytes ? (double)va->d.segment_bytes / (double)c->m[a->col] : 1.0;
+    double rb = vb->d.segment_bytes ? (double)vb->d.segment_bytes / (double)c->m[b->col] : 1.0;
+    double t = a->row == b->row ? (double)(col - a->col) / (double)(b->col - a->col)
+                                : (double)(row - a->row) / (double)(b->row - a->row);
+    double lr = log2(ra) + t * (log2(rb) - log2(ra));
+    double s = (double)c->m[col] * exp2(lr);
+    return s >= (double)c->m[col] ? 0 : (uint64_t)llround(exp2(round(log2(s))));
+}
+
+/* Measure decision d (segment mapped to the point) at x; its cost. */
+static double try_decision(struct point *x, const struct acct_decision *d, uint64_t seg,
+                           struct acct_decision *out)
+{
+    size_t mi = method_index(x, d);
+    double cost = INFINITY;
+
+    if (mi < x->nm) {
+        size_t g = x->nsegm[mi] > 1 ? seg_index(x, seg) : 0;
+        if (or_measure(x, mi, g, &cost) == TUNE_OK && !isinf(cost)) {
+            *out = x->methods[mi].d;
+            out->segment_bytes = x->segs[g];
+        }
+    }
+    return cost;
+}
+
+static int pl_verify(void *ctx, size_t row, size_t col, const struct tune_cell_ref *cands,
+                     size_t n, bool *decided)
+{
+    struct plane_ctx *c = ctx;
+    struct point x;
+    struct cellv *v = &c->cell[row][col];
+
+    *decided = false;
+    if (point_init(&x, c->st, c->mdl, c->o, c->coll, c->p[row], c->m[col]) != 0)
+        return TUNE_ENOMEM;
+    v->cost = INFINITY;
+    for (size_t k = 0; k < n; k++) {
+        const struct cellv *cv = &c->cell[cands[k].row][cands[k].col];
+        /* the candidate's segment scaled with the message (its seg/m) */
+        uint64_t seg = cv->d.segment_bytes == 0 ? 0 :
+                       (uint64_t)((double)cv->d.segment_bytes / (double)c->m[cands[k].col] *
+                                  (double)c->m[col]);
+        struct acct_decision d;
+        double cost = try_decision(&x, &cv->d, seg, &d);
+        if (cost < v->cost) {
+            v->cost = cost;
+            v->d = d;
+            v->set = true;
+            *decided = true;
+        }
+    }
+    /* with --check: a verified decision far above what its two neighbours
+     * took (log-interpolated) is not trusted: the cell is searched fully */
+    if (*decided && c->o->check > 0 && n == 2) {
+        const struct cellv *va = &c->cell[cands[0].row][cands[0].col];
+        const struct cellv *vb = &c->cell[cands[1].row][cands[1].col];
+        double t = cands[0].row == cands[1].row
+                   ? (double)(col - cands[0].col) / (double)(cands[1].col - cands[0].col)
+                   : (double)(row - cands[0].row) / (double)(cands[1].row - cands[0].row);
+        double expect = exp2(log2(va->cost) + t * (log2(vb->cost) - log2(va->cost)));
+        if (!(v->cost <= (1.0 + c->o->check) * expect)) {
+            v->set = false;
+            *decided = false;
+        }
+    }
+    plane_account(c, &x);
+    point_free(&x);
+    return TUNE_OK;
+}
+
+static bool pl_copy(void *ctx, size_t row, size_t col, const struct tune_cell_ref *a,
+                    const struct tune_cell_ref *b)
+{
+    struct plane_ctx *c = ctx;
+    struct point x;
+    bool ok = false;
+    struct cellv *v = &c->cell[row][col];
+
+    if (point_init(&x, c->st, c->mdl, c->o, c->coll, c->p[row], c->m[col]) != 0)
+        return false;
+    size_t mi = method_index(&x, &c->cell[a->row][a->col].d);
+    if (mi < x.nm) {
+        size_t g = x.nsegm[mi] > 1 ? seg_index(&x, interp_seg(c, row, col, a, b)) : 0;
+        struct acct_decision d = x.methods[mi].d;
+        d.segment_bytes = x.segs[g];
+        if (tune_applicable(x.coll, &d, x.p, x.m)) {
+            v->d = d;
+            v->cost = decision_cost(&x, &d); /* for the penalty only: not an experiment */
+            v->set = true;
+            ok = true;
+        }
+        if (ok && c->o->check > 0) {
+            const struct cellv *va = &c->cell[a->row][a->col], *vb = &c->cell[b->row][b->col];
+            double t = a->row == b->row ? (double)(col - a->col) / (double)(b->col - a->col)
+                                        : (double)(row - a->row) / (double)(b->row - a->row);
+            double expect = exp2(log2(va->cost) + t * (log2(vb->cost) - log2(va->cost)));
+            double got = INFINITY;
+            or_measure(&x, mi, g, &got);
+            plane_account(c, &x);
+            v->cost = got;
+            if (!(got <= (1.0 + c->o->check) * expect)) {
+                v->set = false;
+                ok = false;
+            }
+        }
+    }
+    point_free(&x);
+    return ok;
+}
+
+static bool pl_same(void *ctx, const struct tune_cell_ref *a, const struct tune_cell_ref *b)
+{
+    struct plane_ctx *c = ctx;
+    const struct cellv *va = &c->cell[a->row][a->col], *vb = &c->cell[b->row][b->col];
+    return va->set && vb->set && va->d.alg == vb->d.alg && va->d.fanout == vb->d.fanout;
+}
+
+/* ---- tallies ------------------------------------------------------------------------ */
+
+#define MAX_PEN 100000
+
+struct tally {
+    const char *name;
+    size_t experiments, points, exact;
+    double seconds;
+    double *pen;
+    size_t npen;
+};
+
+static void tally_add(struct tally *t, double chosen, double best)
+{
+    double pen = isinf(chosen) ? INFINITY : chosen / best - 1.0;
+    if (t->npen < MAX_PEN)
+        t->pen[t->npen++] = pen;
+    t->exact += pen <= 0.0;
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static void tally_print(struct tally *t, const struct tally *ref)
+{
+    double sum = 0.0;
+    qsort(t->pen, t->npen, sizeof(double), cmp_d);
+    for (size_t i = 0; i < t->npen; i++)
+        sum += t->pen[i];
+    double med = t->npen ? (t->npen % 2 ? t->pen[t->npen / 2]
+                                        : (t->pen[t->npen / 2 - 1] + t->pen[t->npen / 2]) / 2)
+                         : 0.0;
+    char er[32] = "-", sr[32] = "-";
+    if (t->experiments > 0)
+        snprintf(er, sizeof(er), "%.1fx", (double)ref->experiments / (double)t->experiments);
+    if (t->seconds > 0)
+        snprintf(sr, sizeof(sr), "%.1fx", ref->seconds / t->seconds);
+    printf("| %s | %zu | %.1f | %s | %s | %.2f%% | %.2f%% | %.1f%% | %zu/%zu |\n", t->name,
+           t->experiments, t->seconds, er, sr, t->npen ? 100.0 * sum / (double)t->npen : 0.0,
+           100.0 * med, t->npen ? 100.0 * t->pen[t->npen - 1] : 0.0, t->exact, t->npen);
+}
+
+/* ---- the run ----------------------------------------------------------------------- */
+
+enum { S_EXH, S_MGD, S_SMGD, S_PIPE, S_MODEL, S_HYBRID, S_COMBO, S_COMBO_SMGD, S_N };
+
+struct plane_set {
+    enum acct_coll_id coll;
+    size_t nrows;
+    int p[MAX_ROWS];
+    size_t ncols[MAX_ROWS];
+    uint64_t m[MAX_COLS];
+    size_t nm;
+};
+
+static int usage(void)
+{
+    fprintf(stderr,
+            "usage: acct-tune-replay [--plogp FILE] [--row-stride N] [--col-stride N]\n"
+            "         [--model-margin X] [--lookahead N] [--keep X] [--check X]\n"
+            "         [--penalty-on min|median] [--noise STATE2]\n"
+            "         [--model-report] [--report FILE] STATE\n");
+    return 2;
+}
+
+/* A whole number in [lo, hi] or a decimal >= 0: 0, or -1 with a message. */
+static int num(const char *opt, const char *arg, double lo, double hi, double *out)
+{
+    char *end = NULL;
+    errno = 0;
+    double v = strtod(arg, &end);
+    if (errno != 0 || end == arg || *end != '\0' || !(v >= lo && v <= hi)) {
+        fprintf(stderr, "acct-tune-replay: %s: \"%s\" is not a number in [%g, %g]\n", opt, arg,
+                lo, hi);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+static int parse_args(int argc, char **argv, struct opts *o)
+{
+    double v = 0;
+    int rc = 0;
+    *o = (struct opts){ .row_stride = 3, .col_stride = 3, .model_margin = 1.0, .lookahead = 2,
+                        .min_segment = 1024, .max_segments = 12, .keep = -1 };
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        bool more = i + 1 < argc;
+        if (strcmp(a, "--plogp") == 0 && more)
+            o->plogp = argv[++i];
+        else if (strcmp(a, "--report") == 0 && more)
+            o->report = argv[++i];
+        else if (strcmp(a, "--row-stride") == 0 && more &&
+                 (rc = num(a, argv[++i], 1, 64, &v)) == 0)
+            o->row_stride = (size_t)v;
+        else if (strcmp(a, "--col-stride") == 0 && more &&
+                 (rc = num(a, argv[++i], 1, 64, &v)) == 0)
+            o->col_stride = (size_t)v;
+        else if (strcmp(a, "--model-margin") == 0 && more &&
+                 (rc = num(a, argv[++i], 0, 1e6, &v)) == 0)
+            o->model_margin = v;
+        else if (strcmp(a, "--lookahead") == 0 && more && (rc = num(a, argv[++i], 0, 40, &v)) == 0)
+            o->lookahead = (int)v;
+        else if (strcmp(a, "--noise") == 0 && more)
+            o->noise = argv[++i];
+        else if (strcmp(a, "--check") == 0 && more && (rc = num(a, argv[++i], 0, 1e6, &v)) == 0)
+            o->check = v;
+        else if (strcmp(a, "--keep") == 0 && more && (rc = num(a, argv[++i], 0, 1e6, &v)) == 0)
+            o->keep = v;
+        else if (strcmp(a, "--penalty-on") == 0 && more)
+            o->pen_min = strcmp(argv[++i], "min") == 0;
+        else if (strcmp(a, "--model-report") == 0)
+            o->model_report = true;
+        else if (a[0] != '-' && o->state == NULL)
+            o->state = a;
+        else
+            return -1;
+        if (rc != 0)
+            return -1;
+    }
+    if (o->state == NULL || o->row_stride < 1 || o->row_stride > 64 || o->col_stride < 1 ||
+        o->col_stride > 64 || !(o->model_margin >= 0) || o->lookahead < 0 ||
+        (o->model_report && o->plogp == NULL))
+        return -1;
+    return 0;
+}
+
+/* The planes: per collective, the communicator sizes and, per size, the
+ * complete points from the smallest message size up. */
+static size_t find_planes(const struct tune_state *st, const struct opts *o,
+                          struct plane_set *ps)
+{
+    size_t np = 0;
+
+    for (int c = 0; c < ACCT_COLL_COUNT; c++) {
+        struct plane_set *q = &ps[np];
+        memset(q, 0, sizeof(*q));
+        q->coll = (enum acct_coll_id)c;
+        /* message sizes and comm sizes present */
+        for (size_t i = 0; i < st->n; i++) {
+            const struct tune_record *r = &st->v[i];
+            if (r->coll != c)
+                continue;
+            size_t k = 0;
+            while (k < q->nm && q->m[k] != r->bytes)
+                k++;
+            if (k == q->nm && q->nm < MAX_COLS)
+                q->m[q->nm++] = r->bytes;
+            k = 0;
+            while (k < q->nrows && q->p[k] != r->comm_size)
+                k++;
+            if (k == q->nrows && q->nrows < MAX_ROWS)
+                q->p[q->nrows++] = r->comm_size;
+        }
+        for (size_t a = 0; a < q->nm; a++) /* sort */
+            for (size_t b = a + 1; b < q->nm; b++)
+                if (q->m[b] < q->m[a]) {
+                    uint64_t t = q->m[a];
+                    q->m[a] = q->m[b];
+                    q->m[b] = t;
+                }
+        for (size_t a = 0; a < q->nrows; a++)
+            for (size_t b = a + 1; b < q->nrows; b++)
+                if (q->p[b] < q->p[a]) {
+                    int t = q->p[a];
+                    q->p[a] = q->p[b];
+                    q->p[b] = t;
+                }
+        size_t rows = 0;
+        for (size_t r = 0; r < q->nrows; r++) {
+            size_t n = 0;
+            bool ok = true;
+            while (ok && n < q->nm) {
+                struct point x;
+                double best;
+                ok = point_init(&x, st, NULL, o, q->coll, q->p[r], q->m[n]) == 0 &&
+                     point_best(&x, &best) && !isinf(best);
+                point_free(&x);
+                n += ok;
+            }
+            if (n > 0) {
+                q->p[rows] = q->p[r];
+                q->ncols[rows++] = n;
+            }
+        }
+        q->nrows = rows;
+        if (rows > 0)
+            np++;
+    }
+    return np;
+}
+
+static int run_point_strategy(const struct tune_state *st, const struct acct_model *mdl,
+                              const struct opts *o, enum tune_strategy s, enum acct_coll_id coll,
+                              int p, uint64_t m, struct tally *t)
+{
+    struct point x;
+    struct tune_result r;
+    struct tune_params pa;
+    double best = INFINITY;
+    int rc = TUNE_ENOMEM;
+
+    tune_params_default(&pa);
+    pa.strategy = s;
+    pa.lookahead = o->lookahead;
+    pa.model_margin = o->model_margin;
+    if (point_init(&x, st, mdl, o, coll, p, m) != 0)
+        goto out;
+    point_best(&x, &best);
+    struct tune_space sp = point_space(&x);
+    struct tune_oracle orc = point_oracle(&x);
+    rc = tune_search(&sp, &orc, &pa, &r);
+    if (rc == TUNE_OK) {
+        struct acct_decision d = x.methods[r.found ? r.method : 0].d;
+        d.segment_bytes = x.segs[r.found ? r.seg : 0];
+        t->experiments += x.experiments;
+        t->seconds += x.seconds;
+        t->points++;
+        tally_add(t, r.found ? decision_cost(&x, &d) : INFINITY, best);
+    }
+out:
+    point_free(&x);
+    return rc;
+}
+
+static int run_plane(const struct tune_state *st, const struct acct_model *mdl,
+                     const struct opts *o, const struct plane_set *q, enum tune_strategy inner,
+                     struct tally *t)
+{
+    struct plane_ctx *c = calloc(1, sizeof(*c));
+    enum tune_cell_kind *kind = calloc(MAX_ROWS * MAX_COLS, sizeof(*kind));
+    int rc = TUNE_ENOMEM;
+
+    if (c == NULL || kind == NULL)
+        goto out;
+    c->st = st;
+    c->mdl = mdl;
+    c->o = o;
+    c->coll = q->coll;
+    tune_params_default(&c->params);
+    c->params.strategy = inner;
+    c->params.lookahead = o->lookahead;
+    c->params.model_margin = o->model_margin;
+    memcpy(c->p, q->p, sizeof(q->p));
+    memcpy(c->m, q->m, sizeof(q->m));
+    struct tune_plane pl = { .ctx = c, .nrows = q->nrows, .ncols = q->ncols, .full = pl_full,
+                             .verify = pl_verify, .copy = pl_copy, .same = pl_same };
+    rc = tune_plane_search(&pl, o->row_stride, o->col_stride, kind);
+    size_t maxc = 0;
+    for (size_t r = 0; r < q->nrows; r++)
+        maxc = q->ncols[r] > maxc ? q->ncols[r] : maxc;
+    for (size_t r = 0; r < q->nrows && rc == TUNE_OK; r++)
+        for (size_t col = 0; col < q->ncols[r]; col++) {
+            struct point x;
+            double best = INFINITY;
+            point_init(&x, st, NULL, o, q->coll, q->p[r], q->m[col]);
+            point_best(&x, &best);
+            const struct cellv *v = &c->cell[r][col];
+            double chosen = kind[r * maxc + col] != TUNE_CELL_NONE && v->set
+                            ? decision_cost(&x, &v->d) : INFINITY;
+            tally_add(t, chosen, best);
+            if (getenv("ACCT_REPLAY_DEBUG") != NULL && chosen > 1.5 * best) {
+                char dec[128];
+                acct_decision_format(&v->d, dec, sizeof(dec));
+                fprintf(stderr, "%s p=%d m=%llu kind %d: %s %.1f us, best %.1f us\n",
+                        acct_coll_name(q->coll), q->p[r], (unsigned long long)q->m[col],
+                        (int)kind[r * maxc + col], dec, chosen, best);
+            }
+            t->points++;
+            point_free(&x);
+        }
+    t->experiments += c->experiments;
+    t->seconds += c->seconds;
+out:
+    free(c);
+    free(kind);
+    return rc;
+}
+
+/* The noise floor: exhaustive search's own penalty against a second,
+ * independent exhaustive run of the same points (STATE2): each point's
+ * best of STATE timed in STATE2, against STATE2's best. A strategy cannot be judged more finely
+ * than this on these measurements. */
+static int noise_floor(const struct tune_state *st, const struct opts *o,
+                       const struct plane_set *ps, size_t nps)
+{
+    struct tune_state st2;
+    char err[512];
+    struct tally t = { .name = "exhaustive run 1, timed by run 2" };
+
+    if (tune_state_read(&st2, o->noise, err, sizeof(err)) != 0) {
+        fprintf(stderr, "acct-tune-replay: %s\n", err);
+        return -1;
+    }
+    t.pen = malloc(MAX_PEN * sizeof(double));
+    for (size_t k = 0; k < nps && t.pen != NULL; k++)
+        for (size_t r = 0; r < ps[k].nrows; r++)
+            for (size_t col = 0; col < ps[k].ncols[r]; col++) {
+                struct point x, y;
+                double b1 = INFINITY, b2 = INFINITY;
+                struct acct_decision d1 = { 0 };
+                point_init(&x, st, NULL, o, ps[k].coll, ps[k].p[r], ps[k].m[col]);
+                point_init(&y, &st2, NULL, o, ps[k].coll, ps[k].p[r], ps[k].m[col]);
+                if (point_best(&y, &b2) && !isinf(b2)) {
+                    for (size_t i = 0; i < x.nm; i++)
+                        for (size_t g = 0; g < x.nsegm[i]; g++) {
+                            struct acct_decision d = x.methods[i].d;
+                            d.segment_bytes = x.segs[g];
+                            double c = decision_cost(&x, &d);
+                            if (c < b1) {
+                                b1 = c;
+                                d1 = d;
+                            }
+                        }
+                    tally_add(&t, d1.alg != NULL ? decision_cost(&y, &d1) : INFINITY, b2);
+                    t.points++;
+                }
+                point_free(&x);
+                point_free(&y);
+            }
+    if (t.pen != NULL) {
+        printf("\nnoise floor (%s): %zu points in both runs\n", o->noise, t.points);
+        printf("| | experiments | experiment-s | | | mean penalty | median penalty | max penalty "
+               "| exact |\n|---|---|---|---|---|---|---|---|---|\n");
+        tally_print(&t, &t);
+    }
+    free(t.pen);
+    tune_state_close(&st2);
+    return 0;
+}
+
+/* ---- the model-accuracy report ------------------------------------------------------ */
+
+static int model_report(const struct tune_state *st, const struct acct_model *mdl,
+                        const struct opts *o, const struct plane_set *ps, size_t nps)
+{
+    FILE *f = NULL;
+    double *err = malloc(MAX_PEN * sizeof(double));
+    size_t nerr_all = 0;
+    double *all = malloc(MAX_PEN * sizeof(double));
+    size_t tot_points = 0, tot_best = 0, tot_method = 0;
+
+    if (err == NULL || all == NULL)
+        goto fail;
+    if (o->report != NULL && (f = fopen(o->report, "w")) == NULL) {
+        fprintf(stderr, "acct-tune-replay: %s: %s\n", o->report, strerror(errno));
+        goto fail;
+    }
+    if (f != NULL)
+        fprintf(f, "# collective\tcomm_size\tbytes\tmethod\tmeasured_us\tpredicted_us"
+                "\trel_error\n");
+    printf("| collective | points | experiments compared | median rel. error | max rel. error | "
+           "model's best = measured best | same method | penalty of the model's choice (mean) |\n"
+           "|---|---|---|---|---|---|---|---|\n");
+    for (size_t k = 0; k < nps; k++) {
+        const struct plane_set *q = &ps[k];
+        size_t nerr = 0, points = 0, hit = 0, hitm = 0;
+        double pensum = 0.0;
+        for (size_t r = 0; r < q->nrows; r++)
+            for (size_t col = 0; col < q->ncols[r]; col++) {
+                struct point x;
+                double best = INFINITY, pbest = INFINITY, pmeas = INFINITY;
+                const struct acct_decision *bd = NULL, *pd = NULL;
+                uint64_t bseg = 0, pseg = 0;
+                point_init(&x, st, mdl, o, q->coll, q->p[r], q->m[col]);
+                for (size_t i = 0; i < x.nm; i++)
+                    for (size_t g = 0; g < x.nsegm[i]; g++) {
+                        struct acct_decision d = x.methods[i].d;
+                        d.segment_bytes = x.segs[g];
+                        double meas = decision_cost(&x, &d);
+                        if (isinf(meas))
+                            continue;
+                        double pred = acct_model_predict(x.coll, &d, x.p, x.m, mdl);
+                        if (meas < best) {
+                            best = meas;
+                            bd = &x.methods[i].d;
+                            bseg = x.segs[g];
+                        }
+                        if (isnan(pred) || isinf(pred))
+                            continue;
+                        double e = fabs(pred - meas) / meas;
+                        if (nerr < MAX_PEN)
+                            err[nerr++] = e;
+                        if (nerr_all < MAX_PEN)
+                            all[nerr_all++] = e;
+                        if (pred < pbest) {
+                            pbest = pred;
+                            pmeas = meas;
+                            pd = &x.methods[i].d;
+                            pseg = x.segs[g];
+                        }
+                        if (f != NULL) {
+                            char dec[128];
+                            acct_decision_format(&d, dec, sizeof(dec));
+                            fprintf(f, "%s\t%d\t%llu\t%s\t%.9g\t%.9g\t%.4f\n",
+                                    acct_coll_name(x.coll), x.p, (unsigned long long)x.m, dec,
+                                    meas, pred, e);
+                        }
+                    }
+                if (pd != NULL && bd != NULL) {
+                    points++;
+                    hit += pd == bd && pseg == bseg;
+                    hitm += pd == bd;
+                    pensum += pmeas / best - 1.0;
+                }
+                point_free(&x);
+            }
+        qsort(err, nerr, sizeof(double), cmp_d);
+        tot_points += points;
+        tot_best += hit;
+        tot_method += hitm;
+        if (nerr > 0)
+            printf("| %s | %zu | %zu | %.0f%% | %.0f%% | %zu/%zu | %zu/%zu | %.0f%% |\n",
+                   acct_coll_name(q->coll), points, nerr, 100.0 * err[nerr / 2],
+                   100.0 * err[nerr - 1], hit, points, hitm, points,
+                   points ? 100.0 * pensum / (double)points : 0.0);
+    }
+    qsort(all, nerr_all, sizeof(double), cmp_d);
+    if (nerr_all > 0)
+        printf("| all | %zu | %zu | %.0f%% | %.0f%% | %zu/%zu | %zu/%zu | |\n", tot_points,
+               nerr_all, 100.0 * all[nerr_all / 2], 100.0 * all[nerr_all - 1], tot_best,
+               tot_points, tot_method, tot_points);
+    if (f != NULL && fclose(f) != 0)
+        goto fail;
+    free(err);
+    free(all);
+    return 0;
+fail:
+    free(err);
+    free(all);
+    return -1;
+}
+
+int main(int argc, char **argv)
+{
+    struct opts o;
+    struct tune_state st;
+    struct acct_model mdl, *mp = NULL;
+    char err[512];
+    static struct plane_set ps[ACCT_COLL_COUNT];
+    struct tally t[S_N];
+    static const char *const names[S_N] = {
+        "exhaustive", "mgd", "smgd", "pipeline (longest edge)", "model (nothing measured)",
+        "model-pruned (hybrid)", "combination: plane + hybrid", "combination: plane + smgd",
+    };
+    static const enum tune_strategy point_s[] = { TUNE_EXHAUSTIVE, TUNE_MGD, TUNE_SMGD,
+                                                  TUNE_PIPELINE, TUNE_MODEL, TUNE_HYBRID };
+    int rc = 1;
+
+    memset(t, 0, sizeof(t));
+    if (parse_args(argc, argv, &o) != 0)
+        return usage();
+    pen_on_min = o.pen_min;
+    if (tune_state_read(&st, o.state, err, sizeof(err)) != 0) {
+        fprintf(stderr, "acct-tune-replay: %s\n", err);
+        return 1;
+    }
+    if (o.plogp != NULL) {
+        acct_model_init(&mdl);
+        if (tune_plogp_read(o.plogp, &mdl.net, err, sizeof(err)) != 0) {
+            fprintf(stderr, "acct-tune-replay: %s\n", err);
+            goto out;
+        }
+        mp = &mdl;
+    }
+    size_t nps = find_planes(&st, &o, ps);
+    size_t npoints = 0;
+    for (size_t k = 0; k < nps; k++) {
+        printf("%s: comm sizes", acct_coll_name(ps[k].coll));
+        for (size_t r = 0; r < ps[k].nrows; r++) {
+            printf(" %d (%zu sizes)", ps[k].p[r], ps[k].ncols[r]);
+            npoints += ps[k].ncols[r];
+        }
+        printf("\n");
+    }
+    printf("%zu complete points; strides: %zu communicator sizes, %zu message sizes; "
+           "model margin %g; lookahead %d; keep %g; check %g; penalties on the %s\n\n", npoints,
+           o.row_stride, o.col_stride, o.model_margin, o.lookahead, o.keep, o.check,
+           o.pen_min ? "minimum" : "median");
+    for (int s = 0; s < S_N; s++) {
+        t[s] = (struct tally){ .name = names[s], .pen = malloc(MAX_PEN * sizeof(double)) };
+        if (t[s].pen == NULL)
+            goto out;
+    }
+    printf("| strategy | experiments | experiment-s | vs exhaustive (experiments) | "
+           "vs exhaustive (seconds) | mean penalty | median penalty | max penalty | exact |\n"
+           "|---|---|---|---|---|---|---|---|---|\n");
+    for (int s = 0; s < S_N; s++) {
+        bool needs_model = s == S_MODEL || s == S_HYBRID || s == S_COMBO;
+        if (needs_model && mp == NULL)
+            continue;
+        for (size_t k = 0; k < nps; k++) {
+            const struct plane_set *q = &ps[k];
+            if (s == S_COMBO || s == S_COMBO_SMGD) {
+                if (run_plane(&st, mp, &o, q, s == S_COMBO ? TUNE_HYBRID : TUNE_SMGD, &t[s]) !=
+                    TUNE_OK)
+                    goto out;
+                continue;
+            }
+            for (size_t r = 0; r < q->nrows; r++)
+                for (size_t col = 0; col < q->ncols[r]; col++)
+                    if (run_point_strategy(&st, mp, &o, point_s[s], q->coll, q->p[r], q->m[col],
+                                           &t[s]) != TUNE_OK)
+                        goto out;
+        }
+        tally_print(&t[s], &t[S_EXH]);
+    }
+    if (o.noise != NULL && noise_floor(&st, &o, ps, nps) != 0)
+        goto out;
+    if (o.model_report) {
+        printf("\n");
+        if (model_report(&st, mp, &o, ps, nps) != 0)
+            goto out;
+    }
+    rc = 0;
+out:
+    for (int s = 0; s < S_N; s++)
+        free(t[s].pen);
+    tune_state_close(&st);
+    return rc;
+}
