@@ -64,8 +64,8 @@ static const char *parse_entry(const char *s, size_t n, enum acct_coll_id *coll,
     char word[ACCT_FORCE_MAX_LEN + 1];
     char q[QUOTE_MAX * 4 + 8];
     const char *eq = memchr(s, '=', n);
-    const char *f[MAX_FIELDS];
-    size_t fl[MAX_FIELDS];
+    const char *f[MAX_FIELDS] = { NULL };
+    size_t fl[MAX_FIELDS] = { 0 };
     size_t nf = 0;
     const struct acct_alg *alg;
 
