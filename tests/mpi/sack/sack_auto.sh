@@ -7,8 +7,8 @@
 set -u
 lib=$1 mode=$2 ncalls=$3 bytes=$4 delay=$5
 shift 5
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+sack_test_init "$lib" "$@"
 cat > "$work/rules.yaml" <<'YAML'
 acct_rules: 1
 provenance: {partition: test, interconnect: shm, version: 1, source: manual, created: "2026-11-22T12:00:00Z"}
@@ -18,19 +18,13 @@ collectives:
     - {comm_size: [2, max], bytes: [0, 65535], algorithm: binomial}
     - {comm_size: [2, max], bytes: [65536, max], algorithm: binomial, segment: 8K}
 YAML
-preload="${ACCT_TEST_PRELOAD:+$ACCT_TEST_PRELOAD }$lib"
-mpiexec=$1
-shift
-n=$#
-prog=${!n}
-set -- "${@:1:$((n - 1))}"
 timeout 250 "$mpiexec" -x LD_PRELOAD="$preload" -x ACCT_RULES="$work/rules.yaml" -x ACCT_VERBOSE=2 \
-    -x ACCT_REPORT="$work/report.yaml" ${ASAN_OPTIONS:+-x ASAN_OPTIONS} "$@" "$prog" "$mode" \
+    -x ACCT_REPORT="$work/report.yaml" ${ASAN_OPTIONS:+-x ASAN_OPTIONS} "${launch_args[@]}" "$prog" "$mode" \
     "$ncalls" "$bytes" "$delay" > "$work/out" 2>&1
 rc=$?
 grep -i 'sack\|error\|warn' "$work/out" | grep -v 'first bcast as root'
 [ $rc -eq 124 ] && echo "TIMEOUT: deadlock?"
-grep -q '^active: true$' "$work/report.yaml" 2>/dev/null || { echo "ACCT was not active"; exit 1; }
+sack_test_require_active
 grep -q 'sack_auto: .* OK$' "$work/out" || { echo "wrong data or failure"; exit 1; }
 probes=$(grep -c 'SACK automatic mode: probe at call' "$work/out")
 [ "$probes" -ge 3 ] || { echo "only $probes probes judged"; exit 1; }

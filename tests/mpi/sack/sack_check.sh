@@ -8,8 +8,8 @@
 set -u
 lib=$1 fill=$2 delay=$3
 shift 3
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+sack_test_init "$lib" "$@"
 cat > "$work/rules.yaml" <<'YAML'
 acct_rules: 1
 provenance: {partition: test, interconnect: shm, version: 1, source: manual, created: "2026-11-22T12:00:00Z"}
@@ -23,20 +23,14 @@ collectives:
     - {comm_size: [1, max], bytes: [131072, 262143], algorithm: knomial, fanout: 8, segment: 512, reorder: true}
     - {comm_size: [1, max], bytes: [262144, max], algorithm: binomial, segment: 32K, reorder: true}
 YAML
-preload="${ACCT_TEST_PRELOAD:+$ACCT_TEST_PRELOAD }$lib"
-mpiexec=$1
-shift
-n=$#
-prog=${!n}
-set -- "${@:1:$((n - 1))}"
 timeout 250 "$mpiexec" -x LD_PRELOAD="$preload" -x ACCT_RULES="$work/rules.yaml" \
     -x ACCT_SACK_FILL="$fill" -x ACCT_FORCE=allreduce=recursive_doubling -x ACCT_VERBOSE=2 -x ACCT_REPORT="$work/report.yaml" \
-    ${ASAN_OPTIONS:+-x ASAN_OPTIONS} "$@" "$prog" "$delay" > "$work/out" 2>&1
+    ${ASAN_OPTIONS:+-x ASAN_OPTIONS} "${launch_args[@]}" "$prog" "$delay" > "$work/out" 2>&1
 rc=$?
 grep -v "debug" "$work/out"
 cat "$work/report.yaml" 2>/dev/null
 [ $rc -eq 124 ] && echo "TIMEOUT: deadlock?"
-grep -q '^active: true$' "$work/report.yaml" 2>/dev/null || { echo "ACCT was not active"; exit 1; }
+sack_test_require_active
 for a in linear chain pipeline binary binomial knomial; do # every tree of the rules ran
   grep -q "{collective: bcast, algorithm: $a, calls: [1-9]" "$work/report.yaml" ||
       { echo "bcast $a did not run"; exit 1; }

@@ -9,8 +9,8 @@
 set -u
 lib=$1 fill=$2 delay=$3 mode=$4
 shift 4
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+sack_test_init "$lib" "$@"
 cat > "$work/rules.yaml" <<'YAML'
 acct_rules: 1
 provenance: {partition: test, interconnect: shm, version: 1, source: manual, created: "2026-11-22T18:00:00Z"}
@@ -20,20 +20,14 @@ collectives:
     - {comm_size: [1, max], bytes: [1024, 16383], algorithm: chain, fanout: 2, segment: 4K, reorder: true}
     - {comm_size: [1, max], bytes: [16384, max], algorithm: binomial, reorder: true}
 YAML
-preload="${ACCT_TEST_PRELOAD:+$ACCT_TEST_PRELOAD }$lib"
-mpiexec=$1
-shift
-n=$#
-prog=${!n}
-set -- "${@:1:$((n - 1))}"
 timeout 250 "$mpiexec" -x LD_PRELOAD="$preload" -x ACCT_RULES="$work/rules.yaml" \
     -x ACCT_SACK_FILL="$fill" -x ACCT_FORCE=allreduce=recursive_doubling -x ACCT_VERBOSE=2 -x ACCT_REPORT="$work/report.yaml" \
-    ${ASAN_OPTIONS:+-x ASAN_OPTIONS} "$@" "$prog" "$delay" "$mode" > "$work/out" 2>&1
+    ${ASAN_OPTIONS:+-x ASAN_OPTIONS} "${launch_args[@]}" "$prog" "$delay" "$mode" > "$work/out" 2>&1
 rc=$?
 grep -v "debug" "$work/out"
 cat "$work/report.yaml" 2>/dev/null
 [ $rc -eq 124 ] && echo "TIMEOUT: deadlock?"
-grep -q '^active: true$' "$work/report.yaml" 2>/dev/null || { echo "ACCT was not active"; exit 1; }
+sack_test_require_active
 for a in linear chain binomial; do # every algorithm of the rules ran
   grep -q "{collective: scatter, algorithm: $a, calls: [1-9]" "$work/report.yaml" ||
       { echo "scatter $a did not run"; exit 1; }
