@@ -164,8 +164,22 @@ static bool touches(const struct acct_step *st, const struct acct_ref *r)
  * marked early (such rounds are many messages of one phase anyway). */
 #define EARLY_MAX_PAIRS (1u << 16)
 
+/* Does round [first, end) receive from peer? */
+static bool receives_from(const struct acct_sched *s, uint32_t first, uint32_t end, int32_t peer)
+{
+    for (uint32_t j = first; j < end; j++)
+        if (s->steps[j].kind == ACCT_STEP_RECV && s->steps[j].peer == peer)
+            return true;
+    return false;
+}
+
 /* Round r's receives that may be posted while round r-1 runs: a prefix of
- * them (in schedule order) that touch nothing round r-1 touches. */
+ * them (in schedule order) that touch nothing round r-1 touches and come
+ * from a peer round r-1 already receives from. The second condition keeps
+ * a new peer's message off the link until this round's inbound transfers
+ * are done: an early receive from a new partner (recursive doubling) would
+ * let that partner's data share the inbound link with the current round and
+ * delay it, and with it this rank's own next send. */
 static void mark_early(struct acct_sched *s, uint32_t r)
 {
     uint32_t pf, pe, first, end;
@@ -177,9 +191,11 @@ static void mark_early(struct acct_sched *s, uint32_t r)
         struct acct_step *st = &s->steps[i];
         if (st->kind != ACCT_STEP_RECV)
             continue;
+        if (!receives_from(s, pf, pe, st->peer))
+            return; /* it, and every receive after it, waits */
         for (uint32_t j = pf; j < pe; j++)
             if (touches(&s->steps[j], &st->a))
-                return; /* it, and every receive after it, waits */
+                return;
         st->early = 1;
     }
 }

@@ -1,6 +1,7 @@
 /* Schedules' early receives (acct/sched.h): acct_sched_finish() marks a
  * RECV of round r+1 early only when nothing of round r reads or writes its
- * slice, and only as a prefix of the round's receives (so an executor that
+ * slice, round r also receives from its peer, and only as a prefix of the
+ * round's receives (so an executor that
  * posts them during round r keeps every receive in schedule order). Hand
  * cases for each kind of conflict, then every registered algorithm over a
  * sweep of shapes against an independent check, and the pipelines that
@@ -59,9 +60,21 @@ static void test_hand_cases(void **state)
     acct_sched_recv(&s, 1, ACCT_BUF_TMP0, 0, 8);
     acct_sched_round(&s);
     acct_sched_recv(&s, 1, ACCT_BUF_RECV, 8, 8);
-    acct_sched_recv(&s, 2, ACCT_BUF_TMP1, 0, 8);
+    acct_sched_recv(&s, 1, ACCT_BUF_TMP1, 0, 8);
     assert_int_equal(acct_sched_finish(&s), 0);
     assert_string_equal(early_string(&s, buf, sizeof buf), "011");
+
+    /* A peer the previous round does not receive from waits (recursive
+     * doubling's next partner), and every receive after it. */
+    acct_sched_reset(&s);
+    acct_sched_send(&s, 1, ACCT_BUF_RECV, 0, 8);
+    acct_sched_recv(&s, 1, ACCT_BUF_TMP0, 0, 8);
+    acct_sched_round(&s);
+    acct_sched_send(&s, 2, ACCT_BUF_RECV, 0, 8);
+    acct_sched_recv(&s, 2, ACCT_BUF_TMP1, 0, 8);
+    acct_sched_recv(&s, 1, ACCT_BUF_RECV, 8, 8);
+    assert_int_equal(acct_sched_finish(&s), 0);
+    assert_string_equal(early_string(&s, buf, sizeof buf), "000");
 
     /* A local step's source (a) and destination (b) both count. */
     for (int which = 0; which < 2; which++) {
@@ -82,12 +95,14 @@ static void test_hand_cases(void **state)
     /* Prefix: a receive after a blocked one waits too, whatever its peer. */
     acct_sched_reset(&s);
     acct_sched_send(&s, 1, ACCT_BUF_RECV, 0, 8);
+    acct_sched_recv(&s, 2, ACCT_BUF_TMP0, 0, 8);
+    acct_sched_recv(&s, 3, ACCT_BUF_TMP1, 0, 8);
     acct_sched_round(&s);
     acct_sched_recv(&s, 2, ACCT_BUF_RECV, 8, 8);
     acct_sched_recv(&s, 1, ACCT_BUF_RECV, 0, 8);
     acct_sched_recv(&s, 3, ACCT_BUF_RECV, 16, 8);
     assert_int_equal(acct_sched_finish(&s), 0);
-    assert_string_equal(early_string(&s, buf, sizeof buf), "100");
+    assert_string_equal(early_string(&s, buf, sizeof buf), "00100");
 
     /* Only the previous round counts (round r-2 is complete by then); a
      * zero-count receive touches nothing. */
@@ -95,11 +110,12 @@ static void test_hand_cases(void **state)
     acct_sched_send(&s, 1, ACCT_BUF_RECV, 0, 8);
     acct_sched_round(&s);
     acct_sched_send(&s, 1, ACCT_BUF_RECV, 8, 8);
+    acct_sched_recv(&s, 1, ACCT_BUF_TMP0, 0, 8);
     acct_sched_round(&s);
     acct_sched_recv(&s, 1, ACCT_BUF_RECV, 0, 8);
     acct_sched_recv(&s, 1, ACCT_BUF_RECV, 8, 0);
     assert_int_equal(acct_sched_finish(&s), 0);
-    assert_string_equal(early_string(&s, buf, sizeof buf), "11");
+    assert_string_equal(early_string(&s, buf, sizeof buf), "011");
 
     /* Reset and rebuild: no stale flags. */
     acct_sched_reset(&s);
@@ -118,8 +134,8 @@ static bool overlap(const struct acct_ref *x, const struct acct_ref *y)
 }
 
 /* The promise, checked step by step: an early RECV is in round r >= 1, every
- * RECV before it in its round is early, and no step of round r-1 reads or
- * writes its slice. Returns the number of early receives. */
+ * RECV before it in its round is early, round r-1 receives from its peer,
+ * and no step of round r-1 reads or writes its slice. Returns the number of early receives. */
 static unsigned check_schedule(const struct acct_sched *s)
 {
     unsigned n = 0;
@@ -141,12 +157,15 @@ static unsigned check_schedule(const struct acct_sched *s)
             }
             assert_true(r > 0);
             assert_false(blocked);
+            bool same_peer = false;
             for (uint32_t j = pf; j < pe; j++) {
                 const struct acct_step *x = &s->steps[j];
+                same_peer |= x->kind == ACCT_STEP_RECV && x->peer == st->peer;
                 assert_false(overlap(&x->a, &st->a));
                 if (x->kind == ACCT_STEP_REDUCE || x->kind == ACCT_STEP_COPY)
                     assert_false(overlap(&x->b, &st->a));
             }
+            assert_true(same_peer);
             n++;
         }
     }

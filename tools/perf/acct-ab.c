@@ -12,10 +12,13 @@
  * (AB, BA, ...). A block's time is the slowest rank's, per call. Rank 0
  * prints per size the median block time of each side and the median of the
  * per-round ratios native/acct (> 1: ACCT faster), with p25-p75. Datatype
- * MPI_INT, root 0, MPI_SUM; sizes are bcast's buffer, reduce's vector,
- * reduce_scatter_block's block, allreduce's vector. */
+ * MPI_INT, root 0, MPI_SUM; sizes as acct-bench's (docs/acct-bench.md): bcast's
+ * buffer, reduce's and allreduce's vector, reduce_scatter_block's result
+ * block, each rank's contribution to gather and allgather, each rank's share
+ * of scatter, alltoall's block per peer. */
 #include <dlfcn.h>
 #include <mpi.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,7 +50,7 @@ static long parse_size(const char *s, char **end)
     return v;
 }
 
-static void call(const char *coll, int *sbuf, int *rbuf, int n, int size)
+static void call(const char *coll, int *sbuf, int *rbuf, int n)
 {
     if (strcmp(coll, "bcast") == 0)
         MPI_Bcast(rbuf, n, MPI_INT, 0, MPI_COMM_WORLD);
@@ -55,9 +58,16 @@ static void call(const char *coll, int *sbuf, int *rbuf, int n, int size)
         MPI_Reduce(sbuf, rbuf, n, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
     else if (strcmp(coll, "allreduce") == 0)
         MPI_Allreduce(sbuf, rbuf, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    else if (strcmp(coll, "gather") == 0)
+        MPI_Gather(sbuf, n, MPI_INT, rbuf, n, MPI_INT, 0, MPI_COMM_WORLD);
+    else if (strcmp(coll, "scatter") == 0)
+        MPI_Scatter(sbuf, n, MPI_INT, rbuf, n, MPI_INT, 0, MPI_COMM_WORLD);
+    else if (strcmp(coll, "allgather") == 0)
+        MPI_Allgather(sbuf, n, MPI_INT, rbuf, n, MPI_INT, MPI_COMM_WORLD);
+    else if (strcmp(coll, "alltoall") == 0)
+        MPI_Alltoall(sbuf, n, MPI_INT, rbuf, n, MPI_INT, MPI_COMM_WORLD);
     else
         MPI_Reduce_scatter_block(sbuf, rbuf, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    (void)size;
 }
 
 int main(int argc, char **argv)
@@ -73,6 +83,15 @@ int main(int argc, char **argv)
         case 'n': iters = atoi(optarg); break;
         default: rc = 2;
         }
+    }
+    static const char *const colls[] = { "bcast",  "reduce",    "allreduce", "gather",
+                                         "scatter", "allgather", "alltoall",  "reduce_scatter_block" };
+    bool known = false;
+    for (size_t i = 0; coll != NULL && i < sizeof colls / sizeof colls[0]; i++)
+        known |= strcmp(coll, colls[i]) == 0;
+    if (coll != NULL && !known) {
+        fprintf(stderr, "acct-ab: unknown collective \"%s\"\n", coll);
+        rc = 2;
     }
     if (rc || coll == NULL || spec == NULL || rounds < 1 || iters < 1) {
         fprintf(stderr, "usage: acct-ab -c COLL -f SPEC [-m SIZES] [-r ROUNDS] [-n ITERS]\n");
@@ -108,11 +127,11 @@ int main(int argc, char **argv)
             for (int k = 0; k < 2; k++) {
                 int side = (r + k) % 2; /* 0 native, 1 acct; order alternates */
                 force(side ? spec : "");
-                call(coll, sbuf, rbuf, n, size); /* warm-up (schedule, scratch) */
+                call(coll, sbuf, rbuf, n); /* warm-up (schedule, scratch) */
                 MPI_Barrier(MPI_COMM_WORLD);
                 double t0 = MPI_Wtime();
                 for (int i = 0; i < iters; i++)
-                    call(coll, sbuf, rbuf, n, size);
+                    call(coll, sbuf, rbuf, n);
                 double dt = (MPI_Wtime() - t0) / iters, mx;
                 MPI_Reduce(&dt, &mx, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
                 t[side][r] = mx * 1e6;

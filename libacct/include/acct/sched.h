@@ -24,7 +24,10 @@
  *
  * Early receives. acct_sched_finish() marks a RECV of round r+1 `early`
  * when its slice does not overlap any slice that a step of round r reads or
- * writes, and every RECV before it in round r+1 is early too. An executor
+ * writes, round r also receives from its peer (a pipeline's parent, a ring's
+ * neighbour; not recursive doubling's next partner, whose data would share
+ * the inbound link with round r's), and every RECV before it in round r+1
+ * is early too. An executor
  * may post an early RECV while round r is still in flight (before its wait)
  * without changing any result: nothing of round r touches that memory, and
  * receives keep their schedule order. A segmented pipeline then has the
