@@ -77,6 +77,11 @@ check "down after the failed up" "$CLUSTER" down
 # shellcheck disable=SC2086  # a list of pids
 assert_clean "after failed up" $partial
 
+check "a sysctl outside net.* is refused before anything is made" \
+  fails env ACCT_CLUSTER_NODE_SYSCTL='kernel.panic=1' "$CLUSTER" up
+check "  ... and left no namespace" test -z "$(ip netns list | grep '^acct-')"
+# Every node gets the configured sysctls in its own network namespace.
+export ACCT_CLUSTER_NODE_SYSCTL='net.ipv4.tcp_rmem = 4096 262144 6291456; net.ipv4.tcp_slow_start_after_idle=0'
 check "first up" "$CLUSTER" up
 first=$(daemon_pids)
 check "second up succeeds" "$CLUSTER" up
@@ -94,7 +99,12 @@ check "sinfo: eth is the default partition" test "$(sinfo -h -o '%P' | grep -c '
 
 for n in "${nodes[@]}"; do
   check "$n: hostname is $n" test "$("$CLUSTER" exec "$n" hostname)" = "$n"
+  check "$n: tcp_rmem from ACCT_CLUSTER_NODE_SYSCTL" \
+    test "$("$CLUSTER" exec "$n" sysctl -n net.ipv4.tcp_rmem | tr -s ' \t' ' ')" = "4096 262144 6291456"
+  check "$n: tcp_slow_start_after_idle from ACCT_CLUSTER_NODE_SYSCTL" \
+    test "$("$CLUSTER" exec "$n" sysctl -n net.ipv4.tcp_slow_start_after_idle)" = 0
 done
+check "status lists the node sysctls" grep -q 'tcp_slow_start_after_idle=0' <("$CLUSTER" status)
 check "srun -N4 runs on 4 distinct hosts" \
   test "$(timeout 60 srun -N4 -t 1 hostname | sort -u | tr '\n' ' ')" = "${nodes[*]} "
 
