@@ -1,7 +1,7 @@
 /* acct-ab: ACCT's algorithm against the MPI library's collective, measured
  * alternately inside one job, so that both see the same machine load.
  *
- *   acct-ab -c COLL -f SPEC [-m SIZES] [-r ROUNDS] [-n ITERS]
+ *   acct-ab -c COLL (-f SPEC | -R) [-m SIZES] [-r ROUNDS] [-n ITERS] [-T SEC] [-b]
  *
  * Run with libacct.so preloaded and the MPI library's own collective forced
  * through its parameters (for Open MPI: OMPI_MCA_coll_tuned_use_dynamic_rules=1,
@@ -15,7 +15,18 @@
  * MPI_INT, root 0, MPI_SUM; sizes as acct-bench's (docs/acct-bench.md): bcast's
  * buffer, reduce's and allreduce's vector, reduce_scatter_block's result
  * block, each rank's contribution to gather and allgather, each rank's share
- * of scatter, alltoall's block per peer. */
+ * of scatter, alltoall's block per peer.
+ *
+ * -R instead of -f: the ACCT side runs what the rules (ACCT_RULES) decide
+ * (acct_tool_force("")) and the native side is ACCT's "native" method
+ * ("COLL=native"): tuned ACCT against whatever the MPI library is set to do.
+ * -T SEC: per size, a block has at least ITERS calls and about SEC seconds
+ * (ITERS = SEC / the slowest rank's time of one call, at most 100000): small
+ * messages get enough calls for a stable block time.
+ * -b: a barrier before every call and only the calls timed (a block's time
+ * is then the slowest rank's sum of call times / ITERS): the latency of one
+ * call, as acct-bench and acct-tune measure it, instead of the throughput of
+ * back-to-back calls (where a chain overlaps consecutive calls). */
 #include <dlfcn.h>
 #include <mpi.h>
 #include <stdbool.h>
@@ -74,13 +85,19 @@ int main(int argc, char **argv)
 {
     const char *coll = NULL, *spec = NULL, *sizes = "64K,256K,1M";
     int rounds = 15, iters = 5, rank, size, opt, rc = 0;
-    while ((opt = getopt(argc, argv, "c:f:m:r:n:")) != -1) {
+    bool rules = false, barrier = false;
+    double target = 0;
+    char native_spec[64] = "";
+    while ((opt = getopt(argc, argv, "c:f:m:r:n:RT:b")) != -1) {
         switch (opt) {
         case 'c': coll = optarg; break;
         case 'f': spec = optarg; break;
         case 'm': sizes = optarg; break;
         case 'r': rounds = atoi(optarg); break;
         case 'n': iters = atoi(optarg); break;
+        case 'R': rules = true; break;
+        case 'b': barrier = true; break;
+        case 'T': target = atof(optarg); break;
         default: rc = 2;
         }
     }
@@ -93,23 +110,29 @@ int main(int argc, char **argv)
         fprintf(stderr, "acct-ab: unknown collective \"%s\"\n", coll);
         rc = 2;
     }
-    if (rc || coll == NULL || spec == NULL || rounds < 1 || iters < 1) {
-        fprintf(stderr, "usage: acct-ab -c COLL -f SPEC [-m SIZES] [-r ROUNDS] [-n ITERS]\n");
+    if (rc || coll == NULL || (spec == NULL) == !rules || rounds < 1 || iters < 1 ||
+        target < 0 || target > 60) {
+        fprintf(stderr, "usage: acct-ab -c COLL (-f SPEC | -R) [-m SIZES] [-r ROUNDS] [-n ITERS]"
+                        " [-T SEC] [-b]\n");
         return 2;
+    }
+    if (rules) { /* ACCT side: the rules; native side: ACCT's native method */
+        snprintf(native_spec, sizeof native_spec, "%s=native", coll);
+        spec = "";
     }
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     force_fn force = (force_fn)(void (*)(void))dlsym(RTLD_DEFAULT, "acct_tool_force");
-    if (force == NULL || force("") != 0) {
+    if (force == NULL || force(native_spec) != 0) {
         if (rank == 0)
             fprintf(stderr, "acct-ab: ACCT is not active (preload libacct.so)\n");
         MPI_Finalize();
         return 2;
     }
     if (rank == 0)
-        printf("%-22s %9s %12s %12s %10s %17s\n", "collective", "bytes", "native_us", "acct_us",
-               "nat/acct", "ratio p25-p75");
+        printf("%-22s %9s %12s %12s %10s %17s %7s\n", "collective", "bytes", "native_us",
+               "acct_us", "nat/acct", "ratio p25-p75", "calls");
     for (const char *p = sizes; *p;) {
         char *end;
         long bytes = parse_size(p, &end);
@@ -123,16 +146,35 @@ int main(int argc, char **argv)
         t[1] = malloc((size_t)rounds * sizeof(double));
         for (size_t i = 0; i < elems; i++)
             sbuf[i] = (int)(i + (size_t)rank);
+        int it = iters;
+        if (target > 0) { /* calls per block from one call's time, alike on every rank */
+            force(native_spec);
+            call(coll, sbuf, rbuf, n);
+            MPI_Barrier(MPI_COMM_WORLD);
+            double t0 = MPI_Wtime(), one, mx;
+            call(coll, sbuf, rbuf, n);
+            one = MPI_Wtime() - t0;
+            MPI_Allreduce(&one, &mx, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+            double want = mx > 0 ? target / mx : 100000;
+            it = want > 100000 ? 100000 : want > iters ? (int)want : iters;
+        }
         for (int r = 0; r < rounds; r++)
             for (int k = 0; k < 2; k++) {
                 int side = (r + k) % 2; /* 0 native, 1 acct; order alternates */
-                force(side ? spec : "");
+                force(side ? spec : native_spec);
                 call(coll, sbuf, rbuf, n); /* warm-up (schedule, scratch) */
                 MPI_Barrier(MPI_COMM_WORLD);
-                double t0 = MPI_Wtime();
-                for (int i = 0; i < iters; i++)
+                double t0 = MPI_Wtime(), busy = 0;
+                for (int i = 0; i < it; i++) {
+                    if (barrier) {
+                        MPI_Barrier(MPI_COMM_WORLD);
+                        t0 = MPI_Wtime();
+                    }
                     call(coll, sbuf, rbuf, n);
-                double dt = (MPI_Wtime() - t0) / iters, mx;
+                    if (barrier)
+                        busy += MPI_Wtime() - t0;
+                }
+                double dt = (barrier ? busy : MPI_Wtime() - t0) / it, mx;
                 MPI_Reduce(&dt, &mx, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
                 t[side][r] = mx * 1e6;
             }
@@ -141,13 +183,13 @@ int main(int argc, char **argv)
                 ratio[r] = t[0][r] / t[1][r];
             double q25 = quantile(ratio, rounds, 0.25), q75 = quantile(ratio, rounds, 0.75);
             double med = quantile(ratio, rounds, 0.5);
-            printf("%-22s %9ld %12.1f %12.1f %10.3f %8.3f-%-8.3f\n", coll, bytes,
-                   quantile(t[0], rounds, 0.5), quantile(t[1], rounds, 0.5), med, q25, q75);
+            printf("%-22s %9ld %12.1f %12.1f %10.3f %8.3f-%-8.3f %7d\n", coll, bytes,
+                   quantile(t[0], rounds, 0.5), quantile(t[1], rounds, 0.5), med, q25, q75, it);
             fflush(stdout);
         }
         free(sbuf), free(rbuf), free(t[0]), free(t[1]), free(ratio);
     }
-    force("");
+    force(rules ? "" : native_spec);
     MPI_Finalize();
     return 0;
 }

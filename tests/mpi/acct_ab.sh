@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# tools/perf/acct-ab as acct-vs-best -i runs it (docs/performance.md, section
+# 12): -R alternates blocks of what the rules decide and of ACCT's native
+# method inside one job; -b puts a barrier before every call; -T sizes the
+# blocks. Checks the printed table and, through ACCT_REPORT, that both sides
+# ran: the rules' chain and native. Usage errors exit 2 before MPI_Init.
+# usage: acct_ab.sh ACCT_AB LIBACCT MPIEXEC ARGS...
+set -u
+ab=$1 lib=$2 mpiexec=$3
+shift 3
+args=("$@")
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fail=0
+bad() { echo "FAIL: $*"; fail=1; }
+cat >"$work/rules.yaml" <<'R'
+acct_rules: 1
+provenance: {partition: test, interconnect: loopback, version: 1, source: manual,
+             created: "2026-11-22T21:00:00Z"}
+collectives:
+  bcast:
+    - {comm_size: [2, max], bytes: [0, max], algorithm: chain, fanout: 1}
+R
+# the ASan runtime must come first in a sanitizer build (ACCT_TEST_PRELOAD)
+preload=$lib
+[ -n "${ACCT_TEST_PRELOAD:-}" ] && preload="$ACCT_TEST_PRELOAD:$lib"
+
+timeout 120 "$mpiexec" -x LD_PRELOAD="$preload" -x ACCT_RULES="$work/rules.yaml" \
+    -x ACCT_REPORT="$work/report.yaml" ${ASAN_OPTIONS:+-x ASAN_OPTIONS} "${args[@]}" -np 4 \
+    "$ab" -c bcast -R -b -m 8,4K -r 3 -n 2 -T 0.002 >"$work/out" 2>"$work/err" ||
+    bad "acct-ab -R -b exited $? ($(tail -n 2 "$work/err"))"
+cat "$work/out"
+# collective bytes native_us acct_us nat/acct p25-p75 calls
+for b in 8 4096; do
+    line=$(awk -v b="$b" '$1 == "bcast" && $2 == b' "$work/out")
+    [ -n "$line" ] || { bad "no line for $b bytes"; continue; }
+    read -r _ _ nat acc ratio range calls <<<"$line"
+    awk -v n="$nat" -v a="$acc" -v r="$ratio" 'BEGIN { exit !(n > 0 && a > 0 && r > 0) }' ||
+        bad "$b bytes: times and ratio must be positive: $line"
+    [[ $range =~ ^[0-9.]+-[0-9.]+$ ]] || bad "$b bytes: p25-p75 '$range'"
+    [[ $calls =~ ^[0-9]+$ ]] && ((calls >= 2)) || bad "$b bytes: calls per block '$calls' (-n 2)"
+done
+count() { sed -n "s/^  - {collective: bcast, algorithm: $1, calls: \([0-9]*\),.*/\1/p" "$work/report.yaml"; }
+# 2 sizes x 3 rounds x (warm-up + >= 2 calls) on each side
+c=$(count chain) n=$(count native)
+[[ ${c:-0} -ge 18 ]] || bad "the rules' side (chain) ran ${c:-0} calls, want >= 18"
+[[ ${n:-0} -ge 18 ]] || bad "the native side ran ${n:-0} calls, want >= 18"
+
+# usage errors: exit 2, before MPI_Init (no launcher needed)
+for a in "-c bcast" "-c bcast -R -f bcast=chain" "-c nosuch -R" "-c bcast -R -T 100"; do
+    # shellcheck disable=SC2086  # the words of a
+    "$ab" $a >/dev/null 2>&1
+    rc=$?
+    [ $rc = 2 ] || bad "acct-ab $a: exit $rc, want 2"
+done
+[ $fail = 0 ] && echo "acct_ab.sh: ok" || echo "acct_ab.sh: FAILED"
+exit $fail
