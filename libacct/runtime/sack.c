@@ -53,7 +53,7 @@
 #include "acct/log.h"
 
 #define SACK_WINDOW 128          /* most segments in flight per receiver and per child */
-#define SACK_INFLIGHT (1 << 20)  /* ... aiming at this many bytes in flight */
+#define SACK_INFLIGHT (1 << 20)  /* ... aiming at this many bytes in flight (ACCT_SACK_INFLIGHT) */
 #define SACK_REQS_KIDS 512       /* at most this many send requests for all children */
 #define SACK_PIGGY_MAX 16384     /* segment 0 rides with FIRST up to this many bytes */
 #define SACK_MAGIC 0x5341434bLL  /* "SACK" */
@@ -71,6 +71,26 @@ static void fill_read(void)
         acct_warn("ACCT_SACK_FILL=\"%.32s\" is neither bf nor df; using df", s);
         fill_mode = SACK_FILL_DF;
     }
+}
+
+static pthread_once_t inflight_once = PTHREAD_ONCE_INIT;
+static uint64_t inflight = SACK_INFLIGHT;
+
+/* ACCT_SACK_INFLIGHT=BYTES: the send and receive windows per peer, for A/B
+ * runs (docs/sack.md, "The protocol"); 4 segments at least, 128 at most. */
+static void inflight_read(void)
+{
+    const char *s = getenv("ACCT_SACK_INFLIGHT");
+    char *end = NULL;
+    if (s == NULL || *s == '\0')
+        return;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (end == s || *end != '\0' || v == 0 || v > (1ULL << 30)) {
+        acct_warn("ACCT_SACK_INFLIGHT=\"%.32s\" is not a byte count in 1..2^30; using %d",
+                  s, SACK_INFLIGHT);
+        return;
+    }
+    inflight = v;
 }
 
 static void say_first(void)
@@ -546,7 +566,8 @@ int rt_sack_bcast_auto(char *buf, uint64_t bytes, uint64_t seg, int root,
     r.nseg = (bytes + r.seg - 1) / r.seg;
     r.seg0 = r.seg;
     r.piggy = r.seg0 <= SACK_PIGGY_MAX;
-    r.win = (int)((SACK_INFLIGHT + r.seg - 1) / r.seg);
+    pthread_once(&inflight_once, inflight_read);
+    r.win = (int)((inflight + r.seg - 1) / r.seg);
     r.win = r.win < 4 ? 4 : r.win > SACK_WINDOW ? SACK_WINDOW : r.win;
     r.root = root;
     r.rank = rank;

@@ -18,6 +18,8 @@
 # alternating within each repetition of one job (acct-sack-bench
 # --alternate), the cell being the median ratio reordered/static.
 # Patterns: none interior leaf random.
+# ACCT_SACK_* variables of the caller's environment (but ACCT_SACK_FILL, set
+# per mode) are passed to the ranks of the ACCT modes.
 set -eu
 np=8 reps=5 bytes=1M seg=8K delays=200,300,400
 modes="native static df bf"
@@ -61,6 +63,10 @@ for p in $patterns; do
         env=(-x LD_PRELOAD="$lib" -x ACCT_SACK_FILL="${m#ab-}") ;;
       *) echo "unknown mode $m" >&2; exit 2 ;;
     esac
+    # ACCT's own knobs (e.g. ACCT_SACK_INFLIGHT) reach the ranks of ACCT modes
+    if [[ $m != native && $m != ompi ]]; then
+      for v in ${!ACCT_SACK_@}; do [[ $v == ACCT_SACK_FILL ]] || env+=(-x "$v=${!v}"); done
+    fi
     alt=()
     [[ $m == ab-* ]] && alt=(--alternate "$static_spec" --alternate-b "$reorder_spec")
     out=$("$@" "${env[@]}" -np "$np" "$bench" --pattern "$p" --bytes "$bytes" --reps "$reps" \
