@@ -94,6 +94,9 @@ struct kit_timing {
     int warmup;        /* untimed calls, >= 0 */
     int iterations;    /* timed repetitions, >= 1 */
     double time_limit; /* seconds for the point on rank 0's clock; 0 = none */
+    double min_time;   /* more repetitions (up to max_iterations) until rank 0's timed
+                          calls add up to this many seconds; 0 = exactly iterations */
+    int max_iterations; /* capacity of the times arrays when min_time > 0 (>= iterations) */
 };
 
 /* Outcome of kit_measure, the same on every rank of the communicator. */

@@ -76,6 +76,22 @@ static int time_is_up(const struct bench_call *c, const struct kit_timing *t, do
     return up;
 }
 
+/* After n timed repetitions (at least t->iterations): one more? Only with
+ * t->min_time, while rank 0's timed calls add up to less than it and the
+ * arrays have room; rank 0 decides for everyone. */
+static int want_more(const struct bench_call *c, const struct kit_timing *t, int n,
+                     double timed)
+{
+    int more = 0;
+
+    if (t->min_time <= 0.0 || n >= t->max_iterations)
+        return 0;
+    if (c->rank == 0)
+        more = timed < t->min_time;
+    PMPI_Bcast(&more, 1, MPI_INT, 0, c->comm);
+    return more;
+}
+
 /* The lowest rank of comm whose flag is set, or INT_MAX. */
 static int lowest_failing(int failed, MPI_Comm comm, int rank)
 {
@@ -108,13 +124,17 @@ enum kit_status kit_measure(const struct bench_coll *coll, struct bench_call *c,
         PMPI_Barrier(c->comm);
         failed |= coll->run(c) != MPI_SUCCESS;
     }
-    /* timed repetitions: at least one */
-    for (n = 0; n < t->iterations && (n == 0 || !time_is_up(c, t, t_start)); n++) {
+    /* timed repetitions: at least one; with min_time, more until they add up to it */
+    double timed = 0.0;
+    for (n = 0; (n < t->iterations || want_more(c, t, n, timed)) &&
+                (n == 0 || !time_is_up(c, t, t_start));
+         n++) {
         PMPI_Barrier(c->comm);
         double t0 = kit_now();
         int rc = coll->run(c);
         double t1 = kit_now();
         times[n] = t1 - t0;
+        timed += times[n];
         failed |= rc != MPI_SUCCESS;
     }
     PMPI_Reduce(times, max_us, n, MPI_DOUBLE, MPI_MAX, 0, c->comm);

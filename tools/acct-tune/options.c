@@ -35,6 +35,7 @@ enum {
     OPT_REPS,
     OPT_WARMUP,
     OPT_POINT_LIMIT,
+    OPT_MIN_TIME,
     OPT_OUT,
     OPT_RULES,
     OPT_OMPI_RULES,
@@ -67,6 +68,7 @@ static const struct option long_opts[] = {
     { "reps", required_argument, NULL, OPT_REPS },
     { "warmup", required_argument, NULL, OPT_WARMUP },
     { "point-limit", required_argument, NULL, OPT_POINT_LIMIT },
+    { "min-time", required_argument, NULL, OPT_MIN_TIME },
     { "out", required_argument, NULL, OPT_OUT },
     { "rules", required_argument, NULL, OPT_RULES },
     { "ompi-rules", required_argument, NULL, OPT_OMPI_RULES },
@@ -124,6 +126,8 @@ void tune_usage(FILE *f)
             "  --reps N              timed repetitions per experiment (default %d)\n"
             "  --warmup N            untimed calls before them (default %d)\n"
             "  --point-limit SEC     at most SEC seconds per experiment (default %g; 0 = none)\n"
+            "  --min-time SEC        more repetitions (up to %d) until the timed calls add up\n"
+            "                        to SEC seconds: fast calls get many (default 0 = none)\n"
             "  --out FILE            tuning result (default " DEFAULT_OUT ")\n"
             "  --rules FILE          also write the rules file\n"
             "  --ompi-rules FILE     also write an Open MPI coll/tuned dynamic rules file\n"
@@ -146,7 +150,7 @@ void tune_usage(FILE *f)
             "  --lookahead N, --threshold X, --model-margin X   search parameters\n"
             "  --run-id NAME         the run's id (default r-STARTTIME-PARTITION)\n"
             "  -h, --help            this text\n",
-            DEFAULT_REPS, DEFAULT_WARMUP, DEFAULT_POINT_LIMIT, DEFAULT_STRIDE,
+            DEFAULT_REPS, DEFAULT_WARMUP, DEFAULT_POINT_LIMIT, TUNE_MAX_TIMED_REPS, DEFAULT_STRIDE,
             DEFAULT_MAX_SEGMENTS);
 }
 
@@ -412,6 +416,9 @@ static int parse_one(int c, const char *arg, struct tune_opts *o, const char **s
     case OPT_WARMUP: rc = parse_int("--warmup", arg, 0, MAX_REPS, &o->warmup, err, errlen); break;
     case OPT_POINT_LIMIT:
         rc = parse_num("--point-limit", arg, 0.0, 3600.0, &o->point_limit_s, err, errlen);
+        break;
+    case OPT_MIN_TIME:
+        rc = parse_num("--min-time", arg, 0.0, 3600.0, &o->min_time_s, err, errlen);
         break;
     case OPT_OUT: o->out = arg; break;
     case OPT_RULES: o->rules = arg; break;

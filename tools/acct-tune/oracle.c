@@ -75,7 +75,9 @@ static int run_experiment(struct tune_ctx *x, MPI_Comm comm, const struct acct_d
         PMPI_Allreduce(&forced, &all_forced, 1, MPI_INT, MPI_MIN, comm);
         if (all_forced) {
             struct kit_timing t = { .warmup = x->o->warmup, .iterations = x->o->reps,
-                                    .time_limit = x->o->point_limit_s };
+                                    .time_limit = x->o->point_limit_s,
+                                    .min_time = x->o->min_time_s,
+                                    .max_iterations = tune_timed_reps_max(x->o) };
             enum kit_status st = kit_measure(x->bcoll, c, &t, x->times, x->max_us, &reps, &bad);
             if (st != KIT_OK && c->rank == 0)
                 fprintf(stderr, TUNE_NAME ": warning: %s on %d ranks, %llu bytes: %s on rank "
@@ -349,8 +351,8 @@ static int comm_setup(struct tune_ctx *x)
         return TUNE_EFAIL;
     c->sbuf = buf_alloc(sb, &ok);
     c->rbuf = buf_alloc(rb, &ok);
-    x->times = malloc((size_t)x->o->reps * sizeof(*x->times));
-    x->max_us = malloc((size_t)x->o->reps * sizeof(*x->max_us));
+    x->times = malloc((size_t)tune_timed_reps_max(x->o) * sizeof(*x->times));
+    x->max_us = malloc((size_t)tune_timed_reps_max(x->o) * sizeof(*x->max_us));
     x->segs = malloc((size_t)x->o->max_segments * sizeof(*x->segs));
     ok = ok && x->times != NULL && x->max_us != NULL && x->segs != NULL &&
          tune_methods(x->coll, x->size, &x->methods, &x->nmethods) == 0;

@@ -35,6 +35,9 @@ uint64_t tune_state_fingerprint(const struct tune_opts *o, int world_size)
     char text[256];
     int n = snprintf(text, sizeof(text), "reps=%d warmup=%d limit=%.17g ranks=%d", o->reps,
                      o->warmup, o->point_limit_s, world_size);
+    if (o->min_time_s > 0 && n > 0 && (size_t)n < sizeof(text)) /* journals without it stay valid */
+        n += snprintf(text + n, sizeof(text) - (size_t)n, " min_time=%.17g", o->min_time_s);
+    n = n < (int)sizeof(text) ? n : (int)sizeof(text) - 1;
     return acct_rules_hash(text, n > 0 ? (size_t)n : 0);
 }
 

@@ -11,6 +11,8 @@
 #         budget     a budget far too small: exit 0, complete: false, valid files
 #         strategy:S the small grid with --strategy S (mgd, exhaustive, pipeline,
 #                    reduced, used, hybrid, model)
+#         min_time   --reps 3 --min-time 0.02: 8-byte experiments take many more
+#                    repetitions than 3, 1 MiB ones fewer
 #         bad        a bad option: exit 2 and one error line, no hang
 #         bad_used   a bad --used file: exit 1 and FILE:LINE:COLUMN: FIELD: message
 set -u
@@ -137,6 +139,18 @@ strategy:*)
         done
         head -1 "$work/plogp.txt" | grep -qx 'acct-plogp 1' || fail "no pLogP table"
     fi
+    ;;
+min_time)
+    run 4 --collectives bcast --comm-sizes 4 --sizes 8,1M --max-segments 2 --strategy exhaustive --reps 3 \
+        --min-time 0.02 --out result.yaml >"$work/log" 2>&1 || { cat "$work/log"; fail "acct-tune failed"; }
+    "$check" "$work/result.yaml" bcast 4 8,1M complete || fail "result"
+    reps() { sed -n "s/.*collective: bcast, comm_size: 4, bytes: $1, algorithm: $2,.* reps: \([0-9]*\),.*/\1/p" \
+        "$work/result.yaml" | head -1; }
+    small=$(reps 8 linear) large=$(reps 1M linear)
+    echo "linear: ${small:-?} repetitions at 8 B, ${large:-?} at 1 MiB"
+    [[ ${small:-0} -gt 20 ]] || fail "8 B took ${small:-0} repetitions, want more than 20 (--min-time)"
+    [[ ${large:-0} -ge 3 && ${large:-0} -lt ${small:-0} ]] || fail "1 MiB took ${large:-0} repetitions"
+    grep -q 'min-time' <<<"$(run 4 --min-time x 2>&1)" || fail "--min-time x: no error"
     ;;
 bad)
     out=$(run 4 --strategy bogus 2>&1)

@@ -37,6 +37,7 @@
 #define TUNE_EXIT_OK 0
 #define TUNE_EXIT_FAIL 1
 #define TUNE_EXIT_USAGE 2
+#define TUNE_MAX_TIMED_REPS 10000 /* --min-time adds repetitions up to this many */
 
 /* How the grid is walked above the per-point search. */
 enum tune_primary_mode {
@@ -67,6 +68,7 @@ struct tune_opts {
     double budget_s;                  /* 0 = none */
     int reps, warmup;
     double point_limit_s;             /* per experiment, 0 = none */
+    double min_time_s;                /* per experiment: more reps until this much, 0 = none */
     enum acct_result_source source;
     int quadtree_depth;               /* -1 = exact map */
     double quadtree_accuracy;         /* percent */
@@ -81,6 +83,12 @@ struct tune_opts {
     size_t nused;
     bool help;
 };
+
+/* How many timed repetitions an experiment can take (the timing arrays' size). */
+static inline int tune_timed_reps_max(const struct tune_opts *o)
+{
+    return o->min_time_s > 0 && o->reps < TUNE_MAX_TIMED_REPS ? TUNE_MAX_TIMED_REPS : o->reps;
+}
 
 /* Parse and validate argv (world_size ranks). No MPI call, no output: on
  * error TUNE_EXIT_USAGE and a message in err. Deterministic. */
