@@ -71,7 +71,7 @@ static int build_knomial(int v, int size, int k, struct acct_tree *t)
     /* Child v + d*p heads the vranks [c, c + p) clipped to size. */
     int span[ACCT_TREE_MAX_CHILDREN];
     for (long p = top / k; p >= 1; p /= k)
-        for (int d = k - 1; d >= 1; d--) {
+        for (int d = 1; d < k; d++) {
             long c = v + d * p;
             if (c < size) {
                 if (t->nchildren >= ACCT_TREE_MAX_CHILDREN)
@@ -81,7 +81,8 @@ static int build_knomial(int v, int size, int k, struct acct_tree *t)
             }
         }
     /* Serve the largest actual subtree first (stable: ties keep the higher
-     * place value first), so the longest path starts earliest. */
+     * place value, then the lower digit first: Open MPI's k-nomial order,
+     * 0 -> 4 1 2 3 for 8 ranks, radix 4), so the longest path starts earliest. */
     for (int i = 1; i < t->nchildren; i++)
         for (int j = i; j > 0 && span[j - 1] < span[j]; j--) {
             int ts = span[j], tc = t->children[j];

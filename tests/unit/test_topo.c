@@ -90,7 +90,7 @@ static void test_shapes(void **state)
     assert_int_equal(t.children[1], 2);
     assert_int_equal(t.children[2], 1);
     assert_int_equal(acct_tree_build(ACCT_TREE_KNOMIAL, 0, 9, 3, &t), 0);
-    int want[] = {6, 3, 2, 1};
+    int want[] = {3, 6, 1, 2};
     assert_int_equal(t.nchildren, 4);
     for (int i = 0; i < 4; i++)
         assert_int_equal(t.children[i], want[i]);

@@ -23,7 +23,8 @@
  *                |
  *                7
  * KNOMIAL, radix k: the parent of v clears v's lowest non-zero base-k digit;
- *     k = 3, size 9:  0 -> {6, 3, 2, 1},  3 -> {5, 4},  6 -> {8, 7}
+ *     k = 3, size 9:  0 -> {3, 6, 1, 2},  3 -> {4, 5},  6 -> {7, 8}
+ *     (largest subtree first, then the lower digit: Open MPI's kmtree order)
  */
 #ifndef ACCT_TOPO_H
 #define ACCT_TOPO_H
