@@ -3,7 +3,9 @@
 # 12): -R alternates blocks of what the rules decide and of ACCT's native
 # method inside one job; -b puts a barrier before every call; -T sizes the
 # blocks. Checks the printed table and, through ACCT_REPORT, that both sides
-# ran: the rules' chain and native. Usage errors exit 2 before MPI_Init.
+# ran: the rules' chain and native. -o writes every round, and
+# tools/perf/acct-ab-pool pools such files (acct-vs-tuned -j). Usage errors
+# exit 2 before MPI_Init.
 # usage: acct_ab.sh ACCT_AB LIBACCT MPIEXEC ARGS...
 set -u
 ab=$1 lib=$2 mpiexec=$3
@@ -27,7 +29,7 @@ preload=$lib
 
 timeout 120 "$mpiexec" -x LD_PRELOAD="$preload" -x ACCT_RULES="$work/rules.yaml" \
     -x ACCT_REPORT="$work/report.yaml" ${ASAN_OPTIONS:+-x ASAN_OPTIONS} "${args[@]}" -np 4 \
-    "$ab" -c bcast -R -b -m 8,4K -r 3 -n 2 -T 0.002 >"$work/out" 2>"$work/err" ||
+    "$ab" -c bcast -R -b -m 8,4K -r 3 -n 2 -T 0.002 -o "$work/rounds.tsv" >"$work/out" 2>"$work/err" ||
     bad "acct-ab -R -b exited $? ($(tail -n 2 "$work/err"))"
 cat "$work/out"
 # collective bytes native_us acct_us nat/acct p25-p75 calls
@@ -45,6 +47,28 @@ count() { sed -n "s/^  - {collective: bcast, algorithm: $1, calls: \([0-9]*\),.*
 c=$(count chain) n=$(count native)
 [[ ${c:-0} -ge 18 ]] || bad "the rules' side (chain) ran ${c:-0} calls, want >= 18"
 [[ ${n:-0} -ge 18 ]] || bad "the native side ran ${n:-0} calls, want >= 18"
+
+# -o: one line per size and round; pooling two copies as two jobs gives the
+# job's own median ratio (the same rounds twice) and 2 jobs
+pool=$(cd "$(dirname "$0")/../.." && pwd)/tools/perf/acct-ab-pool
+rounds=$(awk -F'\t' 'NF == 5 && $1 == "bcast" && ($2 == 8 || $2 == 4096) && $4 > 0 && $5 > 0' \
+    "$work/rounds.tsv" 2>/dev/null | wc -l)
+[ "$rounds" = 6 ] || bad "-o: $rounds well-formed rounds in rounds.tsv, want 2 sizes x 3"
+cp "$work/rounds.tsv" "$work/rounds2.tsv"
+python3 "$pool" --label rules "$work/rounds.tsv" "$work/rounds2.tsv" >"$work/pool" 2>&1 ||
+    bad "acct-ab-pool exited $?: $(cat "$work/pool")"
+for b in 8 4096; do
+    own=$(awk -v b="$b" '$1 == "bcast" && $2 == b { print $5 }' "$work/out")
+    read -r _ label _ _ _ ratio _ jobs n <<<"$(awk -v b="$b" '$1 == "bcast" && $3 == b' "$work/pool")"
+    [ "${label:-}" = rules ] && [ "${n:-}" = 2 ] && [ "${jobs:-}" = "$own-$own" ] &&
+        [ "${ratio:-}" = "$own" ] ||
+        bad "acct-ab-pool, $b bytes: want ratio $own, jobs $own-$own, 2 jobs: $(cat "$work/pool")"
+done
+printf 'bcast\t8\t0\t1.5\n' >"$work/short.tsv"
+python3 "$pool" "$work/short.tsv" >/dev/null 2>"$work/perr"
+rc=$?
+[ $rc = 2 ] && grep -q "short.tsv:1: expected" "$work/perr" ||
+    bad "acct-ab-pool on a short line: exit $rc, '$(cat "$work/perr")' (want 2 and file:line)"
 
 # usage errors: exit 2, before MPI_Init (no launcher needed)
 for a in "-c bcast" "-c bcast -R -f bcast=chain" "-c nosuch -R" "-c bcast -R -T 100"; do

@@ -2,6 +2,7 @@
  * alternately inside one job, so that both see the same machine load.
  *
  *   acct-ab -c COLL (-f SPEC | -R) [-m SIZES] [-r ROUNDS] [-n ITERS] [-T SEC] [-b]
+ *           [-o FILE]
  *
  * Run with libacct.so preloaded and the MPI library's own collective forced
  * through its parameters (for Open MPI: OMPI_MCA_coll_tuned_use_dynamic_rules=1,
@@ -26,7 +27,10 @@
  * -b: a barrier before every call and only the calls timed (a block's time
  * is then the slowest rank's sum of call times / ITERS): the latency of one
  * call, as acct-bench and acct-tune measure it, instead of the throughput of
- * back-to-back calls (where a chain overlaps consecutive calls). */
+ * back-to-back calls (where a chain overlaps consecutive calls).
+ * -o FILE: rank 0 also appends every round to FILE, one tab-separated line
+ * "collective bytes round native_us acct_us" each, so that rounds of several
+ * jobs can be pooled (tools/perf/acct-vs-tuned -j). */
 #include <dlfcn.h>
 #include <mpi.h>
 #include <stdbool.h>
@@ -83,12 +87,12 @@ static void call(const char *coll, int *sbuf, int *rbuf, int n)
 
 int main(int argc, char **argv)
 {
-    const char *coll = NULL, *spec = NULL, *sizes = "64K,256K,1M";
+    const char *coll = NULL, *spec = NULL, *sizes = "64K,256K,1M", *rounds_out = NULL;
     int rounds = 15, iters = 5, rank, size, opt, rc = 0;
     bool rules = false, barrier = false;
     double target = 0;
     char native_spec[64] = "";
-    while ((opt = getopt(argc, argv, "c:f:m:r:n:RT:b")) != -1) {
+    while ((opt = getopt(argc, argv, "c:f:m:r:n:RT:bo:")) != -1) {
         switch (opt) {
         case 'c': coll = optarg; break;
         case 'f': spec = optarg; break;
@@ -98,6 +102,7 @@ int main(int argc, char **argv)
         case 'R': rules = true; break;
         case 'b': barrier = true; break;
         case 'T': target = atof(optarg); break;
+        case 'o': rounds_out = optarg; break;
         default: rc = 2;
         }
     }
@@ -113,7 +118,7 @@ int main(int argc, char **argv)
     if (rc || coll == NULL || (spec == NULL) == !rules || rounds < 1 || iters < 1 ||
         target < 0 || target > 60) {
         fprintf(stderr, "usage: acct-ab -c COLL (-f SPEC | -R) [-m SIZES] [-r ROUNDS] [-n ITERS]"
-                        " [-T SEC] [-b]\n");
+                        " [-T SEC] [-b] [-o FILE]\n");
         return 2;
     }
     if (rules) { /* ACCT side: the rules; native side: ACCT's native method */
@@ -123,6 +128,17 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
+    FILE *raw = NULL;
+    int raw_ok = 1;
+    if (rank == 0 && rounds_out != NULL && (raw = fopen(rounds_out, "a")) == NULL) {
+        fprintf(stderr, "acct-ab: %s: cannot open for appending\n", rounds_out);
+        raw_ok = 0;
+    }
+    MPI_Bcast(&raw_ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (!raw_ok) {
+        MPI_Finalize();
+        return 2;
+    }
     force_fn force = (force_fn)(void (*)(void))dlsym(RTLD_DEFAULT, "acct_tool_force");
     if (force == NULL || force(native_spec) != 0) {
         if (rank == 0)
@@ -179,8 +195,11 @@ int main(int argc, char **argv)
                 t[side][r] = mx * 1e6;
             }
         if (rank == 0) {
-            for (int r = 0; r < rounds; r++)
+            for (int r = 0; r < rounds; r++) {
                 ratio[r] = t[0][r] / t[1][r];
+                if (raw != NULL)
+                    fprintf(raw, "%s\t%ld\t%d\t%.3f\t%.3f\n", coll, bytes, r, t[0][r], t[1][r]);
+            }
             double q25 = quantile(ratio, rounds, 0.25), q75 = quantile(ratio, rounds, 0.75);
             double med = quantile(ratio, rounds, 0.5);
             printf("%-22s %9ld %12.1f %12.1f %10.3f %8.3f-%-8.3f %7d\n", coll, bytes,
@@ -190,6 +209,10 @@ int main(int argc, char **argv)
         free(sbuf), free(rbuf), free(t[0]), free(t[1]), free(ratio);
     }
     force(rules ? "" : native_spec);
+    if (raw != NULL && fclose(raw) != 0) {
+        fprintf(stderr, "acct-ab: %s: write failed\n", rounds_out);
+        rc = 1;
+    }
     MPI_Finalize();
-    return 0;
+    return rc;
 }
