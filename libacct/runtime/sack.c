@@ -93,9 +93,38 @@ static void inflight_read(void)
     inflight = v;
 }
 
+static pthread_once_t pace_once = PTHREAD_ONCE_INIT;
+static uint64_t pace = 0; /* 0: each child on its own */
+
+/* ACCT_SACK_PACE=SEGMENTS: children that are in step (no further behind the
+ * one furthest ahead than SEGMENTS) are served in step: no segment k goes
+ * to one of them before the slowest of them has been sent k - SEGMENTS, as
+ * the static tree's rounds do (docs/sack.md, "Pacing"). A child that joins
+ * further behind (a late process) catches up on its own and never holds
+ * the others back. 0 (the default) turns pacing off. */
+static void pace_read(void)
+{
+    const char *s = getenv("ACCT_SACK_PACE");
+    char *end = NULL;
+    if (s == NULL || *s == '\0')
+        return;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (end == s || *end != '\0' || v > SACK_WINDOW) {
+        acct_warn("ACCT_SACK_PACE=\"%.32s\" is not a segment count in 0..%d; pacing off", s,
+                  SACK_WINDOW);
+        return;
+    }
+    pace = v;
+}
+
 static void say_first(void)
 {
-    acct_debug("SACK reordering: first bcast as root, fill %s", sack_fill_name(rt_sack_fill()));
+    pthread_once(&pace_once, pace_read);
+    if (pace > 0)
+        acct_debug("SACK reordering: first bcast as root, fill %s, pace %llu",
+                   sack_fill_name(rt_sack_fill()), (unsigned long long)pace);
+    else
+        acct_debug("SACK reordering: first bcast as root, fill %s", sack_fill_name(rt_sack_fill()));
 }
 
 enum sack_fill rt_sack_fill(void)
@@ -129,6 +158,7 @@ struct sack_run {
     uint64_t have;    /* segments 0..have-1 are here */
     uint64_t posted;  /* receives posted for segments < posted */
     int win, swin;    /* receive window, send window per child (segments) */
+    uint64_t pace;    /* ACCT_SACK_PACE (segments; 0: off) */
     uint64_t rseg[SACK_WINDOW];
     unsigned char got[SACK_WINDOW]; /* segment k (have <= k < have + W) arrived */
     int nchild;
@@ -254,7 +284,21 @@ static int pump(struct sack_run *r)
                   R_DATA + w);
         r->posted++;
     }
-    /* each known child, on its own */
+    /* pacing (ACCT_SACK_PACE): the slowest of the children in step */
+    uint64_t limit = UINT64_MAX;
+    if (r->pace > 0) {
+        uint64_t lead = 0, slow = UINT64_MAX;
+        for (int c = 0; c < r->nchild; c++)
+            if (r->kids[c].first_sent && r->kids[c].next > lead)
+                lead = r->kids[c].next;
+        for (int c = 0; c < r->nchild; c++)
+            if (r->kids[c].first_sent && r->kids[c].next + r->pace >= lead &&
+                r->kids[c].next < slow)
+                slow = r->kids[c].next;
+        if (slow != UINT64_MAX)
+            limit = slow + r->pace;
+    }
+    /* each known child */
     for (int c = 0; rc == MPI_SUCCESS && c < r->nchild; c++) {
         struct sack_child *k = &r->kids[c];
         MPI_Request *slots = &r->reqs[r->kids_base + c * r->swin];
@@ -276,7 +320,7 @@ static int pump(struct sack_run *r)
                                 &slots[w]);
                 k->first_sent = true;
                 k->next = r->piggy ? 1 : 0;
-            } else if (k->next < r->have) {
+            } else if (k->next < r->have && k->next < limit) {
                 rc = PMPI_Isend(r->buf + k->next * r->seg, (int)seg_len(r, k->next), MPI_BYTE,
                                 k->rank, SACK_TAG_DATA, r->comm, &slots[w]);
                 k->next++;
@@ -569,6 +613,8 @@ int rt_sack_bcast_auto(char *buf, uint64_t bytes, uint64_t seg, int root,
     pthread_once(&inflight_once, inflight_read);
     r.win = (int)((inflight + r.seg - 1) / r.seg);
     r.win = r.win < 4 ? 4 : r.win > SACK_WINDOW ? SACK_WINDOW : r.win;
+    pthread_once(&pace_once, pace_read);
+    r.pace = pace;
     r.root = root;
     r.rank = rank;
     r.size = t->size;

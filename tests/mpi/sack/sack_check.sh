@@ -4,6 +4,7 @@
 # unless the program passes, ACCT was active, and the reorder branch ran
 # (its debug line, ACCT_VERBOSE=2). Allreduce is forced to a static ACCT
 # schedule, which shares the private communicator with the SACK messages.
+# ACCT_SACK_PACE, if set, reaches the ranks (and must be taken: its debug line).
 # usage: sack_check.sh LIBACCT_SO FILL MAX_DELAY_US MPIEXEC ARGS... (ending with the program)
 set -u
 lib=$1 fill=$2 delay=$3
@@ -24,7 +25,7 @@ collectives:
     - {comm_size: [1, max], bytes: [262144, max], algorithm: binomial, segment: 32K, reorder: true}
 YAML
 timeout 250 "$mpiexec" -x LD_PRELOAD="$preload" -x ACCT_RULES="$work/rules.yaml" \
-    -x ACCT_SACK_FILL="$fill" -x ACCT_FORCE=allreduce=recursive_doubling -x ACCT_VERBOSE=2 -x ACCT_REPORT="$work/report.yaml" \
+    -x ACCT_SACK_FILL="$fill" ${ACCT_SACK_PACE:+-x ACCT_SACK_PACE} -x ACCT_FORCE=allreduce=recursive_doubling -x ACCT_VERBOSE=2 -x ACCT_REPORT="$work/report.yaml" \
     ${ASAN_OPTIONS:+-x ASAN_OPTIONS} "${launch_args[@]}" "$prog" "$delay" > "$work/out" 2>&1
 rc=$?
 grep -v "debug" "$work/out"
@@ -37,5 +38,9 @@ for a in linear chain pipeline binary binomial knomial; do # every tree of the r
 done
 grep -q "SACK reordering: first bcast as root, fill $fill" "$work/out" ||
     { echo "the SACK branch did not run (or not with fill $fill)"; grep -i sack "$work/out" | head; exit 1; }
+if [ -n "${ACCT_SACK_PACE:-}" ]; then
+    grep -q "SACK reordering: .*pace $ACCT_SACK_PACE" "$work/out" ||
+        { echo "ACCT_SACK_PACE=$ACCT_SACK_PACE did not reach the ranks"; exit 1; }
+fi
 grep -q 'sack_check: .* OK$' "$work/out" || exit 1
 exit $rc
