@@ -189,9 +189,10 @@ int refine_run(struct acctd *d, const char *partition, const char *interconnect,
 
 /* Exposed for the unit tests: P(T > t) of Student's t with df degrees of
  * freedom; and replacing the decision of {p} x [lo, hi] in a rule list
- * (dec NULL: native), keeping the rest of every rule it cuts. */
+ * (dec NULL: native), keeping the rest of every rule it cuts, with runner
+ * (if not NULL and not dec) as the new rule's runner-up. */
 double refine_t_upper(double t, double df);
 int refine_carve(struct acct_rule_list *l, int p, uint64_t lo, uint64_t hi,
-                 const struct acct_decision *dec);
+                 const struct acct_decision *dec, const struct acct_decision *runner);
 
 #endif

@@ -292,9 +292,11 @@ static int cmp_rule(const void *a, const void *b)
 }
 
 /* Replace the decision of rectangle {p} x [lo, hi] of list l by dec (NULL:
- * native, i.e. no rule). 0 or -1 (ENOMEM / too many rules). */
+ * native, i.e. no rule). The new rule's runner-up is runner (the decision it
+ * replaces, so that exploration keeps timing it) unless that is NULL or
+ * equal to dec. 0 or -1 (ENOMEM / too many rules). */
 int refine_carve(struct acct_rule_list *l, int p, uint64_t lo, uint64_t hi,
-                 const struct acct_decision *dec)
+                 const struct acct_decision *dec, const struct acct_decision *runner)
 {
     struct acct_rule *v = malloc((l->n * 4 + 1) * sizeof(*v));
     size_t n = 0;
@@ -334,6 +336,8 @@ int refine_carve(struct acct_rule_list *l, int p, uint64_t lo, uint64_t hi,
     if (dec != NULL) {
         v[n] = (struct acct_rule){.comm_min = p, .comm_max = p, .bytes_min = lo, .bytes_max = hi,
                                   .d = *dec};
+        if (runner != NULL && runner->alg != NULL && !acct_decision_equal(dec, runner))
+            v[n].runner_up = *runner;
         n++;
     }
     qsort(v, n, sizeof(*v), cmp_rule);
@@ -503,7 +507,9 @@ static int refine_pair(struct acctd *d, const struct pair_entry *e, struct acct_
         if (nd.alg == NULL)
             continue;
         bool native = (nd.alg->flags & ACCT_ALG_NATIVE) != 0;
-        if (refine_carve(&next->coll[cid], (int)c->comm_size, lo, hi, native ? NULL : &nd) != 0 ||
+        /* the replaced decision stays the runner-up (native where no rule covered the cell) */
+        struct acct_decision was = inc != NULL ? *inc : (struct acct_decision){.alg = acct_alg_native(cid)};
+        if (refine_carve(&next->coll[cid], (int)c->comm_size, lo, hi, native ? NULL : &nd, &was) != 0 ||
             count_rules(next) > ACCT_RULES_MAX_RULES) {
             line(out, "%s/%s: too many rules; refinement stopped", e->partition, e->interconnect);
             break;

@@ -338,7 +338,7 @@ EOF
     expect "binomial vs chain:0:0: better" "$out"
     expect "wrote version [0-9]+ \(refined from 1" "$out"
     expect "source: \"?refined" "$(cat "$f")"
-    expect "comm_size: 8, bytes: \[2K, 4095\], algorithm: chain" "$(cat "$f")"
+    expect "comm_size: 8, bytes: \[2K, 4095\], algorithm: chain, runner_up: \{algorithm: binomial" "$(cat "$f")"
     out=$(C SHOW PARTITION=eth INTERCONNECT=tcp)
     expect "PARENT=1" "$out"
     expect "REASON=refined: 1 cell" "$out"

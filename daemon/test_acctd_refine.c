@@ -33,17 +33,24 @@ static void test_t_upper(void **state)
     assert_true(refine_t_upper(50, 20) < 1e-20);
 }
 
-/* Decision of (p, b) in list l, NULL if none; fails on overlaps. */
-static const struct acct_decision *at(const struct acct_rule_list *l, int p, uint64_t b)
+/* Rule covering (p, b) in list l, NULL if none; fails on overlaps. */
+static const struct acct_rule *rule_at(const struct acct_rule_list *l, int p, uint64_t b)
 {
-    const struct acct_decision *d = NULL;
+    const struct acct_rule *r = NULL;
     for (size_t i = 0; i < l->n; i++)
         if (l->v[i].comm_min <= p && p <= l->v[i].comm_max && l->v[i].bytes_min <= b &&
             b <= l->v[i].bytes_max) {
-            assert_null(d); /* rectangles never overlap */
-            d = &l->v[i].d;
+            assert_null(r); /* rectangles never overlap */
+            r = &l->v[i];
         }
-    return d;
+    return r;
+}
+
+/* Decision of (p, b) in list l, NULL if none. */
+static const struct acct_decision *at(const struct acct_rule_list *l, int p, uint64_t b)
+{
+    const struct acct_rule *r = rule_at(l, p, b);
+    return r != NULL ? &r->d : NULL;
 }
 
 static void test_carve(void **state)
@@ -55,10 +62,13 @@ static void test_carve(void **state)
     assert_non_null(chain);
     for (int native = 0; native < 2; native++) {
         struct acct_rule_list l = {.v = malloc(sizeof(struct acct_rule)), .n = 1};
+        /* the rule's runner-up is the challenger that wins (exploration's case) */
         l.v[0] = (struct acct_rule){.comm_min = 2, .comm_max = 64, .bytes_min = 0,
-                                    .bytes_max = 65535, .d = {.alg = bin}};
+                                    .bytes_max = 65535, .d = {.alg = bin},
+                                    .runner_up = {.alg = chain, .segment_bytes = 8192}};
         struct acct_decision nd = {.alg = chain, .segment_bytes = 8192};
-        assert_int_equal(refine_carve(&l, 8, 2048, 4095, native ? NULL : &nd), 0);
+        struct acct_decision was = l.v[0].d;
+        assert_int_equal(refine_carve(&l, 8, 2048, 4095, native ? NULL : &nd, &was), 0);
         assert_int_equal(l.n, native ? 4u : 5u);
         int ps[] = {1, 2, 7, 8, 9, 64, 65};
         uint64_t bs[] = {0, 2047, 2048, 3000, 4095, 4096, 65535, 65536};
@@ -73,9 +83,12 @@ static void test_carve(void **state)
                     assert_non_null(d);
                     assert_ptr_equal(d->alg, chain);
                     assert_int_equal(d->segment_bytes, 8192);
+                    /* the replaced decision is the new rule's runner-up */
+                    assert_ptr_equal(rule_at(&l, p, b)->runner_up.alg, bin);
                 } else if (in_rect && !in_cell) {
                     assert_non_null(d);
                     assert_ptr_equal(d->alg, bin);
+                    assert_ptr_equal(rule_at(&l, p, b)->runner_up.alg, chain); /* kept */
                 } else {
                     assert_null(d);
                 }

@@ -194,14 +194,15 @@ grep -h "bcast comm_size 4 bucket 21\|wrote version" refine1.out refine2.out
 pctl samples -p eth 2>&1 | grep -i "bcast\|method" | head -n 6
 v2=$(sed -n 's/.*eth\/tcp-1g: wrote version \([0-9]*\) (refined from.*/\1/p' refine2.out | tail -n1)
 check "version ${v2:-?} is active on every node within 20 s" wait_until 20 all_nodes_at "${v2:-x}"
-check "... source refined, the cell's rule is binomial" \
-  eval 'f=$(rulesfile acct-n3); grep -qx "  source: refined" "$f" && grep -q "{comm_size: 4, bytes: \[1M, 2097151\], algorithm: binomial}" "$f"'
+check "... source refined, the cell's rule is binomial, the replaced pipeline:1K its runner-up" \
+  eval 'f=$(rulesfile acct-n3); grep -qx "  source: refined" "$f" && grep -q "{comm_size: 4, bytes: \[1M, 2097151\], algorithm: binomial, runner_up: {algorithm: pipeline, segment: 1K}}" "$f"'
 if ((FAILS)); then
   show refine2.out 40; show "$(rulesfile acct-n3)"
   for n in "${nodes[@]}"; do show "$(nodevar "$n")/acctd.log" 30; done
 fi
-check "the next job runs binomial for the cell" \
-  eval 'run_job j7 "${users[0]}" && grep -q "^  - {collective: bcast, algorithm: binomial, calls: $N," j7.yaml'
+# exploration goes on: now one call in 20 times the old decision
+check "the next job runs binomial for the cell, and explores pipeline on $((N / 20)) calls" \
+  eval 'run_job j7 "${users[0]}" && grep -q "^  - {collective: bcast, algorithm: binomial, calls: $((N - N / 20))," j7.yaml && grep -q "^  - {collective: bcast, algorithm: pipeline, calls: $((N / 20))," j7.yaml && grep -q "^  - {collective: bcast, calls: $((N / 20))}$" j7.yaml'
 
 echo "== fault: acctd stopped on every node in the middle of a job"
 ( sleep 2; acctd_cluster_stop "${nodes[@]}" ) &
