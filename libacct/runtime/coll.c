@@ -307,7 +307,8 @@ static int do_bcast(void *buffer, int count, MPI_Datatype dt, int root, MPI_Comm
     rc = reorder ? run_sack(st, v.ptr, bytes, c.seg, root, &tree, site != NULL ? &pr : NULL)
                  : run(st, alg, &c, &b, MPI_OP_NULL);
     if (site != NULL && rc == MPI_SUCCESS)
-        rt_sack_auto_end(&st->sack_auto, site, &pr, bytes, st->rank == 0);
+        rt_sack_auto_end(&st->sack_auto, site, &pr, bytes, st->rank == 0, st->size,
+                         st->tabs.t[ACCT_COLL_bcast]);
     rc2 = bytes_close(&v, buffer, (uint64_t)count, dt, rc == MPI_SUCCESS && st->rank != root, comm);
     if (rc == RT_NATIVE)
         return rc;

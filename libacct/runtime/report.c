@@ -11,6 +11,7 @@
 #include "decide.h"
 #include "explore.h"
 #include "rt.h"
+#include "sack.h"
 
 static const char *thread_level_name(int level)
 {
@@ -95,6 +96,11 @@ int rt_report_write(const char *path)
             fprintf(f, "  - {collective: %s, calls: %llu}\n", acct_coll_name((enum acct_coll_id)c),
                     x);
     }
+    /* SACK's automatic mode (sack.h): per communicator size and rule */
+    if (rules != NULL && rules->opts.auto_reorder)
+        rt_sack_auto_report(f);
+    else
+        fprintf(f, "sack_auto: off\n");
     fprintf(f, "collectives:\n");
     /* every collective's native row, and each algorithm that ran */
     for (int i = 0; i < acct_alg_count() && i < RT_MAX_ALGS; i++) {

@@ -685,20 +685,99 @@ bool rt_sack_auto_begin(struct sack_auto *a, struct sack_auto_site *site, struct
     return pr->probe || site->hist.on;
 }
 
-void rt_sack_auto_end(struct sack_auto *a, struct sack_auto_site *site, const struct sack_probe *pr,
-                      uint64_t bytes, bool log)
+/* The report's records (rt_sack_auto_report): touched only by calls that
+ * took the SACK branch (probes and reordered calls), under a mutex. */
+#define SACK_REPORT_MAX 32
+static struct sack_auto_record {
+    int comm_size;
+    uint64_t lo, hi;
+    uint64_t sack_calls, probes, votes[3]; /* votes -1, 0, +1 */
+    uint64_t switched_on, switched_off;
+    bool on;
+    double gain, cost; /* the last probe judged here (s), cost 0: none */
+} records[SACK_REPORT_MAX];
+static size_t nrecords;
+static uint64_t records_dropped;
+static pthread_mutex_t records_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static void record(const struct sack_auto_site *site, const struct sack_probe *pr, bool was,
+                   int comm_size, uint64_t lo, uint64_t hi)
 {
+    pthread_mutex_lock(&records_mu);
+    struct sack_auto_record *r = NULL;
+    for (size_t i = 0; i < nrecords && r == NULL; i++)
+        if (records[i].comm_size == comm_size && records[i].lo == lo && records[i].hi == hi)
+            r = &records[i];
+    if (r == NULL && nrecords < SACK_REPORT_MAX) {
+        r = &records[nrecords++];
+        *r = (struct sack_auto_record){.comm_size = comm_size, .lo = lo, .hi = hi};
+    }
+    if (r == NULL)
+        records_dropped++;
+    else {
+        r->sack_calls++;
+        if (pr->vote != SACK_VOTE_NONE) {
+            r->probes++;
+            r->votes[pr->vote < 0 ? 0 : pr->vote == 0 ? 1 : 2]++;
+            if (pr->cost > 0) {
+                r->gain = pr->gain;
+                r->cost = pr->cost;
+            }
+        }
+        r->switched_on += !was && site->hist.on;
+        r->switched_off += was && !site->hist.on;
+        r->on = site->hist.on;
+    }
+    pthread_mutex_unlock(&records_mu);
+}
+
+void rt_sack_auto_report(FILE *f)
+{
+    pthread_mutex_lock(&records_mu);
+    fprintf(f, "sack_auto:%s\n", nrecords == 0 ? " []" : "");
+    for (size_t i = 0; i < nrecords; i++) {
+        const struct sack_auto_record *r = &records[i];
+        fprintf(f, "  - {collective: bcast, comm_size: %d, bytes: [%llu, ", r->comm_size,
+                (unsigned long long)r->lo);
+        if (r->hi == UINT64_MAX)
+            fprintf(f, "max]");
+        else
+            fprintf(f, "%llu]", (unsigned long long)r->hi);
+        fprintf(f, ", reordered_calls: %llu, probes: %llu, votes: {on: %llu, keep: %llu, off: %llu}, "
+                   "switched_on: %llu, switched_off: %llu, state: %s",
+                (unsigned long long)r->sack_calls, (unsigned long long)r->probes,
+                (unsigned long long)r->votes[2], (unsigned long long)r->votes[1],
+                (unsigned long long)r->votes[0], (unsigned long long)r->switched_on,
+                (unsigned long long)r->switched_off, r->on ? "on" : "off");
+        if (r->cost > 0)
+            fprintf(f, ", last_gain_ms: %.3f, last_cost_ms: %.3f", r->gain * 1e3, r->cost * 1e3);
+        fprintf(f, "}\n");
+    }
+    if (records_dropped > 0)
+        fprintf(f, "sack_auto_dropped: %llu\n", (unsigned long long)records_dropped);
+    pthread_mutex_unlock(&records_mu);
+}
+
+void rt_sack_auto_end(struct sack_auto *a, struct sack_auto_site *site, const struct sack_probe *pr,
+                      uint64_t bytes, bool log, int comm_size, const struct acct_table *tab)
+{
+    size_t idx = (size_t)(site - a->site);
+    uint64_t lo = tab != NULL && idx > 0 && idx < tab->n ? tab->max[idx - 1] + 1 : 0;
+    uint64_t hi = tab != NULL && idx < tab->n ? tab->max[idx] : UINT64_MAX;
+    bool was = site->hist.on;
     site->sack_calls++;
     if (pr->rate > 0)
         a->rate = pr->rate;
-    if (pr->vote == SACK_VOTE_NONE)
+    if (pr->vote == SACK_VOTE_NONE) {
+        record(site, pr, was, comm_size, lo, hi);
         return;
-    bool was = site->hist.on;
+    }
     site->probes++;
     if (pr->cost > 0) /* the root that judged */
         acct_debug("SACK automatic mode: probe at call %llu: vote %+d (gain %.3f ms, cost %.3f ms)",
                    (unsigned long long)site->calls, pr->vote, pr->gain * 1e3, pr->cost * 1e3);
     sack_auto_feed(&site->hist, pr->vote);
+    record(site, pr, was, comm_size, lo, hi);
     if (log && was != site->hist.on)
         acct_debug("SACK automatic mode: bcast of %llu bytes (site %d): reordering %s from call "
                    "%llu on (%llu probes)",

@@ -17,6 +17,7 @@
 #define ACCT_RT_SACK_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include <mpi.h>
 
@@ -108,8 +109,17 @@ bool rt_sack_auto_begin(struct sack_auto *a, struct sack_auto_site *site, struct
 
 /* After a successful call that took the SACK branch: keeps the rate
  * measured, feeds the vote; log (one process, e.g. rank 0 of the
- * communicator) writes a debug line when the state changes. */
+ * communicator) writes a debug line when the state changes. The site's
+ * bytes range comes from tab (as for rt_sack_auto_site) and, with
+ * comm_size, keys this process's record for the report (rt_sack_auto_report). */
 void rt_sack_auto_end(struct sack_auto *a, struct sack_auto_site *site, const struct sack_probe *pr,
-                      uint64_t bytes, bool log);
+                      uint64_t bytes, bool log, int comm_size, const struct acct_table *tab);
+
+/* The process's record of the automatic mode, per (communicator size,
+ * bytes range of a rule) and summed over its communicators: reordered
+ * calls, probes, votes, switches, the state after the last call, the last
+ * probe's figures (where this process was the root). Written as the
+ * ACCT_REPORT section `sack_auto:` (docs/user-guide.md). */
+void rt_sack_auto_report(FILE *f);
 
 #endif

@@ -28,10 +28,26 @@ sack_test_require_active
 grep -q 'sack_auto: .* OK$' "$work/out" || { echo "wrong data or failure"; exit 1; }
 probes=$(grep -c 'SACK automatic mode: probe at call' "$work/out")
 [ "$probes" -ge 3 ] || { echo "only $probes probes judged"; exit 1; }
+# ACCT_REPORT's section: one record for the 1 MiB rule on 8 ranks
+rec=$(grep "^  - {collective: bcast, comm_size: 8, bytes: \[65536, max\], " "$work/report.yaml")
+echo "report: ${rec:-no sack_auto record}"
+num() { sed -n "s/.*[{ ]$1: \([0-9]*\).*/\1/p" <<<"$rec"; }
+# every probe votes; the log has a line for those the root judged (not an
+# unjudged first one)
+(($(num probes) >= probes && $(num on) + $(num keep) + $(num off) == $(num probes))) ||
+    { echo "report: $(num probes) probes (the log judged $probes), votes must add up to them"; exit 1; }
 if [ "$mode" = late ]; then
   grep -q 'SACK automatic mode: bcast .*: reordering on from call' "$work/out" ||
       { echo "reordering did not turn on"; exit 1; }
+  [[ $rec == *"state: on"* && $(num switched_on) -ge 1 && $(num on) -ge 3 ]] &&
+      (($(num reordered_calls) > $(num probes))) && [[ $rec == *last_gain_ms:* ]] ||
+      { echo "report: want state on, switched on, >= 3 votes on, more reordered calls than probes"; exit 1; }
 else
   ! grep -q 'reordering on from call' "$work/out" || { echo "reordering turned on, nobody was late"; exit 1; }
+  # (a loaded machine can make one probe see a late rank: a single vote on
+  # is allowed, the hysteresis needs three)
+  [[ $rec == *"state: off"* && $(num switched_on) == 0 && $(num on) -lt 3 &&
+     $(num reordered_calls) == $(num probes) ]] ||
+      { echo "report: want state off, never switched, < 3 votes on, only the probes reordered"; exit 1; }
 fi
 exit $rc
