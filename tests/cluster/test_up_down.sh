@@ -82,8 +82,27 @@ check "a sysctl outside net.* is refused before anything is made" \
 check "  ... and left no namespace" test -z "$(ip netns list | grep '^acct-')"
 # Every node gets the configured sysctls in its own network namespace.
 export ACCT_CLUSTER_NODE_SYSCTL='net.ipv4.tcp_rmem = 4096 262144 6291456; net.ipv4.tcp_slow_start_after_idle=0'
+# The caller holds a descriptor (as flock(1) around up ... down does): no
+# daemon may keep it, or the caller's lock would outlive the caller.
+caller_fd=$(mktemp)
+exec 7>"$caller_fd"
 check "first up" "$CLUSTER" up
+exec 7>&-
 first=$(daemon_pids)
+holders() { # daemons with a descriptor on the caller's file
+  local p f
+  for p in $first; do
+    for f in /proc/"$p"/fd/*; do
+      if [[ $(readlink "$f" 2>/dev/null) == "$caller_fd" ]]; then
+        echo "$p($(cat "/proc/$p/comm" 2>/dev/null))"
+        break
+      fi
+    done
+  done
+}
+held=$(holders)
+check "no daemon inherited the caller's descriptors${held:+: $held}" test -z "$held"
+rm -f "$caller_fd"
 check "second up succeeds" "$CLUSTER" up
 check "second up kept the same daemons (idempotent)" test "$first" = "$(daemon_pids)"
 check "exactly one munged" test "$(count_cmd munged)" = 1
