@@ -64,6 +64,15 @@ for b in 8 4096; do
         [ "${ratio:-}" = "$own" ] ||
         bad "acct-ab-pool, $b bytes: want ratio $own, jobs $own-$own, 2 jobs: $(cat "$work/pool")"
 done
+# --format ab: acct-ab's own table (acct-vs-best -i -j reads it), the rounds in the last column
+python3 "$pool" --format ab "$work/rounds.tsv" "$work/rounds2.tsv" >"$work/poolab" 2>&1 ||
+    bad "acct-ab-pool --format ab exited $?: $(cat "$work/poolab")"
+for b in 8 4096; do
+    own=$(awk -v b="$b" '$1 == "bcast" && $2 == b { print $5 }' "$work/out")
+    read -r _ _ _ _ ratio _ n <<<"$(awk -v b="$b" '$1 == "bcast" && $2 == b' "$work/poolab")"
+    [ "${ratio:-}" = "$own" ] && [ "${n:-}" = 6 ] ||
+        bad "acct-ab-pool --format ab, $b bytes: want ratio $own over 6 rounds: $(cat "$work/poolab")"
+done
 printf 'bcast\t8\t0\t1.5\n' >"$work/short.tsv"
 python3 "$pool" "$work/short.tsv" >/dev/null 2>"$work/perr"
 rc=$?

@@ -198,7 +198,7 @@ int main(int argc, char **argv)
             for (int r = 0; r < rounds; r++) {
                 ratio[r] = t[0][r] / t[1][r];
                 if (raw != NULL)
-                    fprintf(raw, "%s\t%ld\t%d\t%.3f\t%.3f\n", coll, bytes, r, t[0][r], t[1][r]);
+                    fprintf(raw, "%s\t%ld\t%d\t%.9g\t%.9g\n", coll, bytes, r, t[0][r], t[1][r]);
             }
             double q25 = quantile(ratio, rounds, 0.25), q75 = quantile(ratio, rounds, 0.75);
             double med = quantile(ratio, rounds, 0.5);
