@@ -73,6 +73,26 @@ static void fill_read(void)
     }
 }
 
+/* A whole number from environment variable name, in lo..hi: true and *out
+ * if set and valid; unset or empty: false; anything else: one warning
+ * (what it should be, and that the default stays), false. */
+static bool env_count(const char *name, unsigned long long lo, unsigned long long hi,
+                      const char *what, unsigned long long *out)
+{
+    const char *s = getenv(name);
+    char *end = NULL;
+    if (s == NULL || *s == '\0')
+        return false;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (end == s || *end != '\0' || *s == '-' || v < lo || v > hi) {
+        acct_warn("%s=\"%.32s\" is not %s in %llu..%llu; using the default", name, s, what, lo,
+                  hi);
+        return false;
+    }
+    *out = v;
+    return true;
+}
+
 static pthread_once_t inflight_once = PTHREAD_ONCE_INIT;
 static uint64_t inflight = SACK_INFLIGHT;
 
@@ -80,17 +100,9 @@ static uint64_t inflight = SACK_INFLIGHT;
  * runs (docs/sack.md, "The protocol"); 4 segments at least, 128 at most. */
 static void inflight_read(void)
 {
-    const char *s = getenv("ACCT_SACK_INFLIGHT");
-    char *end = NULL;
-    if (s == NULL || *s == '\0')
-        return;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (end == s || *end != '\0' || v == 0 || v > (1ULL << 30)) {
-        acct_warn("ACCT_SACK_INFLIGHT=\"%.32s\" is not a byte count in 1..2^30; using %d",
-                  s, SACK_INFLIGHT);
-        return;
-    }
-    inflight = v;
+    unsigned long long v;
+    if (env_count("ACCT_SACK_INFLIGHT", 1, 1ULL << 30, "a byte count", &v))
+        inflight = v;
 }
 
 static pthread_once_t pace_once = PTHREAD_ONCE_INIT;
@@ -99,22 +111,14 @@ static uint64_t pace = 0; /* 0: each child on its own */
 /* ACCT_SACK_PACE=SEGMENTS: children that are in step (no further behind the
  * one furthest ahead than SEGMENTS) are served in step: no segment k goes
  * to one of them before the slowest of them has been sent k - SEGMENTS, as
- * the static tree's rounds do (docs/sack.md, "Pacing"). A child that joins
- * further behind (a late process) catches up on its own and never holds
- * the others back. 0 (the default) turns pacing off. */
+ * the static tree's rounds do (docs/sack.md, its table of settings). A child
+ * that joins further behind (a late process) catches up on its own and
+ * never holds the others back. 0 (the default) turns pacing off. */
 static void pace_read(void)
 {
-    const char *s = getenv("ACCT_SACK_PACE");
-    char *end = NULL;
-    if (s == NULL || *s == '\0')
-        return;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (end == s || *end != '\0' || v > SACK_WINDOW) {
-        acct_warn("ACCT_SACK_PACE=\"%.32s\" is not a segment count in 0..%d; pacing off", s,
-                  SACK_WINDOW);
-        return;
-    }
-    pace = v;
+    unsigned long long v;
+    if (env_count("ACCT_SACK_PACE", 0, SACK_WINDOW, "a segment count", &v))
+        pace = v;
 }
 
 static void say_first(void)
