@@ -347,14 +347,25 @@ static int do_reduction(enum acct_coll_id coll, const void *sbuf, void *rbuf, in
     alg = choose(st, &c, (uint64_t)count * size, size ? size : 1, (uint64_t)count * size * nblocks);
     if (alg == NULL)
         return RT_NATIVE;
-    rt_bufs_init(&b);
-    rt_bufs_set(&b, ACCT_BUF_SEND, c.in_place ? NULL : sbuf, dt);
-    rt_bufs_set(&b, ACCT_BUF_RECV, has_recv ? rbuf : NULL, dt);
-    int rc = run(st, alg, &c, &b, op);
-    if (rc == RT_NATIVE)
-        return rc;
+    struct sack_tree tree;
+    bool reorder = coll == ACCT_COLL_reduce && sack_rooted(st, alg, &c, (uint64_t)count * size, &tree);
+    int rc;
+    if (reorder) { /* commutative reduce: sack_up.c */
+        MPI_Comm priv = rt_comm_priv(st);
+        rc = priv == MPI_COMM_NULL ? MPI_ERR_INTERN
+                                   : rt_sack_reduce(c.in_place ? NULL : sbuf, rbuf, count, dt, op,
+                                                    c.seg, root, &tree, priv, st->rank);
+    } else {
+        rt_bufs_init(&b);
+        rt_bufs_set(&b, ACCT_BUF_SEND, c.in_place ? NULL : sbuf, dt);
+        rt_bufs_set(&b, ACCT_BUF_RECV, has_recv ? rbuf : NULL, dt);
+        rc = run(st, alg, &c, &b, op);
+        if (rc == RT_NATIVE)
+            return rc;
+    }
     ran->alg = alg;
     ran->segment = c.seg * size;
+    ran->reorder = reorder;
     return rc == MPI_SUCCESS ? rc : failed(comm, rc);
 }
 
@@ -431,7 +442,9 @@ static int do_blocks(const struct blocks_call *k, struct rt_ran *ran)
     if ((alg = choose(st, &c, block, 1, block * (uint64_t)p)) == NULL)
         return RT_NATIVE;
     struct sack_tree tree;
-    bool reorder = k->coll == ACCT_COLL_scatter && sack_rooted(st, alg, &c, block, &tree);
+    bool reorder = (k->coll == ACCT_COLL_scatter ||
+                    (k->coll == ACCT_COLL_gather && p <= SACK_UP_GATHER_MAX)) &&
+                   sack_rooted(st, alg, &c, block, &tree);
     rc = send_blocks ? bytes_open(k->sbuf, (uint64_t)k->scount * (uint64_t)send_blocks, k->stype, 1,
                                   k->comm, &sv)
                      : MPI_SUCCESS;
@@ -442,11 +455,12 @@ static int do_blocks(const struct blocks_call *k, struct rt_ran *ran)
         rt_bufs_init(&b);
         rt_bufs_set(&b, ACCT_BUF_SEND, sv.ptr, MPI_BYTE);
         rt_bufs_set(&b, ACCT_BUF_RECV, rv.ptr, MPI_BYTE);
-        if (reorder) { /* scatter: sack_scatter.c */
+        if (reorder) { /* scatter: sack_scatter.c; gather: sack_up.c */
             MPI_Comm priv = rt_comm_priv(st);
             rc = priv == MPI_COMM_NULL ? MPI_ERR_INTERN
-                                       : rt_sack_scatter(sv.ptr, rv.ptr, block, k->root, &tree,
-                                                         priv, st->rank);
+                 : k->coll == ACCT_COLL_scatter
+                     ? rt_sack_scatter(sv.ptr, rv.ptr, block, k->root, &tree, priv, st->rank)
+                     : rt_sack_gather(sv.ptr, rv.ptr, block, k->root, &tree, priv, st->rank);
         } else
             rc = run(st, alg, &c, &b, MPI_OP_NULL);
     }

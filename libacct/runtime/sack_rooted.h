@@ -1,5 +1,6 @@
 /* SACK reordering of the rooted collectives other than bcast (internal;
- * docs/sack.md "Scatter", paper 002 §5). bcast is sack.h.
+ * docs/sack.md "Scatter" and "Gather and reduce", paper 002 §5). bcast is
+ * sack.h.
  *
  * scatter: the root hands out tree positions in SACK arrival order (the
  * fill orders of sack_plan.h, as for bcast), so early processes get the
@@ -36,5 +37,45 @@ enum {
  * call. Returns MPI_SUCCESS or an MPI error code. */
 int rt_sack_scatter(const char *sbuf, char *rbuf, uint64_t block, int root,
                     const struct sack_tree *t, MPI_Comm priv, int rank);
+
+/* ---- gather and reduce: data flows up (sack_up.c) -----------------------
+ *
+ * The root hands out tree positions in SACK arrival order along the same
+ * fill orders (parents before children), so the latest processes end up
+ * on leaves, and the last one (DF) on the leaf served last. Each process
+ * learns its position and its parent's rank from the root (ASSIGN), and
+ * each parent its children's ranks (CTRL), as they are placed; data goes
+ * up as soon as the parent is known. gather: every block travels as its
+ * own message tagged with its position, forwarded hop by hop as it
+ * arrives, and the root receives each straight into the rank's place of
+ * its receive buffer. reduce (commutative operations only: the order of
+ * the operands follows the arrivals): a node reduces each child's
+ * segments into its partial result as they arrive and sends segment s up
+ * once every child's segment s is in. */
+enum {
+    SACK_TAG_UP_SACK = 0x5360,   /* non-root -> root: start-acknowledge */
+    SACK_TAG_UP_ASSIGN = 0x5361, /* root -> x: {position, parent's rank, n} */
+    SACK_TAG_UP_CTRL = 0x5362,   /* root -> parent: "position p is rank x" */
+    SACK_TAG_UP_RDATA = 0x5363,  /* child -> parent: reduce segments, in order */
+    SACK_TAG_UP_GDATA = 0x5C00,  /* child -> parent: gather, + the block's position */
+};
+
+/* Largest communicator whose gather can be reordered (the position tags
+ * must stay within MPI's guaranteed MPI_TAG_UB, 32767). */
+#define SACK_UP_GATHER_MAX (32767 - SACK_TAG_UP_GDATA + 1)
+
+/* Gather blocks of `block` bytes to root over tree t, with reordering. sbuf:
+ * this rank's block (NULL at the root: MPI_IN_PLACE, its block is already
+ * in place); rbuf at the root: t->size blocks in rank order. */
+int rt_sack_gather(const char *sbuf, char *rbuf, uint64_t block, int root,
+                   const struct sack_tree *t, MPI_Comm priv, int rank);
+
+/* Reduce count elements of dt with the commutative op to root over tree t
+ * in segments of seg elements (0: one segment), with reordering. sbuf NULL
+ * at the root: MPI_IN_PLACE (the root's input is in rbuf). rbuf is
+ * significant at the root only. Memory: a copy of the input at every node
+ * with children, plus min(segments, 4) segments per child. */
+int rt_sack_reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
+                   uint64_t seg, int root, const struct sack_tree *t, MPI_Comm priv, int rank);
 
 #endif

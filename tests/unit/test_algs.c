@@ -422,7 +422,8 @@ static int sweep(const struct acct_alg *alg, long *ran)
 }
 
 /* The registry's reorder capability (docs/sack.md): only collectives with
- * a SACK protocol in the runtime (bcast, scatter) flag algorithms, never
+ * a SACK protocol in the runtime (bcast, scatter, gather, reduce) flag
+ * algorithms, never
  * native; a reduction flagged one day would still never reorder with a
  * non-commutative operation. Returns the number of failures. */
 static int check_reorder(void)
@@ -432,7 +433,8 @@ static int check_reorder(void)
     for (const struct acct_alg *a = acct_algs; a->name; a++) {
         bool flagged = (a->flags & ACCT_ALG_REORDER) != 0;
         if (flagged != acct_alg_reorderable(a, NULL, NULL) ||
-            (flagged && a->coll != ACCT_COLL_bcast && a->coll != ACCT_COLL_scatter) ||
+            (flagged && a->coll != ACCT_COLL_bcast && a->coll != ACCT_COLL_scatter &&
+             a->coll != ACCT_COLL_gather && a->coll != ACCT_COLL_reduce) ||
             ((a->flags & ACCT_ALG_NATIVE) && acct_alg_reorderable(a, NULL, NULL))) {
             printf("FAIL %s/%s: reorder flag without a SACK protocol\n", acct_coll_name(a->coll),
                    a->name);
@@ -451,8 +453,15 @@ static int check_reorder(void)
         printf("FAIL reorder: a commutative reduction flagged reorder may not\n");
         bad++;
     }
-    acct_alg_reorder_msg(acct_alg_find(ACCT_COLL_gather, "binomial"), msg, sizeof msg);
-    if (strcmp(msg, "gather binomial has no SACK reordering (reorder-capable gather algorithms: none)") != 0) {
+    acct_alg_reorder_msg(acct_alg_find(ACCT_COLL_gather, "linear_sync"), msg, sizeof msg);
+    if (strcmp(msg, "gather linear_sync has no SACK reordering (reorder-capable gather algorithms: "
+                    "linear, chain, binomial)") != 0) {
+        printf("FAIL reorder message: %s\n", msg);
+        bad++;
+    }
+    acct_alg_reorder_msg(acct_alg_find(ACCT_COLL_allgather, "ring"), msg, sizeof msg);
+    if (strcmp(msg, "allgather ring has no SACK reordering (reorder-capable allgather algorithms: "
+                    "none)") != 0) {
         printf("FAIL reorder message: %s\n", msg);
         bad++;
     }

@@ -136,7 +136,8 @@ static void test_invalid(void **state)
         { "bcast=knomial:8K:4:reorder:x", "too many ':' fields" },
         { "bcast=native:::reorder", "bcast native cannot be reordered" },
         { "bcast=split_binary:::reorder", "bcast split_binary has no SACK reordering (reorder-capable bcast algorithms: linear, chain, pipeline, binary, binomial, knomial)" },
-        { "reduce=binomial:::reorder", "reduce binomial has no SACK reordering (reorder-capable reduce algorithms: none)" },
+        { "reduce=rabenseifner:::reorder", "reduce rabenseifner has no SACK reordering (reorder-capable reduce algorithms: linear, chain, pipeline, binary, binomial)" },
+        { "alltoall=pairwise:::reorder", "alltoall pairwise has no SACK reordering (reorder-capable alltoall algorithms: none)" },
         { "BCAST=binomial", "unknown collective \"BCAST\"" },
         { "bcast=binomial\x01", "\"bcast=binomial\\x01\": unknown bcast algorithm \"binomial\\x01\"" },
     };

@@ -363,9 +363,13 @@ static void test_segment_fanout_reorder(void **state)
     expect_error(HEAD "  bcast:\n    - {comm_size: 2, algorithm: native, reorder: true}\n", 1,
                  5, 50, "collectives.bcast[0].reorder", "native cannot be reordered");
     /* the registry says which algorithms SACK reordering can run */
-    expect_error(HEAD "  reduce:\n    - {comm_size: 2, algorithm: binomial, reorder: true}\n", 1,
-                 5, 52, "collectives.reduce[0].reorder",
-                 "reduce binomial has no SACK reordering (reorder-capable reduce algorithms: none)");
+    expect_error(HEAD "  reduce:\n    - {comm_size: 2, algorithm: rabenseifner, reorder: true}\n",
+                 1, 5, 56, "collectives.reduce[0].reorder",
+                 "reduce rabenseifner has no SACK reordering (reorder-capable reduce algorithms: "
+                 "linear, chain, pipeline, binary, binomial)");
+    expect_error(HEAD "  allgather:\n    - {comm_size: 2, algorithm: ring, reorder: true}\n", 1,
+                 5, 48, "collectives.allgather[0].reorder",
+                 "allgather ring has no SACK reordering (reorder-capable allgather algorithms: none)");
     expect_error(HEAD "  bcast:\n    - {comm_size: 2, algorithm: split_binary, reorder: true}\n",
                  1, 5, 56, "collectives.bcast[0].reorder", "bcast split_binary has no SACK");
     expect_error(HEAD "  bcast:\n    - {comm_size: 2, algorithm: binomial, reorder: yes}\n", 1,

@@ -561,7 +561,7 @@ static int do_retune(struct retune_opts *o, const struct acctctl_common *c)
                     out[0] != '\0' ? ": " : "", out);
             goto out;
         }
-        snprintf(job, sizeof(job), "%s", out);
+        snprintf(job, sizeof(job), "%.*s", (int)sizeof(job) - 1, out); /* fits: checked above */
     }
     snprintf(errpath, sizeof(errpath), "%s/%s-%s.err", o->workdir, stem, job);
     snprintf(result, sizeof(result), "%s/%s-%s.result.yaml", o->workdir, stem, job);

@@ -1,0 +1,667 @@
+/* SACK reordering of gather and reduce: data flows up (sack_rooted.h;
+ * docs/sack.md "Gather and reduce").
+ *
+ * Messages of one call (P ranks, tree positions 0..P-1, position 0 = root):
+ *
+ *   x -> root    SACK   {magic, n}              on entry, every non-root x
+ *   root -> x    ASSIGN {p, parent's rank, n}   x was given position p
+ *   root -> y    CTRL   {p, x}                  x was given p, a child of
+ *                                               y's position (y != root)
+ *   gather: x -> parent   one message per block, tag GDATA + its position:
+ *                         x's own block at once, each block of x's subtree
+ *                         as soon as it came in from below
+ *   reduce: x -> parent   x's partial result in segments, in order (RDATA)
+ *
+ * n is the block (gather) or the element count (reduce): a mismatch means
+ * the ranks disagree about the call. Positions are handed out along the
+ * fill order (sack_plan.h), parents before children, so the parent of a
+ * position is known when the position is: ASSIGN can name it. A parent
+ * receives from a child only after CTRL named it; a child sends as soon as
+ * it has ASSIGN (MPI keeps the data, or its envelope, until the parent
+ * posts the receive).
+ *
+ * reduce: a node with children keeps its partial result in a copy of its
+ * input (the root: its receive buffer) and reduces each child's segment s
+ * into it as it arrives (acc = child (op) acc: commutative operations
+ * only, which coll.c ensures); segment s goes up once every child's
+ * segment s is in, in segment order. Each child's segments land in a ring
+ * of UP_WINDOW slots; the receive of segment s + UP_WINDOW reuses the slot
+ * of s once s is reduced. A leaf sends its input straight from its send
+ * buffer.
+ *
+ * gather: the root receives the block of position q straight into the
+ * place of the rank given q (posted when q is handed out, from the rank of
+ * the root child above q); any other node receives the blocks of a child's
+ * subtree (posted when CTRL names the child) into a staging area, one
+ * block per position, and forwards each as it arrives.
+ *
+ * Why nothing from one call can match another's: a rank gets ASSIGN and
+ * CTRL of a call only after the root has its SACK of that call, and it
+ * receives exactly the messages of that call (one ASSIGN, one CTRL per
+ * child, the data of each child) before it returns. A child sends data of
+ * call k + 1 only after ASSIGN of k + 1, i.e. after the root finished
+ * call k, which needed every parent to have received all its data of k.
+ * The root receives SACKs per source. Data only flows upwards, and every
+ * position is handed out once every rank has entered: no arrival order
+ * deadlocks. */
+#include "sack_rooted.h"
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "acct/log.h"
+#include "sack.h"
+
+#define UP_MAGIC_GATHER 0x47415448LL /* "GATH" */
+#define UP_MAGIC_REDUCE 0x52454455LL /* "REDU" */
+#define UP_WINDOW 4                  /* segments in flight per child (reduce) */
+
+/* What a request slot is for. */
+enum up_kind {
+    K_NONE = 0,
+    K_SACK_IN,    /* root: SACK of the a-th source */
+    K_SEND,       /* any send (nothing to do when it completes) */
+    K_ASSIGN_IN,  /* non-root */
+    K_CTRL_IN,    /* non-root */
+    K_GATHER_IN,  /* gather: block of position a */
+    K_REDUCE_IN,  /* reduce: child slot a, segment b */
+};
+
+struct up_kid {
+    int pos, rank; /* rank -1 until known */
+    int posted;    /* reduce: segments whose receive was posted */
+    unsigned busy; /* reduce: ring slots holding a segment not reduced yet */
+    char *ring;    /* reduce: UP_WINDOW segment slots (base - true lb) */
+};
+
+struct up_run {
+    bool reduce;
+    int root, rank, size;
+    MPI_Comm comm;
+    const struct sack_tree *t;
+    int64_t magic, n;
+    /* gather */
+    const char *sbuf;
+    char *rbuf;
+    uint64_t block;
+    /* reduce */
+    const char *in; /* this rank's input (count elements of dt) */
+    MPI_Datatype dt;
+    MPI_Op op;
+    int count, segc, nseg;
+    MPI_Aint extent, tlb, span_seg; /* span_seg: bytes of one segment's slot */
+    char *accmem, *acc;             /* acc: the partial result (base - true lb) */
+    int *done;                      /* per segment: children reduced into acc */
+    int next_up;                    /* next segment to send up */
+    /* this rank's place */
+    int pos, parent, nchild, ctrl_left;
+    struct up_kid *kids;
+    /* gather staging (non-root): a block per position of the subtree */
+    int *stage_of; /* position -> staging index, -1 if not below this rank */
+    char *stage;
+    int forwarded, nstage;
+    /* root */
+    struct sack_plan plan;
+    bool plan_ok;
+    int *rank_of_pos;
+    int arrived, gathered;
+    int64_t *sack_in;    /* 2 per source */
+    int64_t *assign_out; /* 3 per source */
+    int32_t *ctrl_out;   /* 2 per source */
+    /* non-root messages */
+    int64_t sack_out[2], assign_in[3];
+    int32_t ctrl_in[2];
+    /* requests: a growing table with a free list */
+    MPI_Request *reqs;
+    struct { int kind, a, b; } *info;
+    int nreqs, cap, active;
+    int *freel, nfree;
+    int *idx;
+    MPI_Status *stats;
+    bool leaked; /* send buffers handed to MPI_Request_free: do not free */
+};
+
+static void say_first_gather(void)
+{
+    acct_debug("SACK reordering: first gather as root, fill %s", sack_fill_name(rt_sack_fill()));
+}
+
+static void say_first_reduce(void)
+{
+    acct_debug("SACK reordering: first reduce as root, fill %s", sack_fill_name(rt_sack_fill()));
+}
+
+/* A free request slot (grows the table). -1: out of memory. */
+static int slot_get(struct up_run *r)
+{
+    if (r->nfree > 0)
+        return r->freel[--r->nfree];
+    if (r->nreqs == r->cap) {
+        int cap = r->cap ? 2 * r->cap : 16;
+        MPI_Request *q = realloc(r->reqs, (size_t)cap * sizeof *q);
+        if (q == NULL)
+            return -1;
+        r->reqs = q;
+        void *in = realloc(r->info, (size_t)cap * sizeof *r->info);
+        if (in == NULL)
+            return -1;
+        r->info = in;
+        int *f = realloc(r->freel, (size_t)cap * sizeof *f);
+        if (f == NULL)
+            return -1;
+        r->freel = f;
+        int *ix = realloc(r->idx, (size_t)cap * sizeof *ix);
+        if (ix == NULL)
+            return -1;
+        r->idx = ix;
+        MPI_Status *st = realloc(r->stats, (size_t)cap * sizeof *st);
+        if (st == NULL)
+            return -1;
+        r->stats = st;
+        r->cap = cap;
+    }
+    r->reqs[r->nreqs] = MPI_REQUEST_NULL;
+    return r->nreqs++;
+}
+
+static int post_recv(struct up_run *r, void *buf, int count, MPI_Datatype dt, int src, int tag,
+                     int kind, int a, int b)
+{
+    int s = slot_get(r);
+    if (s < 0)
+        return MPI_ERR_NO_MEM;
+    r->info[s].kind = kind;
+    r->info[s].a = a;
+    r->info[s].b = b;
+    int rc = PMPI_Irecv(buf, count, dt, src, tag, r->comm, &r->reqs[s]);
+    if (rc == MPI_SUCCESS)
+        r->active++;
+    else
+        r->freel[r->nfree++] = s;
+    return rc;
+}
+
+static int post_send(struct up_run *r, const void *buf, int count, MPI_Datatype dt, int dst,
+                     int tag)
+{
+    int s = slot_get(r);
+    if (s < 0)
+        return MPI_ERR_NO_MEM;
+    r->info[s].kind = K_SEND;
+    r->info[s].a = r->info[s].b = 0;
+    int rc = PMPI_Isend(buf, count, dt, dst, tag, r->comm, &r->reqs[s]);
+    if (rc == MPI_SUCCESS)
+        r->active++;
+    else
+        r->freel[r->nfree++] = s;
+    return rc;
+}
+
+/* The child of pos whose subtree holds q (a proper descendant of pos), as
+ * a position; -1 if q is not below pos. */
+static int child_towards(const struct sack_tree *t, int pos, int q)
+{
+    for (int hops = 0; q > 0 && hops < t->size; hops++) {
+        int up = sack_tree_parent(t, q);
+        if (up == pos)
+            return q;
+        q = up;
+    }
+    return -1;
+}
+
+/* ---- reduce: the data part ----------------------------------------------- */
+
+static int seg_count(const struct up_run *r, int s)
+{
+    int left = r->count - s * r->segc;
+    return left < r->segc ? left : r->segc;
+}
+
+static char *seg_at(const struct up_run *r, const char *base, int s)
+{
+    return (char *)base + (MPI_Aint)s * r->segc * r->extent;
+}
+
+/* Receive child c's next segments, in order, into the free slots of its
+ * ring (segment s goes to slot s % UP_WINDOW: its receive waits until
+ * segment s - UP_WINDOW is reduced, whatever order Waitsome reports the
+ * completions in). */
+static int reduce_post(struct up_run *r, int c)
+{
+    struct up_kid *k = &r->kids[c];
+    int rc = MPI_SUCCESS;
+    while (rc == MPI_SUCCESS && k->posted < r->nseg && !(k->busy & (1u << (k->posted % UP_WINDOW)))) {
+        int s = k->posted++;
+        k->busy |= 1u << (s % UP_WINDOW);
+        rc = post_recv(r, k->ring + (MPI_Aint)(s % UP_WINDOW) * r->span_seg, seg_count(r, s), r->dt,
+                       k->rank, SACK_TAG_UP_RDATA, K_REDUCE_IN, c, s);
+    }
+    return rc;
+}
+
+/* Child c's rank is known: its ring, its first receives. */
+static int reduce_kid_known(struct up_run *r, int c)
+{
+    struct up_kid *k = &r->kids[c];
+    int w = r->nseg < UP_WINDOW ? r->nseg : UP_WINDOW;
+    k->ring = malloc((size_t)w * (size_t)r->span_seg);
+    if (k->ring == NULL)
+        return MPI_ERR_NO_MEM;
+    k->ring -= r->tlb;
+    return reduce_post(r, c);
+}
+
+/* Send up every segment that every child has reduced into acc. */
+static int reduce_up(struct up_run *r)
+{
+    int rc = MPI_SUCCESS;
+    while (rc == MPI_SUCCESS && r->rank != r->root && r->next_up < r->nseg &&
+           r->done[r->next_up] == r->nchild) {
+        int s = r->next_up++;
+        rc = post_send(r, seg_at(r, r->acc, s), seg_count(r, s), r->dt, r->parent,
+                       SACK_TAG_UP_RDATA);
+    }
+    return rc;
+}
+
+/* Child c's segment s arrived: reduce it, receive the next into its slot. */
+static int reduce_in(struct up_run *r, int c, int s)
+{
+    struct up_kid *k = &r->kids[c];
+    char *slot = k->ring + (MPI_Aint)(s % UP_WINDOW) * r->span_seg;
+    int rc = PMPI_Reduce_local(slot, seg_at(r, r->acc, s), seg_count(r, s), r->dt, r->op);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    r->done[s]++;
+    k->busy &= ~(1u << (s % UP_WINDOW));
+    if ((rc = reduce_post(r, c)) != MPI_SUCCESS)
+        return rc;
+    return reduce_up(r);
+}
+
+/* This rank's place is known (root: at the start): its partial result. */
+static int reduce_placed(struct up_run *r)
+{
+    if (r->nchild == 0) { /* a leaf: its input goes up as it is */
+        int rc = MPI_SUCCESS;
+        for (int s = 0; s < r->nseg && rc == MPI_SUCCESS; s++)
+            rc = post_send(r, seg_at(r, r->in, s), seg_count(r, s), r->dt, r->parent,
+                           SACK_TAG_UP_RDATA);
+        r->next_up = r->nseg;
+        return rc;
+    }
+    r->done = calloc((size_t)r->nseg, sizeof *r->done);
+    if (r->done == NULL)
+        return MPI_ERR_NO_MEM;
+    if (r->rank == r->root) { /* the receive buffer, holding the root's input */
+        r->acc = r->rbuf;
+        if (r->in != NULL)
+            return PMPI_Sendrecv(r->in, r->count, r->dt, r->rank, SACK_TAG_UP_RDATA, r->rbuf,
+                                 r->count, r->dt, r->rank, SACK_TAG_UP_RDATA, r->comm,
+                                 MPI_STATUS_IGNORE);
+        return MPI_SUCCESS;
+    }
+    size_t span = (size_t)(r->span_seg - (MPI_Aint)r->segc * r->extent) +
+                  (size_t)r->count * (size_t)r->extent;
+    r->accmem = malloc(span);
+    if (r->accmem == NULL)
+        return MPI_ERR_NO_MEM;
+    r->acc = r->accmem - r->tlb;
+    /* the same layout on both sides: one copy of the bytes the elements span */
+    memcpy(r->accmem, r->in + r->tlb, span);
+    return MPI_SUCCESS;
+}
+
+/* ---- gather: the data part ----------------------------------------------- */
+
+/* Child c's rank is known (non-root): receive its subtree's blocks. */
+static int gather_kid_known(struct up_run *r, int c)
+{
+    int rc = MPI_SUCCESS;
+    const struct up_kid *k = &r->kids[c];
+    for (int q = 1; q < r->size && rc == MPI_SUCCESS; q++)
+        if (q == k->pos || child_towards(r->t, k->pos, q) >= 0)
+            rc = post_recv(r, r->stage + (uint64_t)r->stage_of[q] * r->block, (int)r->block,
+                           MPI_BYTE, k->rank, SACK_TAG_UP_GDATA + q, K_GATHER_IN, q, 0);
+    return rc;
+}
+
+/* The subtree's positions get staging slots (non-root with children). */
+static int gather_stage(struct up_run *r)
+{
+    r->stage_of = malloc((size_t)r->size * sizeof *r->stage_of);
+    if (r->stage_of == NULL)
+        return MPI_ERR_NO_MEM;
+    r->nstage = 0;
+    for (int q = 0; q < r->size; q++)
+        r->stage_of[q] = q > 0 && child_towards(r->t, r->pos, q) >= 0 ? r->nstage++ : -1;
+    if (r->nstage == 0)
+        return MPI_SUCCESS;
+    r->stage = malloc((size_t)r->nstage * r->block);
+    return r->stage == NULL ? MPI_ERR_NO_MEM : MPI_SUCCESS;
+}
+
+static int gather_in(struct up_run *r, int q)
+{
+    if (r->rank == r->root) {
+        r->gathered++;
+        return MPI_SUCCESS;
+    }
+    r->forwarded++;
+    return post_send(r, r->stage + (uint64_t)r->stage_of[q] * r->block, (int)r->block, MPI_BYTE,
+                     r->parent, SACK_TAG_UP_GDATA + q);
+}
+
+/* ---- the root ------------------------------------------------------------ */
+
+static int kids_init(struct up_run *r)
+{
+    r->nchild = sack_tree_children(r->t, r->pos, NULL, 0);
+    if (r->nchild < 0)
+        return MPI_ERR_INTERN;
+    int *kp = malloc((size_t)(r->nchild + 1) * sizeof *kp);
+    r->kids = calloc((size_t)r->nchild + 1, sizeof *r->kids);
+    if (kp == NULL || r->kids == NULL) {
+        free(kp);
+        return MPI_ERR_NO_MEM;
+    }
+    int rc = sack_tree_children(r->t, r->pos, kp, r->nchild) == r->nchild ? MPI_SUCCESS
+                                                                          : MPI_ERR_INTERN;
+    for (int c = 0; c < r->nchild; c++) {
+        r->kids[c].pos = kp[c];
+        r->kids[c].rank = -1;
+    }
+    free(kp);
+    return rc;
+}
+
+static int root_start(struct up_run *r)
+{
+    const int n = r->size - 1;
+    int rc = MPI_SUCCESS;
+    r->pos = 0;
+    if (sack_plan_init(&r->plan, r->t, rt_sack_fill()) != 0)
+        return MPI_ERR_NO_MEM;
+    r->plan_ok = true;
+    r->rank_of_pos = malloc((size_t)r->size * sizeof *r->rank_of_pos);
+    r->sack_in = malloc((size_t)n * 2 * sizeof *r->sack_in);
+    r->assign_out = malloc((size_t)n * 3 * sizeof *r->assign_out);
+    r->ctrl_out = malloc((size_t)n * 2 * sizeof *r->ctrl_out);
+    if (r->rank_of_pos == NULL || r->sack_in == NULL || r->assign_out == NULL ||
+        r->ctrl_out == NULL)
+        return MPI_ERR_NO_MEM;
+    for (int i = 0; i < r->size; i++)
+        r->rank_of_pos[i] = -1;
+    r->rank_of_pos[0] = r->rank;
+    if ((rc = kids_init(r)) != MPI_SUCCESS)
+        return rc;
+    if (r->reduce && (rc = reduce_placed(r)) != MPI_SUCCESS)
+        return rc;
+    for (int j = 0; j < n && rc == MPI_SUCCESS; j++)
+        rc = post_recv(r, &r->sack_in[2 * j], 2 * 8, MPI_BYTE, (r->root + 1 + j) % r->size,
+                       SACK_TAG_UP_SACK, K_SACK_IN, j, 0);
+    return rc;
+}
+
+/* x's SACK (the j-th source) arrived: give x the next position; tell x
+ * (ASSIGN) and its parent (CTRL, unless that is the root itself); receive
+ * what x's position sends the root. */
+static int root_on_sack(struct up_run *r, int j, const MPI_Status *st)
+{
+    int x = (r->root + 1 + j) % r->size, cnt = 0, rc;
+    const int64_t *m = &r->sack_in[2 * j];
+    if (PMPI_Get_count(st, MPI_BYTE, &cnt) != MPI_SUCCESS || cnt != 2 * 8 || m[0] != r->magic ||
+        m[1] != r->n || r->arrived + 1 >= r->size)
+        return MPI_ERR_INTERN; /* another call's message: ranks disagree */
+    int p = sack_plan_position(&r->plan, ++r->arrived);
+    int up = sack_tree_parent(r->t, p);
+    int head = up == 0 ? p : child_towards(r->t, 0, p);
+    if (up < 0 || head < 0 || r->rank_of_pos[up] < 0 || r->rank_of_pos[p] >= 0 ||
+        (head != p && r->rank_of_pos[head] < 0))
+        return MPI_ERR_INTERN;
+    r->rank_of_pos[p] = x;
+    int64_t *a = &r->assign_out[3 * j];
+    a[0] = p;
+    a[1] = r->rank_of_pos[up];
+    a[2] = r->n;
+    rc = post_send(r, a, 3 * 8, MPI_BYTE, x, SACK_TAG_UP_ASSIGN);
+    if (rc == MPI_SUCCESS && up != 0) {
+        r->ctrl_out[2 * j] = p;
+        r->ctrl_out[2 * j + 1] = x;
+        rc = post_send(r, &r->ctrl_out[2 * j], 2, MPI_INT32_T, r->rank_of_pos[up],
+                       SACK_TAG_UP_CTRL);
+    }
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (!r->reduce) /* x's block comes through the root child above p */
+        return post_recv(r, r->rbuf + (uint64_t)x * r->block, (int)r->block, MPI_BYTE,
+                         r->rank_of_pos[head], SACK_TAG_UP_GDATA + p, K_GATHER_IN, p, 0);
+    if (up == 0) {
+        int c = sack_tree_child_slot(r->t, 0, p);
+        if (c < 0 || c >= r->nchild || r->kids[c].rank >= 0)
+            return MPI_ERR_INTERN;
+        r->kids[c].rank = x;
+        return reduce_kid_known(r, c);
+    }
+    return MPI_SUCCESS;
+}
+
+/* ---- the other ranks ----------------------------------------------------- */
+
+static int nonroot_start(struct up_run *r)
+{
+    int rc = post_recv(r, r->assign_in, 3 * 8, MPI_BYTE, r->root, SACK_TAG_UP_ASSIGN, K_ASSIGN_IN,
+                       0, 0);
+    r->sack_out[0] = r->magic;
+    r->sack_out[1] = r->n;
+    if (rc == MPI_SUCCESS)
+        rc = post_send(r, r->sack_out, 2 * 8, MPI_BYTE, r->root, SACK_TAG_UP_SACK);
+    return rc;
+}
+
+static int nonroot_on_assign(struct up_run *r, const MPI_Status *st)
+{
+    int n = 0, rc;
+    const int64_t *a = r->assign_in;
+    if (PMPI_Get_count(st, MPI_BYTE, &n) != MPI_SUCCESS || n != 3 * 8 || a[0] < 1 ||
+        a[0] >= r->size || a[1] < 0 || a[1] >= r->size || a[1] == r->rank || a[2] != r->n)
+        return MPI_ERR_INTERN;
+    r->pos = (int)a[0];
+    r->parent = (int)a[1];
+    if ((rc = kids_init(r)) != MPI_SUCCESS)
+        return rc;
+    r->ctrl_left = r->nchild;
+    if (r->nchild > 0 && (rc = post_recv(r, r->ctrl_in, 2, MPI_INT32_T, r->root,
+                                         SACK_TAG_UP_CTRL, K_CTRL_IN, 0, 0)) != MPI_SUCCESS)
+        return rc;
+    if (r->reduce)
+        return reduce_placed(r);
+    if (r->nchild > 0 && (rc = gather_stage(r)) != MPI_SUCCESS)
+        return rc;
+    return post_send(r, r->sbuf, (int)r->block, MPI_BYTE, r->parent, SACK_TAG_UP_GDATA + r->pos);
+}
+
+static int nonroot_on_ctrl(struct up_run *r)
+{
+    int32_t p = r->ctrl_in[0], x = r->ctrl_in[1];
+    int c = p > 0 && p < r->size ? sack_tree_child_slot(r->t, r->pos, p) : -1;
+    int rc;
+    if (c < 0 || c >= r->nchild || r->kids[c].rank >= 0 || x < 0 || x >= r->size ||
+        x == r->rank || x == r->root || r->ctrl_left < 1)
+        return MPI_ERR_INTERN;
+    r->kids[c].rank = x;
+    rc = r->reduce ? reduce_kid_known(r, c) : gather_kid_known(r, c);
+    if (rc == MPI_SUCCESS && --r->ctrl_left > 0)
+        rc = post_recv(r, r->ctrl_in, 2, MPI_INT32_T, r->root, SACK_TAG_UP_CTRL, K_CTRL_IN, 0, 0);
+    return rc;
+}
+
+static int on_done(struct up_run *r, int i, const MPI_Status *st)
+{
+    int kind = r->info[i].kind, a = r->info[i].a, b = r->info[i].b;
+    r->active--;
+    r->info[i].kind = K_NONE;
+    r->freel[r->nfree++] = i;
+    switch (kind) {
+    case K_SACK_IN:
+        return root_on_sack(r, a, st);
+    case K_ASSIGN_IN:
+        return nonroot_on_assign(r, st);
+    case K_CTRL_IN:
+        return nonroot_on_ctrl(r);
+    case K_GATHER_IN:
+        return gather_in(r, a);
+    case K_REDUCE_IN:
+        return reduce_in(r, a, b);
+    default:
+        return MPI_SUCCESS;
+    }
+}
+
+/* After an error: receives are cancelled and completed; sends are freed
+ * (their buffers leaked on purpose: MPI may still read them). */
+static void abandon(struct up_run *r)
+{
+    for (int i = 0; i < r->nreqs; i++) {
+        if (r->reqs[i] == MPI_REQUEST_NULL)
+            continue;
+        if (r->info[i].kind != K_SEND) {
+            PMPI_Cancel(&r->reqs[i]);
+            PMPI_Wait(&r->reqs[i], MPI_STATUS_IGNORE);
+        } else {
+            PMPI_Request_free(&r->reqs[i]);
+            r->leaked = true;
+        }
+    }
+}
+
+/* Everything of this rank's part arrived and went out? */
+static bool complete(const struct up_run *r)
+{
+    if (r->rank == r->root) {
+        if (r->arrived != r->size - 1)
+            return false;
+        if (!r->reduce)
+            return r->gathered == r->size - 1;
+    } else if (r->nchild < 0 || r->ctrl_left != 0 || r->next_up != r->nseg * r->reduce) {
+        return false;
+    } else if (!r->reduce)
+        return r->forwarded == r->nstage;
+    for (int c = 0; r->reduce && c < r->nchild; c++)
+        if (r->kids[c].rank < 0 || r->kids[c].posted != r->nseg)
+            return false;
+    for (int s = 0; r->reduce && r->nchild > 0 && s < r->nseg; s++)
+        if (r->done[s] != r->nchild)
+            return false;
+    return true;
+}
+
+static int run(struct up_run *r)
+{
+    int rc = r->rank == r->root ? root_start(r) : nonroot_start(r);
+    while (rc == MPI_SUCCESS && r->active > 0) {
+        int n = 0;
+        rc = PMPI_Waitsome(r->nreqs, r->reqs, &n, r->idx, r->stats);
+        for (int i = 0; rc == MPI_SUCCESS && n != MPI_UNDEFINED && i < n; i++)
+            rc = on_done(r, r->idx[i], &r->stats[i]);
+    }
+    if (rc == MPI_SUCCESS && !complete(r))
+        rc = MPI_ERR_INTERN;
+    if (rc != MPI_SUCCESS)
+        abandon(r);
+    for (int c = 0; r->kids != NULL && c < r->nchild; c++)
+        if (r->kids[c].ring != NULL && !r->leaked)
+            free(r->kids[c].ring + r->tlb);
+    free(r->kids);
+    free(r->reqs);
+    free(r->info);
+    free(r->freel);
+    free(r->idx);
+    free(r->stats);
+    free(r->done);
+    free(r->stage_of);
+    free(r->rank_of_pos);
+    free(r->sack_in);
+    if (!r->leaked) {
+        free(r->accmem);
+        free(r->stage);
+        free(r->assign_out);
+        free(r->ctrl_out);
+    }
+    if (r->plan_ok)
+        sack_plan_fini(&r->plan);
+    return rc;
+}
+
+static void run_init(struct up_run *r, int root, const struct sack_tree *t, MPI_Comm priv,
+                     int rank)
+{
+    memset(r, 0, sizeof *r);
+    r->root = root;
+    r->rank = rank;
+    r->size = t->size;
+    r->comm = priv;
+    r->t = t;
+    r->parent = -1;
+}
+
+int rt_sack_gather(const char *sbuf, char *rbuf, uint64_t block, int root,
+                   const struct sack_tree *t, MPI_Comm priv, int rank)
+{
+    struct up_run r;
+    if (rank == root && sbuf != NULL && block > 0)
+        memcpy(rbuf + (uint64_t)root * block, sbuf, block);
+    if (block == 0 || t->size <= 1)
+        return MPI_SUCCESS;
+    if (t->size > SACK_UP_GATHER_MAX || block > (uint64_t)INT32_MAX)
+        return MPI_ERR_INTERN; /* coll.c never asks */
+    run_init(&r, root, t, priv, rank);
+    r.magic = UP_MAGIC_GATHER;
+    r.n = (int64_t)block;
+    r.sbuf = sbuf;
+    r.rbuf = rbuf;
+    r.block = block;
+    if (rank == root) { /* one debug line per process (ACCT_VERBOSE=2), for tests */
+        static pthread_once_t said = PTHREAD_ONCE_INIT;
+        pthread_once(&said, say_first_gather);
+    }
+    return run(&r);
+}
+
+int rt_sack_reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
+                   uint64_t seg, int root, const struct sack_tree *t, MPI_Comm priv, int rank)
+{
+    struct up_run r;
+    MPI_Aint lb, extent, tlb, textent;
+    if (count <= 0)
+        return MPI_SUCCESS;
+    if (t->size <= 1)
+        return sbuf == NULL ? MPI_SUCCESS
+                            : PMPI_Sendrecv(sbuf, count, dt, rank, SACK_TAG_UP_RDATA, rbuf, count,
+                                            dt, rank, SACK_TAG_UP_RDATA, priv, MPI_STATUS_IGNORE);
+    if (PMPI_Type_get_extent(dt, &lb, &extent) != MPI_SUCCESS ||
+        PMPI_Type_get_true_extent(dt, &tlb, &textent) != MPI_SUCCESS)
+        return MPI_ERR_TYPE;
+    run_init(&r, root, t, priv, rank);
+    r.reduce = true;
+    r.magic = UP_MAGIC_REDUCE;
+    r.n = count;
+    r.in = rank == root && sbuf == NULL ? NULL : sbuf;
+    r.rbuf = rbuf;
+    r.dt = dt;
+    r.op = op;
+    r.count = count;
+    r.segc = seg == 0 || seg >= (uint64_t)count ? count : (int)seg;
+    r.nseg = (count + r.segc - 1) / r.segc;
+    r.extent = extent;
+    r.tlb = tlb;
+    r.span_seg = textent + (MPI_Aint)(r.segc - 1) * extent;
+    if (rank == root) {
+        static pthread_once_t said = PTHREAD_ONCE_INIT;
+        pthread_once(&said, say_first_reduce);
+    }
+    return run(&r);
+}
