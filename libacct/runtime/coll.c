@@ -156,15 +156,32 @@ static int run_sack(struct rt_comm *st, char *buf, uint64_t bytes, uint64_t seg,
 }
 
 /* Does this call of a rooted collective other than bcast run with SACK
- * reordering (sack_rooted.h)? The agreed decision asks for it, the registry
- * allows it for alg and this call (a reduction: commutative operations
- * only), and alg has a tree. Agreed inputs and the call's shape only. */
-static bool sack_rooted(const struct rt_comm *st, const struct acct_alg *alg,
-                        const struct acct_call *c, uint64_t bytes, struct sack_tree *tree)
+ * reordering (sack_rooted.h)? The registry allows it for alg and this call
+ * (a reduction: commutative operations only), alg has a tree, and either
+ * the agreed decision asks for it or (gather, reduce) the automatic mode
+ * does: the decision came from rules with options.auto_reorder and the
+ * call site is on or probing (then *site is set and pr filled; the caller
+ * ends the call with rt_sack_auto_end). Agreed inputs, the call's shape
+ * and the site's call count only (rule 1). */
+static bool sack_rooted(struct rt_comm *st, const struct acct_alg *alg, const struct acct_call *c,
+                        uint64_t bytes, struct sack_tree *tree, struct sack_auto_site **site,
+                        struct sack_probe *pr)
 {
     const struct acct_decision *d = rt_decide(&st->tabs, c->coll, bytes);
-    return d != NULL && d->reorder && acct_alg_reorderable(alg, c, NULL) &&
-           sack_tree_of(alg->name, c->fanout, alg->fanout_default, st->size, tree) == 0;
+    const struct acct_rules *rules = rt_decide_rules();
+    *site = NULL;
+    if (d == NULL || !acct_alg_reorderable(alg, c, NULL) ||
+        sack_tree_of(alg->name, c->fanout, alg->fanout_default, st->size, tree) != 0)
+        return false;
+    if (d->reorder)
+        return true;
+    if ((c->coll != ACCT_COLL_gather && c->coll != ACCT_COLL_reduce) || rt_forced.forced[c->coll] ||
+        rules == NULL || !rules->opts.auto_reorder)
+        return false;
+    *site = rt_sack_auto_site(&st->sack_auto, c->coll, st->tabs.t[c->coll], bytes);
+    if (*site != NULL && !rt_sack_auto_begin(&st->sack_auto, *site, pr))
+        *site = NULL; /* the static schedule this time */
+    return *site != NULL;
 }
 
 /* An error after the decision: through the error handler, as MPI would. */
@@ -294,7 +311,7 @@ static int do_bcast(void *buffer, int count, MPI_Datatype dt, int root, MPI_Comm
     struct sack_auto_site *site =
         !reorder && is_tree && !rt_forced.forced[ACCT_COLL_bcast] && rules != NULL &&
                 rules->opts.auto_reorder
-            ? rt_sack_auto_site(&st->sack_auto, st->tabs.t[ACCT_COLL_bcast], bytes)
+            ? rt_sack_auto_site(&st->sack_auto, ACCT_COLL_bcast, st->tabs.t[ACCT_COLL_bcast], bytes)
             : NULL;
     if (site != NULL && !rt_sack_auto_begin(&st->sack_auto, site, &pr))
         site = NULL; /* the static schedule this time */
@@ -348,13 +365,20 @@ static int do_reduction(enum acct_coll_id coll, const void *sbuf, void *rbuf, in
     if (alg == NULL)
         return RT_NATIVE;
     struct sack_tree tree;
-    bool reorder = coll == ACCT_COLL_reduce && sack_rooted(st, alg, &c, (uint64_t)count * size, &tree);
+    struct sack_auto_site *site = NULL;
+    struct sack_probe pr;
+    const uint64_t key = (uint64_t)count * size;
+    bool reorder = coll == ACCT_COLL_reduce && sack_rooted(st, alg, &c, key, &tree, &site, &pr);
     int rc;
     if (reorder) { /* commutative reduce: sack_up.c */
         MPI_Comm priv = rt_comm_priv(st);
-        rc = priv == MPI_COMM_NULL ? MPI_ERR_INTERN
-                                   : rt_sack_reduce(c.in_place ? NULL : sbuf, rbuf, count, dt, op,
-                                                    c.seg, root, &tree, priv, st->rank);
+        rc = priv == MPI_COMM_NULL
+                 ? MPI_ERR_INTERN
+                 : rt_sack_reduce(c.in_place ? NULL : sbuf, rbuf, count, dt, op, c.seg, root, &tree,
+                                  priv, st->rank, site != NULL ? &pr : NULL);
+        if (site != NULL && rc == MPI_SUCCESS)
+            rt_sack_auto_end(&st->sack_auto, site, &pr, key, st->rank == 0, st->size,
+                             st->tabs.t[coll]);
     } else {
         rt_bufs_init(&b);
         rt_bufs_set(&b, ACCT_BUF_SEND, c.in_place ? NULL : sbuf, dt);
@@ -442,9 +466,11 @@ static int do_blocks(const struct blocks_call *k, struct rt_ran *ran)
     if ((alg = choose(st, &c, block, 1, block * (uint64_t)p)) == NULL)
         return RT_NATIVE;
     struct sack_tree tree;
+    struct sack_auto_site *site = NULL;
+    struct sack_probe pr;
     bool reorder = (k->coll == ACCT_COLL_scatter ||
                     (k->coll == ACCT_COLL_gather && p <= SACK_UP_GATHER_MAX)) &&
-                   sack_rooted(st, alg, &c, block, &tree);
+                   sack_rooted(st, alg, &c, block, &tree, &site, &pr);
     rc = send_blocks ? bytes_open(k->sbuf, (uint64_t)k->scount * (uint64_t)send_blocks, k->stype, 1,
                                   k->comm, &sv)
                      : MPI_SUCCESS;
@@ -460,7 +486,11 @@ static int do_blocks(const struct blocks_call *k, struct rt_ran *ran)
             rc = priv == MPI_COMM_NULL ? MPI_ERR_INTERN
                  : k->coll == ACCT_COLL_scatter
                      ? rt_sack_scatter(sv.ptr, rv.ptr, block, k->root, &tree, priv, st->rank)
-                     : rt_sack_gather(sv.ptr, rv.ptr, block, k->root, &tree, priv, st->rank);
+                     : rt_sack_gather(sv.ptr, rv.ptr, block, k->root, &tree, priv, st->rank,
+                                      site != NULL ? &pr : NULL);
+            if (site != NULL && rc == MPI_SUCCESS)
+                rt_sack_auto_end(&st->sack_auto, site, &pr, block, st->rank == 0, st->size,
+                                 st->tabs.t[k->coll]);
         } else
             rc = run(st, alg, &c, &b, MPI_OP_NULL);
     }

@@ -672,11 +672,21 @@ int rt_sack_bcast_auto(char *buf, uint64_t bytes, uint64_t seg, int root,
 
 /* ---- automatic mode: the call sites (sack.h) ---------------------------- */
 
-struct sack_auto_site *rt_sack_auto_site(struct sack_auto *a, const struct acct_table *tab,
-                                         uint64_t bytes)
+/* The row of a collective in sack_auto.site, -1 for the others. */
+static int auto_row(enum acct_coll_id coll)
 {
-    size_t i = tab != NULL ? acct_table_index(tab, bytes) : SACK_AUTO_SITES;
-    return i < SACK_AUTO_SITES ? &a->site[i] : NULL;
+    return coll == ACCT_COLL_bcast ? 0 : coll == ACCT_COLL_gather ? 1 : coll == ACCT_COLL_reduce ? 2 : -1;
+}
+
+static const enum acct_coll_id auto_colls[SACK_AUTO_COLLS] = {ACCT_COLL_bcast, ACCT_COLL_gather,
+                                                               ACCT_COLL_reduce};
+
+struct sack_auto_site *rt_sack_auto_site(struct sack_auto *a, enum acct_coll_id coll,
+                                         const struct acct_table *tab, uint64_t bytes)
+{
+    int row = auto_row(coll);
+    size_t i = tab != NULL && row >= 0 ? acct_table_index(tab, bytes) : SACK_AUTO_SITES;
+    return i < SACK_AUTO_SITES ? &a->site[row][i] : NULL;
 }
 
 bool rt_sack_auto_begin(struct sack_auto *a, struct sack_auto_site *site, struct sack_probe *pr)
@@ -693,6 +703,7 @@ bool rt_sack_auto_begin(struct sack_auto *a, struct sack_auto_site *site, struct
  * took the SACK branch (probes and reordered calls), under a mutex. */
 #define SACK_REPORT_MAX 32
 static struct sack_auto_record {
+    enum acct_coll_id coll;
     int comm_size;
     uint64_t lo, hi;
     uint64_t sack_calls, probes, votes[3]; /* votes -1, 0, +1 */
@@ -704,17 +715,18 @@ static size_t nrecords;
 static uint64_t records_dropped;
 static pthread_mutex_t records_mu = PTHREAD_MUTEX_INITIALIZER;
 
-static void record(const struct sack_auto_site *site, const struct sack_probe *pr, bool was,
-                   int comm_size, uint64_t lo, uint64_t hi)
+static void record(enum acct_coll_id coll, const struct sack_auto_site *site,
+                   const struct sack_probe *pr, bool was, int comm_size, uint64_t lo, uint64_t hi)
 {
     pthread_mutex_lock(&records_mu);
     struct sack_auto_record *r = NULL;
     for (size_t i = 0; i < nrecords && r == NULL; i++)
-        if (records[i].comm_size == comm_size && records[i].lo == lo && records[i].hi == hi)
+        if (records[i].coll == coll && records[i].comm_size == comm_size && records[i].lo == lo &&
+            records[i].hi == hi)
             r = &records[i];
     if (r == NULL && nrecords < SACK_REPORT_MAX) {
         r = &records[nrecords++];
-        *r = (struct sack_auto_record){.comm_size = comm_size, .lo = lo, .hi = hi};
+        *r = (struct sack_auto_record){.coll = coll, .comm_size = comm_size, .lo = lo, .hi = hi};
     }
     if (r == NULL)
         records_dropped++;
@@ -741,8 +753,8 @@ void rt_sack_auto_report(FILE *f)
     fprintf(f, "sack_auto:%s\n", nrecords == 0 ? " []" : "");
     for (size_t i = 0; i < nrecords; i++) {
         const struct sack_auto_record *r = &records[i];
-        fprintf(f, "  - {collective: bcast, comm_size: %d, bytes: [%llu, ", r->comm_size,
-                (unsigned long long)r->lo);
+        fprintf(f, "  - {collective: %s, comm_size: %d, bytes: [%llu, ", acct_coll_name(r->coll),
+                r->comm_size, (unsigned long long)r->lo);
         if (r->hi == UINT64_MAX)
             fprintf(f, "max]");
         else
@@ -765,7 +777,9 @@ void rt_sack_auto_report(FILE *f)
 void rt_sack_auto_end(struct sack_auto *a, struct sack_auto_site *site, const struct sack_probe *pr,
                       uint64_t bytes, bool log, int comm_size, const struct acct_table *tab)
 {
-    size_t idx = (size_t)(site - a->site);
+    size_t flat = (size_t)(site - &a->site[0][0]);
+    size_t idx = flat % SACK_AUTO_SITES;
+    enum acct_coll_id coll = auto_colls[flat / SACK_AUTO_SITES];
     uint64_t lo = tab != NULL && idx > 0 && idx < tab->n ? tab->max[idx - 1] + 1 : 0;
     uint64_t hi = tab != NULL && idx < tab->n ? tab->max[idx] : UINT64_MAX;
     bool was = site->hist.on;
@@ -773,7 +787,7 @@ void rt_sack_auto_end(struct sack_auto *a, struct sack_auto_site *site, const st
     if (pr->rate > 0)
         a->rate = pr->rate;
     if (pr->vote == SACK_VOTE_NONE) {
-        record(site, pr, was, comm_size, lo, hi);
+        record(coll, site, pr, was, comm_size, lo, hi);
         return;
     }
     site->probes++;
@@ -781,10 +795,11 @@ void rt_sack_auto_end(struct sack_auto *a, struct sack_auto_site *site, const st
         acct_debug("SACK automatic mode: probe at call %llu: vote %+d (gain %.3f ms, cost %.3f ms)",
                    (unsigned long long)site->calls, pr->vote, pr->gain * 1e3, pr->cost * 1e3);
     sack_auto_feed(&site->hist, pr->vote);
-    record(site, pr, was, comm_size, lo, hi);
+    record(coll, site, pr, was, comm_size, lo, hi);
     if (log && was != site->hist.on)
-        acct_debug("SACK automatic mode: bcast of %llu bytes (site %d): reordering %s from call "
+        acct_debug("SACK automatic mode: %s of %llu bytes (site %d): reordering %s from call "
                    "%llu on (%llu probes)",
-                   (unsigned long long)bytes, (int)(site - a->site), site->hist.on ? "on" : "off",
+                   acct_coll_name(coll), (unsigned long long)bytes, (int)idx,
+                   site->hist.on ? "on" : "off",
                    (unsigned long long)site->calls + 1, (unsigned long long)site->probes);
 }

@@ -54,8 +54,10 @@ int rt_sack_bcast(char *buf, uint64_t bytes, uint64_t seg, int root, const struc
 
 /* ---- automatic mode (docs/sack.md "Automatic mode") ---------------------
  *
- * A call site is (communicator, bcast, entry of the communicator's rules
- * table); the first SACK_AUTO_SITES entries of the table have one each.
+ * A call site is (communicator, collective, entry of the communicator's
+ * rules table of that collective): bcast, gather and reduce (sack_up.c
+ * has the probes of the last two); the first SACK_AUTO_SITES entries of
+ * each table have one each.
  * Every rank counts the calls of each site alike; probe calls
  * (sack_auto_is_probe) run as SACK calls in which the root records when
  * each rank arrived, judges (sack_auto_judge) and sends its vote to every
@@ -66,13 +68,14 @@ int rt_sack_bcast(char *buf, uint64_t bytes, uint64_t seg, int root, const struc
  * sender measured while receiving in its last SACK call on this
  * communicator (0: none yet); the root takes the fastest. */
 #define SACK_AUTO_SITES 8
+#define SACK_AUTO_COLLS 3 /* bcast, gather, reduce */
 
 struct sack_auto {
     struct sack_auto_site {
         uint64_t calls;             /* calls of this site so far */
         struct sack_auto_hist hist; /* votes and state (on: reorder) */
         uint64_t probes, sack_calls;
-    } site[SACK_AUTO_SITES];
+    } site[SACK_AUTO_COLLS][SACK_AUTO_SITES];
     double rate; /* s per byte received in this rank's last SACK call (0: none) */
     uint64_t seq; /* SACK bcast calls on this communicator (FIRST's tag) */
 };
@@ -98,10 +101,11 @@ int rt_sack_bcast_auto(char *buf, uint64_t bytes, uint64_t seg, int root,
                        const struct sack_tree *t, MPI_Comm priv, int rank, struct sack_auto *a,
                        struct sack_probe *pr);
 
-/* The site of a call of `bytes` (table tab: the communicator's bcast
- * rules), or NULL: no automatic mode for it. */
-struct sack_auto_site *rt_sack_auto_site(struct sack_auto *a, const struct acct_table *tab,
-                                         uint64_t bytes);
+/* The site of a call of collective coll (bcast, gather or reduce) of
+ * `bytes` (table tab: the communicator's rules of coll), or NULL: no
+ * automatic mode for it. */
+struct sack_auto_site *rt_sack_auto_site(struct sack_auto *a, enum acct_coll_id coll,
+                                         const struct acct_table *tab, uint64_t bytes);
 
 /* Before the call: counts it; true if it runs with reordering (the site is
  * on, or the call is a probe); fills *pr. */

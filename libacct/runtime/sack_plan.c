@@ -356,6 +356,99 @@ int sack_auto_judge(const struct sack_tree *t, enum sack_fill fill, int root, co
     return rc;
 }
 
+double sack_model_up_finish(const struct sack_tree *t, const int *rank_of_pos,
+                            const double *arrive, double h, double s, bool gather, bool stream)
+{
+    struct sack_plan bf;
+    const int n = t->size;
+    double fin = -1;
+    if (n < 1 || !(h >= 0) || !(s >= 0) || sack_plan_init(&bf, t, SACK_FILL_BF) != 0)
+        return -1;
+    /* first[p] / last[p]: when p can send its first / last piece up;
+     * vol[p]: what its transfer up carries (gather: its subtree) */
+    double *first = malloc((size_t)n * sizeof *first), *last = malloc((size_t)n * sizeof *last);
+    double *vol = malloc((size_t)n * sizeof *vol);
+    int *kid = malloc((size_t)n * sizeof *kid);
+    bool ok = first != NULL && last != NULL && vol != NULL && kid != NULL;
+    for (int i = n - 1; ok && i >= 0; i--) { /* children before parents */
+        int u = bf.order[i];
+        int k = sack_tree_children(t, u, kid, n);
+        double a = dmax(0, arrive[rank_of_pos[u]]), link = a, firsts = a;
+        if (k < 0) {
+            ok = false;
+            break;
+        }
+        vol[u] = gather ? h : 0;
+        /* serve the children in the order they can start */
+        for (int done = 0; done < k; done++) {
+            int best = -1;
+            for (int c = 0; c < k; c++)
+                if (kid[c] >= 0 && (best < 0 || first[kid[c]] < first[kid[best]]))
+                    best = c;
+            int v = kid[best];
+            kid[best] = -1;
+            double st = dmax(link, first[v]);
+            link = dmax(st + (gather ? vol[v] : h), last[v] + s);
+            firsts = dmax(firsts, st + s);
+            if (gather)
+                vol[u] += vol[v];
+        }
+        last[u] = link;
+        first[u] = k == 0 ? a : gather ? (stream ? a : link) : firsts;
+    }
+    if (ok)
+        fin = last[0];
+    free(first);
+    free(last);
+    free(vol);
+    free(kid);
+    sack_plan_fini(&bf);
+    return fin;
+}
+
+int sack_auto_judge_up(const struct sack_tree *t, enum sack_fill fill, int root,
+                       const double *arrive, double h, double s, bool gather, double *gain,
+                       double *cost)
+{
+    struct sack_plan p;
+    const int n = t->size;
+    int rc = -2;
+    if (n < 1 || root < 0 || root >= n || !(h > 0) || !(s > 0) || s > h ||
+        sack_plan_init(&p, t, fill) != 0)
+        return -2;
+    int *order = malloc((size_t)n * sizeof *order), *rop = malloc((size_t)n * sizeof *rop);
+    if (order != NULL && rop != NULL) {
+        double lastin = 0;
+        int m = 0;
+        /* the arrival order: non-roots by arrival time, ties by rank (stable) */
+        for (int r = 1; r < n; r++)
+            order[m++] = (root + r) % n;
+        for (int i = 1; i < m; i++)
+            for (int j = i; j > 0 && arrive[order[j]] < arrive[order[j - 1]]; j--) {
+                int x = order[j];
+                order[j] = order[j - 1];
+                order[j - 1] = x;
+            }
+        for (int r = 0; r < n; r++)
+            lastin = dmax(lastin, arrive[r]);
+        for (int q = 0; q < n; q++)
+            rop[q] = (root + q) % n;
+        double ts = sack_model_up_finish(t, rop, arrive, h, s, gather, false);
+        double tr = sack_plan_map(&p, root, order, rop) == 0
+                        ? sack_model_up_finish(t, rop, arrive, h, s, gather, true)
+                        : -1;
+        if (ts >= 0 && tr >= 0) {
+            *gain = ts - tr;
+            *cost = SACK_AUTO_C0 + SACK_AUTO_REL * (ts - lastin);
+            rc = *gain > 1.1 * *cost ? 1 : *gain < *cost ? -1 : 0;
+        }
+    }
+    free(order);
+    free(rop);
+    sack_plan_fini(&p);
+    return rc;
+}
+
 bool sack_auto_feed(struct sack_auto_hist *h, int vote)
 {
     const unsigned mask = 0x1f;

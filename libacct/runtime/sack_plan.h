@@ -133,6 +133,31 @@ int sack_auto_judge(const struct sack_tree *t, enum sack_fill fill, int root, co
 double sack_model_finish(const struct sack_tree *t, const int *rank_of_pos, const double *arrive,
                          double h, double s, double t_leaves);
 
+/* The criterion for the collectives whose data flows up (gather, reduce),
+ * at the root of a probe; arrive as above. A model of the same tree with
+ * rank_of_pos, children before parents: a node's incoming link serves one
+ * child transfer at a time, in the order the children can start; a
+ * transfer starts once the child can send its first piece, the parent has
+ * entered (TCP rendezvous) and the link is free; it takes the child's
+ * volume and ends no earlier than one piece after the child's last piece
+ * is in. A node's partial result is complete when its last child transfer
+ * is; it can send its first piece once every child's first piece is in
+ * (reduce: one segment, s; gather reordered: its own block at once;
+ * gather static: the whole subtree in one message, when complete).
+ *   reduce: volume h (the whole vector) per transfer, pieces s (a segment;
+ *           h when unsegmented), the same in both trees;
+ *   gather: h is one block, volume = the child's subtree size x h, s = h.
+ * sack_model_up_finish: the root's finishing time (gather: static tree
+ * when !stream, reordered when stream). sack_auto_judge_up: static
+ * (rank (root + p) % size at p) against reordered (the fill order in
+ * arrival order, as rt_sack_gather/rt_sack_reduce place ranks), gain and
+ * cost as sack_auto_judge; the same vote rule. -2 on bad arguments. */
+double sack_model_up_finish(const struct sack_tree *t, const int *rank_of_pos,
+                            const double *arrive, double h, double s, bool gather, bool stream);
+int sack_auto_judge_up(const struct sack_tree *t, enum sack_fill fill, int root,
+                       const double *arrive, double h, double s, bool gather, double *gain,
+                       double *cost);
+
 /* Hysteresis over the votes of a call site (the same on every rank: every
  * rank feeds it the same votes). Turns on when at least 3 of the last 5
  * votes were +1, off when the last 5 were all -1. */

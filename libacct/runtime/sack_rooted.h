@@ -21,6 +21,8 @@
 
 #include "sack_plan.h"
 
+struct sack_probe; /* sack.h */
+
 /* The tags of the scatter protocol (below MPI's guaranteed MPI_TAG_UB). */
 enum {
     SACK_TAG_SC_SACK = 0x5345,  /* non-root -> root: start-acknowledge */
@@ -51,12 +53,22 @@ int rt_sack_scatter(const char *sbuf, char *rbuf, uint64_t block, int root,
  * its receive buffer. reduce (commutative operations only: the order of
  * the operands follows the arrivals): a node reduces each child's
  * segments into its partial result as they arrive and sends segment s up
- * once every child's segment s is in. */
+ * once every child's segment s is in.
+ *
+ * The automatic mode (sack.h) works as for bcast: with pr (may be NULL),
+ * a probe call (pr->probe, the same on every rank) has the root judge
+ * with sack_auto_judge_up once every SACK is in and send its vote to
+ * every rank (pr->vote on return; the root's pr->gain, pr->cost). Each
+ * SACK carries its sender's pr->rate (s per byte, 0: none; the root uses
+ * the fastest of those and its own), and on return pr->rate holds what this rank measured: the
+ * fastest child's first-to-last piece, or at the root a leaf child's data
+ * from its SACK on (0: nothing to measure). */
 enum {
     SACK_TAG_UP_SACK = 0x5360,   /* non-root -> root: start-acknowledge */
     SACK_TAG_UP_ASSIGN = 0x5361, /* root -> x: {position, parent's rank, n} */
     SACK_TAG_UP_CTRL = 0x5362,   /* root -> parent: "position p is rank x" */
     SACK_TAG_UP_RDATA = 0x5363,  /* child -> parent: reduce segments, in order */
+    SACK_TAG_UP_VOTE = 0x5364,   /* root -> every rank: a probe's vote (automatic mode) */
     SACK_TAG_UP_GDATA = 0x5C00,  /* child -> parent: gather, + the block's position */
 };
 
@@ -68,7 +80,7 @@ enum {
  * this rank's block (NULL at the root: MPI_IN_PLACE, its block is already
  * in place); rbuf at the root: t->size blocks in rank order. */
 int rt_sack_gather(const char *sbuf, char *rbuf, uint64_t block, int root,
-                   const struct sack_tree *t, MPI_Comm priv, int rank);
+                   const struct sack_tree *t, MPI_Comm priv, int rank, struct sack_probe *pr);
 
 /* Reduce count elements of dt with the commutative op to root over tree t
  * in segments of seg elements (0: one segment), with reordering. sbuf NULL
@@ -76,6 +88,7 @@ int rt_sack_gather(const char *sbuf, char *rbuf, uint64_t block, int root,
  * significant at the root only. Memory: a copy of the input at every node
  * with children, plus min(segments, 4) segments per child. */
 int rt_sack_reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
-                   uint64_t seg, int root, const struct sack_tree *t, MPI_Comm priv, int rank);
+                   uint64_t seg, int root, const struct sack_tree *t, MPI_Comm priv, int rank,
+                   struct sack_probe *pr);
 
 #endif

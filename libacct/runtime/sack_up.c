@@ -3,7 +3,8 @@
  *
  * Messages of one call (P ranks, tree positions 0..P-1, position 0 = root):
  *
- *   x -> root    SACK   {magic, n}              on entry, every non-root x
+ *   x -> root    SACK   {magic, n, rate}        on entry, every non-root x
+ *                                               (rate: automatic mode, sack.h)
  *   root -> x    ASSIGN {p, parent's rank, n}   x was given position p
  *   root -> y    CTRL   {p, x}                  x was given p, a child of
  *                                               y's position (y != root)
@@ -11,6 +12,8 @@
  *                         x's own block at once, each block of x's subtree
  *                         as soon as it came in from below
  *   reduce: x -> parent   x's partial result in segments, in order (RDATA)
+ *   root -> x    VOTE   {vote}                  probe calls of the automatic
+ *                                               mode, once every SACK is in
  *
  * n is the block (gather) or the element count (reduce): a mismatch means
  * the ranks disagree about the call. Positions are handed out along the
@@ -57,6 +60,7 @@
 #define UP_MAGIC_GATHER 0x47415448LL /* "GATH" */
 #define UP_MAGIC_REDUCE 0x52454455LL /* "REDU" */
 #define UP_WINDOW 4                  /* segments in flight per child (reduce) */
+#define SACK_UP_PS 1e12              /* rates travel as picoseconds per byte */
 
 /* What a request slot is for. */
 enum up_kind {
@@ -67,6 +71,7 @@ enum up_kind {
     K_CTRL_IN,    /* non-root */
     K_GATHER_IN,  /* gather: block of position a */
     K_REDUCE_IN,  /* reduce: child slot a, segment b */
+    K_VOTE_IN,    /* non-root of a probe */
 };
 
 struct up_kid {
@@ -74,6 +79,8 @@ struct up_kid {
     int posted;    /* reduce: segments whose receive was posted */
     unsigned busy; /* reduce: ring slots holding a segment not reduced yet */
     char *ring;    /* reduce: UP_WINDOW segment slots (base - true lb) */
+    int got;       /* pieces in from it (reduce: segments; gather: blocks) */
+    double t_first; /* when the first came in */
 };
 
 struct up_run {
@@ -111,7 +118,7 @@ struct up_run {
     int64_t *assign_out; /* 3 per source */
     int32_t *ctrl_out;   /* 2 per source */
     /* non-root messages */
-    int64_t sack_out[2], assign_in[3];
+    int64_t assign_in[3];
     int32_t ctrl_in[2];
     /* requests: a growing table with a free list */
     MPI_Request *reqs;
@@ -121,6 +128,17 @@ struct up_run {
     int *idx;
     MPI_Status *stats;
     bool leaked; /* send buffers handed to MPI_Request_free: do not free */
+    /* the automatic mode (sack.h): pr NULL when not asked for */
+    struct sack_probe *pr;
+    bool probe;
+    double t0;         /* when this rank entered (PMPI_Wtime) */
+    double *t_sack;    /* root: per rank, when its SACK came in (s after t0) */
+    double min_rate;   /* root of a probe: the fastest rate reported (s/B) */
+    double wire;       /* bytes of one rank's data (reduce: the vector; gather: a block) */
+    double rate;       /* this rank's measurement in this call (s/B, 0: none) */
+    int64_t *vote_out; /* root of a probe (heap: sends may outlive an error) */
+    int64_t vote_in;
+    int64_t sack3[3];  /* (non-root SACK: magic, n, rate) */
 };
 
 static void say_first_gather(void)
@@ -212,6 +230,39 @@ static int child_towards(const struct sack_tree *t, int pos, int q)
     return -1;
 }
 
+/* Positions in the subtree of pos (pos included). */
+static int subtree_size(const struct sack_tree *t, int pos)
+{
+    int n = 1;
+    for (int q = 1; q < t->size; q++)
+        n += q != pos && child_towards(t, pos, q) >= 0;
+    return n;
+}
+
+/* A rate measured at this rank (s/B): keep the fastest. */
+static void measured(struct up_run *r, double secs, double bytes)
+{
+    if (secs > 0 && bytes > 0 && (r->rate == 0 || secs / bytes < r->rate))
+        r->rate = secs / bytes;
+}
+
+/* Piece number got (from 1) of n from child c came in: its first to its
+ * last piece give the link's rate; at the root, a leaf child's data,
+ * from its SACK to the last piece, too (unsegmented: the only measure). */
+static void timed(struct up_run *r, int c, int n, double piece)
+{
+    struct up_kid *k = &r->kids[c];
+    double now = PMPI_Wtime();
+    if (++k->got == 1)
+        k->t_first = now;
+    if (k->got != n)
+        return;
+    if (n > 1)
+        measured(r, now - k->t_first, (double)(n - 1) * piece);
+    if (r->rank == r->root && k->rank >= 0 && sack_tree_children(r->t, k->pos, NULL, 0) == 0)
+        measured(r, now - r->t0 - r->t_sack[k->rank], r->wire);
+}
+
 /* ---- reduce: the data part ----------------------------------------------- */
 
 static int seg_count(const struct up_run *r, int s)
@@ -277,6 +328,8 @@ static int reduce_in(struct up_run *r, int c, int s)
         return rc;
     r->done[s]++;
     k->busy &= ~(1u << (s % UP_WINDOW));
+    if (r->pr != NULL)
+        timed(r, c, r->nseg, r->wire * (double)r->segc / (double)r->count);
     if ((rc = reduce_post(r, c)) != MPI_SUCCESS)
         return rc;
     return reduce_up(r);
@@ -346,6 +399,12 @@ static int gather_stage(struct up_run *r)
 
 static int gather_in(struct up_run *r, int q)
 {
+    int head = child_towards(r->t, r->pos, q);
+    int c = head >= 0 ? sack_tree_child_slot(r->t, r->pos, head) : -1;
+    if (c < 0 || c >= r->nchild)
+        return MPI_ERR_INTERN;
+    if (r->pr != NULL)
+        timed(r, c, subtree_size(r->t, head), (double)r->block);
     if (r->rank == r->root) {
         r->gathered++;
         return MPI_SUCCESS;
@@ -386,12 +445,17 @@ static int root_start(struct up_run *r)
     if (sack_plan_init(&r->plan, r->t, rt_sack_fill()) != 0)
         return MPI_ERR_NO_MEM;
     r->plan_ok = true;
+    if (r->probe && r->pr->rate > 0) /* the root's own last measurement counts too */
+        r->min_rate = r->pr->rate;
     r->rank_of_pos = malloc((size_t)r->size * sizeof *r->rank_of_pos);
-    r->sack_in = malloc((size_t)n * 2 * sizeof *r->sack_in);
+    r->sack_in = malloc((size_t)n * 3 * sizeof *r->sack_in);
+    r->t_sack = calloc((size_t)r->size, sizeof *r->t_sack);
+    if (r->probe)
+        r->vote_out = malloc(sizeof *r->vote_out);
     r->assign_out = malloc((size_t)n * 3 * sizeof *r->assign_out);
     r->ctrl_out = malloc((size_t)n * 2 * sizeof *r->ctrl_out);
     if (r->rank_of_pos == NULL || r->sack_in == NULL || r->assign_out == NULL ||
-        r->ctrl_out == NULL)
+        r->ctrl_out == NULL || r->t_sack == NULL || (r->probe && r->vote_out == NULL))
         return MPI_ERR_NO_MEM;
     for (int i = 0; i < r->size; i++)
         r->rank_of_pos[i] = -1;
@@ -401,8 +465,36 @@ static int root_start(struct up_run *r)
     if (r->reduce && (rc = reduce_placed(r)) != MPI_SUCCESS)
         return rc;
     for (int j = 0; j < n && rc == MPI_SUCCESS; j++)
-        rc = post_recv(r, &r->sack_in[2 * j], 2 * 8, MPI_BYTE, (r->root + 1 + j) % r->size,
+        rc = post_recv(r, &r->sack_in[3 * j], 3 * 8, MPI_BYTE, (r->root + 1 + j) % r->size,
                        SACK_TAG_UP_SACK, K_SACK_IN, j, 0);
+    return rc;
+}
+
+/* The root of a probe, every SACK in: judge (sack_auto_judge_up) and send
+ * the vote to every rank. Ranks there before the root count 0; no rate
+ * reported yet (the site's first SACK calls): no opinion (0). */
+static int root_vote(struct up_run *r)
+{
+    int rc = MPI_SUCCESS;
+    double *arrive = malloc((size_t)r->size * sizeof *arrive);
+    if (arrive == NULL)
+        return MPI_ERR_NO_MEM;
+    for (int x = 0; x < r->size; x++)
+        arrive[x] = x == r->root ? 0 : r->t_sack[x];
+    double h = r->min_rate * r->wire;
+    double s = r->reduce && r->nseg > 1 ? h * (double)r->segc / (double)r->count : h;
+    int vote = 0;
+    r->pr->gain = r->pr->cost = 0;
+    if (h > 0) {
+        vote = sack_auto_judge_up(r->t, r->plan.fill, r->root, arrive, h, s, !r->reduce,
+                                  &r->pr->gain, &r->pr->cost);
+        vote = vote < -1 ? 0 : vote;
+    }
+    free(arrive);
+    *r->vote_out = vote;
+    for (int k = 1; k < r->size && rc == MPI_SUCCESS; k++)
+        rc = post_send(r, r->vote_out, 1, MPI_INT64_T, (r->root + k) % r->size,
+                       SACK_TAG_UP_VOTE);
     return rc;
 }
 
@@ -412,10 +504,16 @@ static int root_start(struct up_run *r)
 static int root_on_sack(struct up_run *r, int j, const MPI_Status *st)
 {
     int x = (r->root + 1 + j) % r->size, cnt = 0, rc;
-    const int64_t *m = &r->sack_in[2 * j];
-    if (PMPI_Get_count(st, MPI_BYTE, &cnt) != MPI_SUCCESS || cnt != 2 * 8 || m[0] != r->magic ||
+    const int64_t *m = &r->sack_in[3 * j];
+    if (PMPI_Get_count(st, MPI_BYTE, &cnt) != MPI_SUCCESS || cnt != 3 * 8 || m[0] != r->magic ||
         m[1] != r->n || r->arrived + 1 >= r->size)
         return MPI_ERR_INTERN; /* another call's message: ranks disagree */
+    r->t_sack[x] = PMPI_Wtime() - r->t0;
+    if (r->probe && m[2] > 0 && m[2] < (int64_t)SACK_UP_PS) {
+        double rate = (double)m[2] / SACK_UP_PS;
+        if (r->min_rate == 0 || rate < r->min_rate)
+            r->min_rate = rate;
+    }
     int p = sack_plan_position(&r->plan, ++r->arrived);
     int up = sack_tree_parent(r->t, p);
     int head = up == 0 ? p : child_towards(r->t, 0, p);
@@ -434,19 +532,21 @@ static int root_on_sack(struct up_run *r, int j, const MPI_Status *st)
         rc = post_send(r, &r->ctrl_out[2 * j], 2, MPI_INT32_T, r->rank_of_pos[up],
                        SACK_TAG_UP_CTRL);
     }
+    if (rc == MPI_SUCCESS && r->probe && r->arrived == r->size - 1)
+        rc = root_vote(r);
     if (rc != MPI_SUCCESS)
         return rc;
-    if (!r->reduce) /* x's block comes through the root child above p */
-        return post_recv(r, r->rbuf + (uint64_t)x * r->block, (int)r->block, MPI_BYTE,
-                         r->rank_of_pos[head], SACK_TAG_UP_GDATA + p, K_GATHER_IN, p, 0);
-    if (up == 0) {
-        int c = sack_tree_child_slot(r->t, 0, p);
+    int c = -1;
+    if (up == 0) { /* a root child */
+        c = sack_tree_child_slot(r->t, 0, p);
         if (c < 0 || c >= r->nchild || r->kids[c].rank >= 0)
             return MPI_ERR_INTERN;
         r->kids[c].rank = x;
-        return reduce_kid_known(r, c);
     }
-    return MPI_SUCCESS;
+    if (!r->reduce) /* x's block comes through the root child above p */
+        return post_recv(r, r->rbuf + (uint64_t)x * r->block, (int)r->block, MPI_BYTE,
+                         r->rank_of_pos[head], SACK_TAG_UP_GDATA + p, K_GATHER_IN, p, 0);
+    return c >= 0 ? reduce_kid_known(r, c) : MPI_SUCCESS;
 }
 
 /* ---- the other ranks ----------------------------------------------------- */
@@ -455,10 +555,15 @@ static int nonroot_start(struct up_run *r)
 {
     int rc = post_recv(r, r->assign_in, 3 * 8, MPI_BYTE, r->root, SACK_TAG_UP_ASSIGN, K_ASSIGN_IN,
                        0, 0);
-    r->sack_out[0] = r->magic;
-    r->sack_out[1] = r->n;
+    r->sack3[0] = r->magic;
+    r->sack3[1] = r->n;
+    r->sack3[2] = r->pr != NULL && r->pr->rate > 0 && r->pr->rate < 1
+                      ? (int64_t)(r->pr->rate * SACK_UP_PS)
+                      : 0;
     if (rc == MPI_SUCCESS)
-        rc = post_send(r, r->sack_out, 2 * 8, MPI_BYTE, r->root, SACK_TAG_UP_SACK);
+        rc = post_send(r, r->sack3, 3 * 8, MPI_BYTE, r->root, SACK_TAG_UP_SACK);
+    if (rc == MPI_SUCCESS && r->probe)
+        rc = post_recv(r, &r->vote_in, 1, MPI_INT64_T, r->root, SACK_TAG_UP_VOTE, K_VOTE_IN, 0, 0);
     return rc;
 }
 
@@ -572,6 +677,12 @@ static int run(struct up_run *r)
         rc = MPI_ERR_INTERN;
     if (rc != MPI_SUCCESS)
         abandon(r);
+    else if (r->pr != NULL) {
+        r->pr->vote = !r->probe ? SACK_VOTE_NONE
+                      : r->rank == r->root ? (int)*r->vote_out
+                                           : (int)r->vote_in;
+        r->pr->rate = r->rate;
+    }
     for (int c = 0; r->kids != NULL && c < r->nchild; c++)
         if (r->kids[c].ring != NULL && !r->leaked)
             free(r->kids[c].ring + r->tlb);
@@ -585,7 +696,9 @@ static int run(struct up_run *r)
     free(r->stage_of);
     free(r->rank_of_pos);
     free(r->sack_in);
+    free(r->t_sack);
     if (!r->leaked) {
+        free(r->vote_out);
         free(r->accmem);
         free(r->stage);
         free(r->assign_out);
@@ -597,9 +710,12 @@ static int run(struct up_run *r)
 }
 
 static void run_init(struct up_run *r, int root, const struct sack_tree *t, MPI_Comm priv,
-                     int rank)
+                     int rank, struct sack_probe *pr)
 {
     memset(r, 0, sizeof *r);
+    r->pr = pr;
+    r->probe = pr != NULL && pr->probe;
+    r->t0 = PMPI_Wtime();
     r->root = root;
     r->rank = rank;
     r->size = t->size;
@@ -609,16 +725,19 @@ static void run_init(struct up_run *r, int root, const struct sack_tree *t, MPI_
 }
 
 int rt_sack_gather(const char *sbuf, char *rbuf, uint64_t block, int root,
-                   const struct sack_tree *t, MPI_Comm priv, int rank)
+                   const struct sack_tree *t, MPI_Comm priv, int rank, struct sack_probe *pr)
 {
     struct up_run r;
+    if (pr != NULL)
+        pr->vote = SACK_VOTE_NONE;
     if (rank == root && sbuf != NULL && block > 0)
         memcpy(rbuf + (uint64_t)root * block, sbuf, block);
     if (block == 0 || t->size <= 1)
         return MPI_SUCCESS;
     if (t->size > SACK_UP_GATHER_MAX || block > (uint64_t)INT32_MAX)
         return MPI_ERR_INTERN; /* coll.c never asks */
-    run_init(&r, root, t, priv, rank);
+    run_init(&r, root, t, priv, rank, pr);
+    r.wire = (double)block;
     r.magic = UP_MAGIC_GATHER;
     r.n = (int64_t)block;
     r.sbuf = sbuf;
@@ -632,10 +751,14 @@ int rt_sack_gather(const char *sbuf, char *rbuf, uint64_t block, int root,
 }
 
 int rt_sack_reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
-                   uint64_t seg, int root, const struct sack_tree *t, MPI_Comm priv, int rank)
+                   uint64_t seg, int root, const struct sack_tree *t, MPI_Comm priv, int rank,
+                   struct sack_probe *pr)
 {
     struct up_run r;
     MPI_Aint lb, extent, tlb, textent;
+    int tsize = 0;
+    if (pr != NULL)
+        pr->vote = SACK_VOTE_NONE;
     if (count <= 0)
         return MPI_SUCCESS;
     if (t->size <= 1)
@@ -643,9 +766,11 @@ int rt_sack_reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI
                             : PMPI_Sendrecv(sbuf, count, dt, rank, SACK_TAG_UP_RDATA, rbuf, count,
                                             dt, rank, SACK_TAG_UP_RDATA, priv, MPI_STATUS_IGNORE);
     if (PMPI_Type_get_extent(dt, &lb, &extent) != MPI_SUCCESS ||
-        PMPI_Type_get_true_extent(dt, &tlb, &textent) != MPI_SUCCESS)
+        PMPI_Type_get_true_extent(dt, &tlb, &textent) != MPI_SUCCESS ||
+        PMPI_Type_size(dt, &tsize) != MPI_SUCCESS)
         return MPI_ERR_TYPE;
-    run_init(&r, root, t, priv, rank);
+    run_init(&r, root, t, priv, rank, pr);
+    r.wire = (double)count * (double)tsize;
     r.reduce = true;
     r.magic = UP_MAGIC_REDUCE;
     r.n = count;

@@ -9,12 +9,15 @@
  * MPI_INT, MPI_SUM); PATTERN none | interior (ranks 1, 2, 4 late by D1, D2,
  * D3 ms: the root's children in the static binomial tree rooted at 0) |
  * leaf (ranks 3, 5, 7) ; SPEC an ACCT_FORCE text per method, e.g.
- * scatter=binomial scatter=binomial:::reorder. Root 0, one warm-up
+ * scatter=binomial scatter=binomial:::reorder, or "rules" (nothing forced:
+ * the rules of ACCT_RULES decide, e.g. with the automatic mode; every
+ * repetition is one more call of its site). Root 0, one warm-up
  * repetition. Time of a repetition = the slowest rank's (end of the call −
  * end of the preceding barrier), on the host's monotonic clock (one host);
  * "excess" = time − the largest delay. Prints per method the median time
  * and excess (ms), and the median over repetitions of time(method) /
- * time(first method). Runs only on one host (shared clock). */
+ * time(first method); with ACCT_BENCH_EACH=1 also every repetition's
+ * times. Runs only on one host (shared clock). */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -81,7 +84,7 @@ int main(int argc, char **argv)
         MPI_Abort(MPI_COMM_WORLD, 2);
     for (int rep = -1; rep < reps; rep++)
         for (int m = 0; m < nm; m++) {
-            if (acct_tool_force(argv[6 + m]) != 0) {
+            if (acct_tool_force(strcmp(argv[6 + m], "rules") == 0 ? "" : argv[6 + m]) != 0) {
                 if (rank == 0)
                     fprintf(stderr, "acct_tool_force(\"%s\") failed (ACCT not active?)\n",
                             argv[6 + m]);
@@ -107,6 +110,13 @@ int main(int argc, char **argv)
         }
     if (rank == 0) {
         double *v = calloc((size_t)reps + 1, sizeof(double));
+        const char *each = getenv("ACCT_BENCH_EACH");
+        for (int i = 0; each != NULL && strcmp(each, "1") == 0 && i < reps; i++) {
+            printf("rep %2d:", i + 1);
+            for (int m = 0; m < nm; m++)
+                printf(" %9.3f", t[i * nm + m]);
+            printf(" ms\n");
+        }
         printf("# %s %ld B/rank, %d ranks, pattern %s, delays %s ms, %d reps (median)\n", coll,
                bytes, size, pattern, late ? argv[4] : "-", reps);
         for (int m = 0; m < nm && v != NULL; m++) {

@@ -10,6 +10,7 @@
  * the criterion on the paper's experiment (late interior processes: on;
  * nobody late, late leaves: off), the hysteresis. */
 #include <stdint.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -265,6 +266,67 @@ static void check_auto(void)
         CHECK(v >= -1 && v <= 1 && gain > -1e-9, "flat P=%d vote %d gain %g", P, v, gain);
     }
     CHECK(sack_auto_judge(&t, SACK_FILL_DF, 0, arr, 0, 0, &gain, &cost) == -2, "h = 0 refused");
+    /* upward trees (gather, reduce): binomial P = 8 rooted at 0, ranks 1, 2,
+     * 4 late by 200/300/400 ms; the figures worked out by hand
+     * (docs/sack.md "Automatic mode": measured 649 / 545 / 487 ms) */
+    {
+        const int id[8] = {0, 1, 2, 3, 4, 5, 6, 7};
+        double g2 = 0, c2 = 0, ts, up[64] = {0};
+        sack_tree_of("binomial", 0, 2, 8, &t);
+        up[1] = 0.2, up[2] = 0.3, up[4] = 0.4;
+        /* reduce, unsegmented: static 0.4 + 3h (rank 4 takes two transfers
+         * in, then sends); DF puts 1, 2, 4 at positions 2, 3, 1: 0.3 + 3h */
+        ts = sack_model_up_finish(&t, id, up, h, h, false, false);
+        CHECK(fabs(ts - (0.4 + 3 * h)) < 1e-9, "reduce static %g", ts);
+        CHECK(sack_auto_judge_up(&t, SACK_FILL_DF, 0, up, h, h, false, &gain, &cost) == 1 &&
+                  fabs(gain - 0.1) < 1e-9,
+              "reduce DF: gain %g", gain);
+        /* BF puts the last arrival on the deepest leaf: less gain */
+        sack_auto_judge_up(&t, SACK_FILL_BF, 0, up, h, h, false, &g2, &c2);
+        CHECK(g2 < gain, "reduce BF gain %g not below DF %g", g2, gain);
+        /* segments of h/16: the reordered tree ends one transfer after the
+         * last arrival, the bound */
+        CHECK(sack_auto_judge_up(&t, SACK_FILL_DF, 0, up, h, h / 16, false, &gain, &cost) == 1,
+              "reduce segmented: vote");
+        ts = sack_model_up_finish(&t, id, up, h, h / 16, false, false);
+        CHECK(fabs(ts - gain - (0.4 + h)) < 1e-9, "reduce segmented reordered %g", ts - gain);
+        /* gather, blocks of h: static 0.4 + 7h (rank 4 gets 3 blocks after
+         * it enters, then sends 4); reordered 0.4 + h */
+        double hb = 0.0105;
+        ts = sack_model_up_finish(&t, id, up, hb, hb, true, false);
+        CHECK(fabs(ts - (0.4 + 7 * hb)) < 1e-9, "gather static %g", ts);
+        CHECK(sack_auto_judge_up(&t, SACK_FILL_DF, 0, up, hb, hb, true, &gain, &cost) == 1 &&
+                  fabs(ts - gain - (0.4 + hb)) < 1e-9,
+              "gather DF: reordered %g", ts - gain);
+        /* nobody late: the same tree either way, no gain: off */
+        memset(up, 0, sizeof up);
+        CHECK(sack_auto_judge_up(&t, SACK_FILL_DF, 0, up, h, h / 16, false, &gain, &cost) == -1 &&
+                  fabs(gain) < 1e-9,
+              "reduce none: gain %g", gain);
+        CHECK(sack_auto_judge_up(&t, SACK_FILL_DF, 0, up, hb, hb, true, &gain, &cost) == -1 &&
+                  fabs(gain) < 1e-9,
+              "gather none: gain %g", gain);
+        ts = sack_model_up_finish(&t, id, up, hb, hb, true, false);
+        CHECK(fabs(ts - 7 * hb) < 1e-9, "gather none: static %g (7 blocks into the root)", ts);
+        /* a small skew on a fast link: not worth the protocol */
+        up[4] = 10e-6;
+        CHECK(sack_auto_judge_up(&t, SACK_FILL_DF, 0, up, 20e-6, 20e-6, false, &gain, &cost) == -1,
+              "reduce tiny skew");
+        /* flat trees of every size: the models run; reordered is never
+         * slower than static */
+        for (int P = 1; P <= 64; P++) {
+            sack_tree_of("linear", 0, 2, P, &t);
+            for (int r = 0; r < P; r++)
+                up[r] = (double)(next_rand() % 1000) * 1e-4;
+            for (int g = 0; g < 2; g++) {
+                int v = sack_auto_judge_up(&t, SACK_FILL_DF, P / 2, up, h, h, g, &gain, &cost);
+                CHECK(v >= -1 && v <= 1 && gain > -1e-9, "flat P=%d %s: vote %d gain %g", P,
+                      g ? "gather" : "reduce", v, gain);
+            }
+        }
+        CHECK(sack_auto_judge_up(&t, SACK_FILL_DF, 0, up, 0, 0, false, &gain, &cost) == -2,
+              "up: h = 0 refused");
+    }
     /* hysteresis: on after 3 of the last 5 +1, off after 5 -1 in a row */
     struct sack_auto_hist hi = {0};
     CHECK(!sack_auto_feed(&hi, 1) && !sack_auto_feed(&hi, 0) && !sack_auto_feed(&hi, -1),
