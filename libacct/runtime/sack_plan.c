@@ -70,6 +70,17 @@ int sack_tree_children(const struct sack_tree *t, int pos, int *out, int max)
     return n;
 }
 
+int sack_tree_child_towards(const struct sack_tree *t, int pos, int q)
+{
+    for (int hops = 0; q > 0 && hops < t->size; hops++) {
+        int up = sack_tree_parent(t, q);
+        if (up == pos)
+            return q;
+        q = up;
+    }
+    return -1;
+}
+
 int sack_tree_child_slot(const struct sack_tree *t, int pos, int child)
 {
     struct acct_tree at;
@@ -249,6 +260,43 @@ static double dmax(double a, double b)
     return a > b ? a : b;
 }
 
+/* The criteria's common parts. arrival_order: the non-roots by arrival
+ * time, ties by rank order from the root (stable); returns the last
+ * arrival. static_map: rank (root + p) % n at position p. */
+static double arrival_order(int n, int root, const double *arrive, int *order)
+{
+    double last = 0;
+    int m = 0;
+    for (int r = 1; r < n; r++)
+        order[m++] = (root + r) % n;
+    for (int i = 1; i < m; i++)
+        for (int j = i; j > 0 && arrive[order[j]] < arrive[order[j - 1]]; j--) {
+            int x = order[j];
+            order[j] = order[j - 1];
+            order[j - 1] = x;
+        }
+    for (int r = 0; r < n; r++)
+        last = dmax(last, arrive[r]);
+    return last;
+}
+
+static void static_map(int n, int root, int *rop)
+{
+    for (int q = 0; q < n; q++)
+        rop[q] = (root + q) % n;
+}
+
+/* The vote from the two models' times (ts static, tr reordered; < 0: a
+ * model failed): gain, cost, +1 / 0 / -1, or -2. */
+static int vote_of(double ts, double tr, double last, double *gain, double *cost)
+{
+    if (ts < 0 || tr < 0)
+        return -2;
+    *gain = ts - tr;
+    *cost = SACK_AUTO_C0 + SACK_AUTO_REL * (ts - last);
+    return *gain > 1.1 * *cost ? 1 : *gain < *cost ? -1 : 0;
+}
+
 double sack_model_finish(const struct sack_tree *t, const int *rank_of_pos, const double *arrive,
                          double h, double s, double t_leaves)
 {
@@ -322,33 +370,16 @@ int sack_auto_judge(const struct sack_tree *t, enum sack_fill fill, int root, co
         return -2;
     int *order = malloc((size_t)n * sizeof *order), *rop = malloc((size_t)n * sizeof *rop);
     if (order != NULL && rop != NULL && sack_plan_defer_leaves(&p) == 0) {
-        double last = 0, t_leaves = 0;
-        /* the arrival order: non-roots by arrival time, ties by rank (stable) */
-        int m = 0;
-        for (int r = 1; r < n; r++)
-            order[m++] = (root + r) % n;
-        for (int i = 1; i < m; i++)
-            for (int j = i; j > 0 && arrive[order[j]] < arrive[order[j - 1]]; j--) {
-                int x = order[j];
-                order[j] = order[j - 1];
-                order[j - 1] = x;
-            }
-        for (int r = 0; r < n; r++)
-            last = dmax(last, arrive[r]);
+        double last = arrival_order(n, root, arrive, order), t_leaves = 0;
         /* the leaves are placed when the last position with children is */
         if (p.ninner > 0)
             t_leaves = dmax(0, arrive[order[p.ninner - 1]]);
-        for (int q = 0; q < n; q++)
-            rop[q] = (root + q) % n;
+        static_map(n, root, rop);
         double ts = sack_model_finish(t, rop, arrive, h, s, -1);
         double tr = sack_plan_map(&p, root, order, rop) == 0
                         ? sack_model_finish(t, rop, arrive, h, s, t_leaves)
                         : -1;
-        if (ts >= 0 && tr >= 0) {
-            *gain = ts - tr;
-            *cost = SACK_AUTO_C0 + SACK_AUTO_REL * (ts - last);
-            rc = *gain > 1.1 * *cost ? 1 : *gain < *cost ? -1 : 0;
-        }
+        rc = vote_of(ts, tr, last, gain, cost);
     }
     free(order);
     free(rop);
@@ -418,30 +449,13 @@ int sack_auto_judge_up(const struct sack_tree *t, enum sack_fill fill, int root,
         return -2;
     int *order = malloc((size_t)n * sizeof *order), *rop = malloc((size_t)n * sizeof *rop);
     if (order != NULL && rop != NULL) {
-        double lastin = 0;
-        int m = 0;
-        /* the arrival order: non-roots by arrival time, ties by rank (stable) */
-        for (int r = 1; r < n; r++)
-            order[m++] = (root + r) % n;
-        for (int i = 1; i < m; i++)
-            for (int j = i; j > 0 && arrive[order[j]] < arrive[order[j - 1]]; j--) {
-                int x = order[j];
-                order[j] = order[j - 1];
-                order[j - 1] = x;
-            }
-        for (int r = 0; r < n; r++)
-            lastin = dmax(lastin, arrive[r]);
-        for (int q = 0; q < n; q++)
-            rop[q] = (root + q) % n;
+        double last = arrival_order(n, root, arrive, order);
+        static_map(n, root, rop);
         double ts = sack_model_up_finish(t, rop, arrive, h, s, gather, false);
         double tr = sack_plan_map(&p, root, order, rop) == 0
                         ? sack_model_up_finish(t, rop, arrive, h, s, gather, true)
                         : -1;
-        if (ts >= 0 && tr >= 0) {
-            *gain = ts - tr;
-            *cost = SACK_AUTO_C0 + SACK_AUTO_REL * (ts - lastin);
-            rc = *gain > 1.1 * *cost ? 1 : *gain < *cost ? -1 : 0;
-        }
+        rc = vote_of(ts, tr, last, gain, cost);
     }
     free(order);
     free(rop);

@@ -66,6 +66,10 @@ int sack_tree_parent(const struct sack_tree *t, int pos);
  * children in serving order. -1 on bad arguments or max too small. */
 int sack_tree_children(const struct sack_tree *t, int pos, int *out, int max);
 
+/* The child of pos whose subtree holds q (a proper descendant of pos), as
+ * a position; -1 if q is not below pos. */
+int sack_tree_child_towards(const struct sack_tree *t, int pos, int q);
+
 /* Index of child among pos's children (serving order), -1 if not a child. */
 int sack_tree_child_slot(const struct sack_tree *t, int pos, int child);
 

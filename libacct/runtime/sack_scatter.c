@@ -120,19 +120,6 @@ static int post(struct sc_run *r, int rc, int slot)
     return rc;
 }
 
-/* The child of pos whose subtree holds q (q a proper descendant of pos),
- * as a position; -1 if q is not below pos. */
-static int child_towards(const struct sack_tree *t, int pos, int q)
-{
-    for (int hops = 0; q > 0 && hops < t->size; hops++) {
-        int up = sack_tree_parent(t, q);
-        if (up == pos)
-            return q;
-        q = up;
-    }
-    return -1;
-}
-
 /* ---- the root ----------------------------------------------------------- */
 
 static int root_start(struct sc_run *r)
@@ -173,7 +160,7 @@ static int root_on_sack(struct sc_run *r, int j, const MPI_Status *st)
         return MPI_ERR_INTERN; /* another call's message: ranks disagree */
     int p = sack_plan_position(&r->plan, ++r->arrived);
     int up = sack_tree_parent(r->t, p);
-    int head = up == 0 ? p : child_towards(r->t, 0, p);
+    int head = up == 0 ? p : sack_tree_child_towards(r->t, 0, p);
     if (up < 0 || head < 0 || r->rank_of_pos[up] < 0 ||
         (head != p && r->rank_of_pos[head] < 0))
         return MPI_ERR_INTERN;
@@ -270,8 +257,8 @@ static int nonroot_plan(struct sc_run *r)
             }
             owner[r->ns] = -1;
             r->stream[r->ns++] = q;
-        } else if (r->ns > 0 && child_towards(r->t, r->pos, q) >= 0) {
-            int c = sack_tree_child_slot(r->t, r->pos, child_towards(r->t, r->pos, q));
+        } else if (r->ns > 0 && sack_tree_child_towards(r->t, r->pos, q) >= 0) {
+            int c = sack_tree_child_slot(r->t, r->pos, sack_tree_child_towards(r->t, r->pos, q));
             if (c < 0 || c >= r->nchild) {
                 rc = MPI_ERR_INTERN;
                 goto out;

@@ -51,6 +51,7 @@
 
 #include <pthread.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -158,34 +159,29 @@ static int slot_get(struct up_run *r)
         return r->freel[--r->nfree];
     if (r->nreqs == r->cap) {
         int cap = r->cap ? 2 * r->cap : 16;
-        MPI_Request *q = realloc(r->reqs, (size_t)cap * sizeof *q);
-        if (q == NULL)
-            return -1;
-        r->reqs = q;
-        void *in = realloc(r->info, (size_t)cap * sizeof *r->info);
-        if (in == NULL)
-            return -1;
-        r->info = in;
-        int *f = realloc(r->freel, (size_t)cap * sizeof *f);
-        if (f == NULL)
-            return -1;
-        r->freel = f;
-        int *ix = realloc(r->idx, (size_t)cap * sizeof *ix);
-        if (ix == NULL)
-            return -1;
-        r->idx = ix;
-        MPI_Status *st = realloc(r->stats, (size_t)cap * sizeof *st);
-        if (st == NULL)
-            return -1;
-        r->stats = st;
+#define UP_GROW(field)                                                                             \
+    do {                                                                                           \
+        void *q_ = realloc(r->field, (size_t)cap * sizeof *r->field);                              \
+        if (q_ == NULL)                                                                            \
+            return -1;                                                                             \
+        r->field = q_;                                                                             \
+    } while (0)
+        UP_GROW(reqs);
+        UP_GROW(info);
+        UP_GROW(freel);
+        UP_GROW(idx);
+        UP_GROW(stats);
+#undef UP_GROW
         r->cap = cap;
     }
     r->reqs[r->nreqs] = MPI_REQUEST_NULL;
     return r->nreqs++;
 }
 
-static int post_recv(struct up_run *r, void *buf, int count, MPI_Datatype dt, int src, int tag,
-                     int kind, int a, int b)
+/* Post a receive (kind, a, b: what its completion means) or a send
+ * (K_SEND) in a free slot. */
+static int post(struct up_run *r, void *buf, int count, MPI_Datatype dt, int peer, int tag,
+                int kind, int a, int b)
 {
     int s = slot_get(r);
     if (s < 0)
@@ -193,41 +189,25 @@ static int post_recv(struct up_run *r, void *buf, int count, MPI_Datatype dt, in
     r->info[s].kind = kind;
     r->info[s].a = a;
     r->info[s].b = b;
-    int rc = PMPI_Irecv(buf, count, dt, src, tag, r->comm, &r->reqs[s]);
+    int rc = kind == K_SEND ? PMPI_Isend(buf, count, dt, peer, tag, r->comm, &r->reqs[s])
+                            : PMPI_Irecv(buf, count, dt, peer, tag, r->comm, &r->reqs[s]);
     if (rc == MPI_SUCCESS)
         r->active++;
     else
         r->freel[r->nfree++] = s;
     return rc;
+}
+
+static int post_recv(struct up_run *r, void *buf, int count, MPI_Datatype dt, int src, int tag,
+                     int kind, int a, int b)
+{
+    return post(r, buf, count, dt, src, tag, kind, a, b);
 }
 
 static int post_send(struct up_run *r, const void *buf, int count, MPI_Datatype dt, int dst,
                      int tag)
 {
-    int s = slot_get(r);
-    if (s < 0)
-        return MPI_ERR_NO_MEM;
-    r->info[s].kind = K_SEND;
-    r->info[s].a = r->info[s].b = 0;
-    int rc = PMPI_Isend(buf, count, dt, dst, tag, r->comm, &r->reqs[s]);
-    if (rc == MPI_SUCCESS)
-        r->active++;
-    else
-        r->freel[r->nfree++] = s;
-    return rc;
-}
-
-/* The child of pos whose subtree holds q (a proper descendant of pos), as
- * a position; -1 if q is not below pos. */
-static int child_towards(const struct sack_tree *t, int pos, int q)
-{
-    for (int hops = 0; q > 0 && hops < t->size; hops++) {
-        int up = sack_tree_parent(t, q);
-        if (up == pos)
-            return q;
-        q = up;
-    }
-    return -1;
+    return post(r, (void *)(uintptr_t)buf, count, dt, dst, tag, K_SEND, 0, 0);
 }
 
 /* Positions in the subtree of pos (pos included). */
@@ -235,7 +215,7 @@ static int subtree_size(const struct sack_tree *t, int pos)
 {
     int n = 1;
     for (int q = 1; q < t->size; q++)
-        n += q != pos && child_towards(t, pos, q) >= 0;
+        n += q != pos && sack_tree_child_towards(t, pos, q) >= 0;
     return n;
 }
 
@@ -284,7 +264,8 @@ static int reduce_post(struct up_run *r, int c)
 {
     struct up_kid *k = &r->kids[c];
     int rc = MPI_SUCCESS;
-    while (rc == MPI_SUCCESS && k->posted < r->nseg && !(k->busy & (1u << (k->posted % UP_WINDOW)))) {
+    while (rc == MPI_SUCCESS && k->posted < r->nseg &&
+           !(k->busy & (1u << (k->posted % UP_WINDOW)))) {
         int s = k->posted++;
         k->busy |= 1u << (s % UP_WINDOW);
         rc = post_recv(r, k->ring + (MPI_Aint)(s % UP_WINDOW) * r->span_seg, seg_count(r, s), r->dt,
@@ -376,7 +357,7 @@ static int gather_kid_known(struct up_run *r, int c)
     int rc = MPI_SUCCESS;
     const struct up_kid *k = &r->kids[c];
     for (int q = 1; q < r->size && rc == MPI_SUCCESS; q++)
-        if (q == k->pos || child_towards(r->t, k->pos, q) >= 0)
+        if (q == k->pos || sack_tree_child_towards(r->t, k->pos, q) >= 0)
             rc = post_recv(r, r->stage + (uint64_t)r->stage_of[q] * r->block, (int)r->block,
                            MPI_BYTE, k->rank, SACK_TAG_UP_GDATA + q, K_GATHER_IN, q, 0);
     return rc;
@@ -390,7 +371,8 @@ static int gather_stage(struct up_run *r)
         return MPI_ERR_NO_MEM;
     r->nstage = 0;
     for (int q = 0; q < r->size; q++)
-        r->stage_of[q] = q > 0 && child_towards(r->t, r->pos, q) >= 0 ? r->nstage++ : -1;
+        r->stage_of[q] =
+            q > 0 && sack_tree_child_towards(r->t, r->pos, q) >= 0 ? r->nstage++ : -1;
     if (r->nstage == 0)
         return MPI_SUCCESS;
     r->stage = malloc((size_t)r->nstage * r->block);
@@ -399,7 +381,7 @@ static int gather_stage(struct up_run *r)
 
 static int gather_in(struct up_run *r, int q)
 {
-    int head = child_towards(r->t, r->pos, q);
+    int head = sack_tree_child_towards(r->t, r->pos, q);
     int c = head >= 0 ? sack_tree_child_slot(r->t, r->pos, head) : -1;
     if (c < 0 || c >= r->nchild)
         return MPI_ERR_INTERN;
@@ -516,7 +498,7 @@ static int root_on_sack(struct up_run *r, int j, const MPI_Status *st)
     }
     int p = sack_plan_position(&r->plan, ++r->arrived);
     int up = sack_tree_parent(r->t, p);
-    int head = up == 0 ? p : child_towards(r->t, 0, p);
+    int head = up == 0 ? p : sack_tree_child_towards(r->t, 0, p);
     if (up < 0 || head < 0 || r->rank_of_pos[up] < 0 || r->rank_of_pos[p] >= 0 ||
         (head != p && r->rank_of_pos[head] < 0))
         return MPI_ERR_INTERN;
