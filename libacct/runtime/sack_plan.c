@@ -463,6 +463,116 @@ int sack_auto_judge_up(const struct sack_tree *t, enum sack_fill fill, int root,
     return rc;
 }
 
+/* Positions in the subtree of each position (size[p]), by one pass over a
+ * BF order backwards (children before parents). 0, or -1. */
+static int subtree_sizes(const struct sack_tree *t, const struct sack_plan *bf, int *size)
+{
+    for (int i = 0; i < t->size; i++)
+        size[i] = 1;
+    for (int i = t->size - 1; i > 0; i--) {
+        int u = bf->order[i], up = sack_tree_parent(t, u);
+        if (up < 0)
+            return -1;
+        size[up] += size[u];
+    }
+    return 0;
+}
+
+double sack_model_scatter_finish(const struct sack_tree *t, const int *rank_of_pos,
+                                 const double *arrive, double h, const int *placed)
+{
+    struct sack_plan bf;
+    const int n = t->size;
+    double fin = -1;
+    if (n < 1 || !(h >= 0) || sack_plan_init(&bf, t, SACK_FILL_BF) != 0)
+        return -1;
+    double *link = calloc((size_t)n, sizeof *link), *ready = malloc((size_t)n * sizeof *ready);
+    int *size = malloc((size_t)n * sizeof *size), *kid = malloc((size_t)n * sizeof *kid);
+    int *path = malloc((size_t)n * sizeof *path);
+    if (link == NULL || ready == NULL || size == NULL || kid == NULL || path == NULL ||
+        subtree_sizes(t, &bf, size) != 0)
+        goto out;
+    fin = dmax(0, arrive[rank_of_pos[0]]);
+    if (placed != NULL) {
+        /* the positions in the order they were handed out */
+        for (int i = 1; i < n; i++) {
+            int q = placed[i], k = 0;
+            if (q < 1 || q >= n) {
+                fin = -1;
+                goto out;
+            }
+            for (int v = q; v > 0 && k < n; v = sack_tree_parent(t, v))
+                path[k++] = v; /* q, its parent, ..., a root child */
+            double at = dmax(dmax(0, arrive[rank_of_pos[0]]), arrive[rank_of_pos[q]]);
+            for (int j = k - 1; j >= 0; j--) { /* one hop: parent of path[j] -> path[j] */
+                int from = j == k - 1 ? 0 : path[j + 1];
+                double st = dmax(dmax(at, link[from]), dmax(0, arrive[rank_of_pos[from]]));
+                at = st + h;
+                link[from] = at;
+            }
+            fin = dmax(fin, dmax(at, arrive[rank_of_pos[q]]));
+        }
+        goto out;
+    }
+    /* static: parents before children */
+    ready[0] = fin;
+    for (int i = 0; i < n; i++) {
+        int u = bf.order[i];
+        int k = sack_tree_children(t, u, kid, n);
+        double l = ready[u];
+        if (k < 0) {
+            fin = -1;
+            goto out;
+        }
+        for (int done = 0; done < k; done++) { /* in the order they can start */
+            int best = -1;
+            for (int c = 0; c < k; c++)
+                if (kid[c] >= 0 && (best < 0 || arrive[rank_of_pos[kid[c]]] <
+                                                    arrive[rank_of_pos[kid[best]]]))
+                    best = c;
+            int v = kid[best];
+            kid[best] = -1;
+            double av = dmax(0, arrive[rank_of_pos[v]]);
+            double st = dmax(l, av);
+            l = st + (double)size[v] * h;
+            ready[v] = dmax(l, av);
+            fin = dmax(fin, ready[v]);
+        }
+    }
+out:
+    free(link);
+    free(ready);
+    free(size);
+    free(kid);
+    free(path);
+    sack_plan_fini(&bf);
+    return fin;
+}
+
+int sack_auto_judge_scatter(const struct sack_tree *t, enum sack_fill fill, int root,
+                            const double *arrive, double h, double *gain, double *cost)
+{
+    struct sack_plan p;
+    const int n = t->size;
+    int rc = -2;
+    if (n < 1 || root < 0 || root >= n || !(h > 0) || sack_plan_init(&p, t, fill) != 0)
+        return -2;
+    int *order = malloc((size_t)n * sizeof *order), *rop = malloc((size_t)n * sizeof *rop);
+    if (order != NULL && rop != NULL) {
+        double last = arrival_order(n, root, arrive, order);
+        static_map(n, root, rop);
+        double ts = sack_model_scatter_finish(t, rop, arrive, h, NULL);
+        double tr = sack_plan_map(&p, root, order, rop) == 0
+                        ? sack_model_scatter_finish(t, rop, arrive, h, p.order)
+                        : -1;
+        rc = vote_of(ts, tr, last, gain, cost);
+    }
+    free(order);
+    free(rop);
+    sack_plan_fini(&p);
+    return rc;
+}
+
 bool sack_auto_feed(struct sack_auto_hist *h, int vote)
 {
     const unsigned mask = 0x1f;
