@@ -158,7 +158,7 @@ static int run_sack(struct rt_comm *st, char *buf, uint64_t bytes, uint64_t seg,
 /* Does this call of a rooted collective other than bcast run with SACK
  * reordering (sack_rooted.h)? The registry allows it for alg and this call
  * (a reduction: commutative operations only), alg has a tree, and either
- * the agreed decision asks for it or (scatter, gather, reduce) the automatic mode
+ * the agreed decision asks for it or (gather, reduce) the automatic mode
  * does: the decision came from rules with options.auto_reorder and the
  * call site is on or probing (then *site is set and pr filled; the caller
  * ends the call with rt_sack_auto_end). Agreed inputs, the call's shape
@@ -175,9 +175,8 @@ static bool sack_rooted(struct rt_comm *st, const struct acct_alg *alg, const st
         return false;
     if (d->reorder)
         return true;
-    if ((c->coll != ACCT_COLL_scatter && c->coll != ACCT_COLL_gather &&
-         c->coll != ACCT_COLL_reduce) ||
-        rt_forced.forced[c->coll] || rules == NULL || !rules->opts.auto_reorder)
+    if ((c->coll != ACCT_COLL_gather && c->coll != ACCT_COLL_reduce) || rt_forced.forced[c->coll] ||
+        rules == NULL || !rules->opts.auto_reorder)
         return false;
     *site = rt_sack_auto_site(&st->sack_auto, c->coll, st->tabs.t[c->coll], bytes);
     if (*site != NULL && !rt_sack_auto_begin(&st->sack_auto, *site, pr))
@@ -486,8 +485,7 @@ static int do_blocks(const struct blocks_call *k, struct rt_ran *ran)
             MPI_Comm priv = rt_comm_priv(st);
             rc = priv == MPI_COMM_NULL ? MPI_ERR_INTERN
                  : k->coll == ACCT_COLL_scatter
-                     ? rt_sack_scatter(sv.ptr, rv.ptr, block, k->root, &tree, priv, st->rank,
-                                       site != NULL ? &pr : NULL)
+                     ? rt_sack_scatter(sv.ptr, rv.ptr, block, k->root, &tree, priv, st->rank)
                      : rt_sack_gather(sv.ptr, rv.ptr, block, k->root, &tree, priv, st->rank,
                                       site != NULL ? &pr : NULL);
             if (site != NULL && rc == MPI_SUCCESS)

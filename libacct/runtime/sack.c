@@ -672,17 +672,14 @@ int rt_sack_bcast_auto(char *buf, uint64_t bytes, uint64_t seg, int root,
 
 /* ---- automatic mode: the call sites (sack.h) ---------------------------- */
 
-static const enum acct_coll_id auto_colls[SACK_AUTO_COLLS] = {
-    ACCT_COLL_bcast, ACCT_COLL_scatter, ACCT_COLL_gather, ACCT_COLL_reduce};
-
 /* The row of a collective in sack_auto.site, -1 for the others. */
 static int auto_row(enum acct_coll_id coll)
 {
-    for (int i = 0; i < SACK_AUTO_COLLS; i++)
-        if (auto_colls[i] == coll)
-            return i;
-    return -1;
+    return coll == ACCT_COLL_bcast ? 0 : coll == ACCT_COLL_gather ? 1 : coll == ACCT_COLL_reduce ? 2 : -1;
 }
+
+static const enum acct_coll_id auto_colls[SACK_AUTO_COLLS] = {ACCT_COLL_bcast, ACCT_COLL_gather,
+                                                               ACCT_COLL_reduce};
 
 struct sack_auto_site *rt_sack_auto_site(struct sack_auto *a, enum acct_coll_id coll,
                                          const struct acct_table *tab, uint64_t bytes)

@@ -55,9 +55,9 @@ int rt_sack_bcast(char *buf, uint64_t bytes, uint64_t seg, int root, const struc
 /* ---- automatic mode (docs/sack.md "Automatic mode") ---------------------
  *
  * A call site is (communicator, collective, entry of the communicator's
- * rules table of that collective): bcast, scatter, gather and reduce
- * (sack_scatter.c and sack_up.c have the probes of the last three); the
- * first SACK_AUTO_SITES entries of each table have one each.
+ * rules table of that collective): bcast, gather and reduce (sack_up.c
+ * has the probes of the last two); the first SACK_AUTO_SITES entries of
+ * each table have one each.
  * Every rank counts the calls of each site alike; probe calls
  * (sack_auto_is_probe) run as SACK calls in which the root records when
  * each rank arrived, judges (sack_auto_judge) and sends its vote to every
@@ -68,7 +68,7 @@ int rt_sack_bcast(char *buf, uint64_t bytes, uint64_t seg, int root, const struc
  * sender measured while receiving in its last SACK call on this
  * communicator (0: none yet); the root takes the fastest. */
 #define SACK_AUTO_SITES 8
-#define SACK_AUTO_COLLS 4 /* bcast, scatter, gather, reduce */
+#define SACK_AUTO_COLLS 3 /* bcast, gather, reduce */
 
 struct sack_auto {
     struct sack_auto_site {
@@ -101,7 +101,7 @@ int rt_sack_bcast_auto(char *buf, uint64_t bytes, uint64_t seg, int root,
                        const struct sack_tree *t, MPI_Comm priv, int rank, struct sack_auto *a,
                        struct sack_probe *pr);
 
-/* The site of a call of collective coll (bcast, scatter, gather, reduce) of
+/* The site of a call of collective coll (bcast, gather or reduce) of
  * `bytes` (table tab: the communicator's rules of coll), or NULL: no
  * automatic mode for it. */
 struct sack_auto_site *rt_sack_auto_site(struct sack_auto *a, enum acct_coll_id coll,

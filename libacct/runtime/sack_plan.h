@@ -162,24 +162,6 @@ int sack_auto_judge_up(const struct sack_tree *t, enum sack_fill fill, int root,
                        const double *arrive, double h, double s, bool gather, double *gain,
                        double *cost);
 
-/* The criterion for scatter, at the root of a probe; arrive as above, h
- * the time of one block on one link. Static (rank (root + p) % size at
- * p): a parent sends each child its subtree's blocks in one message, once
- * it has its own subtree's message and the child has entered (TCP
- * rendezvous), its link serving one transfer at a time in the order they
- * can start. Reordered (the fill order in arrival order, as
- * rt_sack_scatter places ranks): the block of a position leaves the root
- * when its rank arrives and goes down the path one hop at a time, each
- * node's link serving one block at a time in the order the blocks come.
- * sack_model_scatter_finish: when the last rank has its block; placed
- * NULL: the static model, else the reordered one with placed[1..size-1]
- * the positions in the order they were handed out (placed[0] = 0).
- * sack_auto_judge_scatter: as sack_auto_judge. -2 on bad arguments. */
-double sack_model_scatter_finish(const struct sack_tree *t, const int *rank_of_pos,
-                                 const double *arrive, double h, const int *placed);
-int sack_auto_judge_scatter(const struct sack_tree *t, enum sack_fill fill, int root,
-                            const double *arrive, double h, double *gain, double *cost);
-
 /* Hysteresis over the votes of a call site (the same on every rank: every
  * rank feeds it the same votes). Turns on when at least 3 of the last 5
  * votes were +1, off when the last 5 were all -1. */

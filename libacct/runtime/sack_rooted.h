@@ -29,7 +29,6 @@ enum {
     SACK_TAG_SC_CTRL = 0x5346,  /* root -> parent: "position p is rank r" */
     SACK_TAG_SC_FIRST = 0x5347, /* parent -> child: {position, block, fill} */
     SACK_TAG_SC_DATA = 0x5348,  /* parent -> child: one position's block */
-    SACK_TAG_SC_VOTE = 0x5349,  /* root -> every rank: a probe's vote (automatic mode) */
 };
 
 /* Scatter blocks of `block` bytes from root over tree t (t->size = the
@@ -37,11 +36,9 @@ enum {
  * rank is this process's rank in it). At the root sbuf holds t->size
  * blocks in rank order; rbuf receives this rank's block (NULL at the root:
  * MPI_IN_PLACE). Every rank of the communicator must call it for the same
- * call. With pr (may be NULL): the automatic mode, as for gather and
- * reduce below (criterion sack_auto_judge_scatter; a rank's rate: its
- * first to its last block). Returns MPI_SUCCESS or an MPI error code. */
+ * call. Returns MPI_SUCCESS or an MPI error code. */
 int rt_sack_scatter(const char *sbuf, char *rbuf, uint64_t block, int root,
-                    const struct sack_tree *t, MPI_Comm priv, int rank, struct sack_probe *pr);
+                    const struct sack_tree *t, MPI_Comm priv, int rank);
 
 /* ---- gather and reduce: data flows up (sack_up.c) -----------------------
  *

@@ -3,15 +3,12 @@
  * Messages of one call (P ranks, tree positions 0..P-1, position 0 = root,
  * block = the bytes of one rank's block):
  *
- *   x -> root   SACK  {magic, block, rate}      on entry, every non-root x
- *                                               (rate: automatic mode, sack.h)
+ *   x -> root   SACK  {magic, block}            on entry, every non-root x
  *   root -> y   CTRL  {position p, rank x}      x was given p, a child of y's
  *                                               position (y != root)
  *   y -> x      FIRST {p, block, fill}          as soon as y knows x
  *   y -> x      DATA  block of position q       for every q of x's subtree,
  *                                               x's own (q = p) first
- *   root -> x   VOTE  {vote}                    probe calls of the automatic
- *                                               mode, once every SACK is in
  *
  * The stream of position p is the fill order (sack_plan.h) restricted to
  * p's subtree: p itself first (a parent is always placed before its
@@ -48,8 +45,7 @@
 #include "sack.h"
 
 #define SC_MAGIC 0x53434154LL /* "SCAT" */
-#define SC_SACK 3             /* int64 of a SACK */
-#define SC_PS 1e12            /* rates travel as picoseconds per byte */
+#define SC_SACK 2             /* int64 of a SACK */
 #define SC_FIRST 3            /* int64 of a FIRST */
 
 struct sc_kid {
@@ -62,10 +58,8 @@ struct sc_kid {
 };
 
 /* Non-root request slots: fixed ones, then DATA receives (stream order),
- * then one FIRST send per child, then one DATA send per stream index >= 1.
- * Root: SACK receives, FIRST/CTRL sends, DATA sends, VOTE sends (a probe),
- * P - 1 of each. */
-enum { Q_FIRST = 0, Q_SACK = 1, Q_CTRL = 2, Q_VOTE = 3, Q_FIXED = 4 };
+ * then one FIRST send per child, then one DATA send per stream index >= 1. */
+enum { Q_FIRST = 0, Q_SACK = 1, Q_CTRL = 2, Q_FIXED = 3 };
 
 struct sc_run {
     const char *sbuf;
@@ -99,19 +93,6 @@ struct sc_run {
     int nreqs, active;
     int *idx;
     MPI_Status *stats;
-    /* the automatic mode (sack.h): pr NULL when not asked for */
-    struct sack_probe *pr;
-    bool probe;
-    double t0;          /* when this rank entered (PMPI_Wtime) */
-    double *arrive;     /* root of a probe: per rank, s after t0 */
-    double min_rate;    /* root of a probe: the fastest rate reported (s/B) */
-    int64_t *vote_out;  /* root of a probe (heap: sends may outlive an error) */
-    int64_t vote_in;
-    double t_first, t_last; /* non-root: its first and last DATA */
-    int ndata;              /* non-root: DATA received */
-    double *t_sack;         /* root (with pr): per source j, when its SACK came in */
-    int *leaf_src;          /* root (with pr): source j was placed on a leaf under the root */
-    double root_rate;       /* root: a leaf child's block, SACK to send completion (s/B) */
 };
 
 static void say_first(void)
@@ -152,21 +133,8 @@ static int root_start(struct sc_run *r)
     r->sack_in = malloc((size_t)n * SC_SACK * sizeof *r->sack_in);
     r->ctrl_out = malloc((size_t)n * 2 * sizeof *r->ctrl_out);
     r->first_out = malloc((size_t)n * SC_FIRST * sizeof *r->first_out);
-    if (r->pr != NULL) {
-        r->t_sack = calloc((size_t)n, sizeof *r->t_sack);
-        r->leaf_src = calloc((size_t)n, sizeof *r->leaf_src);
-        if (r->t_sack == NULL || r->leaf_src == NULL)
-            return MPI_ERR_NO_MEM;
-    }
-    if (r->probe) {
-        r->arrive = calloc((size_t)r->size, sizeof *r->arrive);
-        r->vote_out = malloc(sizeof *r->vote_out);
-        if (r->pr->rate > 0) /* the root's own last measurement counts too */
-            r->min_rate = r->pr->rate;
-    }
     if (r->rank_of_pos == NULL || r->sack_in == NULL || r->ctrl_out == NULL ||
-        r->first_out == NULL || (r->probe && (r->arrive == NULL || r->vote_out == NULL)) ||
-        reqs_alloc(r, (r->probe ? 4 : 3) * n) != MPI_SUCCESS)
+        r->first_out == NULL || reqs_alloc(r, 3 * n) != MPI_SUCCESS)
         return MPI_ERR_NO_MEM;
     for (int i = 0; i < r->size; i++)
         r->rank_of_pos[i] = -1;
@@ -176,29 +144,6 @@ static int root_start(struct sc_run *r)
                                 (r->root + 1 + j) % r->size, SACK_TAG_SC_SACK, r->comm,
                                 &r->reqs[j]),
                   j);
-    return rc;
-}
-
-/* The root of a probe, every SACK in: judge (sack_auto_judge_scatter) and
- * send the vote to every rank. Ranks there before the root count 0; no
- * rate reported yet (the site's first SACK calls): no opinion (0). */
-static int root_vote(struct sc_run *r)
-{
-    const int n = r->size - 1;
-    int rc = MPI_SUCCESS, vote = 0;
-    double h = r->min_rate * (double)r->block;
-    r->arrive[r->root] = 0;
-    r->pr->gain = r->pr->cost = 0;
-    if (h > 0) {
-        vote = sack_auto_judge_scatter(r->t, r->fill, r->root, r->arrive, h, &r->pr->gain,
-                                       &r->pr->cost);
-        vote = vote < -1 ? 0 : vote;
-    }
-    *r->vote_out = vote;
-    for (int k = 0; k < n && rc == MPI_SUCCESS; k++)
-        rc = post(r, PMPI_Isend(r->vote_out, 1, MPI_INT64_T, (r->root + 1 + k) % r->size,
-                                SACK_TAG_SC_VOTE, r->comm, &r->reqs[3 * n + k]),
-                  3 * n + k);
     return rc;
 }
 
@@ -213,14 +158,6 @@ static int root_on_sack(struct sc_run *r, int j, const MPI_Status *st)
     if (PMPI_Get_count(st, MPI_BYTE, &cnt) != MPI_SUCCESS || cnt != SC_SACK * 8 ||
         m[0] != SC_MAGIC || m[1] != (int64_t)r->block || r->arrived + 1 >= r->size)
         return MPI_ERR_INTERN; /* another call's message: ranks disagree */
-    if (r->probe) {
-        r->arrive[x] = PMPI_Wtime() - r->t0;
-        if (m[2] > 0 && m[2] < (int64_t)SC_PS) {
-            double rate = (double)m[2] / SC_PS;
-            if (r->min_rate == 0 || rate < r->min_rate)
-                r->min_rate = rate;
-        }
-    }
     int p = sack_plan_position(&r->plan, ++r->arrived);
     int up = sack_tree_parent(r->t, p);
     int head = up == 0 ? p : sack_tree_child_towards(r->t, 0, p);
@@ -228,10 +165,6 @@ static int root_on_sack(struct sc_run *r, int j, const MPI_Status *st)
         (head != p && r->rank_of_pos[head] < 0))
         return MPI_ERR_INTERN;
     r->rank_of_pos[p] = x;
-    if (r->t_sack != NULL) { /* the root's rate: a leaf child's block, from its SACK on */
-        r->t_sack[j] = PMPI_Wtime();
-        r->leaf_src[j] = up == 0 && sack_tree_children(r->t, p, NULL, 0) == 0;
-    }
     if (up == 0) {
         int64_t *h = &r->first_out[SC_FIRST * j];
         h[0] = p;
@@ -252,8 +185,6 @@ static int root_on_sack(struct sc_run *r, int j, const MPI_Status *st)
                                 r->rank_of_pos[head], SACK_TAG_SC_DATA, r->comm,
                                 &r->reqs[2 * n + j]),
                   2 * n + j);
-    if (rc == MPI_SUCCESS && r->probe && r->arrived == n)
-        rc = root_vote(r);
     return rc;
 }
 
@@ -284,17 +215,10 @@ static int nonroot_start(struct sc_run *r)
               Q_FIRST);
     r->sack_out[0] = SC_MAGIC;
     r->sack_out[1] = (int64_t)r->block;
-    r->sack_out[2] = r->pr != NULL && r->pr->rate > 0 && r->pr->rate < 1
-                         ? (int64_t)(r->pr->rate * SC_PS)
-                         : 0;
     if (rc == MPI_SUCCESS)
         rc = post(r, PMPI_Isend(r->sack_out, SC_SACK * 8, MPI_BYTE, r->root, SACK_TAG_SC_SACK,
                                 r->comm, &r->reqs[Q_SACK]),
                   Q_SACK);
-    if (rc == MPI_SUCCESS && r->probe)
-        rc = post(r, PMPI_Irecv(&r->vote_in, 1, MPI_INT64_T, r->root, SACK_TAG_SC_VOTE, r->comm,
-                                &r->reqs[Q_VOTE]),
-                  Q_VOTE);
     return rc;
 }
 
@@ -461,28 +385,14 @@ static int pump(struct sc_run *r)
 static int on_done(struct sc_run *r, int i, const MPI_Status *st)
 {
     r->active--;
-    if (r->rank == r->root) {
-        const int n = r->size - 1;
-        if (i >= 2 * n && i < 3 * n && r->leaf_src != NULL && r->leaf_src[i - 2 * n]) {
-            double rate = (PMPI_Wtime() - r->t_sack[i - 2 * n]) / (double)r->block;
-            if (rate > 0 && (r->root_rate == 0 || rate < r->root_rate))
-                r->root_rate = rate;
-        }
-        return i < n ? root_on_sack(r, i, st) : MPI_SUCCESS;
-    }
+    if (r->rank == r->root)
+        return i < r->size - 1 ? root_on_sack(r, i, st) : MPI_SUCCESS;
     if (i == Q_FIRST)
         return nonroot_on_first(r, st);
     if (i == Q_CTRL)
         return nonroot_on_ctrl(r);
-    if (i >= Q_FIXED && i < Q_FIXED + r->ns) {
+    if (i >= Q_FIXED && i < Q_FIXED + r->ns)
         r->got[i - Q_FIXED] = 1;
-        if (r->pr != NULL) { /* the rate: its first to its last block */
-            double now = PMPI_Wtime();
-            if (r->ndata++ == 0)
-                r->t_first = now;
-            r->t_last = now;
-        }
-    }
     return MPI_SUCCESS;
 }
 
@@ -494,7 +404,7 @@ static void abandon(struct sc_run *r)
         if (r->reqs[i] == MPI_REQUEST_NULL)
             continue;
         bool recv = r->rank == r->root ? i < r->size - 1
-                                       : i == Q_FIRST || i == Q_CTRL || i == Q_VOTE ||
+                                       : i == Q_FIRST || i == Q_CTRL ||
                                              (i >= Q_FIXED && i < Q_FIXED + r->ns);
         if (recv) {
             PMPI_Cancel(&r->reqs[i]);
@@ -505,19 +415,16 @@ static void abandon(struct sc_run *r)
             r->stage = NULL;
             r->ctrl_out = NULL;
             r->first_out = NULL;
-            r->vote_out = NULL;
         }
     }
 }
 
 int rt_sack_scatter(const char *sbuf, char *rbuf, uint64_t block, int root,
-                    const struct sack_tree *t, MPI_Comm priv, int rank, struct sack_probe *pr)
+                    const struct sack_tree *t, MPI_Comm priv, int rank)
 {
     struct sc_run r;
     int rc = MPI_SUCCESS;
 
-    if (pr != NULL)
-        pr->vote = SACK_VOTE_NONE;
     if (rank == root && rbuf != NULL && block > 0)
         memcpy(rbuf, sbuf + (uint64_t)root * block, block);
     if (block == 0 || t->size <= 1)
@@ -532,9 +439,6 @@ int rt_sack_scatter(const char *sbuf, char *rbuf, uint64_t block, int root,
     r.comm = priv;
     r.t = t;
     r.parent = -1;
-    r.pr = pr;
-    r.probe = pr != NULL && pr->probe;
-    r.t0 = PMPI_Wtime();
 
     if (rank == root) { /* one debug line per process (ACCT_VERBOSE=2), for tests */
         static pthread_once_t said = PTHREAD_ONCE_INIT;
@@ -558,13 +462,6 @@ int rt_sack_scatter(const char *sbuf, char *rbuf, uint64_t block, int root,
             rc = MPI_ERR_INTERN;
     if (rc != MPI_SUCCESS)
         abandon(&r);
-    else if (pr != NULL) {
-        pr->vote = !r.probe ? SACK_VOTE_NONE : rank == root ? (int)*r.vote_out : (int)r.vote_in;
-        pr->rate = rank == root ? r.root_rate
-                   : r.ndata > 1 && r.t_last > r.t_first
-                       ? (r.t_last - r.t_first) / ((double)(r.ndata - 1) * (double)block)
-                       : 0;
-    }
     for (int c = 0; r.kids != NULL && c < r.nchild; c++)
         free(r.kids[c].items);
     free(r.reqs);
@@ -578,10 +475,6 @@ int rt_sack_scatter(const char *sbuf, char *rbuf, uint64_t block, int root,
     free(r.sack_in);
     free(r.ctrl_out);
     free(r.first_out);
-    free(r.arrive);
-    free(r.vote_out);
-    free(r.t_sack);
-    free(r.leaf_src);
     sack_plan_fini(&r.plan);
     return rc;
 }

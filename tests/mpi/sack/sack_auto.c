@@ -1,13 +1,12 @@
 /* The SACK automatic mode under mpirun (docs/sack.md "Automatic mode"):
- * NCALLS bcasts (or scatters, gathers, MPI_INT sum reduces) of BYTES from
- * (to) rank 0, each after a barrier (scatter, gather: BYTES / ranks per
- * rank); with "late",
+ * NCALLS bcasts (or gathers, or MPI_INT sum reduces) of BYTES from (to)
+ * rank 0, each after a barrier (gather: BYTES / ranks per rank); with "late",
  * ranks 1, 2 and 4 (the root's children in the binomial tree, i.e. the
  * interior of the static tree) enter every call DELAY_MS, 2x and 3x that
  * late; with "none", nobody sleeps. Every rank checks the data of every
  * call. The wrapper (sack_auto.sh) checks from the debug lines whether
  * reordering turned on.
- *   usage: acct_sack_auto late|none NCALLS BYTES DELAY_MS [bcast|scatter|gather|reduce] */
+ *   usage: acct_sack_auto late|none NCALLS BYTES DELAY_MS [bcast|gather|reduce] */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,11 +21,10 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     const char *coll = argc == 6 ? argv[5] : "bcast";
     if ((argc != 5 && argc != 6) || (strcmp(argv[1], "late") != 0 && strcmp(argv[1], "none") != 0) ||
-        (strcmp(coll, "bcast") != 0 && strcmp(coll, "scatter") != 0 &&
-         strcmp(coll, "gather") != 0 && strcmp(coll, "reduce") != 0)) {
+        (strcmp(coll, "bcast") != 0 && strcmp(coll, "gather") != 0 && strcmp(coll, "reduce") != 0)) {
         if (rank == 0)
             fprintf(stderr, "usage: acct_sack_auto late|none NCALLS BYTES DELAY_MS "
-                            "[bcast|scatter|gather|reduce]\n");
+                            "[bcast|gather|reduce]\n");
         MPI_Finalize();
         return 2;
     }
@@ -37,14 +35,13 @@ int main(int argc, char **argv)
         mine = delay_ms * (rank == 4 ? 3 : rank);
     unsigned char *buf = malloc((size_t)bytes);
     int gather = strcmp(coll, "gather") == 0, reduce = strcmp(coll, "reduce") == 0;
-    int scatter = strcmp(coll, "scatter") == 0;
     int n = (int)(bytes / (long)sizeof(int)), per = (int)(bytes / size);
     int *in = malloc((size_t)bytes + 1), *out = malloc((size_t)bytes + 1);
     if (in == NULL || out == NULL) {
         free(buf);
         buf = NULL;
     }
-    for (int c = 0; buf != NULL && (scatter || gather || reduce) && c < ncalls; c++) {
+    for (int c = 0; buf != NULL && (gather || reduce) && c < ncalls; c++) {
         for (int i = 0; i < n; i++)
             in[i] = (i * 7 + c) * (rank + 1);
         MPI_Barrier(MPI_COMM_WORLD);
@@ -52,18 +49,7 @@ int main(int argc, char **argv)
             struct timespec ts = {mine / 1000, (mine % 1000) * 1000000L};
             nanosleep(&ts, NULL);
         }
-        if (scatter) { /* the root's block r: the ints rank r would gather */
-            for (int r = 0; rank == 0 && r < size; r++)
-                for (int i = 0; i < per; i++) {
-                    int v = ((i / 4) * 7 + c) * (r + 1);
-                    ((unsigned char *)in)[(long)r * per + i] = ((unsigned char *)&v)[i % 4];
-                }
-            MPI_Scatter(in, per, MPI_BYTE, out, per, MPI_BYTE, 0, MPI_COMM_WORLD);
-            for (int i = 0; i < per; i++) {
-                int v = ((i / 4) * 7 + c) * (rank + 1);
-                bad += ((unsigned char *)out)[i] != ((unsigned char *)&v)[i % 4];
-            }
-        } else if (gather) {
+        if (gather) {
             MPI_Gather(in, per, MPI_BYTE, out, per, MPI_BYTE, 0, MPI_COMM_WORLD);
             for (int r = 0; rank == 0 && r < size; r++)
                 for (int i = 0; i < per; i++) {
@@ -77,7 +63,7 @@ int main(int argc, char **argv)
                 bad += out[i] != (i * 7 + c) * (size * (size + 1) / 2);
         }
     }
-    for (int c = 0; buf != NULL && !scatter && !gather && !reduce && c < ncalls; c++) {
+    for (int c = 0; buf != NULL && !gather && !reduce && c < ncalls; c++) {
         for (long i = 0; i < bytes; i++)
             buf[i] = rank == 0 ? (unsigned char)(i * 13 + c) : 0;
         MPI_Barrier(MPI_COMM_WORLD);

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Run acct_sack_auto with libacct preloaded and rules whose decision for
-# COLL (bcast, scatter, gather or reduce) is a static binomial tree (reorder: false)
+# COLL (bcast, gather or reduce) is a static binomial tree (reorder: false)
 # with options.auto_reorder on.
 # late: reordering must turn on after the probes (its debug line), with
 # correct data; none: it must stay off, and the probes must have run.
@@ -10,10 +10,10 @@ lib=$1 mode=$2 ncalls=$3 bytes=$4 delay=$5 coll=$6
 shift 6
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 sack_test_init "$lib" "$@"
-# gather's and scatter's key is the block (BYTES / 8 ranks here): the 64 KiB rule holds
+# gather's key is the block (BYTES / 8 ranks here): its 64 KiB rule holds
 # it; below, linear (two rules with one decision would merge into one range)
 seg=", segment: 8K" small=binomial
-[ "$coll" = gather ] || [ "$coll" = scatter ] && seg="" small=linear
+[ "$coll" = gather ] && seg="" small=linear
 cat > "$work/rules.yaml" <<YAML
 acct_rules: 1
 provenance: {partition: test, interconnect: shm, version: 1, source: manual, created: "2026-11-22T12:00:00Z"}

@@ -327,46 +327,6 @@ static void check_auto(void)
         CHECK(sack_auto_judge_up(&t, SACK_FILL_DF, 0, up, 0, 0, false, &gain, &cost) == -2,
               "up: h = 0 refused");
     }
-    /* scatter, blocks of hb, the same pattern: static 0.4 + 7 hb (rank 4
-     * gets its 4 blocks after it enters, then passes 2 + 1 on); reordered
-     * (DF) 0.4 + hb (measured on the cluster: excess 70 and 6 ms, hb
-     * ~10 ms: docs/sack.md "Scatter") */
-    {
-        const int id[8] = {0, 1, 2, 3, 4, 5, 6, 7};
-        double sc[64] = {0}, hb = 0.0105, ts;
-        sack_tree_of("binomial", 0, 2, 8, &t);
-        sc[1] = 0.2, sc[2] = 0.3, sc[4] = 0.4;
-        ts = sack_model_scatter_finish(&t, id, sc, hb, NULL);
-        CHECK(fabs(ts - (0.4 + 7 * hb)) < 1e-9, "scatter static %g", ts);
-        CHECK(sack_auto_judge_scatter(&t, SACK_FILL_DF, 0, sc, hb, &gain, &cost) == 1 &&
-                  fabs(ts - gain - (0.4 + hb)) < 1e-9,
-              "scatter DF: reordered %g", ts - gain);
-        /* ... seen from another root */
-        double rot[8];
-        for (int r = 0; r < 8; r++)
-            rot[(r + 3) % 8] = sc[r];
-        CHECK(sack_auto_judge_scatter(&t, SACK_FILL_DF, 3, rot, hb, &gain, &cost) == 1,
-              "scatter rotated: vote");
-        /* nobody late: 7 blocks leave the root either way (DF); BF sends
-         * the deep blocks last, one hop at a time: slower */
-        memset(sc, 0, sizeof sc);
-        CHECK(sack_auto_judge_scatter(&t, SACK_FILL_DF, 0, sc, hb, &gain, &cost) == -1 &&
-                  fabs(gain) < 1e-9,
-              "scatter none: gain %g", gain);
-        CHECK(sack_auto_judge_scatter(&t, SACK_FILL_BF, 0, sc, hb, &gain, &cost) == -1 && gain < 0,
-              "scatter none BF: gain %g", gain);
-        ts = sack_model_scatter_finish(&t, id, sc, hb, NULL);
-        CHECK(fabs(ts - 7 * hb) < 1e-9, "scatter none: static %g", ts);
-        for (int P = 1; P <= 64; P++) { /* flat trees: the models run */
-            sack_tree_of("linear", 0, 2, P, &t);
-            for (int r = 0; r < P; r++)
-                sc[r] = (double)(next_rand() % 1000) * 1e-4;
-            int v = sack_auto_judge_scatter(&t, SACK_FILL_DF, 0, sc, hb, &gain, &cost);
-            CHECK(v >= -1 && v <= 1, "scatter flat P=%d: vote %d", P, v);
-        }
-        CHECK(sack_auto_judge_scatter(&t, SACK_FILL_DF, 0, sc, 0, &gain, &cost) == -2,
-              "scatter: h = 0 refused");
-    }
     /* hysteresis: on after 3 of the last 5 +1, off after 5 -1 in a row */
     struct sack_auto_hist hi = {0};
     CHECK(!sack_auto_feed(&hi, 1) && !sack_auto_feed(&hi, 0) && !sack_auto_feed(&hi, -1),
