@@ -468,7 +468,9 @@ static int do_blocks(const struct blocks_call *k, struct rt_ran *ran)
     struct sack_tree tree;
     struct sack_auto_site *site = NULL;
     struct sack_probe pr;
-    bool reorder = (k->coll == ACCT_COLL_scatter ||
+    /* (the SACK protocols move a block as one message: an int count) */
+    bool reorder = block <= (uint64_t)INT32_MAX &&
+                   (k->coll == ACCT_COLL_scatter ||
                     (k->coll == ACCT_COLL_gather && p <= SACK_UP_GATHER_MAX)) &&
                    sack_rooted(st, alg, &c, block, &tree, &site, &pr);
     rc = send_blocks ? bytes_open(k->sbuf, (uint64_t)k->scount * (uint64_t)send_blocks, k->stype, 1,

@@ -717,7 +717,7 @@ int rt_sack_gather(const char *sbuf, char *rbuf, uint64_t block, int root,
     if (block == 0 || t->size <= 1)
         return MPI_SUCCESS;
     if (t->size > SACK_UP_GATHER_MAX || block > (uint64_t)INT32_MAX)
-        return MPI_ERR_INTERN; /* coll.c never asks */
+        return MPI_ERR_INTERN; /* coll.c never asks (it runs the static schedule) */
     run_init(&r, root, t, priv, rank, pr);
     r.wire = (double)block;
     r.magic = UP_MAGIC_GATHER;
