@@ -24,6 +24,7 @@ void acct_dmap_free(struct acct_dmap *m)
     free(m->time);
     free(m->best);
     free(m->measured);
+    free(m->decided);
     free(m);
 }
 
@@ -129,8 +130,9 @@ int acct_dmap_create(enum acct_coll_id coll, const int *comm, size_t ncomm,
     m->time = malloc(ncell * nmethods * sizeof(*m->time));
     m->best = malloc(ncell * sizeof(*m->best));
     m->measured = calloc(ncell, sizeof(*m->measured));
+    m->decided = malloc(ncell * sizeof(*m->decided));
     if (!m->comm || !m->comm_lo || !m->comm_hi || !m->bytes || !m->bytes_lo || !m->bytes_hi ||
-        !m->methods || !m->time || !m->best || !m->measured)
+        !m->methods || !m->time || !m->best || !m->measured || !m->decided)
         goto done;
     memcpy(m->comm, comm, ncomm * sizeof(*comm));
     memcpy(m->bytes, bytes, nbytes * sizeof(*bytes));
@@ -138,7 +140,7 @@ int acct_dmap_create(enum acct_coll_id coll, const int *comm, size_t ncomm,
     for (size_t i = 0; i < ncell * nmethods; i++)
         m->time[i] = -1.0;
     for (size_t i = 0; i < ncell; i++)
-        m->best[i] = -1;
+        m->best[i] = m->decided[i] = -1;
     extents(m);
     *out = m;
     m = NULL;
@@ -159,6 +161,14 @@ int acct_dmap_set(struct acct_dmap *m, size_t i, size_t j, size_t k, double medi
     return ACCT_RULES_OK;
 }
 
+int acct_dmap_decide(struct acct_dmap *m, size_t i, size_t j, size_t k)
+{
+    if (m == NULL || i >= m->ncomm || j >= m->nbytes || k >= m->nmethods)
+        return ACCT_RULES_EINVAL;
+    m->decided[i * m->nbytes + j] = (int32_t)k;
+    return ACCT_RULES_OK;
+}
+
 int acct_dmap_finish(struct acct_dmap *m, struct acct_diags *diags)
 {
     size_t ncell = m->ncomm * m->nbytes;
@@ -169,8 +179,8 @@ int acct_dmap_finish(struct acct_dmap *m, struct acct_diags *diags)
         for (size_t k = 0; k < m->nmethods; k++)
             if (t[k] >= 0 && (best < 0 || t[k] < t[best]))
                 best = (int32_t)k;
-        m->best[c] = best;
-        nmeasured += best >= 0;
+        m->best[c] = best >= 0 ? best : m->decided[c];
+        nmeasured += m->best[c] >= 0;
     }
     if (nmeasured == 0) {
         acct_diags_add(diags, 0, 0, "", "decision map of %s: no cell has a measurement",
@@ -332,9 +342,10 @@ static int index_methods(const struct acct_result_point *pts, size_t npts,
     return rc;
 }
 
-int acct_dmap_from_points(const struct acct_result_point *pts, size_t npts,
-                          enum acct_coll_id coll, struct acct_dmap **out,
-                          struct acct_diags *diags)
+/* The map of pts[0..ntimed-1] (timed) and pts[ntimed..npts-1] (decided
+ * without a measurement). */
+static int from_points(const struct acct_result_point *pts, size_t npts, size_t ntimed,
+                       enum acct_coll_id coll, struct acct_dmap **out, struct acct_diags *diags)
 {
     int rc = ACCT_RULES_ENOMEM;
     int *comm = NULL;
@@ -378,7 +389,10 @@ int acct_dmap_from_points(const struct acct_result_point *pts, size_t npts,
         if (pt->coll != coll)
             continue;
         size_t i = find_int(comm, nc, pt->comm_size), j = find_u64(bytes, nb, pt->bytes);
-        if (acct_dmap_set(m, i, j, (size_t)pidx[k++], pt->median_us) != ACCT_RULES_OK) {
+        size_t mk = (size_t)pidx[k++];
+        if (p >= ntimed) {
+            acct_dmap_decide(m, i, j, mk); /* in range by construction */
+        } else if (acct_dmap_set(m, i, j, mk, pt->median_us) != ACCT_RULES_OK) {
             acct_diags_add(diags, 0, 0, "", "decision map of %s: point %zu has an invalid "
                            "median time", acct_coll_name(coll), p);
             rc = ACCT_RULES_EINVAL;
@@ -396,5 +410,34 @@ done:
     free(bytes);
     free(methods);
     free(pidx);
+    return rc;
+}
+
+int acct_dmap_from_points(const struct acct_result_point *pts, size_t npts,
+                          enum acct_coll_id coll, struct acct_dmap **out,
+                          struct acct_diags *diags)
+{
+    return from_points(pts, npts, npts, coll, out, diags);
+}
+
+int acct_dmap_from_points_decided(const struct acct_result_point *pts, size_t npts,
+                                  const struct acct_result_point *dec, size_t ndec,
+                                  enum acct_coll_id coll, struct acct_dmap **out,
+                                  struct acct_diags *diags)
+{
+    struct acct_result_point *all = NULL;
+    int rc = ACCT_RULES_ENOMEM;
+
+    *out = NULL;
+    if (ndec == 0)
+        return from_points(pts, npts, npts, coll, out, diags);
+    if (npts > SIZE_MAX / sizeof(*all) - ndec ||
+        (all = malloc((npts + ndec) * sizeof(*all))) == NULL)
+        return rc;
+    if (npts > 0)
+        memcpy(all, pts, npts * sizeof(*all));
+    memcpy(all + npts, dec, ndec * sizeof(*all));
+    rc = from_points(all, npts + ndec, npts, coll, out, diags);
+    free(all);
     return rc;
 }

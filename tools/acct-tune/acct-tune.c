@@ -248,12 +248,48 @@ static size_t plan_sizes(const struct tune_opts *o, enum acct_coll_id coll, int 
     return k;
 }
 
+/* --strategy plane: the whole plane of coll on the first (largest
+ * communicator size) ranks of the job. */
+static int tune_collective_plane(struct tune_ctx *x, enum acct_coll_id coll, int wrank,
+                                 const uint64_t *comm, size_t ncomm, uint64_t *bytes)
+{
+    int rc = 0;
+    int *p = malloc(ncomm * sizeof(*p));
+    int pmax = (int)comm[ncomm - 1];
+    MPI_Comm plane = MPI_COMM_NULL;
+
+    for (size_t i = 0; p != NULL && i < ncomm; i++)
+        p[i] = (int)comm[i];
+    x->coll = coll;
+    x->nsizes = plan_sizes(x->o, coll, pmax, bytes);
+    x->sizes = bytes;
+    rc = p == NULL ? -1 : 0;
+    if (rc != 0)
+        snprintf(x->err, sizeof(x->err), "out of memory");
+    rc = kit_agree(rc, x->err, sizeof(x->err), MPI_COMM_WORLD);
+    if (rc == 0 && MPI_Comm_split(MPI_COMM_WORLD, wrank < pmax ? 0 : MPI_UNDEFINED, wrank,
+                                  &plane) != MPI_SUCCESS) {
+        rc = -1;
+        snprintf(x->err, sizeof(x->err), "MPI_Comm_split for %d ranks failed", pmax);
+    }
+    if (rc == 0 && plane != MPI_COMM_NULL) {
+        x->comm = plane;
+        rc = tune_plane(x, p, ncomm) == TUNE_OK ? 0 : -1;
+        MPI_Comm_free(&plane);
+    }
+    free(p);
+    return kit_agree(rc, x->err, sizeof(x->err), MPI_COMM_WORLD);
+}
+
 /* Everything of one collective: each communicator size in turn. */
 static int tune_collective(struct tune_ctx *x, enum acct_coll_id coll, int wrank, int world,
                            uint64_t *comm, uint64_t *bytes)
 {
     int rc = 0;
     size_t ncomm = plan_comm_sizes(x->o, coll, world, comm);
+
+    if (x->o->primary == TUNE_PRIMARY_PLANE)
+        return ncomm > 0 ? tune_collective_plane(x, coll, wrank, comm, ncomm, bytes) : 0;
 
     for (size_t i = 0; i < ncomm && rc == 0; i++) {
         int k = (int)comm[i];
@@ -404,7 +440,8 @@ int main(int argc, char **argv)
     run.experiment_s = x.experiment_s;
     int wrc = 0;
     if (rank == 0)
-        wrc = tune_write_outputs(&opts, &run, x.recs, x.nrecs, x.err, sizeof(x.err));
+        wrc = tune_write_outputs(&opts, &run, x.recs, x.nrecs, x.decided, x.ndecided, x.err,
+                                 sizeof(x.err));
     if (kit_agree(wrc, x.err, sizeof(x.err), MPI_COMM_WORLD) != 0)
         goto out;
     if (rank == 0)
@@ -422,6 +459,8 @@ out:
     free(comm);
     free(bytes);
     free(x.recs);
+    free(x.decided);
+    tune_state_close(&x.seen);
     free(run.cond.hosts);
     tune_state_close(&x.state);
     tune_opts_free(&opts);

@@ -8,12 +8,20 @@
  * sizes ("8,1K,64K"). With "complete" every (collective, comm size, size)
  * of the grid (barrier: size 0) must have at least one measurement; with
  * "incomplete" the run must say complete: false. Every measurement must be
- * on the grid. Prints the problems, exits 0 if there are none. */
+ * on the grid. Prints the problems, exits 0 if there are none.
+ *
+ *   check_result FILE COLLECTIVES COMM_SIZES SIZES complete|incomplete|any LOG
+ *
+ * also checks the cells of a --strategy plane run against its --progress
+ * LOG ("[i/N] COLL p=P SIZE: best DECISION, KIND, ..."): an interpolated
+ * cell's decision is the result's rule there, exactly (segment too); a
+ * searched or verified cell's decision was measured there. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "acct/result.h"
+#include "acct/rules.h"
 #include "acct/stats.h"
 
 static int problems;
@@ -32,6 +40,77 @@ static int in_list(const struct acct_size_list *l, uint64_t v)
     return 0;
 }
 
+/* The rule of r's rules at (coll, p, bytes), or NULL. */
+static const struct acct_rule *rule_at(const struct acct_result *r, enum acct_coll_id coll, int p,
+                                       uint64_t bytes)
+{
+    const struct acct_rule_list *l = &r->rules->coll[coll];
+    for (size_t i = 0; i < l->n; i++)
+        if (l->v[i].comm_min <= p && p <= l->v[i].comm_max && l->v[i].bytes_min <= bytes &&
+            bytes <= l->v[i].bytes_max)
+            return &l->v[i];
+    return NULL;
+}
+
+/* The plane log's cells against the result; the number of cells checked. */
+static size_t check_plane(const struct acct_result *r, const char *path)
+{
+    char line[512], coll[32], size[32], dec[128], kind[32], msg[768], have[128];
+    size_t cells = 0;
+    FILE *f = fopen(path, "r");
+
+    if (f == NULL) {
+        problem("cannot open the plane log");
+        return 0;
+    }
+    while (fgets(line, sizeof(line), f) != NULL) {
+        int p = 0;
+        uint64_t bytes = 0;
+        enum acct_coll_id c;
+        const char *s = strstr(line, "] ");
+        if (strncmp(line, "acct-tune: [", 12) != 0 || s == NULL ||
+            sscanf(s + 2, "%31s p=%d %31[^:]: best %127[^,], %31[^,],", coll, &p, size, dec,
+                   kind) != 5)
+            continue;
+        if (acct_coll_from_name(coll, &c) != 0 ||
+            (strcmp(size, "0") != 0 && acct_size_parse(size, &bytes, NULL, 0) != 0)) {
+            snprintf(msg, sizeof(msg), "plane log: cannot read: %.200s", line);
+            problem(msg);
+            continue;
+        }
+        cells++;
+        if (strcmp(kind, "interpolated") == 0) {
+            const struct acct_rule *x = rule_at(r, c, p, bytes);
+            if (x != NULL)
+                acct_decision_format(&x->d, have, sizeof(have));
+            if (x == NULL || strcmp(have, dec) != 0) {
+                snprintf(msg, sizeof(msg), "%s p=%d %s interpolated as %s, but the rules say %s",
+                         coll, p, size, dec, x != NULL ? have : "nothing");
+                problem(msg);
+            }
+        } else if (strcmp(kind, "searched") == 0 || strcmp(kind, "verified") == 0) {
+            int found = 0;
+            for (size_t k = 0; k < r->npoints && !found; k++) {
+                const struct acct_result_point *pt = &r->points[k];
+                if (pt->coll != c || pt->comm_size != p || pt->bytes != bytes)
+                    continue;
+                acct_decision_format(&pt->d, have, sizeof(have));
+                found = strcmp(have, dec) == 0;
+            }
+            if (!found) {
+                snprintf(msg, sizeof(msg), "%s p=%d %s %s as %s, which was not measured there",
+                         coll, p, size, kind, dec);
+                problem(msg);
+            }
+        } else {
+            snprintf(msg, sizeof(msg), "%s p=%d %s: %s", coll, p, size, kind);
+            problem(msg);
+        }
+    }
+    fclose(f);
+    return cells;
+}
+
 int main(int argc, char **argv)
 {
     struct acct_result *r = NULL;
@@ -40,9 +119,9 @@ int main(int argc, char **argv)
     bool coll[ACCT_COLL_COUNT] = { false };
     char msg[256];
 
-    if (argc != 6) {
+    if (argc != 6 && argc != 7) {
         fprintf(stderr, "usage: check_result FILE COLLECTIVES COMM_SIZES SIZES "
-                        "complete|incomplete|any\n");
+                        "complete|incomplete|any [PLANE_LOG]\n");
         return 2;
     }
     if (acct_result_parse_file(argv[1], &r, &d) != ACCT_RULES_OK) {
@@ -97,6 +176,12 @@ int main(int argc, char **argv)
         }
     } else if (strcmp(argv[5], "incomplete") == 0 && r->complete) {
         problem("the run says complete: true");
+    }
+    if (argc == 7) {
+        size_t cells = check_plane(r, argv[6]);
+        printf("check_result: %zu cells of the plane log checked\n", cells);
+        if (cells == 0)
+            problem("the plane log has no cells");
     }
     printf("check_result: %s: %zu measurements, %s, strategy %s, %llu experiments, %zu rules: "
            "%s\n", argv[1], r->npoints, r->complete ? "complete" : "incomplete", r->strategy,

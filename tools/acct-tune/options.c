@@ -19,6 +19,8 @@
 #define DEFAULT_WARMUP 3
 #define DEFAULT_POINT_LIMIT 2.0
 #define DEFAULT_STRIDE 3
+#define DEFAULT_PLANE_STRIDE 2 /* --row-stride, --col-stride */
+#define DEFAULT_CHECK 0.2
 #define DEFAULT_OUT "acct-tune-result.yaml"
 #define DEFAULT_QT_ACCURACY 100.0
 #define MAX_REPS 100000
@@ -56,6 +58,10 @@ enum {
     OPT_THRESHOLD,
     OPT_MODEL_MARGIN,
     OPT_PLOGP_OUT,
+    OPT_ROW_STRIDE,
+    OPT_COL_STRIDE,
+    OPT_KEEP,
+    OPT_CHECK,
 };
 
 static const struct option long_opts[] = {
@@ -89,6 +95,10 @@ static const struct option long_opts[] = {
     { "threshold", required_argument, NULL, OPT_THRESHOLD },
     { "model-margin", required_argument, NULL, OPT_MODEL_MARGIN },
     { "plogp-out", required_argument, NULL, OPT_PLOGP_OUT },
+    { "row-stride", required_argument, NULL, OPT_ROW_STRIDE },
+    { "col-stride", required_argument, NULL, OPT_COL_STRIDE },
+    { "keep", required_argument, NULL, OPT_KEEP },
+    { "check", required_argument, NULL, OPT_CHECK },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
 };
@@ -107,6 +117,7 @@ static const struct {
     { "hybrid", TUNE_HYBRID, TUNE_PRIMARY_FULL },
     { "reduced", TUNE_SMGD, TUNE_PRIMARY_REDUCED },
     { "used", TUNE_SMGD, TUNE_PRIMARY_USED },
+    { "plane", TUNE_SMGD, TUNE_PRIMARY_PLANE },
 };
 
 void tune_usage(FILE *f)
@@ -121,7 +132,7 @@ void tune_usage(FILE *f)
             "  --max-bytes SIZE      largest message size (default " DEFAULT_MAX_BYTES ")\n"
             "  --sizes LIST          message sizes (default 8:MAX-BYTES, doubling)\n"
             "  --strategy S          exhaustive, mgd, smgd (default), pipeline, model,\n"
-            "                        hybrid, reduced, used\n"
+            "                        hybrid, reduced, used, plane\n"
             "  --budget TIME         stop cleanly after TIME (600, 90s, 10m, 2h); 0 = none\n"
             "  --reps N              timed repetitions per experiment (default %d)\n"
             "  --warmup N            untimed calls before them (default %d)\n"
@@ -143,6 +154,14 @@ void tune_usage(FILE *f)
             "  --used FILE           points to tune for --strategy used: lines\n"
             "                        \"COLLECTIVE COMM_SIZE BYTES\"\n"
             "  --stride N            --strategy reduced: search every N-th size (default %d)\n"
+            "  --row-stride N, --col-stride N\n"
+            "                        --strategy plane: anchor every N-th communicator size /\n"
+            "                        message size (default %d, %d)\n"
+            "  --keep X              --strategy plane: a search started from a neighbour\n"
+            "                        measures only the methods within (1 + X) of the best there\n"
+            "                        (default: every method)\n"
+            "  --check X             --strategy plane: measure each interpolated decision; above\n"
+            "                        (1 + X) x its neighbours' time, search it (default %g; 0 = off)\n"
             "  --min-segment SIZE    smallest segment size tried (default " DEFAULT_MIN_SEGMENT
             ")\n"
             "  --max-segments N      segment sizes tried per method, unsegmented included\n"
@@ -151,7 +170,7 @@ void tune_usage(FILE *f)
             "  --run-id NAME         the run's id (default r-STARTTIME-PARTITION)\n"
             "  -h, --help            this text\n",
             DEFAULT_REPS, DEFAULT_WARMUP, DEFAULT_POINT_LIMIT, TUNE_MAX_TIMED_REPS, DEFAULT_STRIDE,
-            DEFAULT_MAX_SEGMENTS);
+            DEFAULT_PLANE_STRIDE, DEFAULT_PLANE_STRIDE, DEFAULT_CHECK, DEFAULT_MAX_SEGMENTS);
 }
 
 /* A whole-string integer in [lo, hi]. */
@@ -347,6 +366,9 @@ static void defaults(struct tune_opts *o)
     o->point_limit_s = DEFAULT_POINT_LIMIT;
     o->max_segments = DEFAULT_MAX_SEGMENTS;
     o->stride = DEFAULT_STRIDE;
+    o->row_stride = o->col_stride = DEFAULT_PLANE_STRIDE;
+    o->keep = -1.0;
+    o->check = DEFAULT_CHECK;
     o->quadtree_depth = -1;
     o->quadtree_accuracy = DEFAULT_QT_ACCURACY;
     o->quadtree_leaf = ACCT_QT_LEAF_MIN_PENALTY;
@@ -374,7 +396,7 @@ static int parse_strategy(const char *text, struct tune_opts *o, char *err, size
         }
     }
     snprintf(err, errlen, "--strategy: unknown strategy \"%.64s\" (valid: exhaustive, mgd, "
-            "smgd, pipeline, model, hybrid, reduced, used)", text);
+            "smgd, pipeline, model, hybrid, reduced, used, plane)", text);
     return -1;
 }
 
@@ -459,6 +481,14 @@ static int parse_one(int c, const char *arg, struct tune_opts *o, const char **s
         rc = parse_int("--stride", arg, 1, 64, &v, err, errlen);
         o->stride = (size_t)v;
         break;
+    case OPT_ROW_STRIDE:
+    case OPT_COL_STRIDE:
+        rc = parse_int(c == OPT_ROW_STRIDE ? "--row-stride" : "--col-stride", arg, 1, 64, &v, err,
+                       errlen);
+        *(c == OPT_ROW_STRIDE ? &o->row_stride : &o->col_stride) = (size_t)v;
+        break;
+    case OPT_KEEP: rc = parse_num("--keep", arg, 0.0, 1e6, &o->keep, err, errlen); break;
+    case OPT_CHECK: rc = parse_num("--check", arg, 0.0, 1e6, &o->check, err, errlen); break;
     case OPT_MAX_SEGMENTS:
         rc = parse_int("--max-segments", arg, 1, 40, &o->max_segments, err, errlen);
         break;
@@ -523,12 +553,20 @@ static int cross_check(struct tune_opts *o, int world_size, const char *sizes_te
                 (unsigned long long)o->comm_sizes.v[o->comm_sizes.n - 1], world_size);
         return -1;
     }
+    if (o->primary == TUNE_PRIMARY_PLANE && o->source == ACCT_RESULT_MODEL) {
+        snprintf(err, errlen, "--strategy plane measures (verifications): it cannot run with "
+                 "--source model; use --source hybrid for model-pruned searches");
+        return -1;
+    }
+    /* the word names the grid's strategy; --source names the per-point one */
+    bool full = o->primary == TUNE_PRIMARY_FULL;
     if (o->source == ACCT_RESULT_MODEL) {
         o->strategy = TUNE_MODEL;
         snprintf(o->strategy_word, sizeof(o->strategy_word), "model");
     } else if (o->source == ACCT_RESULT_HYBRID) {
         o->strategy = TUNE_HYBRID;
-        snprintf(o->strategy_word, sizeof(o->strategy_word), "hybrid");
+        if (full)
+            snprintf(o->strategy_word, sizeof(o->strategy_word), "hybrid");
     } else if (o->strategy == TUNE_MODEL || o->strategy == TUNE_HYBRID) {
         o->source = o->strategy == TUNE_MODEL ? ACCT_RESULT_MODEL : ACCT_RESULT_HYBRID;
     }

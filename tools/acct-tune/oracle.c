@@ -20,6 +20,7 @@
 
 #include "acct/alg.h"
 #include "acct/tool.h"
+#include "plane.h"
 
 #define BUF_ALIGN 64
 #define FORCE_SPEC_LEN 160
@@ -148,6 +149,7 @@ static int experiment(struct tune_ctx *x, MPI_Comm comm, int comm_size,
     int rc = TUNE_OK;
     struct tune_record rec;
     const struct tune_record *hit = NULL;
+    bool plane = x->o->primary == TUNE_PRIMARY_PLANE;
 
     memset(&rec, 0, sizeof(rec));
     rec.coll = (int32_t)x->coll;
@@ -156,6 +158,10 @@ static int experiment(struct tune_ctx *x, MPI_Comm comm, int comm_size,
     rec.alg = (int32_t)acct_alg_index(d->alg);
     rec.fanout = d->fanout;
     rec.segment = seg;
+    if (plane && (hit = tune_state_find(&x->seen, &rec)) != NULL) {
+        *cost = hit->ok ? hit->median_us : INFINITY; /* kept already */
+        return TUNE_OK;
+    }
     hit = tune_state_find(&x->state, &rec);
     if (hit != NULL) {
         rec = *hit;
@@ -173,6 +179,14 @@ static int experiment(struct tune_ctx *x, MPI_Comm comm, int comm_size,
     }
     if (rc == TUNE_OK && keep && rec.ok)
         rc = keep_record(x, &rec);
+    if (rc == TUNE_OK && plane) {
+        int ok = tune_state_insert(&x->seen, &x->capseen, &rec) == 0, all = 0;
+        PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, x->comm);
+        if (!all) {
+            snprintf(x->err, sizeof(x->err), "out of memory for the run's experiments");
+            rc = TUNE_ENOMEM;
+        }
+    }
     *cost = rec.ok ? rec.median_us : INFINITY;
     return rc;
 }
@@ -186,11 +200,11 @@ static int oracle_measure(void *ctx, size_t method, size_t seg, double *cost)
     struct acct_decision with_seg = *d;
 
     with_seg.segment_bytes = x->segs[seg];
-    if (!tune_applicable(x->coll, &with_seg, x->size, x->m)) {
+    if (!tune_applicable(x->coll, &with_seg, x->esize, x->m)) {
         *cost = INFINITY;
         return TUNE_OK;
     }
-    return experiment(x, x->comm, x->size, d, x->segs[seg], true, cost);
+    return experiment(x, x->ecomm, x->esize, d, x->segs[seg], true, cost);
 }
 
 static int oracle_proxy(void *ctx, int cls, size_t seg, double *cost)
@@ -213,8 +227,8 @@ static int oracle_model(void *ctx, size_t method, size_t seg, double *cost)
 
     d.segment_bytes = x->segs[seg];
     *cost = INFINITY; /* cannot run */
-    if (x->model_cost != NULL && tune_applicable(x->coll, &d, x->size, x->m))
-        *cost = x->model_cost(x->model_ctx, x->coll, &d, x->size, x->m); /* NAN: unknown */
+    if (x->model_cost != NULL && tune_applicable(x->coll, &d, x->esize, x->m))
+        *cost = x->model_cost(x->model_ctx, x->coll, &d, x->esize, x->m); /* NAN: unknown */
     return TUNE_OK;
 }
 
@@ -267,7 +281,7 @@ static int search_point(struct tune_ctx *x, uint64_t m, const size_t *allowed, s
         struct tune_record rec;
         memset(&rec, 0, sizeof(rec));
         rec.coll = (int32_t)x->coll;
-        rec.comm_size = x->size;
+        rec.comm_size = x->esize;
         rec.bytes = m;
         rec.alg = (int32_t)acct_alg_index(x->methods[r->method].d.alg);
         rec.fanout = x->methods[r->method].d.fanout;
@@ -290,7 +304,10 @@ static int primary_search(void *ctx, size_t i, const size_t *allowed, size_t nal
     return search_point(x, x->sizes[i], allowed, nallowed, r);
 }
 
-static void progress(struct tune_ctx *x, uint64_t m, const struct tune_result *r)
+/* One --progress line: point (x->esize ranks, m bytes) decided as d (NULL:
+ * nothing could run); how: "N evaluations", "interpolated", ... */
+static void progress_line(struct tune_ctx *x, uint64_t m, const struct acct_decision *d,
+                          bool complete, const char *how)
 {
     char size[ACCT_SIZE_FORMAT_LEN], dec[FORCE_SPEC_LEN] = "-";
     double el = kit_now() - x->t_start;
@@ -300,15 +317,25 @@ static void progress(struct tune_ctx *x, uint64_t m, const struct tune_result *r
         return;
     if (acct_size_format(m, size, sizeof(size)) != ACCT_STATS_OK)
         snprintf(size, sizeof(size), "0");
-    if (r->found) {
-        struct acct_decision d = x->methods[r->method].d;
-        d.segment_bytes = x->segs[r->seg];
-        acct_decision_format(&d, dec, sizeof(dec));
-    }
+    if (d != NULL)
+        acct_decision_format(d, dec, sizeof(dec));
     double eta = x->done > 0 ? el / (double)x->done * (double)(x->total - x->done) : 0.0;
-    fprintf(stderr, TUNE_NAME ": [%zu/%zu] %s p=%d %s: best %s%s, %zu evaluations, elapsed "
-            "%.0fs, ETA %.0fs\n", x->done, x->total, acct_coll_name(x->coll), x->size, size,
-            dec, r->complete ? "" : " (stopped)", r->evals + r->proxy_evals, el, eta);
+    fprintf(stderr, TUNE_NAME ": [%zu/%zu] %s p=%d %s: best %s%s, %s, elapsed %.0fs, ETA "
+            "%.0fs\n", x->done, x->total, acct_coll_name(x->coll), x->esize, size, dec,
+            complete ? "" : " (stopped)", how, el, eta);
+}
+
+static void progress(struct tune_ctx *x, uint64_t m, const struct tune_result *r)
+{
+    struct acct_decision d;
+    char how[64];
+
+    if (r->found) {
+        d = x->methods[r->method].d;
+        d.segment_bytes = x->segs[r->seg];
+    }
+    snprintf(how, sizeof(how), "%zu evaluations", r->evals + r->proxy_evals);
+    progress_line(x, m, r->found ? &d : NULL, r->complete, how);
 }
 
 /* ---- one (collective, communicator) ------------------------------------------------ */
@@ -419,6 +446,8 @@ int tune_comm(struct tune_ctx *x)
         return TUNE_EFAIL;
     }
     rc = comm_setup(x);
+    x->ecomm = x->comm;
+    x->esize = x->size;
     res = calloc(x->nsizes, sizeof(*res));
     if (rc == TUNE_OK && !oracle_ready(x, res != NULL)) /* agreed */
         rc = TUNE_ENOMEM;
@@ -445,6 +474,183 @@ int tune_comm(struct tune_ctx *x)
         snprintf(x->err, sizeof(x->err), "%s on %d ranks: %s", acct_coll_name(x->coll), x->size,
                  rc == TUNE_ENOMEM ? "out of memory" : "the search failed (a bug)");
     free(res);
+    comm_teardown(x);
+    return rc;
+}
+
+/* ---- --strategy plane: one collective's whole plane (plane.c) ----------------------
+ *
+ * x->comm holds the largest communicator size; each row's experiments run on
+ * the first p[row] ranks of it (the others wait for rank 0's summary, as for
+ * the pipeline's proxy), so every rank of x->comm walks the plane in
+ * lockstep and the cells are decided alike everywhere. */
+
+struct plane_mpi {
+    struct tune_ctx *x;
+    const int *p;
+    MPI_Comm *rows;                 /* per row; MPI_COMM_NULL on ranks outside */
+    struct tune_method **methods;   /* per row */
+    size_t *nmethods;
+};
+
+static int pm_open(void *ctx, size_t row, size_t col, struct tune_plane_point *pt)
+{
+    struct plane_mpi *s = ctx;
+    struct tune_ctx *x = s->x;
+
+    x->ecomm = s->rows[row];
+    x->esize = s->p[row];
+    x->methods = s->methods[row];
+    x->nmethods = s->nmethods[row];
+    x->m = x->sizes[col];
+    x->nsegs = tune_segments(x->m, x->o->min_segment, x->o->max_segments, x->segs);
+    *pt = (struct tune_plane_point){
+        .methods = x->methods, .nm = x->nmethods, .segs = x->segs, .nsegs = x->nsegs,
+        .oracle = { .ctx = x, .measure = oracle_measure,
+                    .model = x->model_cost != NULL ? oracle_model : NULL,
+                    .ready = oracle_ready } };
+    return TUNE_OK;
+}
+
+static void pm_close(void *ctx, size_t row, size_t col)
+{
+    struct plane_mpi *s = ctx;
+
+    (void)row;
+    (void)col;
+    sync_state(s->x);
+}
+
+static const char *const cell_how[] = {
+    [TUNE_CELL_NONE] = "not decided",
+    [TUNE_CELL_FULL] = "searched",
+    [TUNE_CELL_VERIFIED] = "verified",
+    [TUNE_CELL_INTERPOLATED] = "interpolated",
+};
+
+/* The per-row communicators and methods; agreed between the ranks. */
+static int plane_rows(struct tune_ctx *x, struct plane_mpi *s, size_t nrows)
+{
+    int ok = s->rows != NULL && s->methods != NULL && s->nmethods != NULL;
+
+    for (size_t r = 0; s->rows != NULL && r < nrows; r++)
+        s->rows[r] = MPI_COMM_NULL;
+    for (size_t r = 0; r < nrows && oracle_ready(x, ok); r++) {
+        /* MPI_ (not PMPI_): libacct attaches its per-communicator state */
+        ok = MPI_Comm_split(x->comm, x->rank < s->p[r] ? 0 : MPI_UNDEFINED, x->rank,
+                            &s->rows[r]) == MPI_SUCCESS &&
+             tune_methods(x->coll, s->p[r], &s->methods[r], &s->nmethods[r]) == 0;
+    }
+    if (!oracle_ready(x, ok)) {
+        snprintf(x->err, sizeof(x->err), "%s: cannot make the communicators of the plane",
+                 acct_coll_name(x->coll));
+        return TUNE_ENOMEM;
+    }
+    return TUNE_OK;
+}
+
+int tune_plane(struct tune_ctx *x, const int *p, size_t nrows)
+{
+    int rc = TUNE_OK;
+    struct tune_method *own = NULL;
+    size_t nown = 0, *ncols = NULL;
+    struct tune_plane_cell *cells = NULL;
+    struct plane_mpi s = { .x = x, .p = p };
+
+    x->bcoll = bench_coll_find(acct_coll_name(x->coll));
+    PMPI_Comm_rank(x->comm, &x->rank);
+    PMPI_Comm_size(x->comm, &x->size);
+    if (x->bcoll == NULL) {
+        snprintf(x->err, sizeof(x->err), "no benchmark for %s", acct_coll_name(x->coll));
+        return TUNE_EFAIL;
+    }
+    rc = comm_setup(x); /* buffers for the largest row: x->comm */
+    own = x->methods;
+    nown = x->nmethods;
+    s.rows = calloc(nrows, sizeof(*s.rows));
+    s.methods = calloc(nrows, sizeof(*s.methods));
+    s.nmethods = calloc(nrows, sizeof(*s.nmethods));
+    ncols = calloc(nrows, sizeof(*ncols));
+    cells = calloc(nrows * x->nsizes, sizeof(*cells));
+    if (rc == TUNE_OK && !oracle_ready(x, ncols != NULL && cells != NULL))
+        rc = TUNE_ENOMEM;
+    if (rc == TUNE_OK)
+        rc = plane_rows(x, &s, nrows);
+    if (rc == TUNE_OK) {
+        for (size_t r = 0; r < nrows; r++)
+            ncols[r] = x->nsizes;
+        struct tune_plane_src src = { .ctx = &s, .coll = x->coll, .nrows = nrows,
+                                      .ncols = ncols, .p = p, .m = x->sizes, .open = pm_open,
+                                      .close = pm_close };
+        struct tune_plane_opts po = { .row_stride = x->o->row_stride,
+                                      .col_stride = x->o->col_stride, .keep = x->o->keep,
+                                      .check = x->o->check, .params = x->o->params };
+        rc = tune_plane_walk(&src, &po, cells);
+    }
+    /* rank 0: the interpolated decisions, for the decision maps */
+    int ok = 1;
+    for (size_t i = 0; rc == TUNE_OK && x->rank == 0 && i < nrows * x->nsizes && ok; i++) {
+        const struct tune_plane_cell *v = &cells[i];
+        if (v->kind != TUNE_CELL_INTERPOLATED || !v->set)
+            continue;
+        if (x->ndecided == x->capdecided) {
+            size_t c = x->capdecided ? 2 * x->capdecided : 256;
+            struct tune_record *nv = realloc(x->decided, c * sizeof(*nv));
+            ok = nv != NULL;
+            if (ok) {
+                x->decided = nv;
+                x->capdecided = c;
+            }
+        }
+        if (ok) {
+            struct tune_record *d = &x->decided[x->ndecided++];
+            memset(d, 0, sizeof(*d));
+            d->coll = (int32_t)x->coll;
+            d->comm_size = p[i / x->nsizes];
+            d->bytes = x->sizes[i % x->nsizes];
+            d->alg = (int32_t)acct_alg_index(v->d.alg);
+            d->fanout = v->d.fanout;
+            d->segment = v->d.segment_bytes;
+            d->ok = 1;
+        }
+    }
+    if (rc == TUNE_OK && !oracle_ready(x, ok)) {
+        snprintf(x->err, sizeof(x->err), "out of memory for the plane's decisions");
+        rc = TUNE_ENOMEM;
+    }
+    size_t kinds[4] = { 0, 0, 0, 0 };
+    for (size_t r = 0; r < nrows && rc == TUNE_OK; r++) {
+        x->esize = p[r];
+        for (size_t c = 0; c < x->nsizes; c++) {
+            const struct tune_plane_cell *v = &cells[r * x->nsizes + c];
+            bool complete = v->kind != TUNE_CELL_NONE && !v->stopped;
+            progress_line(x, x->sizes[c], v->set ? &v->d : NULL, complete, cell_how[v->kind]);
+            kinds[v->kind]++;
+            x->incomplete |= !complete;
+        }
+    }
+    if (rc == TUNE_OK && x->rank == 0 && x->o->progress)
+        fprintf(stderr, TUNE_NAME ": %s plane of %zu x %zu cells: %zu searched, %zu verified, "
+                "%zu interpolated, %zu not decided\n", acct_coll_name(x->coll), nrows,
+                x->nsizes, kinds[TUNE_CELL_FULL], kinds[TUNE_CELL_VERIFIED],
+                kinds[TUNE_CELL_INTERPOLATED], kinds[TUNE_CELL_NONE]);
+    sync_state(x);
+    if (rc != TUNE_OK && x->err[0] == '\0')
+        snprintf(x->err, sizeof(x->err), "%s plane: %s", acct_coll_name(x->coll),
+                 rc == TUNE_ENOMEM ? "out of memory" : "the search failed (a bug)");
+    for (size_t r = 0; r < nrows; r++) {
+        if (s.rows != NULL && s.rows[r] != MPI_COMM_NULL)
+            MPI_Comm_free(&s.rows[r]);
+        if (s.methods != NULL)
+            free(s.methods[r]);
+    }
+    free(s.rows);
+    free(s.methods);
+    free(s.nmethods);
+    free(ncols);
+    free(cells);
+    x->methods = own;
+    x->nmethods = nown;
     comm_teardown(x);
     return rc;
 }

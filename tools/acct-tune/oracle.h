@@ -28,6 +28,13 @@ struct tune_ctx {
     double experiment_s;                     /* (run) rank 0: wall time in experiments */
     struct tune_record *recs;                /* (run) rank 0: the result's measurements */
     size_t nrecs, caprecs;
+    struct tune_state seen;                  /* (run) --strategy plane: this run's experiments
+                                              * (every rank), so a cell visited again reuses
+                                              * them instead of measuring twice */
+    size_t capseen;
+    struct tune_record *decided;             /* (run) rank 0: the plane's interpolated
+                                              * decisions (no measurement) */
+    size_t ndecided, capdecided;
     tune_model_fn model_cost;                /* (run) NULL: no model */
     void *model_ctx;
     char err[TUNE_ERRLEN];                   /* (run) the failure, on the rank that saw it */
@@ -47,6 +54,10 @@ struct tune_ctx {
     int proxy_size;
     bool proxy_comm_valid;
 
+    MPI_Comm ecomm;                          /* (point) the experiments' communicator: comm, or
+                                              * with --strategy plane the row's (first esize
+                                              * ranks of comm; MPI_COMM_NULL outside it) */
+    int esize;
     uint64_t m;                              /* (point) message bytes */
     uint64_t *segs;                          /* (point) segment candidates */
     size_t nsegs;
@@ -56,5 +67,10 @@ struct tune_ctx {
  * x->comm calls it). Returns TUNE_OK (also when the budget stopped it) or
  * an error with x->err set on some rank. */
 int tune_comm(struct tune_ctx *x);
+
+/* --strategy plane: walk the plane of x->coll over the communicator sizes
+ * p[0..nrows-1] (ascending; the last is x->comm's size) and x->sizes (every
+ * rank of x->comm calls it). Returns as tune_comm. */
+int tune_plane(struct tune_ctx *x, const int *p, size_t nrows);
 
 #endif

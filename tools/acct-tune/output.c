@@ -99,16 +99,16 @@ static int write_ompi(FILE *f, const void *arg)
     return rc == ACCT_RULES_OK ? 0 : -1;
 }
 
-/* Points of the result from the records. */
+/* Points from records: *out allocated (n of them). */
 static int make_points(const struct tune_opts *o, const struct tune_record *recs, size_t n,
-                       struct acct_result *r)
+                       struct acct_result_point **out)
 {
-    r->points = calloc(n > 0 ? n : 1, sizeof(*r->points));
-    if (r->points == NULL)
+    *out = calloc(n > 0 ? n : 1, sizeof(**out));
+    if (*out == NULL)
         return -1;
     for (size_t i = 0; i < n; i++) {
         const struct tune_record *t = &recs[i];
-        struct acct_result_point *p = &r->points[r->npoints++];
+        struct acct_result_point *p = &(*out)[i];
         p->coll = (enum acct_coll_id)t->coll;
         p->comm_size = t->comm_size;
         p->bytes = t->bytes;
@@ -128,7 +128,8 @@ static int make_points(const struct tune_opts *o, const struct tune_record *recs
 
 /* The rules of one collective: exact map, or quadtree with its penalty. */
 static int coll_rules(const struct tune_opts *o, const struct acct_result *res,
-                      enum acct_coll_id coll, struct acct_rules *rules, char *err, size_t errlen)
+                      const struct acct_result_point *dec, size_t ndec, enum acct_coll_id coll,
+                      struct acct_rules *rules, char *err, size_t errlen)
 {
     int rc = ACCT_RULES_OK;
     struct acct_dmap *map = NULL;
@@ -136,7 +137,8 @@ static int coll_rules(const struct tune_opts *o, const struct acct_result *res,
     struct acct_diags diags = ACCT_DIAGS_INIT;
 
     acct_diags_reset(&diags, "decisions");
-    rc = acct_dmap_from_points(res->points, res->npoints, coll, &map, &diags);
+    rc = acct_dmap_from_points_decided(res->points, res->npoints, dec, ndec, coll, &map,
+                                       &diags);
     if (rc == ACCT_RULES_OK && map != NULL) {
         if (o->quadtree_depth >= 0) {
             struct acct_qt_params qp = { .max_depth = o->quadtree_depth,
@@ -248,7 +250,8 @@ out:
 }
 
 static int make_rules(const struct tune_opts *o, const struct tune_run_info *run,
-                      struct acct_result *res, char *err, size_t errlen)
+                      struct acct_result *res, const struct acct_result_point *dec, size_t ndec,
+                      char *err, size_t errlen)
 {
     int rc = 0;
     struct acct_rules *rules = calloc(1, sizeof(*rules));
@@ -277,7 +280,8 @@ static int make_rules(const struct tune_opts *o, const struct tune_run_info *run
     }
     for (int c = 0; c < ACCT_COLL_COUNT && rc == 0; c++)
         if (o->coll[c])
-            rc = coll_rules(o, res, (enum acct_coll_id)c, rules, err, errlen) == ACCT_RULES_OK
+            rc = coll_rules(o, res, dec, ndec, (enum acct_coll_id)c, rules, err, errlen) ==
+                         ACCT_RULES_OK
                      ? 0
                      : -1;
     if (rc == 0)
@@ -320,10 +324,13 @@ static int check_rules(const char *path, char *err, size_t errlen)
 }
 
 int tune_write_outputs(const struct tune_opts *o, const struct tune_run_info *run,
-                       const struct tune_record *recs, size_t nrecs, char *err, size_t errlen)
+                       const struct tune_record *recs, size_t nrecs,
+                       const struct tune_record *decided, size_t ndecided, char *err,
+                       size_t errlen)
 {
     int rc = -1;
     struct acct_result *res = calloc(1, sizeof(*res));
+    struct acct_result_point *dec = NULL;
 
     if (res == NULL) {
         snprintf(err, errlen, "out of memory");
@@ -343,12 +350,14 @@ int tune_write_outputs(const struct tune_opts *o, const struct tune_run_info *ru
     res->cond = run->cond;
     res->cond.hosts = malloc(run->cond.nhosts * sizeof(*res->cond.hosts));
     res->model = run->model;
-    if (res->cond.hosts == NULL || make_points(o, recs, nrecs, res) != 0) {
+    if (res->cond.hosts == NULL || make_points(o, recs, nrecs, &res->points) != 0 ||
+        make_points(o, decided, ndecided, &dec) != 0) {
         snprintf(err, errlen, "out of memory");
         goto out;
     }
+    res->npoints = nrecs;
     memcpy(res->cond.hosts, run->cond.hosts, run->cond.nhosts * sizeof(*res->cond.hosts));
-    if (make_rules(o, run, res, err, errlen) != 0)
+    if (make_rules(o, run, res, dec, ndecided, err, errlen) != 0)
         goto out;
     if (write_atomic(o->out, write_result, res, err, errlen) != 0 ||
         check_result(o->out, err, errlen) != 0)
@@ -363,6 +372,7 @@ int tune_write_outputs(const struct tune_opts *o, const struct tune_run_info *ru
     }
     rc = 0;
 out:
+    free(dec);
     acct_result_free(res);
     return rc;
 }

@@ -21,6 +21,18 @@ for s in "exhaustive" "mgd" "smgd" "pipeline (longest edge)" "model (nothing mea
     grep -qE "^\| $(sed 's/[()+]/\\&/g' <<<"$s") \|.*\| 0\.00% \| 0\.00% \| 0\.0% \| 6/6 \|$" <<<"$out" ||
         { echo "FAIL: $s is not exact on the fixture"; fail=1; }
 done
+# the combination's --keep and --check (plane.c, shared with acct-tune
+# --strategy plane): keeping the methods within 2x of the neighbour and
+# checking every interpolation stays exact; keeping only those within 10%
+# drops the best method at one point of the fixture (66% penalty there)
+out2=$("$replay" --plogp "$dir/replay-plogp.txt" --keep 1 --check 0.2 "$dir/replay-fixture.state")
+for s in "combination: plane + hybrid" "combination: plane + smgd"; do
+    grep -qE "^\| $(sed 's/[()+]/\\&/g' <<<"$s") \|.*\| 0\.00% \| 0\.00% \| 0\.0% \| 6/6 \|$" <<<"$out2" ||
+        { echo "FAIL: $s with --keep 1 --check 0.2 is not exact"; fail=1; }
+done
+out3=$("$replay" --plogp "$dir/replay-plogp.txt" --keep 0.1 "$dir/replay-fixture.state")
+grep -qE '^\| combination: plane \+ smgd \|.*\| 66\.3% \| 5/6 \|$' <<<"$out3" ||
+    { echo "FAIL: --keep 0.1 did not narrow the searches"; fail=1; }
 n=$(grep -c . "${TMPDIR:-/tmp}/replay-$$.tsv")
 [ "$n" = 136 ] || { echo "FAIL: report has $n lines, want 136 (header + 135)"; fail=1; }
 rm -f "${TMPDIR:-/tmp}/replay-$$.tsv"

@@ -26,6 +26,7 @@
 
 #include "acct/alg.h"
 #include "acct/model.h"
+#include "plane.h"
 #include "plogp_file.h"
 #include "search.h"
 #include "tune.h"
@@ -232,242 +233,42 @@ static double decision_cost(const struct point *x, const struct acct_decision *d
     return rec_pen(find(x, d, x->p, d->segment_bytes));
 }
 
-/* ---- the plane of one collective --------------------------------------------------- */
+/* ---- the plane of one collective (plane.c's walk over the journal) ----------------- */
 
-struct cellv {
-    struct acct_decision d; /* with its segment */
-    double cost;            /* measured median of d there */
-    bool set;
-    size_t nkept;           /* full searches: the methods within (1 + keep) of the best */
-    struct acct_decision kept[32];
-};
-
-struct plane_ctx {
+struct replay_src {
     const struct tune_state *st;
     const struct acct_model *mdl;
     const struct opts *o;
-    struct tune_params params; /* the full searches' */
     enum acct_coll_id coll;
-    int p[MAX_ROWS];
-    uint64_t m[MAX_COLS];
-    struct cellv cell[MAX_ROWS][MAX_COLS];
+    const int *p;
+    const uint64_t *m;
+    struct point x;       /* the open cell */
     size_t experiments;
     double seconds;
 };
 
-/* The segment of index g's bytes nearest (in log) to want at point x. */
-static size_t seg_index(const struct point *x, uint64_t want)
+static int rs_open(void *ctx, size_t row, size_t col, struct tune_plane_point *pt)
 {
-    size_t best = 0;
-    double bd = INFINITY;
+    struct replay_src *s = ctx;
 
-    if (want == 0 || want >= x->m)
-        return 0;
-    for (size_t g = 1; g < x->nsegs; g++) {
-        double dd = fabs(log2((double)x->segs[g]) - log2((double)want));
-        if (dd < bd) {
-            bd = dd;
-            best = g;
-        }
-    }
-    return best;
-}
-
-/* The index of the method with d's algorithm and fan-out at x, or nm. */
-static size_t method_index(const struct point *x, const struct acct_decision *d)
-{
-    size_t i = 0;
-    while (i < x->nm && !(x->methods[i].d.alg == d->alg && x->methods[i].d.fanout == d->fanout))
-        i++;
-    return i;
-}
-
-static void plane_account(struct plane_ctx *c, const struct point *x)
-{
-    c->experiments += x->experiments;
-    c->seconds += x->seconds;
-}
-
-static int pl_full(void *ctx, size_t row, size_t col, const struct tune_cell_ref *hint,
-                   bool *decided)
-{
-    struct plane_ctx *c = ctx;
-    struct point x;
-    struct tune_result r;
-    int rc = TUNE_ENOMEM;
-
-    *decided = false;
-    if (point_init(&x, c->st, c->mdl, c->o, c->coll, c->p[row], c->m[col]) != 0)
-        goto out;
-    struct tune_space sp = point_space(&x);
-    struct tune_oracle orc = point_oracle(&x);
-    bool en[256];
-    if (hint != NULL) {
-        const struct cellv *h = &c->cell[hint->row][hint->col];
-        size_t mi = method_index(&x, &h->d);
-        if (mi < x.nm) {
-            sp.has_start = true;
-            sp.start_method = mi;
-            sp.start_seg = x.nsegm[mi] > 1 ? seg_index(&x, h->d.segment_bytes) : 0;
-        }
-        /* continuation: only the methods that were close at the hint (and
-         * those that did not exist there) */
-        if (c->o->keep >= 0 && h->nkept > 0) {
-            for (size_t i = 0; i < x.nm; i++) {
-                struct point hx;
-                en[i] = false;
-                for (size_t k = 0; k < h->nkept && !en[i]; k++)
-                    en[i] = h->kept[k].alg == x.methods[i].d.alg &&
-                            h->kept[k].fanout == x.methods[i].d.fanout;
-                if (!en[i] && point_init(&hx, c->st, NULL, c->o, c->coll, c->p[hint->row],
-                                         c->m[hint->col]) == 0) {
-                    en[i] = method_index(&hx, &x.methods[i].d) == hx.nm;
-                    point_free(&hx);
-                }
-            }
-            sp.enabled = en;
-        }
-    }
-    rc = tune_search(&sp, &orc, &c->params, &r);
-    plane_account(c, &x);
-    if (rc == TUNE_OK && r.found) {
-        struct cellv *v = &c->cell[row][col];
-        v->d = x.methods[r.method].d;
-        v->d.segment_bytes = x.segs[r.seg];
-        v->cost = r.cost;
-        v->set = true;
-        v->nkept = 0;
-        for (size_t i = 0; i < x.nm && v->nkept < 32; i++)
-            if (x.mbest[i] <= r.cost * (1.0 + c->o->keep))
-                v->kept[v->nkept++] = x.methods[i].d;
-        *decided = true;
-    }
-out:
-    point_free(&x);
-    return rc;
-}
-
-/* The segment for (row, col) between a and b: log-linear in seg/m. */
-static uint64_t interp_seg(const struct plane_ctx *c, size_t row, size_t col,
-                           const struct tune_cell_ref *a, const struct tune_cell_ref *b)
-{
-    const struct cellv *va = &c->cell[a->row][a->col], *vb = &c->cell[b->row][b->col];
-    double ra = va->d.segment_bytes ? (double)va->d.segment_bytes / (double)c->m[a->col] : 1.0;
-    double rb = vb->d.segment_bytes ? (double)vb->d.segment_bytes / (double)c->m[b->col] : 1.0;
-    double t = a->row == b->row ? (double)(col - a->col) / (double)(b->col - a->col)
-                                : (double)(row - a->row) / (double)(b->row - a->row);
-    double lr = log2(ra) + t * (log2(rb) - log2(ra));
-    double s = (double)c->m[col] * exp2(lr);
-    return s >= (double)c->m[col] ? 0 : (uint64_t)llround(exp2(round(log2(s))));
-}
-
-/* Measure decision d (segment mapped to the point) at x; its cost. */
-static double try_decision(struct point *x, const struct acct_decision *d, uint64_t seg,
-                           struct acct_decision *out)
-{
-    size_t mi = method_index(x, d);
-    double cost = INFINITY;
-
-    if (mi < x->nm) {
-        size_t g = x->nsegm[mi] > 1 ? seg_index(x, seg) : 0;
-        if (or_measure(x, mi, g, &cost) == TUNE_OK && !isinf(cost)) {
-            *out = x->methods[mi].d;
-            out->segment_bytes = x->segs[g];
-        }
-    }
-    return cost;
-}
-
-static int pl_verify(void *ctx, size_t row, size_t col, const struct tune_cell_ref *cands,
-                     size_t n, bool *decided)
-{
-    struct plane_ctx *c = ctx;
-    struct point x;
-    struct cellv *v = &c->cell[row][col];
-
-    *decided = false;
-    if (point_init(&x, c->st, c->mdl, c->o, c->coll, c->p[row], c->m[col]) != 0)
+    if (point_init(&s->x, s->st, s->mdl, s->o, s->coll, s->p[row], s->m[col]) != 0) {
+        point_free(&s->x);
         return TUNE_ENOMEM;
-    v->cost = INFINITY;
-    for (size_t k = 0; k < n; k++) {
-        const struct cellv *cv = &c->cell[cands[k].row][cands[k].col];
-        /* the candidate's segment scaled with the message (its seg/m) */
-        uint64_t seg = cv->d.segment_bytes == 0 ? 0 :
-                       (uint64_t)((double)cv->d.segment_bytes / (double)c->m[cands[k].col] *
-                                  (double)c->m[col]);
-        struct acct_decision d;
-        double cost = try_decision(&x, &cv->d, seg, &d);
-        if (cost < v->cost) {
-            v->cost = cost;
-            v->d = d;
-            v->set = true;
-            *decided = true;
-        }
     }
-    /* with --check: a verified decision far above what its two neighbours
-     * took (log-interpolated) is not trusted: the cell is searched fully */
-    if (*decided && c->o->check > 0 && n == 2) {
-        const struct cellv *va = &c->cell[cands[0].row][cands[0].col];
-        const struct cellv *vb = &c->cell[cands[1].row][cands[1].col];
-        double t = cands[0].row == cands[1].row
-                   ? (double)(col - cands[0].col) / (double)(cands[1].col - cands[0].col)
-                   : (double)(row - cands[0].row) / (double)(cands[1].row - cands[0].row);
-        double expect = exp2(log2(va->cost) + t * (log2(vb->cost) - log2(va->cost)));
-        if (!(v->cost <= (1.0 + c->o->check) * expect)) {
-            v->set = false;
-            *decided = false;
-        }
-    }
-    plane_account(c, &x);
-    point_free(&x);
+    *pt = (struct tune_plane_point){ .methods = s->x.methods, .nm = s->x.nm, .segs = s->x.segs,
+                                     .nsegs = s->x.nsegs, .oracle = point_oracle(&s->x) };
     return TUNE_OK;
 }
 
-static bool pl_copy(void *ctx, size_t row, size_t col, const struct tune_cell_ref *a,
-                    const struct tune_cell_ref *b)
+static void rs_close(void *ctx, size_t row, size_t col)
 {
-    struct plane_ctx *c = ctx;
-    struct point x;
-    bool ok = false;
-    struct cellv *v = &c->cell[row][col];
+    struct replay_src *s = ctx;
 
-    if (point_init(&x, c->st, c->mdl, c->o, c->coll, c->p[row], c->m[col]) != 0)
-        return false;
-    size_t mi = method_index(&x, &c->cell[a->row][a->col].d);
-    if (mi < x.nm) {
-        size_t g = x.nsegm[mi] > 1 ? seg_index(&x, interp_seg(c, row, col, a, b)) : 0;
-        struct acct_decision d = x.methods[mi].d;
-        d.segment_bytes = x.segs[g];
-        if (tune_applicable(x.coll, &d, x.p, x.m)) {
-            v->d = d;
-            v->cost = decision_cost(&x, &d); /* for the penalty only: not an experiment */
-            v->set = true;
-            ok = true;
-        }
-        if (ok && c->o->check > 0) {
-            const struct cellv *va = &c->cell[a->row][a->col], *vb = &c->cell[b->row][b->col];
-            double t = a->row == b->row ? (double)(col - a->col) / (double)(b->col - a->col)
-                                        : (double)(row - a->row) / (double)(b->row - a->row);
-            double expect = exp2(log2(va->cost) + t * (log2(vb->cost) - log2(va->cost)));
-            double got = INFINITY;
-            or_measure(&x, mi, g, &got);
-            plane_account(c, &x);
-            v->cost = got;
-            if (!(got <= (1.0 + c->o->check) * expect)) {
-                v->set = false;
-                ok = false;
-            }
-        }
-    }
-    point_free(&x);
-    return ok;
-}
-
-static bool pl_same(void *ctx, const struct tune_cell_ref *a, const struct tune_cell_ref *b)
-{
-    struct plane_ctx *c = ctx;
-    const struct cellv *va = &c->cell[a->row][a->col], *vb = &c->cell[b->row][b->col];
-    return va->set && vb->set && va->d.alg == vb->d.alg && va->d.fanout == vb->d.fanout;
+    (void)row;
+    (void)col;
+    s->experiments += s->x.experiments;
+    s->seconds += s->x.seconds;
+    point_free(&s->x);
 }
 
 /* ---- tallies ------------------------------------------------------------------------ */
@@ -703,53 +504,47 @@ static int run_plane(const struct tune_state *st, const struct acct_model *mdl,
                      const struct opts *o, const struct plane_set *q, enum tune_strategy inner,
                      struct tally *t)
 {
-    struct plane_ctx *c = calloc(1, sizeof(*c));
-    enum tune_cell_kind *kind = calloc(MAX_ROWS * MAX_COLS, sizeof(*kind));
+    struct replay_src s = { .st = st, .mdl = mdl, .o = o, .coll = q->coll, .p = q->p,
+                            .m = q->m };
+    struct tune_plane_src src = { .ctx = &s, .coll = q->coll, .nrows = q->nrows,
+                                  .ncols = q->ncols, .p = q->p, .m = q->m, .open = rs_open,
+                                  .close = rs_close };
+    struct tune_plane_opts po = { .row_stride = o->row_stride, .col_stride = o->col_stride,
+                                  .keep = o->keep, .check = o->check };
+    size_t maxc = tune_plane_maxcols(&src);
+    struct tune_plane_cell *cells = calloc(q->nrows * maxc, sizeof(*cells));
     int rc = TUNE_ENOMEM;
 
-    if (c == NULL || kind == NULL)
+    if (cells == NULL)
         goto out;
-    c->st = st;
-    c->mdl = mdl;
-    c->o = o;
-    c->coll = q->coll;
-    tune_params_default(&c->params);
-    c->params.strategy = inner;
-    c->params.lookahead = o->lookahead;
-    c->params.model_margin = o->model_margin;
-    memcpy(c->p, q->p, sizeof(q->p));
-    memcpy(c->m, q->m, sizeof(q->m));
-    struct tune_plane pl = { .ctx = c, .nrows = q->nrows, .ncols = q->ncols, .full = pl_full,
-                             .verify = pl_verify, .copy = pl_copy, .same = pl_same };
-    rc = tune_plane_search(&pl, o->row_stride, o->col_stride, kind);
-    size_t maxc = 0;
-    for (size_t r = 0; r < q->nrows; r++)
-        maxc = q->ncols[r] > maxc ? q->ncols[r] : maxc;
+    tune_params_default(&po.params);
+    po.params.strategy = inner;
+    po.params.lookahead = o->lookahead;
+    po.params.model_margin = o->model_margin;
+    rc = tune_plane_walk(&src, &po, cells);
     for (size_t r = 0; r < q->nrows && rc == TUNE_OK; r++)
         for (size_t col = 0; col < q->ncols[r]; col++) {
             struct point x;
             double best = INFINITY;
             point_init(&x, st, NULL, o, q->coll, q->p[r], q->m[col]);
             point_best(&x, &best);
-            const struct cellv *v = &c->cell[r][col];
-            double chosen = kind[r * maxc + col] != TUNE_CELL_NONE && v->set
-                            ? decision_cost(&x, &v->d) : INFINITY;
+            const struct tune_plane_cell *v = &cells[r * maxc + col];
+            double chosen = v->set ? decision_cost(&x, &v->d) : INFINITY;
             tally_add(t, chosen, best);
             if (getenv("ACCT_REPLAY_DEBUG") != NULL && chosen > 1.5 * best) {
                 char dec[128];
                 acct_decision_format(&v->d, dec, sizeof(dec));
                 fprintf(stderr, "%s p=%d m=%llu kind %d: %s %.1f us, best %.1f us\n",
                         acct_coll_name(q->coll), q->p[r], (unsigned long long)q->m[col],
-                        (int)kind[r * maxc + col], dec, chosen, best);
+                        (int)v->kind, dec, chosen, best);
             }
             t->points++;
             point_free(&x);
         }
-    t->experiments += c->experiments;
-    t->seconds += c->seconds;
+    t->experiments += s.experiments;
+    t->seconds += s.seconds;
 out:
-    free(c);
-    free(kind);
+    free(cells);
     return rc;
 }
 

@@ -15,6 +15,11 @@
 #                    repetitions than 3, 1 MiB ones fewer
 #         bad        a bad option: exit 2 and one error line, no hang
 #         bad_used   a bad --used file: exit 1 and FILE:LINE:COLUMN: FIELD: message
+#         plane      --strategy plane over 3 communicator sizes x 7 message sizes
+#                    (and barrier): every cell decided, interpolated cells in the
+#                    rules exactly, searched/verified ones measured (check_result
+#                    with the --progress log); a rerun on the journal measures
+#                    nothing and decides every cell alike; --source model refused
 set -u
 case_=$1 tune=$2 check=$3 acctctl=$4 mpiexec=$5
 shift 5
@@ -166,6 +171,29 @@ bad_used)
     [ $rc = 1 ] || fail "exit status $rc, want 1"
     [ "$(grep -c 'acct-tune: error:' <<<"$out")" = 1 ] || fail "not exactly one error line: $out"
     grep -q 'used.txt:2:9: bytes: not a size: "12Q"' <<<"$out" || fail "message: $out"
+    ;;
+plane)
+    args=(--collectives bcast,allreduce,barrier --comm-sizes 2,3,4 --sizes 8:32K:4
+          --strategy plane --col-stride 3 --check 0 --keep 0.5 --reps 5 --progress
+          --state state.txt --rules rules.yaml)
+    cells() { grep -E '^acct-tune: \[[0-9]+/[0-9]+\]' "$1" | sed 's/, elapsed.*//'; }
+    run 4 "${args[@]}" --out result.yaml >"$work/log" 2>&1 || { cat "$work/log"; fail "acct-tune failed"; }
+    cat "$work/log"
+    "$check" "$work/result.yaml" bcast,allreduce,barrier 2,3,4 8:32K:4 any "$work/log" ||
+        fail "result against the plane's cells"
+    grep -q 'strategy: "plane"' "$work/result.yaml" || fail "strategy not recorded"
+    grep -q "complete: true" "$work/result.yaml" || fail "the run is not complete"
+    [ "$(cells "$work/log" | wc -l)" = 45 ] || fail "not 45 cells (2 x 3 x 7 + 3)"
+    for c in bcast allreduce; do
+        grep -qE "^acct-tune: $c plane of 3 x 7 cells: .*, 0 not decided$" "$work/log" ||
+            fail "$c: no plane summary with every cell decided"
+    done
+    "$acctctl" validate "$work/rules.yaml" || fail "rules file"
+    run 4 "${args[@]}" --out again.yaml >"$work/log2" 2>&1 || { cat "$work/log2"; fail "rerun failed"; }
+    grep -q ": 0 experiments run" "$work/log2" || fail "the rerun measured again: $(tail -1 "$work/log2")"
+    diff <(cells "$work/log") <(cells "$work/log2") || fail "the rerun decided differently"
+    out=$(run 4 --strategy plane --source model 2>&1)
+    [ $? = 2 ] && grep -q 'cannot run with --source model' <<<"$out" || fail "plane + model: $out"
     ;;
 *)
     fail "unknown case"

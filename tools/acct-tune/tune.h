@@ -44,6 +44,7 @@ enum tune_primary_mode {
     TUNE_PRIMARY_FULL = 0, /* every message size */
     TUNE_PRIMARY_REDUCED,  /* every stride-th size, interpolation between */
     TUNE_PRIMARY_USED,     /* only the points of --used */
+    TUNE_PRIMARY_PLANE,    /* the combination over each collective's plane (plane.h) */
 };
 
 /* One (collective, comm size, bytes) point of --used. */
@@ -64,6 +65,9 @@ struct tune_opts {
     enum tune_strategy strategy;      /* per point */
     enum tune_primary_mode primary;
     size_t stride;                    /* reduced */
+    size_t row_stride, col_stride;    /* plane: anchor rows / columns */
+    double keep;                      /* plane: < 0 every method, else within (1 + keep) */
+    double check;                     /* plane: 0 = off */
     struct tune_params params;
     double budget_s;                  /* 0 = none */
     int reps, warmup;
@@ -176,6 +180,10 @@ int tune_state_read(struct tune_state *s, const char *path, char *err, size_t er
 /* Sort the records for lookups (after loading or receiving them). */
 void tune_state_sort(struct tune_state *s);
 const struct tune_record *tune_state_find(const struct tune_state *s, const struct tune_record *key);
+/* In memory only (a run's own cache; f unused): insert r in order, or
+ * replace the record of its key. *cap: the allocated records. 0, or -1
+ * out of memory. */
+int tune_state_insert(struct tune_state *s, size_t *cap, const struct tune_record *r);
 
 /* ---- output (output.c) ------------------------------------------------------ */
 
@@ -193,10 +201,16 @@ struct tune_run_info {
 void tune_utc_now(char *buf, size_t len);
 
 /* Build the result of the records (in that order) and write --out, and
- * --rules / --ompi-rules when given; each file is written to a temporary
- * name, synced and renamed, then read back with the project's parsers.
+ * --rules / --ompi-rules when given. decided[0..ndecided-1]: decisions
+ * without a measurement (--strategy plane's interpolated cells: their
+ * coll, comm_size, bytes, alg, fanout, segment), which the decision maps
+ * take where a cell has no measurement (acct_dmap_decide). Each file is
+ * written to a temporary name, synced and renamed, then read back with the
+ * project's parsers.
  * Rank 0 only. Returns 0 or -1 with a message. */
 int tune_write_outputs(const struct tune_opts *o, const struct tune_run_info *run,
-                       const struct tune_record *recs, size_t nrecs, char *err, size_t errlen);
+                       const struct tune_record *recs, size_t nrecs,
+                       const struct tune_record *decided, size_t ndecided, char *err,
+                       size_t errlen);
 
 #endif

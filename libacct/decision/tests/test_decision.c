@@ -245,6 +245,41 @@ static void test_points(void)
     CHECK(st[ACCT_COLL_allreduce].leaves == 4);
     acct_rules_free(r);
     CHECK(acct_dmap_from_points(pts, 5, ACCT_COLL_bcast, &m, &d) == 0 && m == NULL);
+    /* decisions without a measurement (acct-tune --strategy plane's
+     * interpolated cells): a row of their own (8 ranks) and a cell that is
+     * also measured (the measurement wins); the hole at (16, 64 KiB) is
+     * filled from its nearest neighbour, which is now the decided cell of
+     * the row above (8 ranks), not a measured one */
+    struct acct_result_point dc[3];
+    memset(dc, 0, sizeof(dc));
+    const struct { int p; uint64_t b; const char *alg; uint64_t seg; } di[3] = {
+        { 8, 1024, "segmented_ring", 4096 }, { 8, 65536, "segmented_ring", 8192 },
+        { 4, 1024, "ring", 0 },
+    };
+    for (int i = 0; i < 3; i++) {
+        dc[i].coll = ACCT_COLL_allreduce;
+        dc[i].comm_size = di[i].p;
+        dc[i].bytes = di[i].b;
+        dc[i].d = dec(ACCT_COLL_allreduce, di[i].alg, di[i].seg, 0);
+        dc[i].median_us = -1; /* ignored */
+    }
+    CHECK(acct_dmap_from_points_decided(pts, 5, dc, 3, ACCT_COLL_allreduce, &m, &d) == 0 &&
+          m != NULL);
+    if (m != NULL) {
+        CHECK(m->ncomm == 3 && m->nbytes == 3 && m->nmethods == 4);
+        size_t i8 = acct_dmap_row(m, 8), i16 = acct_dmap_row(m, 16);
+        size_t j1k = acct_dmap_col(m, 1024), j64k = acct_dmap_col(m, 65536);
+        const struct acct_decision *b8 = &m->methods[m->best[i8 * m->nbytes + j1k]];
+        CHECK(strcmp(b8->alg->name, "segmented_ring") == 0 && b8->segment_bytes == 4096);
+        CHECK(!m->measured[i8 * m->nbytes + j1k]);
+        /* measured recursive_doubling (40 us) beats the decided ring */
+        CHECK(strcmp(m->methods[m->best[acct_dmap_row(m, 4) * m->nbytes + j1k]].alg->name,
+                     "recursive_doubling") == 0);
+        const struct acct_decision *h = &m->methods[m->best[i16 * m->nbytes + j64k]];
+        CHECK(strcmp(h->alg->name, "segmented_ring") == 0 && h->segment_bytes == 8192);
+        acct_dmap_free(m);
+    }
+    CHECK(acct_dmap_decide(NULL, 0, 0, 0) == ACCT_RULES_EINVAL);
     pts[2].median_us = -5;
     CHECK(acct_dmap_from_points(pts, 5, ACCT_COLL_allreduce, &m, &d) == ACCT_RULES_EINVAL);
     acct_diags_free(&d);

@@ -64,6 +64,8 @@ struct acct_dmap {
                      * (holes) take the decision of the nearest measured cell,
                      * see acct_dmap_finish */
     bool *measured; /* [i * nbytes + j]: at least one method was measured there */
+    int32_t *decided; /* [i * nbytes + j]: a decision given without a measurement
+                       * (acct_dmap_decide), -1 = none */
 };
 
 /* An empty map of the given grid and methods (every time "not measured").
@@ -79,7 +81,14 @@ int acct_dmap_create(enum acct_coll_id coll, const int *comm, size_t ncomm,
  * or not finite). A later value for the same (i, j, k) replaces the former. */
 int acct_dmap_set(struct acct_dmap *m, size_t i, size_t j, size_t k, double median_us);
 
-/* Compute best[] and fill holes: a cell without measurements takes the
+/* Give cell (i, j) method k as its decision without a measurement (a
+ * tuner's interpolation: acct-tune --strategy plane). A cell with
+ * measurements keeps its fastest one; a decided cell is no hole. Returns
+ * ACCT_RULES_EINVAL out of range. */
+int acct_dmap_decide(struct acct_dmap *m, size_t i, size_t j, size_t k);
+
+/* Compute best[] and fill holes: a cell without measurements (or a
+ * decision of acct_dmap_decide) takes the
  * decision of the nearest measured cell in index space (Manhattan distance,
  * by a breadth-first search from all measured cells in row-major order,
  * neighbours visited up, left, right, down; the first to reach a hole
@@ -94,6 +103,14 @@ int acct_dmap_finish(struct acct_dmap *m, struct acct_diags *diags);
 int acct_dmap_from_points(const struct acct_result_point *pts, size_t npts,
                           enum acct_coll_id coll, struct acct_dmap **out,
                           struct acct_diags *diags);
+
+/* The same with decisions without measurements: dec[0..ndec-1] (their
+ * coll, comm_size, bytes and d; times ignored) join the grid and the
+ * methods and are given with acct_dmap_decide. */
+int acct_dmap_from_points_decided(const struct acct_result_point *pts, size_t npts,
+                                  const struct acct_result_point *dec, size_t ndec,
+                                  enum acct_coll_id coll, struct acct_dmap **out,
+                                  struct acct_diags *diags);
 
 void acct_dmap_free(struct acct_dmap *m);
 
