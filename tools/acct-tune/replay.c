@@ -43,6 +43,7 @@ struct opts {
     uint64_t min_segment;
     int max_segments;
     bool model_report;
+    uint64_t min_bytes;  /* planes start at this message size (smaller points left out) */
     bool pen_min;        /* penalties on each experiment's minimum, not its median */
     double keep;         /* plane: a full search started from a hint measures only the
                           * methods within (1 + keep) of the hint cell's best there;
@@ -334,7 +335,7 @@ static int usage(void)
     fprintf(stderr,
             "usage: acct-tune-replay [--plogp FILE] [--row-stride N] [--col-stride N]\n"
             "         [--model-margin X] [--lookahead N] [--keep X] [--check X]\n"
-            "         [--penalty-on min|median] [--noise STATE2]\n"
+            "         [--penalty-on min|median] [--noise STATE2] [--min-bytes B]\n"
             "         [--model-report] [--report FILE] STATE\n");
     return 2;
 }
@@ -384,6 +385,9 @@ static int parse_args(int argc, char **argv, struct opts *o)
             o->check = v;
         else if (strcmp(a, "--keep") == 0 && more && (rc = num(a, argv[++i], 0, 1e6, &v)) == 0)
             o->keep = v;
+        else if (strcmp(a, "--min-bytes") == 0 && more &&
+                 (rc = num(a, argv[++i], 0, 1u << 30, &v)) == 0)
+            o->min_bytes = (uint64_t)v;
         else if (strcmp(a, "--penalty-on") == 0 && more)
             o->pen_min = strcmp(argv[++i], "min") == 0;
         else if (strcmp(a, "--model-report") == 0)
@@ -416,7 +420,7 @@ static size_t find_planes(const struct tune_state *st, const struct opts *o,
         /* message sizes and comm sizes present */
         for (size_t i = 0; i < st->n; i++) {
             const struct tune_record *r = &st->v[i];
-            if (r->coll != c)
+            if (r->coll != c || r->bytes < o->min_bytes)
                 continue;
             size_t k = 0;
             while (k < q->nm && q->m[k] != r->bytes)
@@ -745,9 +749,9 @@ int main(int argc, char **argv)
         printf("\n");
     }
     printf("%zu complete points; strides: %zu communicator sizes, %zu message sizes; "
-           "model margin %g; lookahead %d; keep %g; check %g; penalties on the %s\n\n", npoints,
-           o.row_stride, o.col_stride, o.model_margin, o.lookahead, o.keep, o.check,
-           o.pen_min ? "minimum" : "median");
+           "model margin %g; lookahead %d; keep %g; check %g; penalties on the %s; from %llu "
+           "bytes\n\n", npoints, o.row_stride, o.col_stride, o.model_margin, o.lookahead, o.keep,
+           o.check, o.pen_min ? "minimum" : "median", (unsigned long long)o.min_bytes);
     for (int s = 0; s < S_N; s++) {
         t[s] = (struct tally){ .name = names[s], .pen = malloc(MAX_PEN * sizeof(double)) };
         if (t[s].pen == NULL)
