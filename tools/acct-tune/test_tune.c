@@ -56,6 +56,18 @@ static void test_options(void)
               o.strategy == TUNE_HYBRID && strcmp(o.strategy_word, "hybrid") == 0,
           "--source hybrid implies the hybrid strategy");
     tune_opts_free(&o);
+    CHECK(parse("--strategy plane", 4, &o, err, sizeof(err)) == TUNE_EXIT_OK &&
+              o.primary == TUNE_PRIMARY_PLANE && o.strategy == TUNE_SMGD &&
+              o.row_stride == 2 && o.col_stride == 2 && o.keep < 0 && o.check == 0.2 &&
+              strcmp(o.strategy_word, "plane") == 0,
+          "--strategy plane and its defaults: %s", err);
+    tune_opts_free(&o);
+    CHECK(parse("--strategy plane --source hybrid --row-stride 3 --col-stride 4 --keep 0.5 "
+                "--check 0", 4, &o, err, sizeof(err)) == TUNE_EXIT_OK &&
+              o.strategy == TUNE_HYBRID && strcmp(o.strategy_word, "plane") == 0 &&
+              o.row_stride == 3 && o.col_stride == 4 && o.keep == 0.5 && o.check == 0.0,
+          "plane with hybrid searches keeps its word; strides, keep, check: %s", err);
+    tune_opts_free(&o);
     CHECK(parse("--source model --plogp-out p.txt", 4, &o, err, sizeof(err)) == TUNE_EXIT_OK &&
               o.plogp_out != NULL && strcmp(o.plogp_out, "p.txt") == 0,
           "--plogp-out with --source model");
@@ -76,6 +88,11 @@ static void test_options(void)
         { "--bogus", "unknown option --bogus" },
         { "--out", "option --out needs a value" },
         { "--max-bytes 4G", "does not fit an MPI count" },
+        { "--strategy plane --source model", "--strategy plane measures" },
+        { "--row-stride 0", "--row-stride: \"0\" is not an integer" },
+        { "--col-stride 65", "--col-stride: \"65\" is not an integer" },
+        { "--keep -1", "--keep: \"-1\"" },
+        { "--check x", "--check: \"x\"" },
     };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         err[0] = '\0';
