@@ -354,12 +354,23 @@ static void *buf_alloc(size_t bytes, int *ok)
     return p;
 }
 
-/* Buffers for the largest size; the proxy communicator; the methods. */
+/* The benchmark of x->coll, this rank's place in x->comm, buffers for the
+ * largest size, the proxy communicator, the methods. */
 static int comm_setup(struct tune_ctx *x)
 {
     int ok = 1, all_ok = 0, ovf = 0;
     uint64_t max_m = 0;
     struct bench_call *c = &x->call;
+
+    x->bcoll = bench_coll_find(acct_coll_name(x->coll));
+    PMPI_Comm_rank(x->comm, &x->rank);
+    PMPI_Comm_size(x->comm, &x->size);
+    x->proxy_comm = MPI_COMM_NULL; /* comm_teardown frees it */
+    x->proxy_comm_valid = false;
+    if (x->bcoll == NULL) {
+        snprintf(x->err, sizeof(x->err), "no benchmark for %s", acct_coll_name(x->coll));
+        return TUNE_EFAIL;
+    }
 
     for (size_t i = 0; i < x->nsizes; i++)
         max_m = x->sizes[i] > max_m ? x->sizes[i] : max_m;
@@ -438,14 +449,9 @@ int tune_comm(struct tune_ctx *x)
     int rc = TUNE_OK;
     struct tune_result *res = NULL;
 
-    x->bcoll = bench_coll_find(acct_coll_name(x->coll));
-    PMPI_Comm_rank(x->comm, &x->rank);
-    PMPI_Comm_size(x->comm, &x->size);
-    if (x->bcoll == NULL) {
-        snprintf(x->err, sizeof(x->err), "no benchmark for %s", acct_coll_name(x->coll));
-        return TUNE_EFAIL;
-    }
     rc = comm_setup(x);
+    if (x->bcoll == NULL)
+        return rc;
     x->ecomm = x->comm;
     x->esize = x->size;
     res = calloc(x->nsizes, sizeof(*res));
@@ -557,14 +563,9 @@ int tune_plane(struct tune_ctx *x, const int *p, size_t nrows)
     struct tune_plane_cell *cells = NULL;
     struct plane_mpi s = { .x = x, .p = p };
 
-    x->bcoll = bench_coll_find(acct_coll_name(x->coll));
-    PMPI_Comm_rank(x->comm, &x->rank);
-    PMPI_Comm_size(x->comm, &x->size);
-    if (x->bcoll == NULL) {
-        snprintf(x->err, sizeof(x->err), "no benchmark for %s", acct_coll_name(x->coll));
-        return TUNE_EFAIL;
-    }
     rc = comm_setup(x); /* buffers for the largest row: x->comm */
+    if (x->bcoll == NULL)
+        return rc;
     own = x->methods;
     nown = x->nmethods;
     s.rows = calloc(nrows, sizeof(*s.rows));

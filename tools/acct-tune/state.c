@@ -68,35 +68,6 @@ const struct tune_record *tune_state_find(const struct tune_state *s, const stru
     return s->n > 0 ? bsearch(key, s->v, s->n, sizeof(*s->v), cmp_rec) : NULL;
 }
 
-int tune_state_insert(struct tune_state *s, size_t *cap, const struct tune_record *r)
-{
-    size_t lo = 0, hi = s->n;
-
-    while (lo < hi) { /* the first record not below r */
-        size_t mid = lo + (hi - lo) / 2;
-        if (cmp_rec(&s->v[mid], r) < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    if (lo < s->n && cmp_rec(&s->v[lo], r) == 0) {
-        s->v[lo] = *r;
-        return 0;
-    }
-    if (s->n == *cap) {
-        size_t c = *cap ? 2 * *cap : 256;
-        struct tune_record *nv = realloc(s->v, c * sizeof(*nv));
-        if (nv == NULL)
-            return -1;
-        s->v = nv;
-        *cap = c;
-    }
-    memmove(&s->v[lo + 1], &s->v[lo], (s->n - lo) * sizeof(*s->v));
-    s->v[lo] = *r;
-    s->n++;
-    return 0;
-}
-
 static int format_record(const struct tune_record *r, char *buf, size_t len)
 {
     const struct acct_alg *a = &acct_algs[r->alg];
@@ -152,6 +123,28 @@ static int add_record(struct tune_state *s, size_t *cap, const struct tune_recor
         *cap = c;
     }
     s->v[s->n++] = *r;
+    return 0;
+}
+
+int tune_state_insert(struct tune_state *s, size_t *cap, const struct tune_record *r)
+{
+    size_t lo = 0, hi = s->n;
+
+    while (lo < hi) { /* the first record not below r */
+        size_t mid = lo + (hi - lo) / 2;
+        if (cmp_rec(&s->v[mid], r) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < s->n && cmp_rec(&s->v[lo], r) == 0) {
+        s->v[lo] = *r;
+        return 0;
+    }
+    if (add_record(s, cap, r) != 0) /* appended: moved into its place below */
+        return -1;
+    memmove(&s->v[lo + 1], &s->v[lo], (s->n - 1 - lo) * sizeof(*s->v));
+    s->v[lo] = *r;
     return 0;
 }
 
