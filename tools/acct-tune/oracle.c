@@ -329,12 +329,19 @@ static void progress(struct tune_ctx *x, uint64_t m, const struct tune_result *r
 {
     struct acct_decision d;
     char how[64];
+    /* --strategy reduced: a size decided by its neighbours (nothing
+     * evaluated) has their method; its segment index is theirs, not one
+     * of x->segs (which are the last searched size's), so only the method */
+    bool interpolated = r->evals + r->proxy_evals + r->model_evals == 0;
 
     if (r->found) {
         d = x->methods[r->method].d;
-        d.segment_bytes = x->segs[r->seg];
+        d.segment_bytes = interpolated ? 0 : x->segs[r->seg];
     }
-    snprintf(how, sizeof(how), "%zu evaluations", r->evals + r->proxy_evals);
+    if (interpolated)
+        snprintf(how, sizeof(how), "interpolated (method only)");
+    else
+        snprintf(how, sizeof(how), "%zu evaluations", r->evals + r->proxy_evals);
     progress_line(x, m, r->found ? &d : NULL, r->complete, how);
 }
 
