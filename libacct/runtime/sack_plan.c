@@ -359,16 +359,37 @@ double sack_model_finish(const struct sack_tree *t, const int *rank_of_pos, cons
     return fin;
 }
 
+/* The judges' frame: the arguments checked, the plan of fill made and the
+ * arrival order / rank-of-position arrays allocated (NULL if out of memory:
+ * the judge then says -2). 0, or -2 with nothing to release. */
+static int judge_begin(const struct sack_tree *t, enum sack_fill fill, int root, double h,
+                       double s, struct sack_plan *p, int **order, int **rop)
+{
+    const int n = t->size;
+    if (n < 1 || root < 0 || root >= n || !(h > 0) || !(s > 0) || s > h ||
+        sack_plan_init(p, t, fill) != 0)
+        return -2;
+    *order = malloc((size_t)n * sizeof **order);
+    *rop = malloc((size_t)n * sizeof **rop);
+    return 0;
+}
+
+static int judge_end(struct sack_plan *p, int *order, int *rop, int rc)
+{
+    free(order);
+    free(rop);
+    sack_plan_fini(p);
+    return rc;
+}
+
 int sack_auto_judge(const struct sack_tree *t, enum sack_fill fill, int root, const double *arrive,
                     double h, double s, double *gain, double *cost)
 {
     struct sack_plan p;
     const int n = t->size;
-    int rc = -2;
-    if (n < 1 || root < 0 || root >= n || !(h > 0) || !(s > 0) || s > h ||
-        sack_plan_init(&p, t, fill) != 0)
+    int rc = -2, *order = NULL, *rop = NULL;
+    if (judge_begin(t, fill, root, h, s, &p, &order, &rop) != 0)
         return -2;
-    int *order = malloc((size_t)n * sizeof *order), *rop = malloc((size_t)n * sizeof *rop);
     if (order != NULL && rop != NULL && sack_plan_defer_leaves(&p) == 0) {
         double last = arrival_order(n, root, arrive, order), t_leaves = 0;
         /* the leaves are placed when the last position with children is */
@@ -381,10 +402,7 @@ int sack_auto_judge(const struct sack_tree *t, enum sack_fill fill, int root, co
                         : -1;
         rc = vote_of(ts, tr, last, gain, cost);
     }
-    free(order);
-    free(rop);
-    sack_plan_fini(&p);
-    return rc;
+    return judge_end(&p, order, rop, rc);
 }
 
 double sack_model_up_finish(const struct sack_tree *t, const int *rank_of_pos,
@@ -443,11 +461,9 @@ int sack_auto_judge_up(const struct sack_tree *t, enum sack_fill fill, int root,
 {
     struct sack_plan p;
     const int n = t->size;
-    int rc = -2;
-    if (n < 1 || root < 0 || root >= n || !(h > 0) || !(s > 0) || s > h ||
-        sack_plan_init(&p, t, fill) != 0)
+    int rc = -2, *order = NULL, *rop = NULL;
+    if (judge_begin(t, fill, root, h, s, &p, &order, &rop) != 0)
         return -2;
-    int *order = malloc((size_t)n * sizeof *order), *rop = malloc((size_t)n * sizeof *rop);
     if (order != NULL && rop != NULL) {
         double last = arrival_order(n, root, arrive, order);
         static_map(n, root, rop);
@@ -457,10 +473,7 @@ int sack_auto_judge_up(const struct sack_tree *t, enum sack_fill fill, int root,
                         : -1;
         rc = vote_of(ts, tr, last, gain, cost);
     }
-    free(order);
-    free(rop);
-    sack_plan_fini(&p);
-    return rc;
+    return judge_end(&p, order, rop, rc);
 }
 
 bool sack_auto_feed(struct sack_auto_hist *h, int vote)
