@@ -332,7 +332,7 @@ static void progress(struct tune_ctx *x, uint64_t m, const struct tune_result *r
     /* --strategy reduced: a size decided by its neighbours (nothing
      * evaluated) has their method; its segment index is theirs, not one
      * of x->segs (which are the last searched size's), so only the method */
-    bool interpolated = r->evals + r->proxy_evals + r->model_evals == 0;
+    bool interpolated = r->found && r->evals + r->proxy_evals + r->model_evals == 0;
 
     if (r->found) {
         d = x->methods[r->method].d;
@@ -546,8 +546,6 @@ static int plane_rows(struct tune_ctx *x, struct plane_mpi *s, size_t nrows)
 {
     int ok = s->rows != NULL && s->methods != NULL && s->nmethods != NULL;
 
-    for (size_t r = 0; s->rows != NULL && r < nrows; r++)
-        s->rows[r] = MPI_COMM_NULL;
     for (size_t r = 0; r < nrows && oracle_ready(x, ok); r++) {
         /* MPI_ (not PMPI_): libacct attaches its per-communicator state */
         ok = MPI_Comm_split(x->comm, x->rank < s->p[r] ? 0 : MPI_UNDEFINED, x->rank,
@@ -576,6 +574,9 @@ int tune_plane(struct tune_ctx *x, const int *p, size_t nrows)
     own = x->methods;
     nown = x->nmethods;
     s.rows = calloc(nrows, sizeof(*s.rows));
+    /* the rows are freed below whatever fails; Open MPI's null is not 0 */
+    for (size_t r = 0; s.rows != NULL && r < nrows; r++)
+        s.rows[r] = MPI_COMM_NULL;
     s.methods = calloc(nrows, sizeof(*s.methods));
     s.nmethods = calloc(nrows, sizeof(*s.nmethods));
     ncols = calloc(nrows, sizeof(*ncols));
