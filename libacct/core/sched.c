@@ -161,7 +161,7 @@ static bool touches(const struct acct_step *st, const struct acct_ref *r)
 }
 
 /* Checking a pair of rounds costs their product; beyond this, nothing is
- * marked early (such rounds are many messages of one phase anyway). */
+ * marked early or lazy (such rounds are many messages of one phase anyway). */
 #define EARLY_MAX_PAIRS (1u << 16)
 
 /* Does round [first, end) receive from peer? */
@@ -200,15 +200,81 @@ static void mark_early(struct acct_sched *s, uint32_t r)
     }
 }
 
+enum writer { LOCAL_STEPS, RECEIVES, EARLY_RECEIVES };
+
+/* Does any step of round r of the given kind write into x? */
+static bool written(const struct acct_sched *s, uint32_t r, enum writer w, const struct acct_ref *x)
+{
+    uint32_t first, end;
+    acct_sched_round_steps(s, r, &first, &end);
+    for (uint32_t j = first; j < end; j++) {
+        const struct acct_step *st = &s->steps[j];
+        bool local = st->kind == ACCT_STEP_REDUCE || st->kind == ACCT_STEP_COPY;
+        if (w == LOCAL_STEPS ? local && overlaps(&st->b, x)
+                             : st->kind == ACCT_STEP_RECV && (w == RECEIVES || st->early) &&
+                                   overlaps(&st->a, x))
+            return true;
+    }
+    return false;
+}
+
+/* Does round [first, end) send to peer? */
+static bool sends_to(const struct acct_sched *s, uint32_t first, uint32_t end, int32_t peer)
+{
+    for (uint32_t j = first; j < end; j++)
+        if (s->steps[j].kind == ACCT_STEP_SEND && s->steps[j].peer == peer)
+            return true;
+    return false;
+}
+
+/* Round r's sends that may complete during round r+1 (acct/sched.h): the
+ * round has local steps, round r+1 sends only to peers round r sends to
+ * (deferring the wait must not let a new peer's data share the outbound
+ * link with round r's: the wait paces the sends of bruck or recursive
+ * doubling, as the peer rule of early receives paces their receives), and
+ * neither round r's local steps, round r+1's receives nor round r+2's early
+ * receives write into the send's slice. */
+static void mark_lazy(struct acct_sched *s, uint32_t r)
+{
+    uint32_t first, end, later = 0;
+    bool local = false;
+    acct_sched_round_steps(s, r, &first, &end);
+    for (uint32_t i = first; i < end; i++)
+        local |= s->steps[i].kind == ACCT_STEP_REDUCE || s->steps[i].kind == ACCT_STEP_COPY;
+    for (uint32_t q = r + 1; q <= r + 2 && q < s->nrounds; q++) {
+        uint32_t f, e;
+        acct_sched_round_steps(s, q, &f, &e);
+        later += e - f;
+    }
+    if (!local || (uint64_t)(end - first) * (end - first + later) > EARLY_MAX_PAIRS)
+        return;
+    if (r + 1 < s->nrounds) {
+        uint32_t nf, ne;
+        acct_sched_round_steps(s, r + 1, &nf, &ne);
+        for (uint32_t j = nf; j < ne; j++)
+            if (s->steps[j].kind == ACCT_STEP_SEND && !sends_to(s, first, end, s->steps[j].peer))
+                return;
+    }
+    for (uint32_t i = first; i < end; i++) {
+        struct acct_step *st = &s->steps[i];
+        if (st->kind == ACCT_STEP_SEND && !written(s, r, LOCAL_STEPS, &st->a) &&
+            !(r + 1 < s->nrounds && written(s, r + 1, RECEIVES, &st->a)) &&
+            !(r + 2 < s->nrounds && written(s, r + 2, EARLY_RECEIVES, &st->a)))
+            st->lazy = 1;
+    }
+}
+
 int acct_sched_finish(struct acct_sched *s)
 {
     acct_sched_round(s);
     if (s->error)
         return s->error;
     for (uint32_t i = 0; i < s->nsteps; i++)
-        s->steps[i].early = 0;
+        s->steps[i].early = s->steps[i].lazy = 0;
     for (uint32_t r = 1; r < s->nrounds; r++)
         mark_early(s, r);
+    for (uint32_t r = 0; r < s->nrounds; r++) /* after every early mark */
+        mark_lazy(s, r);
     return 0;
 }
 

@@ -4,10 +4,13 @@
  * Round r: post every RECV not yet posted, then every SEND, of the round (in
  * schedule order within each kind, which keeps MPI's per-pair ordering);
  * post round r+1's early RECVs (acct/sched.h: they touch nothing round r
- * touches); wait for round r's requests; run round r's REDUCE and COPY
- * steps in order. Requests of two consecutive rounds live in two halves of
- * the request array. ACCT_EXEC_EARLY=0 turns the early receives off (for
- * A/B measurements; ranks may differ, matching is the same either way). */
+ * touches); wait for round r's requests except its lazy SENDs, and for round
+ * r-1's lazy SENDs; run round r's REDUCE and COPY steps in order. The
+ * request array has four quarters: the requests of two consecutive rounds
+ * (a round's own and the next round's early receives) and the lazy sends of
+ * two consecutive rounds. ACCT_EXEC_EARLY=0 turns the early receives off,
+ * ACCT_EXEC_LAZY=0 the lazy sends (for A/B measurements; ranks may differ,
+ * matching is the same either way). */
 #include "exec.h"
 
 #include <stdatomic.h>
@@ -80,7 +83,7 @@ static int setup_reqs(const struct acct_sched *s, struct rt_scratch *sc)
         if (n > most)
             most = n;
     }
-    most *= 2; /* this round's and the next round's early receives */
+    most *= 4; /* two rounds' requests, two rounds' lazy sends (the top) */
     if (most > sc->nreqs) {
         MPI_Request *p = realloc(sc->reqs, most * sizeof *p);
         if (p == NULL)
@@ -121,15 +124,14 @@ static int local_step(const struct acct_step *st, const struct rt_bufs *b, MPI_O
                          comm, MPI_STATUS_IGNORE);
 }
 
-/* Early receives on unless ACCT_EXEC_EARLY=0 (read once). */
-static int early_enabled(void)
+/* A switch that is on unless the environment variable is "0" (read once). */
+static bool switch_on(atomic_int *cache, const char *var)
 {
-    static atomic_int on = -1;
-    int v = atomic_load_explicit(&on, memory_order_relaxed);
+    int v = atomic_load_explicit(cache, memory_order_relaxed);
     if (v < 0) {
-        const char *e = getenv("ACCT_EXEC_EARLY");
+        const char *e = getenv(var);
         v = !(e != NULL && strcmp(e, "0") == 0);
-        atomic_store_explicit(&on, v, memory_order_relaxed);
+        atomic_store_explicit(cache, v, memory_order_relaxed);
     }
     return v;
 }
@@ -149,13 +151,18 @@ int rt_exec(const struct acct_sched *s, struct rt_bufs *b, MPI_Op op, MPI_Comm c
         (rc = setup_reqs(s, sc)) != MPI_SUCCESS)
         return rc == MPI_ERR_TYPE ? rc : MPI_ERR_NO_MEM;
 
-    const bool early = early_enabled();
-    const size_t halfreqs = sc->nreqs / 2;
-    int npre = 0; /* requests of this round already posted (its early receives) */
+    static atomic_int early_cache = -1, lazy_cache = -1;
+    const bool early = switch_on(&early_cache, "ACCT_EXEC_EARLY");
+    const bool lazy = switch_on(&lazy_cache, "ACCT_EXEC_LAZY");
+    const size_t quarter = sc->nreqs / 4;
+    int npre = 0;             /* requests of this round already posted (its early receives) */
+    int nlazy[2] = {0, 0};    /* lazy sends in flight, by round parity */
     for (uint32_t r = 0; r < s->nrounds && rc == MPI_SUCCESS; r++) {
         uint32_t first, end;
-        MPI_Request *reqs = sc->reqs + (r % 2) * halfreqs;
-        MPI_Request *next = sc->reqs + ((r + 1) % 2) * halfreqs;
+        MPI_Request *reqs = sc->reqs + (r % 2) * quarter;
+        MPI_Request *next = sc->reqs + ((r + 1) % 2) * quarter;
+        MPI_Request *lazies = sc->reqs + (2 + r % 2) * quarter;
+        MPI_Request *prev_lazies = sc->reqs + (2 + (r + 1) % 2) * quarter;
         int n = npre;
         npre = 0;
         acct_sched_round_steps(s, r, &first, &end);
@@ -166,7 +173,8 @@ int rt_exec(const struct acct_sched *s, struct rt_bufs *b, MPI_Op op, MPI_Comm c
                     rc = post_recv(st, b, comm, tag, &reqs[n++]);
                 else if (pass == 1 && st->kind == ACCT_STEP_SEND)
                     rc = PMPI_Isend(ref_ptr(b, &st->a), (int)st->a.count, b->type[st->a.buf],
-                                    st->peer, tag, comm, &reqs[n++]);
+                                    st->peer, tag, comm,
+                                    lazy && st->lazy ? &lazies[nlazy[r % 2]++] : &reqs[n++]);
             }
         if (early && r + 1 < s->nrounds && rc == MPI_SUCCESS) {
             uint32_t nfirst, nend;
@@ -177,12 +185,18 @@ int rt_exec(const struct acct_sched *s, struct rt_bufs *b, MPI_Op op, MPI_Comm c
         }
         if (n > 0 && rc == MPI_SUCCESS)
             rc = PMPI_Waitall(n, reqs, MPI_STATUSES_IGNORE);
+        if (nlazy[(r + 1) % 2] > 0 && rc == MPI_SUCCESS)
+            rc = PMPI_Waitall(nlazy[(r + 1) % 2], prev_lazies, MPI_STATUSES_IGNORE);
+        nlazy[(r + 1) % 2] = 0;
         for (uint32_t i = first; i < end && rc == MPI_SUCCESS; i++) {
             const struct acct_step *st = &s->steps[i];
             if (st->kind == ACCT_STEP_REDUCE || st->kind == ACCT_STEP_COPY)
                 rc = local_step(st, b, op, comm, tag);
         }
     }
+    for (int i = 0; i < 2 && rc == MPI_SUCCESS; i++) /* the last round's lazy sends */
+        if (nlazy[i] > 0)
+            rc = PMPI_Waitall(nlazy[i], sc->reqs + (2 + i) * quarter, MPI_STATUSES_IGNORE);
     return rc;
 }
 

@@ -1,11 +1,15 @@
-/* Schedules' early receives (acct/sched.h): acct_sched_finish() marks a
- * RECV of round r+1 early only when nothing of round r reads or writes its
- * slice, round r also receives from its peer, and only as a prefix of the
- * round's receives (so an executor that
- * posts them during round r keeps every receive in schedule order). Hand
- * cases for each kind of conflict, then every registered algorithm over a
- * sweep of shapes against an independent check, and the pipelines that
- * must profit. */
+/* Schedules' early receives and lazy sends (acct/sched.h):
+ * acct_sched_finish() marks a RECV of round r+1 early only when nothing of
+ * round r reads or writes its slice, round r also receives from its peer,
+ * and only as a prefix of the round's receives (so an executor that posts
+ * them during round r keeps every receive in schedule order); it marks a
+ * SEND of round r lazy only when round r has local steps, round r+1 sends
+ * to no new peer, and nothing written before the send is waited for (round
+ * r's local steps, round r+1's receives, round r+2's early receives)
+ * overlaps its slice. Hand cases for
+ * each kind of conflict, then every registered algorithm over a sweep of
+ * shapes against an independent check, and the pipelines that must
+ * profit. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -26,6 +30,122 @@ static const char *early_string(const struct acct_sched *s, char *buf, size_t le
             buf[n++] = s->steps[i].early ? '1' : '0';
     buf[n] = '\0';
     return buf;
+}
+
+/* Lazy flags of the schedule's SEND steps, in order. */
+static const char *lazy_string(const struct acct_sched *s, char *buf, size_t len)
+{
+    size_t n = 0;
+    for (uint32_t i = 0; i < s->nsteps && n + 1 < len; i++)
+        if (s->steps[i].kind == ACCT_STEP_SEND)
+            buf[n++] = s->steps[i].lazy ? '1' : '0';
+    buf[n] = '\0';
+    return buf;
+}
+
+/* A reduce pipeline's middle rank over nseg segments of 8 elements with
+ * `sets` scratch slot sets: round k receives segment k into slot set k %
+ * sets, sends segment k-1 to the parent and adds its own segment k. */
+static void reduce_middle(struct acct_sched *s, int nseg, int sets)
+{
+    acct_sched_reset(s);
+    for (int k = 0; k <= nseg; k++) {
+        if (k < nseg)
+            acct_sched_recv(s, 2, ACCT_BUF_TMP0, (uint64_t)(k % sets) * 8, 8);
+        if (k > 0)
+            acct_sched_send(s, 0, ACCT_BUF_TMP0, (uint64_t)((k - 1) % sets) * 8, 8);
+        if (k < nseg)
+            acct_sched_reduce(s, ACCT_BUF_SEND, (uint64_t)k * 8, ACCT_BUF_TMP0,
+                              (uint64_t)(k % sets) * 8, 8);
+    }
+}
+
+static void test_lazy_hand_cases(void **state)
+{
+    (void)state;
+    struct acct_sched s;
+    char buf[64];
+    acct_sched_init(&s);
+
+    /* Four slot sets: every send whose round reduces is lazy; the last
+     * round only sends, and keeps its send. */
+    reduce_middle(&s, 6, 4);
+    assert_int_equal(acct_sched_finish(&s), 0);
+    assert_string_equal(early_string(&s, buf, sizeof buf), "011111");
+    assert_string_equal(lazy_string(&s, buf, sizeof buf), "111110");
+
+    /* Three: segment k+3's early receive (round k+3, posted during round
+     * k+2) lands in the slot round k+1 sends from; only the sends with no
+     * such receive two rounds on stay lazy. Two: the next round's receive. */
+    reduce_middle(&s, 6, 3);
+    assert_int_equal(acct_sched_finish(&s), 0);
+    assert_string_equal(lazy_string(&s, buf, sizeof buf), "000110");
+    reduce_middle(&s, 6, 2);
+    assert_int_equal(acct_sched_finish(&s), 0);
+    assert_string_equal(lazy_string(&s, buf, sizeof buf), "000010");
+
+    /* A round without local steps paces its sends: never lazy. */
+    acct_sched_reset(&s);
+    acct_sched_send(&s, 1, ACCT_BUF_SEND, 0, 8);
+    acct_sched_send(&s, 2, ACCT_BUF_SEND, 8, 8);
+    acct_sched_round(&s);
+    acct_sched_send(&s, 3, ACCT_BUF_SEND, 16, 8);
+    assert_int_equal(acct_sched_finish(&s), 0);
+    assert_string_equal(lazy_string(&s, buf, sizeof buf), "000");
+
+    /* Recursive doubling: the round's reduction writes what it sends. A
+     * local step that only reads the slice does not conflict. */
+    acct_sched_reset(&s);
+    acct_sched_send(&s, 1, ACCT_BUF_RECV, 0, 8);
+    acct_sched_recv(&s, 1, ACCT_BUF_TMP0, 0, 8);
+    acct_sched_reduce(&s, ACCT_BUF_TMP0, 0, ACCT_BUF_RECV, 4, 4);
+    acct_sched_send(&s, 2, ACCT_BUF_RECV, 0, 8);
+    acct_sched_recv(&s, 2, ACCT_BUF_TMP0, 0, 8);
+    acct_sched_reduce(&s, ACCT_BUF_RECV, 0, ACCT_BUF_TMP1, 0, 8);
+    assert_int_equal(acct_sched_finish(&s), 0);
+    assert_string_equal(lazy_string(&s, buf, sizeof buf), "01");
+
+    /* A next round that sends to a new peer keeps the sends waited. */
+    for (int peer = 1; peer <= 2; peer++) {
+        acct_sched_reset(&s);
+        acct_sched_send(&s, 1, ACCT_BUF_SEND, 0, 8);
+        acct_sched_copy(&s, ACCT_BUF_SEND, 0, 8, ACCT_BUF_RECV, 0, 8);
+        acct_sched_send(&s, peer, ACCT_BUF_SEND, 8, 8);
+        acct_sched_send(&s, 1, ACCT_BUF_SEND, 16, 8);
+        assert_int_equal(acct_sched_finish(&s), 0);
+        assert_string_equal(lazy_string(&s, buf, sizeof buf), peer == 1 ? "100" : "000");
+    }
+
+    /* The next round's receive, early or not, into the sent slice blocks
+     * it; a receive two rounds on blocks it only if early. */
+    acct_sched_reset(&s);
+    acct_sched_send(&s, 1, ACCT_BUF_RECV, 0, 8);
+    acct_sched_copy(&s, ACCT_BUF_SEND, 0, 8, ACCT_BUF_TMP0, 0, 8);
+    acct_sched_recv(&s, 3, ACCT_BUF_RECV, 7, 2); /* round 1, not early */
+    acct_sched_copy(&s, ACCT_BUF_SEND, 0, 8, ACCT_BUF_TMP1, 0, 8);
+    assert_int_equal(acct_sched_finish(&s), 0);
+    assert_string_equal(early_string(&s, buf, sizeof buf), "0");
+    assert_string_equal(lazy_string(&s, buf, sizeof buf), "0");
+    for (int peer = 1; peer <= 2; peer++) { /* peer 1 is early in round 2 */
+        acct_sched_reset(&s);
+        acct_sched_send(&s, 1, ACCT_BUF_RECV, 0, 8);
+        acct_sched_copy(&s, ACCT_BUF_SEND, 0, 8, ACCT_BUF_TMP0, 0, 8);
+        acct_sched_recv(&s, 1, ACCT_BUF_TMP1, 0, 8);
+        acct_sched_copy(&s, ACCT_BUF_SEND, 0, 8, ACCT_BUF_TMP0, 8, 8);
+        acct_sched_recv(&s, peer, ACCT_BUF_RECV, 0, 8);
+        assert_int_equal(acct_sched_finish(&s), 0);
+        assert_string_equal(early_string(&s, buf, sizeof buf), peer == 1 ? "01" : "00");
+        assert_string_equal(lazy_string(&s, buf, sizeof buf), peer == 1 ? "0" : "1");
+    }
+
+    /* Reset and rebuild: no stale flags. */
+    reduce_middle(&s, 3, 4);
+    assert_int_equal(acct_sched_finish(&s), 0);
+    acct_sched_reset(&s);
+    acct_sched_send(&s, 1, ACCT_BUF_SEND, 0, 8);
+    assert_int_equal(acct_sched_finish(&s), 0);
+    assert_string_equal(lazy_string(&s, buf, sizeof buf), "0");
+    acct_sched_free(&s);
 }
 
 static void test_hand_cases(void **state)
@@ -104,8 +224,9 @@ static void test_hand_cases(void **state)
     assert_int_equal(acct_sched_finish(&s), 0);
     assert_string_equal(early_string(&s, buf, sizeof buf), "00100");
 
-    /* Only the previous round counts (round r-2 is complete by then); a
-     * zero-count receive touches nothing. */
+    /* Only the previous round counts (round r-2 is complete by then, but
+     * for lazy sends, which check round r+2 themselves); a zero-count
+     * receive touches nothing. */
     acct_sched_reset(&s);
     acct_sched_send(&s, 1, ACCT_BUF_RECV, 0, 8);
     acct_sched_round(&s);
@@ -133,10 +254,47 @@ static bool overlap(const struct acct_ref *x, const struct acct_ref *y)
            y->off < x->off + x->count;
 }
 
-/* The promise, checked step by step: an early RECV is in round r >= 1, every
+/* A lazy SEND of round r: the round has a local step, none of them writes
+ * its slice, no RECV of round r+1 and no early RECV of round r+2 does, and
+ * round r sends to every peer that round r+1 sends to. */
+static void check_lazy(const struct acct_sched *s, uint32_t r, const struct acct_step *st)
+{
+    uint32_t rf, re;
+    acct_sched_round_steps(s, r, &rf, &re);
+    if (r + 1 < s->nrounds) {
+        uint32_t first, end;
+        acct_sched_round_steps(s, r + 1, &first, &end);
+        for (uint32_t j = first; j < end; j++) {
+            bool known = false;
+            for (uint32_t i = rf; i < re; i++)
+                known |= s->steps[i].kind == ACCT_STEP_SEND && s->steps[i].peer == s->steps[j].peer;
+            assert_true(s->steps[j].kind != ACCT_STEP_SEND || known);
+        }
+    }
+    bool local = false;
+    for (uint32_t q = r; q <= r + 2 && q < s->nrounds; q++) {
+        uint32_t first, end;
+        acct_sched_round_steps(s, q, &first, &end);
+        for (uint32_t j = first; j < end; j++) {
+            const struct acct_step *x = &s->steps[j];
+            bool writes_b = x->kind == ACCT_STEP_REDUCE || x->kind == ACCT_STEP_COPY;
+            if (q == r) {
+                local |= writes_b;
+                assert_false(writes_b && overlap(&x->b, &st->a));
+            } else if (x->kind == ACCT_STEP_RECV && (q == r + 1 || x->early)) {
+                assert_false(overlap(&x->a, &st->a));
+            }
+        }
+    }
+    assert_true(local);
+}
+
+/* The promises, checked step by step: an early RECV is in round r >= 1, every
  * RECV before it in its round is early, round r-1 receives from its peer,
- * and no step of round r-1 reads or writes its slice. Returns the number of early receives. */
-static unsigned check_schedule(const struct acct_sched *s)
+ * and no step of round r-1 reads or writes its slice; a lazy step is a SEND
+ * that check_lazy accepts. Returns the number of early receives; adds the
+ * lazy sends to *lazy. */
+static unsigned check_schedule(const struct acct_sched *s, unsigned *lazy)
 {
     unsigned n = 0;
     for (uint32_t r = 0; r < s->nrounds; r++) {
@@ -147,6 +305,11 @@ static unsigned check_schedule(const struct acct_sched *s)
             acct_sched_round_steps(s, r - 1, &pf, &pe);
         for (uint32_t i = first; i < end; i++) {
             const struct acct_step *st = &s->steps[i];
+            if (st->lazy) {
+                assert_int_equal(st->kind, ACCT_STEP_SEND);
+                check_lazy(s, r, st);
+                ++*lazy;
+            }
             if (st->kind != ACCT_STEP_RECV) {
                 assert_int_equal(st->early, 0);
                 continue;
@@ -179,7 +342,7 @@ static void test_every_algorithm(void **state)
     static const uint64_t counts[] = {1000, 4096};
     static const uint64_t segs[] = {0, 100};
     struct acct_sched s;
-    unsigned early = 0, built = 0;
+    unsigned early = 0, lazy = 0, built = 0;
     acct_sched_init(&s);
     for (int a = 0; a < acct_alg_count(); a++) {
         const struct acct_alg *alg = &acct_algs[a];
@@ -198,17 +361,20 @@ static void test_every_algorithm(void **state)
                             if (!acct_alg_applicable(alg, &c, NULL) ||
                                 acct_alg_schedule(alg, &c, &s) != 0)
                                 continue;
-                            early += check_schedule(&s);
+                            early += check_schedule(&s, &lazy);
                             built++;
                         }
     }
     assert_true(built > 1000);
     assert_true(early > 0);
+    assert_true(lazy > 0);
     acct_sched_free(&s);
 }
 
 /* The segmented pipelines must profit: a middle rank of bcast and reduce
- * pipeline posts every receive but the first early. */
+ * pipeline posts every receive but the first early; the reduce pipeline's
+ * sends are lazy but for the last (its round reduces nothing), the bcast
+ * pipeline's are not (no local steps: its rounds pace the sends). */
 static void test_pipelines(void **state)
 {
     (void)state;
@@ -223,11 +389,15 @@ static void test_pipelines(void **state)
         struct acct_call c = {.coll = id, .rank = 3, .size = 8, .root = 0, .count = 65536,
                               .scount = 65536, .seg = 8192, .commutative = true};
         assert_int_equal(acct_alg_schedule(alg, &c, &s), 0);
-        unsigned recvs = 0;
-        for (uint32_t j = 0; j < s.nsteps; j++)
+        unsigned recvs = 0, sends = 0, lazy = 0;
+        for (uint32_t j = 0; j < s.nsteps; j++) {
             recvs += s.steps[j].kind == ACCT_STEP_RECV;
+            sends += s.steps[j].kind == ACCT_STEP_SEND;
+        }
         assert_int_equal(recvs, 8);
-        assert_int_equal(check_schedule(&s), 7);
+        assert_int_equal(sends, 8);
+        assert_int_equal(check_schedule(&s, &lazy), 7);
+        assert_int_equal(lazy, i == 0 ? 0 : 7);
     }
     acct_sched_free(&s);
 }
@@ -236,6 +406,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_hand_cases),
+        cmocka_unit_test(test_lazy_hand_cases),
         cmocka_unit_test(test_every_algorithm),
         cmocka_unit_test(test_pipelines),
     };

@@ -6,11 +6,13 @@
  * Segment k flows up the tree: in round k a node receives segment k from
  * each child while it sends segment k-1 (reduced at the end of round k-1)
  * to its parent, then reduces segment k; a leaf sends all its segments in
- * one round. Children's segments land in triple-buffered scratch slots
- * (segment k in slot set k % 3: received and reduced in round k, sent in
- * round k+1, and free again when the receive of segment k+3 is posted,
- * early, during round k+2 — acct/sched.h's early receives, which a
- * double-buffered slot would block: round k+1 still sends from it).
+ * one round. Children's segments land in scratch slots, four sets of them
+ * (segment k in slot set k % 4: received and reduced in round k, sent in
+ * round k+1 — a lazy send, acct/sched.h, completing during round k+2 — and
+ * free again when the receive of segment k+4 is posted, early, during round
+ * k+3). With fewer sets the next receives would land in a slot still being
+ * sent: three sets block the lazy send (segment k+3's early receive, posted
+ * during round k+2, reuses it), two the early receives.
  *
  * Operand order. A REDUCE computes b = a (op) b, so with the operands of a
  * node x_0 .. x_n (its own data and its children's partial results) in rank
@@ -43,7 +45,7 @@
 #include <string.h>
 
 #define OWN (-1)
-#define SLOT_SETS 3 /* segments in flight per slot (see the top) */
+#define SLOT_SETS 4 /* segments in flight per slot (see the top) */
 
 /* In-order binary tree over tree indices [0, size), rooted at size-1 (Open
  * MPI's in-order tree): a node is the highest index of its range [lo, hi];

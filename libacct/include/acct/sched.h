@@ -35,6 +35,18 @@
  * pipelines do. Sends are never early: a round also paces a rank's sends
  * (one child at a time in the scatter phases).
  *
+ * Lazy sends. acct_sched_finish() also marks a SEND of round r `lazy` when
+ * round r has local steps, round r+1 sends only to peers round r also
+ * sends to, and the send's slice is not overlapped by any slice that round
+ * r's local steps write, that round r+1 receives into, or that round r+2's
+ * early receives receive into. An executor may then wait for a lazy send
+ * together with round r+1's requests instead of round r's: round r's local
+ * steps (a pipeline's reduction of the next segment) run while the send is
+ * still in flight, and nothing written before that wait touches its memory.
+ * Elsewhere the wait paces the sends: a round without local steps gains
+ * nothing from deferring it, and a next round with a new peer (bruck,
+ * recursive doubling) would have that peer's data share the outbound link.
+ *
  * Message matching: all messages of one call use one tag on the private
  * communicator; MPI's non-overtaking rule keeps the messages between a pair
  * in posting order, so a builder must post the sends to a peer in the same
@@ -70,6 +82,7 @@ struct acct_ref {
 struct acct_step {
     uint8_t kind;
     uint8_t early; /* RECV only: may be posted during the previous round */
+    uint8_t lazy;  /* SEND only: may complete during the next round */
     int32_t peer; /* SEND/RECV: rank in the communicator */
     struct acct_ref a;
     struct acct_ref b; /* REDUCE, COPY only */
@@ -106,8 +119,8 @@ void acct_sched_copy(struct acct_sched *s, enum acct_buf a, uint64_t aoff, uint6
 void acct_sched_round(struct acct_sched *s);
 /* Ask for scratch: at least count elements of the type of `like`. */
 void acct_sched_tmp(struct acct_sched *s, enum acct_buf tmp, enum acct_buf like, uint64_t count);
-/* Close the last round and mark the early receives; returns 0, or -1 if
- * any append failed (ENOMEM). */
+/* Close the last round and mark the early receives and lazy sends;
+ * returns 0, or -1 if any append failed (ENOMEM). */
 int acct_sched_finish(struct acct_sched *s);
 
 /* Round r's steps: [*first, *end). */
