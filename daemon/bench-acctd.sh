@@ -12,20 +12,8 @@
 # Runs on a temporary directory; prints figures only (no pass/fail).
 set -eu
 ACCTD=$1 CLIENT=$2 DAYS=${3:-365} PARTS=${4:-8}
-T=$(mktemp -d /tmp/acctd-bench.XXXXXX)
-PID=
-trap '[ -n "$PID" ] && kill -KILL $PID 2>/dev/null; rm -rf "$T"' EXIT
-"$ACCTD" -f --state-dir "$T/state" --runtime-dir "$T/run" --policy-dir "$T/pol" \
-    --samples-per-job 100000000 --samples-per-user-hour 1000000000 --refine-interval 0 \
-    --log-level warn >"$T/log" 2>&1 &
-PID=$!
-SOCK=$T/run/acctd.sock
-for _ in $(seq 100); do [ -S "$SOCK" ] && break; sleep 0.1; done
-if ! [ -S "$SOCK" ]; then
-    echo "acctd did not start:"
-    cat "$T/log"
-    exit 1
-fi
+. "$(dirname "${BASH_SOURCE[0]}")/bench-lib.sh"
+bench_start_acctd "$ACCTD" acctd-bench --samples-per-job 100000000 --samples-per-user-hour 1000000000
 C() { "$CLIENT" -s "$SOCK" "$@"; }
 cpu() { awk '{print $14 + $15}' "/proc/$PID/stat"; }
 rss() { awk '/VmRSS/ {print $2 " kB"}' "/proc/$PID/status"; }

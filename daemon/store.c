@@ -812,15 +812,23 @@ int store_stats(struct store *s, const char *partition, const char *interconnect
 {
     sqlite3_stmt *st = NULL;
     int rc = -1;
-    if (prep(s,
-             "SELECT partition, interconnect, collective, comm_size, bucket, algorithm, segment, "
-             "fanout, reorder, sum(count), sum(sum_us), sum(sumsq_us), min(min_us), max(max_us), "
-             "count(DISTINCT job), count(DISTINCT uid) FROM sample_stats "
-             "WHERE (?1 IS NULL OR partition = ?1) AND (?2 IS NULL OR interconnect = ?2) "
-             "AND (?3 IS NULL OR collective = ?3) "
-             "GROUP BY partition, interconnect, collective, comm_size, bucket, algorithm, "
-             "segment, fanout, reorder",
-             &st) != 0)
+    /* Only the given filters are written as comparisons, so that SQLite
+     * can seek the primary key (partition, interconnect, collective, ...);
+     * "?1 IS NULL OR partition = ?1" would make every listing a full scan.
+     * An absent filter stays in the text as "?N IS NULL" (true, evaluated
+     * once) so that the three parameters are always there to bind. */
+    char sql[768];
+    int n = snprintf(sql, sizeof sql,
+                     "SELECT partition, interconnect, collective, comm_size, bucket, algorithm, "
+                     "segment, fanout, reorder, sum(count), sum(sum_us), sum(sumsq_us), "
+                     "min(min_us), max(max_us), count(DISTINCT job), count(DISTINCT uid) "
+                     "FROM sample_stats WHERE %s AND %s AND %s "
+                     "GROUP BY partition, interconnect, collective, comm_size, bucket, "
+                     "algorithm, segment, fanout, reorder",
+                     partition ? "partition = ?1" : "?1 IS NULL",
+                     interconnect ? "interconnect = ?2" : "?2 IS NULL",
+                     collective ? "collective = ?3" : "?3 IS NULL");
+    if (n < 0 || (size_t)n >= sizeof sql || prep(s, sql, &st) != 0)
         goto out;
     BIND(st, VT(partition), VT(interconnect), VT(collective)); /* NULL binds NULL */
     rc = run_stats(s, st, cb, arg);

@@ -164,11 +164,12 @@ static bool touches(const struct acct_step *st, const struct acct_ref *r)
  * marked early or lazy (such rounds are many messages of one phase anyway). */
 #define EARLY_MAX_PAIRS (1u << 16)
 
-/* Does round [first, end) receive from peer? */
-static bool receives_from(const struct acct_sched *s, uint32_t first, uint32_t end, int32_t peer)
+/* Does round [first, end) have a step of kind (SEND or RECV) with peer? */
+static bool has_peer(const struct acct_sched *s, uint32_t first, uint32_t end,
+                     enum acct_step_kind kind, int32_t peer)
 {
     for (uint32_t j = first; j < end; j++)
-        if (s->steps[j].kind == ACCT_STEP_RECV && s->steps[j].peer == peer)
+        if (s->steps[j].kind == kind && s->steps[j].peer == peer)
             return true;
     return false;
 }
@@ -191,7 +192,7 @@ static void mark_early(struct acct_sched *s, uint32_t r)
         struct acct_step *st = &s->steps[i];
         if (st->kind != ACCT_STEP_RECV)
             continue;
-        if (!receives_from(s, pf, pe, st->peer))
+        if (!has_peer(s, pf, pe, ACCT_STEP_RECV, st->peer))
             return; /* it, and every receive after it, waits */
         for (uint32_t j = pf; j < pe; j++)
             if (touches(&s->steps[j], &st->a))
@@ -215,15 +216,6 @@ static bool written(const struct acct_sched *s, uint32_t r, enum writer w, const
                                    overlaps(&st->a, x))
             return true;
     }
-    return false;
-}
-
-/* Does round [first, end) send to peer? */
-static bool sends_to(const struct acct_sched *s, uint32_t first, uint32_t end, int32_t peer)
-{
-    for (uint32_t j = first; j < end; j++)
-        if (s->steps[j].kind == ACCT_STEP_SEND && s->steps[j].peer == peer)
-            return true;
     return false;
 }
 
@@ -252,7 +244,7 @@ static void mark_lazy(struct acct_sched *s, uint32_t r)
         uint32_t nf, ne;
         acct_sched_round_steps(s, r + 1, &nf, &ne);
         for (uint32_t j = nf; j < ne; j++)
-            if (s->steps[j].kind == ACCT_STEP_SEND && !sends_to(s, first, end, s->steps[j].peer))
+            if (s->steps[j].kind == ACCT_STEP_SEND && !has_peer(s, first, end, ACCT_STEP_SEND, s->steps[j].peer))
                 return;
     }
     for (uint32_t i = first; i < end; i++) {

@@ -21,27 +21,20 @@
 #include "acct/alg.h"
 #include "acct/sched.h"
 
-/* Early flags of the schedule's RECV steps, in order, as a string of 0/1. */
-static const char *early_string(const struct acct_sched *s, char *buf, size_t len)
+/* The flags of the schedule's steps of one kind, in order, as a string of
+ * 0/1: early for RECV, lazy for SEND. */
+static const char *flag_string(const struct acct_sched *s, enum acct_step_kind kind, char *buf,
+                               size_t len)
 {
     size_t n = 0;
     for (uint32_t i = 0; i < s->nsteps && n + 1 < len; i++)
-        if (s->steps[i].kind == ACCT_STEP_RECV)
-            buf[n++] = s->steps[i].early ? '1' : '0';
+        if (s->steps[i].kind == kind)
+            buf[n++] = (kind == ACCT_STEP_RECV ? s->steps[i].early : s->steps[i].lazy) ? '1' : '0';
     buf[n] = '\0';
     return buf;
 }
-
-/* Lazy flags of the schedule's SEND steps, in order. */
-static const char *lazy_string(const struct acct_sched *s, char *buf, size_t len)
-{
-    size_t n = 0;
-    for (uint32_t i = 0; i < s->nsteps && n + 1 < len; i++)
-        if (s->steps[i].kind == ACCT_STEP_SEND)
-            buf[n++] = s->steps[i].lazy ? '1' : '0';
-    buf[n] = '\0';
-    return buf;
-}
+#define early_string(s, buf, len) flag_string((s), ACCT_STEP_RECV, (buf), (len))
+#define lazy_string(s, buf, len) flag_string((s), ACCT_STEP_SEND, (buf), (len))
 
 /* A reduce pipeline's middle rank over nseg segments of 8 elements with
  * `sets` scratch slot sets: round k receives segment k into slot set k %

@@ -33,15 +33,20 @@ int main(int argc, char **argv)
     memset(&t, 0, sizeof t);
 
     double t0 = MPI_Wtime();
-    int rc = acct_plogp_measure(MPI_COMM_WORLD, 0, np - 1, sizes, n, &t);
-    /* The host is shared (2 cores, other jobs): a measurement whose gaps
-     * came out non-monotone was disturbed; measure once more (every rank
-     * holds the same table, so all decide alike). */
-    if (rc == 0 && !(t.g_us[n - 1] > t.g_us[3])) {
-        if (me == 0)
-            printf("disturbed measurement (g(256K) %.2f <= g(1K) %.2f): measuring again\n",
-                   t.g_us[n - 1], t.g_us[3]);
+    /* The host is shared (2 cores, parallel ctest jobs): a measurement
+     * whose gaps are not plausible (g(256K) <= g(1K), or g(256K) under half
+     * of g(64K)) was disturbed; measure again, up to three times in all
+     * (every rank holds the same table, so all decide alike). The checks
+     * below still fail a measurement that is never plausible. */
+    int rc = 0;
+    for (int attempt = 1; attempt <= 3; attempt++) {
         rc = acct_plogp_measure(MPI_COMM_WORLD, 0, np - 1, sizes, n, &t);
+        if (rc != 0 || (t.g_us[n - 1] > t.g_us[3] && t.g_us[n - 1] > 0.5 * t.g_us[n - 2]))
+            break;
+        if (me == 0)
+            printf("disturbed measurement %d (g(1K) %.2f, g(64K) %.2f, g(256K) %.2f)%s\n",
+                   attempt, t.g_us[3], t.g_us[n - 2], t.g_us[n - 1],
+                   attempt < 3 ? ": measuring again" : "");
     }
     double took = MPI_Wtime() - t0;
     CHECK(rc == 0, "measure returned %d", rc);
