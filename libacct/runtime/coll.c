@@ -423,7 +423,7 @@ static int do_blocks(const struct blocks_call *k, struct rt_ran *ran)
     ran->segment = 0;
     if (unknown(st))
         return failed(k->comm, MPI_ERR_NO_MEM);
-    if (st == NULL || k->scount < 0 || k->rcount < 0)
+    if (st == NULL)
         return RT_NATIVE;
     const int p = st->size;
     const bool root = st->rank == k->root;
@@ -457,8 +457,13 @@ static int do_blocks(const struct blocks_call *k, struct rt_ran *ran)
     default:
         return RT_NATIVE;
     }
-    if ((send_blocks && type_size(k->stype, &ssize) != 0) ||
-        (recv_blocks && type_size(k->rtype, &rsize) != 0))
+    /* Only the arguments MPI-3.1 section 5 makes significant on this rank
+     * are read (a program may pass -1 and MPI_DATATYPE_NULL elsewhere):
+     * the send side where send_blocks says so, the receive side where
+     * recv_blocks does. A negative count there is the program's error,
+     * which the MPI library reports. */
+    if ((send_blocks && (k->scount < 0 || type_size(k->stype, &ssize) != 0)) ||
+        (recv_blocks && (k->rcount < 0 || type_size(k->rtype, &rsize) != 0)))
         return RT_NATIVE;
     /* The block size every rank agrees on (equal type signatures). */
     block = send_blocks ? (uint64_t)k->scount * ssize : (uint64_t)k->rcount * rsize;

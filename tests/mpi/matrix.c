@@ -12,6 +12,12 @@
  * it, each case runs twice on identical inputs: through MPI_<coll> (ACCT,
  * with the forced algorithm) and through PMPI_<coll> (the native library).
  * The whole receive buffers, gaps included, must be byte-identical.
+ * Arguments MPI-3.1 section 5 declares not significant on a rank hold junk
+ * there, as a program may pass them (-1 counts, MPI_DATATYPE_NULL, NULL
+ * buffers): gather's receive side off the root and its send side at an
+ * in-place root, scatter's send side off the root and its receive side at
+ * an in-place root, allgather's send side in place, reduce's receive
+ * buffer off the root. Every rank must still decide alike.
  *
  * Reorder mode (matrix_check.sh with REORDER=1 forces the algorithm with
  * SACK reordering, docs/sack.md): ACCT_MATRIX_DELAY_US=MAX makes every rank
@@ -187,6 +193,9 @@ static void red_fill(int r, void *p, size_t n_elems, int rank, unsigned salt)
 /* ---- the collectives ------------------------------------------------------ */
 static const int counts[] = {0, 1, 3, 1000, 4099};
 #define NCOUNTS (int)(sizeof counts / sizeof *counts)
+/* junk in an argument that is not significant when cond holds */
+#define JUNK_IF(cond, count) ((cond) ? -1 : (count))
+#define JUNK_TYPE_IF(cond, type) ((cond) ? MPI_DATATYPE_NULL : (type))
 
 static void run_bcast(MPI_Comm comm, int rank, int size)
 {
@@ -233,8 +242,9 @@ static void run_reduce(MPI_Comm comm, int rank, int size, int all)
                         PMPI_Allreduce(s, p.native, n, dt, op, comm);
                     } else {
                         entry_delay();
-                        MPI_Reduce(s, p.acct, n, dt, op, root, comm);
-                        PMPI_Reduce(s, p.native, n, dt, op, root, comm);
+                        /* the receive buffer is not significant off the root */
+                        MPI_Reduce(s, here ? p.acct : NULL, n, dt, op, root, comm);
+                        PMPI_Reduce(s, here ? p.native : NULL, n, dt, op, root, comm);
                     }
                     calls++;
                     char what[64];
@@ -309,10 +319,14 @@ static void run_gather_scatter(MPI_Comm comm, int rank, int size, int scatter)
                             memcpy(p.native, p.acct, p.n);
                         }
                         entry_delay();
-                        MPI_Gather(inplace ? MPI_IN_PLACE : mine, bc, is_root ? bt : ot, p.acct,
-                                   root_all_c, root_all_t, root, comm);
-                        PMPI_Gather(inplace ? MPI_IN_PLACE : mine, bc, is_root ? bt : ot, p.native,
-                                    root_all_c, root_all_t, root, comm);
+                        MPI_Gather(inplace ? MPI_IN_PLACE : mine, JUNK_IF(inplace, bc),
+                                   JUNK_TYPE_IF(inplace, is_root ? bt : ot),
+                                   is_root ? p.acct : NULL, JUNK_IF(!is_root, root_all_c),
+                                   JUNK_TYPE_IF(!is_root, root_all_t), root, comm);
+                        PMPI_Gather(inplace ? MPI_IN_PLACE : mine, JUNK_IF(inplace, bc),
+                                    JUNK_TYPE_IF(inplace, is_root ? bt : ot),
+                                    is_root ? p.native : NULL, JUNK_IF(!is_root, root_all_c),
+                                    JUNK_TYPE_IF(!is_root, root_all_t), root, comm);
                         pair_check(&p, w, size, n, root);
                     } else {
                         void *all = xmalloc(is_root ? all_bytes : 1);
@@ -320,10 +334,14 @@ static void run_gather_scatter(MPI_Comm comm, int rank, int size, int scatter)
                             fill(all, all_bytes, 13);
                         struct pair p = pair_new(inplace ? 0 : own_bytes, (unsigned)(rank + 17));
                         entry_delay();
-                        MPI_Scatter(all, root_all_c, root_all_t, inplace ? MPI_IN_PLACE : p.acct, bc,
-                                    is_root ? bt : ot, root, comm);
-                        PMPI_Scatter(all, root_all_c, root_all_t, inplace ? MPI_IN_PLACE : p.native,
-                                     bc, is_root ? bt : ot, root, comm);
+                        MPI_Scatter(is_root ? all : NULL, JUNK_IF(!is_root, root_all_c),
+                                    JUNK_TYPE_IF(!is_root, root_all_t),
+                                    inplace ? MPI_IN_PLACE : p.acct, JUNK_IF(inplace, bc),
+                                    JUNK_TYPE_IF(inplace, is_root ? bt : ot), root, comm);
+                        PMPI_Scatter(is_root ? all : NULL, JUNK_IF(!is_root, root_all_c),
+                                     JUNK_TYPE_IF(!is_root, root_all_t),
+                                     inplace ? MPI_IN_PLACE : p.native, JUNK_IF(inplace, bc),
+                                     JUNK_TYPE_IF(inplace, is_root ? bt : ot), root, comm);
                         pair_check(&p, w, size, n, root);
                         free(all);
                     }
@@ -361,8 +379,8 @@ static void run_all(MPI_Comm comm, int rank, int size, int a2a)
                     PMPI_Alltoall(s, sc, st, p.native, rc, rt, comm);
                 } else {
                     entry_delay();
-                    MPI_Allgather(s, sc, st, p.acct, rc, rt, comm);
-                    PMPI_Allgather(s, sc, st, p.native, rc, rt, comm);
+                    MPI_Allgather(s, JUNK_IF(ip, sc), JUNK_TYPE_IF(ip, st), p.acct, rc, rt, comm);
+                    PMPI_Allgather(s, JUNK_IF(ip, sc), JUNK_TYPE_IF(ip, st), p.native, rc, rt, comm);
                 }
                 calls++;
                 char w[64];
