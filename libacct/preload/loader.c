@@ -6,8 +6,11 @@
  *     (linked with -z defs: the link fails if one slips in);
  *   - does nothing at load time and nothing in a process that never calls
  *     MPI_Init;
- *   - inside an MPI process, finds the native PMPI entry points with
- *     dlsym(RTLD_NEXT), and in MPI_Init, before PMPI_Init, opens the runtime
+ *   - inside an MPI process, finds the native PMPI entry points in the MPI
+ *     library whatever scope it was loaded in (dlsym(RTLD_NEXT) for a program
+ *     linked with MPI; the loaded objects themselves for one that dlopen()s
+ *     it, as mpi4py does), looking again at every MPI_Init until found, and
+ *     in MPI_Init, before PMPI_Init, opens the runtime
  *     (libacct_rt.so, linked against the MPI library) — only if this process
  *     has already mapped the MPI library the runtime was built for — so the
  *     runtime can publish its state for the agreement between ranks;
@@ -20,6 +23,7 @@
  * process on the native collectives with at most one warning from rank 0.
  */
 #include <dlfcn.h>
+#include <link.h>
 #include <libgen.h>
 #include <limits.h>
 #include <pthread.h>
@@ -39,14 +43,15 @@
 #endif
 
 static struct acct_native_fns native;
-static pthread_once_t native_once = PTHREAD_ONCE_INIT;
+static pthread_mutex_t resolve_lock = PTHREAD_MUTEX_INITIALIZER;
+static int resolved;                         /* natives found (never reset); under resolve_lock */
 static const struct acct_rt_api *rt_loaded;  /* opened before PMPI_Init, or NULL */
 static const struct acct_rt_api *rt_active;  /* to finalize: init said ACTIVE or INACTIVE */
 static const struct acct_rt_api *rt_tool;    /* init said ACTIVE: the tool API works */
 
 /* Lazy stubs: a collective called before anything resolved the natives
  * (before MPI_Init: erroneous, but must not crash) resolves them first. */
-static void loader_resolve(void);
+static int loader_resolve(void);
 
 #define ACCT_X_LAZY(Name, lower, params, args)                   \
     static int lazy_##Name params                                \
@@ -68,33 +73,136 @@ static struct acct_coll_fns dispatch = {
 #define DISPATCH_LOAD(Name) __atomic_load_n(&dispatch.Name, __ATOMIC_ACQUIRE)
 #define DISPATCH_STORE(Name, fn) __atomic_store_n(&dispatch.Name, (fn), __ATOMIC_RELEASE)
 
+/* Where the MPI library is. A program linked with MPI has it in the global
+ * scope, after this preloaded library: dlsym(RTLD_NEXT) finds it. A program
+ * that dlopen()s MPI -- mpi4py's extension module, a plugin linking libmpi
+ * opened with RTLD_LOCAL -- has it in a local scope that RTLD_NEXT never
+ * searches; the wrappers still interpose there (the global scope comes
+ * first for every object), so the natives must be found by asking the
+ * loaded objects themselves. */
+
+/* The handle of the loaded object that defines sym, found through handle h
+ * (which searches h's object and its dependencies); NULL if none but this
+ * library does. */
+static void *defining_object(void *h, const char *sym)
+{
+    Dl_info self, def;
+    void *addr = h != NULL ? dlsym(h, sym) : NULL;
+    if (addr == NULL || dladdr(addr, &def) == 0 || def.dli_fname == NULL)
+        return NULL;
+    if (dladdr((void *)&defining_object, &self) != 0 && self.dli_fbase == def.dli_fbase)
+        return NULL;
+    return dlopen(def.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
+}
+
+/* The names of the loaded objects, collected first: dlopen() must not run
+ * inside dl_iterate_phdr's callback (it holds the loader's lock). */
+struct object_names {
+    char **name;
+    size_t n, cap;
+};
+
+static int collect_object(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    struct object_names *o = arg;
+    (void)size;
+    if (info->dlpi_name == NULL || info->dlpi_name[0] == '\0')
+        return 0; /* the main program (and the vDSO on some systems) */
+    if (o->n == o->cap) {
+        size_t cap = o->cap ? 2 * o->cap : 64;
+        char **grown = realloc(o->name, cap * sizeof *grown);
+        if (grown == NULL)
+            return 1;
+        o->name = grown;
+        o->cap = cap;
+    }
+    if ((o->name[o->n] = strdup(info->dlpi_name)) != NULL)
+        o->n++;
+    return 0;
+}
+
+/* The first loaded object, in load order, that defines PMPI_Init (or
+ * MPI_Init: a library without the profiling interface). */
+static void *scan_objects(void)
+{
+    struct object_names o = {0};
+    void *found = NULL;
+    dl_iterate_phdr(collect_object, &o);
+    for (size_t i = 0; i < o.n; i++) {
+        void *h = found == NULL ? dlopen(o.name[i], RTLD_LAZY | RTLD_NOLOAD) : NULL;
+        if (h != NULL) {
+            found = defining_object(h, "PMPI_Init");
+            if (found == NULL)
+                found = defining_object(h, "MPI_Init");
+            dlclose(h);
+        }
+        free(o.name[i]);
+    }
+    free(o.name);
+    return found;
+}
+
+/* The handle to look the natives up in: RTLD_NEXT, the MPI library the
+ * runtime is built for in any scope, or any loaded MPI library; NULL when
+ * no loaded object defines MPI_Init. */
+static void *mpi_library(void)
+{
+    void *h;
+    if (dlsym(RTLD_NEXT, "PMPI_Init") != NULL || dlsym(RTLD_NEXT, "MPI_Init") != NULL)
+        return RTLD_NEXT;
+    h = dlopen(ACCT_MPI_SONAME, RTLD_LAZY | RTLD_NOLOAD);
+    if (h != NULL) {
+        void *def = defining_object(h, "PMPI_Init");
+        dlclose(h);
+        if (def != NULL)
+            return def; /* the reference keeps it mapped: the process uses it */
+    }
+    return scan_objects();
+}
+
 /* POSIX guarantees a dlsym() result converts to a function pointer; the
  * store through void ** is the conversion POSIX documents. */
-static void lookup_native(void *slot, const char *pmpi_name, const char *mpi_name)
+static void lookup_native(void *lib, void *slot, const char *pmpi_name, const char *mpi_name)
 {
-    void *sym = dlsym(RTLD_NEXT, pmpi_name);
+    void *sym = dlsym(lib, pmpi_name);
     if (sym == NULL) /* an MPI library without the profiling interface */
-        sym = dlsym(RTLD_NEXT, mpi_name);
+        sym = dlsym(lib, mpi_name);
     memcpy(slot, &sym, sizeof sym);
 }
 
-static void resolve_once(void)
+/* Finds the natives; 0 when MPI_Init and friends are known. A failure is
+ * never cached: the next call (MPI_Init, once the program has loaded its
+ * MPI library) looks again. */
+static int loader_resolve(void)
 {
-    acct_log_init();
-    lookup_native(&native.Init, "PMPI_Init", "MPI_Init");
-    lookup_native(&native.Init_thread, "PMPI_Init_thread", "MPI_Init_thread");
-    lookup_native(&native.Finalize, "PMPI_Finalize", "MPI_Finalize");
+    static int logged;
+    int rc = 0;
+    void *lib;
+
+    pthread_mutex_lock(&resolve_lock);
+    if (resolved)
+        goto out;
+    if (!logged) {
+        acct_log_init();
+        logged = 1;
+    }
+    if ((lib = mpi_library()) == NULL) {
+        rc = -1;
+        goto out;
+    }
+    lookup_native(lib, &native.Init, "PMPI_Init", "MPI_Init");
+    lookup_native(lib, &native.Init_thread, "PMPI_Init_thread", "MPI_Init_thread");
+    lookup_native(lib, &native.Finalize, "PMPI_Finalize", "MPI_Finalize");
 #define ACCT_X_RESOLVE(Name, lower, params, args)                               \
-    lookup_native(&native.coll.Name, "PMPI_" #Name, "MPI_" #Name);              \
+    lookup_native(lib, &native.coll.Name, "PMPI_" #Name, "MPI_" #Name);         \
     if (native.coll.Name != NULL)                                               \
         DISPATCH_STORE(Name, native.coll.Name);
     ACCT_WRAPPED_COLLECTIVES(ACCT_X_RESOLVE)
 #undef ACCT_X_RESOLVE
-}
-
-static void loader_resolve(void)
-{
-    pthread_once(&native_once, resolve_once);
+    resolved = 1;
+out:
+    pthread_mutex_unlock(&resolve_lock);
+    return rc;
 }
 
 /* <directory of libacct.so>/libacct_rt.so, or $ACCT_RUNTIME. */

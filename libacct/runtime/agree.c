@@ -45,14 +45,20 @@ static char *read_file(const char *path, size_t *len)
 {
     char *buf = NULL;
     struct stat sb;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* O_NONBLOCK: a FIFO (or a device) must not block MPI_Init in open();
+     * it is refused below. Reads of a regular file ignore the flag. */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) {
         acct_warn("cannot open the rules file %s: %s; running with the native collectives", path,
                   strerror(errno));
         goto out;
     }
-    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) || sb.st_size > RULES_FILE_MAX) {
-        acct_warn("%s: not a regular file of at most %u bytes; running with the native collectives",
+    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+        acct_warn("%s: not a regular file; running with the native collectives", path);
+        goto out;
+    }
+    if (sb.st_size > RULES_FILE_MAX) {
+        acct_warn("%s: larger than %u bytes; running with the native collectives",
                   path, RULES_FILE_MAX);
         goto out;
     }
@@ -78,6 +84,23 @@ out:
     return buf;
 }
 
+/* Did a launcher (mpirun, srun --mpi=pmix) start this process as a PMIx
+ * client? It then names the namespace, the rank and the server's URI. A
+ * process started on its own (an MPI singleton: a tool run from a shell or a
+ * batch script) has none of them, and PMIx_Init before the MPI library's
+ * own singleton start-up crashes inside libpmix (and hangs): such a process
+ * is one rank, which needs no agreement (rt_agree_post_init). */
+static bool pmix_server_advertised(void)
+{
+    extern char **environ;
+    if (getenv("PMIX_NAMESPACE") == NULL || getenv("PMIX_RANK") == NULL)
+        return false;
+    for (char **e = environ; *e != NULL; e++)
+        if (strncmp(*e, "PMIX_SERVER_URI", strlen("PMIX_SERVER_URI")) == 0)
+            return true;
+    return false;
+}
+
 static void put_string(const char *key, const char *value)
 {
     pmix_value_t v;
@@ -99,6 +122,10 @@ int rt_agree_pre_init(void)
     }
     if (force != NULL && *force != '\0')
         local.force = strdup(force);
+    if (!pmix_server_advertised()) {
+        acct_debug("no PMIx server in the environment: a singleton, no agreement");
+        return -1;
+    }
     if (PMIx_Init(&local.me, NULL, 0) != PMIX_SUCCESS)
         return -1;
     local.pmix = true;

@@ -94,6 +94,10 @@ ctl 2 activate 0
 ctl 2 diff 1
 ctl 1 import "$T/no-such-file.yaml"
 expect "$T/err" "No such file or directory"
+# A FIFO nobody writes: refused at once (open() used to block forever).
+mkfifo "$T/rules.fifo"
+run 1 timeout 20 "$ACCTCTL" import "$T/rules.fifo"
+expect "$T/err" "$T/rules.fifo: not a regular file"
 
 # Versions are immutable: the store itself refuses to change one.
 stop_acctd

@@ -8,6 +8,8 @@
 #   acct_off       ACCT=off: as disable
 #   invalid_env    ACCT_DISABLE=maybe: ACCT stays off, exactly one warning line
 #   no_runtime     ACCT_RUNTIME points nowhere: native results, one warning line
+#   rules_fifo     ACCT_RULES names a FIFO: no hang, native results, one warning
+# ACCT_CHECK_TIMEOUT: seconds each mpirun may take (default 120)
 set -u
 mode=$1 np=$2 lib=$3 prog=$4 mpiexec=$5
 # In a sanitizer build the ASan runtime must come first (tests/CMakeLists.txt).
@@ -29,7 +31,7 @@ run() {
     local name=$1; shift
     local xs=() kv
     for kv in "$@"; do xs+=(-x "$kv"); done
-    env "$@" timeout 120 "$mpiexec" "${flags[@]}" "${xs[@]}" -np "$np" "$prog" \
+    env "$@" timeout "${ACCT_CHECK_TIMEOUT:-120}" "$mpiexec" "${flags[@]}" "${xs[@]}" -np "$np" "$prog" \
         >"$work/$name.out" 2>"$work/$name.err"
     echo $? >"$work/$name.rc"
 }
@@ -85,6 +87,16 @@ no_runtime)
     check "run without a loadable runtime passes" passed nort
     check "results identical to native" same_digests native nort
     check "exactly one warning line for $np ranks" test "$(acct_lines nort)" = 1
+    ;;
+rules_fifo)
+    # A FIFO nobody writes as ACCT_RULES: open() used to block every rank
+    # inside MPI_Init (the run's timeout then fails it).
+    mkfifo "$work/rules.fifo"
+    run fifo LD_PRELOAD="$preload" ACCT_RULES="$work/rules.fifo" ACCT_REPORT="$work/report.yaml"
+    check "run with a FIFO as ACCT_RULES passes (no hang)" passed fifo
+    check "results identical to native" same_digests native fifo
+    check "exactly one warning line for $np ranks" test "$(acct_lines fifo)" = 1
+    check "the warning names the file" grep -q "rules.fifo: not a regular file" "$work/fifo.err"
     ;;
 *)
     echo "unknown mode $mode"; exit 2 ;;

@@ -342,7 +342,9 @@ const char *acctctl_str(const uint8_t *body, size_t len, unsigned tag, char *buf
 int acctctl_read_file(const char *cmd, const char *path, size_t max, char **out, size_t *len)
 {
     bool is_stdin = strcmp(path, "-") == 0;
-    int fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
+    /* O_NONBLOCK: a FIFO nobody writes must not hang open(); named files
+     * other than regular ones are refused below ("-" reads a pipe). */
+    int fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     size_t cap = 65536, n = 0;
     char *buf = NULL;
     int rc = -1;
@@ -356,6 +358,11 @@ int acctctl_read_file(const char *cmd, const char *path, size_t max, char **out,
     }
     if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
         fprintf(stderr, ACCTCTL_NAME " %s: %s: is a directory\n", cmd, path);
+        goto out;
+    }
+    if (!is_stdin && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
+        fprintf(stderr, ACCTCTL_NAME " %s: %s: not a regular file (give - to read standard input)\n",
+                cmd, path);
         goto out;
     }
     buf = malloc(cap + 1);
