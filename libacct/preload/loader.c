@@ -48,6 +48,7 @@ static int resolved;                         /* natives found (never reset); und
 static const struct acct_rt_api *rt_loaded;  /* opened before PMPI_Init, or NULL */
 static const struct acct_rt_api *rt_active;  /* to finalize: init said ACTIVE or INACTIVE */
 static const struct acct_rt_api *rt_tool;    /* init said ACTIVE: the tool API works */
+static void (*comm_hook)(MPI_Comm);          /* rt_tool's comm_created, or NULL */
 
 /* Lazy stubs: a collective called before anything resolved the natives
  * (before MPI_Init: erroneous, but must not crash) resolves them first. */
@@ -199,7 +200,11 @@ static int loader_resolve(void)
         DISPATCH_STORE(Name, native.coll.Name);
     ACCT_WRAPPED_COLLECTIVES(ACCT_X_RESOLVE)
 #undef ACCT_X_RESOLVE
-    resolved = 1;
+#define ACCT_X_RESOLVE_CTOR(Name, params, args, out) \
+    lookup_native(lib, &native.ctor.Name, "PMPI_" #Name, "MPI_" #Name);
+    ACCT_WRAPPED_CONSTRUCTORS(ACCT_X_RESOLVE_CTOR)
+#undef ACCT_X_RESOLVE_CTOR
+    __atomic_store_n(&resolved, 1, __ATOMIC_RELEASE);
 out:
     pthread_mutex_unlock(&resolve_lock);
     return rc;
@@ -315,6 +320,7 @@ static void loader_activate(int thread_level)
 #undef ACCT_X_ACTIVATE
     rt_active = api;
     rt_tool = api;
+    __atomic_store_n(&comm_hook, api->comm_created, __ATOMIC_RELEASE);
 }
 
 static void loader_deactivate(void)
@@ -329,6 +335,7 @@ static void loader_deactivate(void)
 #undef ACCT_X_RESTORE
     rt_active = NULL;
     rt_tool = NULL;
+    __atomic_store_n(&comm_hook, NULL, __ATOMIC_RELEASE);
     api->finalize();
 }
 
@@ -379,6 +386,26 @@ ACCT_EXPORT int acct_tool_force(const char *spec)
     const struct acct_rt_api *api = rt_tool;
     return api != NULL && api->tool_force != NULL ? api->tool_force(spec) : -1;
 }
+
+/* The exported communicator constructors: the native one, then the
+ * runtime's hook on the new communicator (acct/mpi_wrap.h). */
+#define ACCT_X_CTOR_WRAPPER(Name, params, args, out)                          \
+    ACCT_EXPORT int MPI_##Name params                                         \
+    {                                                                         \
+        void (*hook)(MPI_Comm);                                               \
+        int rc;                                                               \
+        if (!__atomic_load_n(&resolved, __ATOMIC_ACQUIRE) && loader_resolve() != 0) \
+            return MPI_ERR_INTERN;                                            \
+        if (native.ctor.Name == NULL)                                         \
+            return MPI_ERR_INTERN;                                            \
+        rc = native.ctor.Name args;                                           \
+        hook = __atomic_load_n(&comm_hook, __ATOMIC_ACQUIRE);                 \
+        if (rc == MPI_SUCCESS && hook != NULL && out != NULL)                 \
+            hook(*out);                                                       \
+        return rc;                                                            \
+    }
+ACCT_WRAPPED_CONSTRUCTORS(ACCT_X_CTOR_WRAPPER)
+#undef ACCT_X_CTOR_WRAPPER
 
 /* The exported collectives: one indirect call through the table. */
 #define ACCT_X_WRAPPER(Name, lower, params, args) \

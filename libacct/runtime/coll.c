@@ -88,7 +88,7 @@ static const struct acct_alg *choose(struct rt_comm *st, struct acct_call *shape
                                      uint64_t bytes, uint64_t elem, uint64_t total_bytes)
 {
     const struct acct_decision *d;
-    if (st == NULL || st->unknown || st->inter || st->broken || total_bytes > INT_MAX)
+    if (st == NULL || st->unknown || st->inter || !rt_comm_runs_acct(st) || total_bytes > INT_MAX)
         return NULL;
     if (shape->root != -1 && (shape->root < 0 || shape->root >= st->size))
         return NULL; /* let the MPI library report the bad root */
@@ -222,6 +222,8 @@ static void account(enum acct_coll_id coll, const struct rt_ran *ran, MPI_Comm c
 {
     int idx = ran->alg != NULL ? acct_alg_index(ran->alg) : native_index[coll];
     uint64_t ns = rt_account_end(idx, t0);
+    if (ran->reorder && idx >= 0 && idx < RT_MAX_ALGS)
+        atomic_fetch_add_explicit(&rt.alg[idx].reordered, 1, memory_order_relaxed);
     int size = 0;
     if (rt.timing && t0 != 0 && PMPI_Comm_size(comm, &size) == MPI_SUCCESS) /* a report */
         rt_account_detail(idx, ran->segment, size, ns);

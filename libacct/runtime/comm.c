@@ -16,6 +16,7 @@ static int keyval = MPI_KEYVAL_INVALID;
 static atomic_uint generation = 1;
 static pthread_mutex_t list_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct rt_comm *live;
+static bool eager_only; /* MPI_THREAD_MULTIPLE: private duplicates only at creation */
 
 static _Thread_local struct {
     MPI_Comm comm;
@@ -56,8 +57,9 @@ static int delete_fn(MPI_Comm comm, int key, void *value, void *extra)
     return MPI_SUCCESS;
 }
 
-int rt_comm_init(void)
+int rt_comm_init(int thread_level)
 {
+    eager_only = thread_level == MPI_THREAD_MULTIPLE;
     return PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_fn, &keyval, NULL);
 }
 
@@ -133,13 +135,34 @@ struct rt_comm *rt_comm_get(MPI_Comm comm)
     return st;
 }
 
+static void make_priv(struct rt_comm *st)
+{
+    if (PMPI_Comm_dup(st->user, &st->priv) != MPI_SUCCESS) {
+        st->priv = MPI_COMM_NULL;
+        st->broken = true;
+    }
+}
+
+bool rt_comm_runs_acct(const struct rt_comm *st)
+{
+    if (st->size < 2)
+        return false;
+    return eager_only ? st->priv != MPI_COMM_NULL : !st->broken;
+}
+
 MPI_Comm rt_comm_priv(struct rt_comm *st)
 {
-    if (st->priv == MPI_COMM_NULL && !st->broken) {
-        if (PMPI_Comm_dup(st->user, &st->priv) != MPI_SUCCESS) {
-            st->priv = MPI_COMM_NULL;
-            st->broken = true;
-        }
-    }
+    if (st->priv == MPI_COMM_NULL && !st->broken && !eager_only)
+        make_priv(st);
     return st->priv;
+}
+
+void rt_comm_created(MPI_Comm comm)
+{
+    if (!eager_only || comm == MPI_COMM_NULL)
+        return;
+    struct rt_comm *st = rt_comm_get(comm);
+    if (st != NULL && !st->unknown && !st->inter && st->size >= 2 && st->priv == MPI_COMM_NULL &&
+        !st->broken)
+        make_priv(st);
 }

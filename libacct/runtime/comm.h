@@ -38,7 +38,9 @@ struct rt_comm {
     struct rt_comm *next;    /* list of live states, for MPI_Finalize */
 };
 
-int rt_comm_init(void);   /* at runtime init: the attribute key */
+/* At runtime init: the attribute key; under MPI_THREAD_MULTIPLE private
+ * duplicates are made only by rt_comm_created. */
+int rt_comm_init(int thread_level);
 void rt_comm_fini(void);  /* before PMPI_Finalize: free every state */
 
 /* The state of comm, created on first use; NULL if comm is not usable (then
@@ -50,8 +52,27 @@ void rt_comm_fini(void);  /* before PMPI_Finalize: free every state */
 struct rt_comm *rt_comm_get(MPI_Comm comm);
 extern struct rt_comm rt_comm_unknown;
 
-/* The private duplicate, created on first use (a collective call: every
- * rank reaches it at the same call, because all ranks decide alike). */
+/* Where ACCT's private duplicate of a communicator comes from.
+ *
+ * Below MPI_THREAD_MULTIPLE: created at the first call that runs an ACCT
+ * algorithm (a collective: every rank reaches it at the same call, because
+ * all ranks decide alike, and no other thread is inside MPI).
+ *
+ * Under MPI_THREAD_MULTIPLE a communicator must never be created inside a
+ * user's collective: another thread of the same processes may be creating
+ * communicators at that moment (legal), and Open MPI 4.1's context-id
+ * allocation then stops making progress (a hang; issue 17). So the
+ * duplicate is made by rt_comm_created, right after the application's own
+ * constructor returns (MPI_Comm_dup, _split, _create_group, ... wrapped by
+ * the loader) in the same thread, which the application orders like its own
+ * creations; MPI_COMM_WORLD's at MPI_Init. A communicator without one (made
+ * by MPI_Comm_idup, through PMPI_*, or before ACCT was active) runs native:
+ * alike on every rank, since every rank created it the same way.
+ *
+ * A communicator of one process never gets one: its collectives move no
+ * data between processes and always run native. */
+bool rt_comm_runs_acct(const struct rt_comm *st);
 MPI_Comm rt_comm_priv(struct rt_comm *st);
+void rt_comm_created(MPI_Comm comm);
 
 #endif

@@ -107,10 +107,11 @@ int rt_report_write(const char *path)
         const struct acct_alg *a = &acct_algs[i];
         unsigned long long calls = atomic_load(&rt.alg[i].calls);
         unsigned long long ns = atomic_load(&rt.alg[i].nanoseconds);
+        unsigned long long reordered = atomic_load(&rt.alg[i].reordered);
         if (calls == 0 && !(a->flags & ACCT_ALG_NATIVE))
             continue;
-        fprintf(f, "  - {collective: %s, algorithm: %s, calls: %llu, seconds: %.9f}\n",
-                acct_coll_name(a->coll), a->name, calls, (double)ns * 1e-9);
+        fprintf(f, "  - {collective: %s, algorithm: %s, calls: %llu, seconds: %.9f, reordered: %llu}\n",
+                acct_coll_name(a->coll), a->name, calls, (double)ns * 1e-9, reordered);
     }
     /* the same calls per (method, communicator size, segment bytes) */
     const struct rt_detail *rows;

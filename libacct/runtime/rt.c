@@ -143,7 +143,7 @@ static int rt_init(const struct acct_rt_init_args *args)
         rc = ACCT_RT_INACTIVE;
         goto out;
     }
-    if (rt_comm_init() != MPI_SUCCESS) {
+    if (rt_comm_init(rt.thread_level) != MPI_SUCCESS) {
         /* the same MPI call on every rank: fails alike or not at all */
         acct_warn("cannot create the communicator attribute; running with the native collectives");
         rt.inactive_why = "MPI_Comm_create_keyval failed";
@@ -154,6 +154,9 @@ static int rt_init(const struct acct_rt_init_args *args)
     rt_coll_init();
     rt_samples_init(rt.world_rank, rt.thread_level);
     rt.active = true;
+    /* MPI_THREAD_MULTIPLE: MPI_COMM_WORLD's private duplicate now, while
+     * MPI_Init_thread runs alone (comm.h) */
+    rt_comm_created(MPI_COMM_WORLD);
     acct_debug("active: %d ranks, thread level %d", rt.world_size, rt.thread_level);
     rc = ACCT_RT_ACTIVE;
 out:
@@ -187,6 +190,7 @@ static const struct acct_rt_api rt_api = {
     .init = rt_init,
     .finalize = rt_finalize,
     .tool_force = rt_tool_force,
+    .comm_created = rt_comm_created,
     .coll = {
 #define ACCT_X_TABLE(Name, lower, params, args) .Name = rt_impl_##Name,
         ACCT_WRAPPED_COLLECTIVES(ACCT_X_TABLE)

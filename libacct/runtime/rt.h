@@ -15,6 +15,7 @@
 struct rt_alg_stats {
     atomic_uint_fast64_t calls;
     atomic_uint_fast64_t nanoseconds; /* only while rt.timing */
+    atomic_uint_fast64_t reordered;   /* calls that ran with SACK reordering */
 };
 
 /* Registry entries accounted (the registry is far smaller). */

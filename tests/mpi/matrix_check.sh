@@ -9,7 +9,8 @@
 # method is forced with SACK reordering (ALG:SEG::reorder), every rank sleeps
 # a seeded random time of up to MAX_DELAY_US before each call
 # (ACCT_MATRIX_DELAY_US, see matrix.c), and the SACK branch must have run
-# (its debug line with ACCT_VERBOSE=2).
+# (its debug line with ACCT_VERBOSE=2, and ACCT_REPORT's reordered count;
+# without reorder mode that count must be 0).
 # usage: matrix_check.sh NP COLL ALG SEG FALLBACKS LIBACCT_SO MATRIX MPIEXEC [FLAGS...]
 set -u
 np=$1 coll=$2 alg=$3 seg=$4 fallbacks=$5 lib=$6 prog=$7 mpiexec=$8
@@ -53,10 +54,18 @@ rows=$(sed -n '/^collectives:/,/^detail/p' "$work/report.yaml" | grep -c "{colle
 ok_rows=0
 for a in $allowed; do grep -q "{collective: $coll, algorithm: $a," "$work/report.yaml" && ok_rows=$((ok_rows + 1)); done
 [ "$rows" -le "$ok_rows" ] || fail "calls went to other algorithms than $allowed"
+# calls of ALG that ran with SACK reordering, from the report
+reordered=$(sed -n "s/.*{collective: $coll, algorithm: $alg, calls: [0-9]*, seconds: [0-9.]*, reordered: \([0-9]*\)}.*/\1/p" \
+    "$work/report.yaml")
+[ -n "$reordered" ] || fail "the report has no reordered count for $alg"
 if [ -n "$reorder" ]; then
     grep -q "SACK reordering: first $coll as root" "$work/err" ||
         fail "reorder mode: the SACK branch of $coll did not run (no debug line)"
-    echo "ok - reorder mode: $force, entry delays up to $reorder us, SACK branch ran"
+    [ "$reordered" -gt 0 ] && [ "$reordered" -le "$ran" ] ||
+        fail "reorder mode: the report says $reordered of $ran calls of $alg ran reordered"
+    echo "ok - reorder mode: $force, entry delays up to $reorder us, SACK branch ran ($reordered of $ran calls reordered)"
+else
+    [ "$reordered" -eq 0 ] || fail "$reordered calls of $alg ran reordered, none was asked to"
 fi
 echo "ok - $coll/$alg (segment $seg): $ran of $calls calls on rank 0 ran $alg, $via its fallbacks ($fallbacks), the rest native (restrictions)"
 echo "1 passed, 0 failed"

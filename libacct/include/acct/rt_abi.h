@@ -12,7 +12,7 @@
 
 #include "acct/mpi_wrap.h"
 
-#define ACCT_RT_ABI_VERSION 3u
+#define ACCT_RT_ABI_VERSION 4u
 #define ACCT_RT_ENTRY "acct_rt_entry"
 #define ACCT_RT_FILENAME "libacct_rt.so"
 
@@ -37,6 +37,9 @@ struct acct_rt_api {
     void (*finalize)(void);
     /* The tool API (acct/tool.h), after init returned ACTIVE. */
     int (*tool_force)(const char *spec);
+    /* After a wrapped constructor (acct/mpi_wrap.h) made newcomm, in the
+     * caller's thread, after init returned ACTIVE. */
+    void (*comm_created)(MPI_Comm newcomm);
     struct acct_coll_fns coll;
 };
 

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# mpi.threads_create: communicators created in some threads while others run
+# collectives (MPI_THREAD_MULTIPLE; threads_create.c), natively and then under
+# every registered barrier, bcast and allreduce algorithm forced in turn.
+# Each run must finish (a hang is the failure this guards against: ACCT once
+# created its private communicator inside the collective, racing the other
+# threads' creations), compute the right results, and run the forced
+# algorithm (ACCT_REPORT).
+# usage: threads_create.sh TEST_ALGS LIBACCT_SO PROGRAM MPIEXEC [MPIEXEC_FLAGS...]
+set -u
+algs=$1 lib=$2 prog=$3 mpiexec=$4
+shift 4
+flags=("$@")
+preload="${ACCT_TEST_PRELOAD:+$ACCT_TEST_PRELOAD }$lib"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fails=0 checks=0
+check() { # check DESCRIPTION COMMAND...
+    local what=$1; shift
+    checks=$((checks + 1))
+    if "$@"; then echo "ok   - $what"; else echo "FAIL - $what"; fails=$((fails + 1)); fi
+}
+# run NAME [VAR=VALUE...]
+run() {
+    local name=$1; shift
+    local xs=() kv
+    for kv in "$@"; do xs+=(-x "$kv"); done
+    env "$@" timeout 90 "$mpiexec" "${flags[@]}" "${xs[@]}" -np 4 "$prog" \
+        >"$work/$name.out" 2>"$work/$name.err" </dev/null
+    echo $? >"$work/$name.rc"
+}
+passed() { [ "$(cat "$work/$1.rc")" = 0 ] && grep -q '^threads_create: .* OK$' "$work/$1.out"; }
+ran() { # ran NAME COLL ALG: the report shows calls of ALG
+    local n
+    n=$(sed -n "s/.*{collective: $2, algorithm: $3, calls: \([0-9]*\),.*/\1/p" "$work/$1.report")
+    [ -n "$n" ] && [ "$n" -gt 0 ]
+}
+show() { echo "--- $1 (exit $(cat "$work/$1.rc"))"; cat "$work/$1.out"; head -20 "$work/$1.err"; }
+
+run native
+if grep -q '^threads_create: SKIP' "$work/native.out"; then
+    cat "$work/native.out"
+    exit 77
+fi
+check "native run passes" passed native
+"$algs" --list >"$work/list" || { echo "cannot list the algorithms"; exit 1; }
+while read -r coll alg kind _; do
+    case $coll in barrier | bcast | allreduce) ;; *) continue ;; esac
+    force="$coll=$alg"
+    [ "$kind" = segmented ] && force="$force:1024"
+    name="$coll.$alg"
+    run "$name" LD_PRELOAD="$preload" ACCT_FORCE="$force" ACCT_REPORT="$work/$name.report"
+    check "$force: finishes with the right results" passed "$name"
+    check "$force: the forced algorithm ran" ran "$name" "$coll" "$alg"
+    passed "$name" || show "$name"
+done <"$work/list"
+echo "$((checks - fails)) passed, $fails failed"
+[ "$fails" -eq 0 ]
