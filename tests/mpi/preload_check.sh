@@ -12,36 +12,16 @@
 # ACCT_CHECK_TIMEOUT: seconds each mpirun may take (default 120)
 set -u
 mode=$1 np=$2 lib=$3 prog=$4 mpiexec=$5
-# In a sanitizer build the ASan runtime must come first (tests/CMakeLists.txt).
-preload="${ACCT_TEST_PRELOAD:+$ACCT_TEST_PRELOAD }$lib"
 shift 5
 flags=("$@")
-work=$(mktemp -d)
-# (rules_fifo: opening the FIFO read-write first releases ranks that a
-# regression left blocked in open() after mpirun's timeout)
+run_timeout=("${ACCT_CHECK_TIMEOUT:-120}")
+# shellcheck source-path=SCRIPTDIR source=checklib.sh
+. "$(dirname "$0")/checklib.sh"
+# checklib's trap, but first (rules_fifo) opening the FIFO read-write releases
+# ranks that a regression left blocked in open() after mpirun's timeout
 trap '[ -p "$work/rules.fifo" ] && : <>"$work/rules.fifo"; rm -rf "$work"' EXIT
-fails=0 checks=0
-check() { # check DESCRIPTION COMMAND...
-    local what=$1; shift
-    checks=$((checks + 1))
-    if "$@"; then echo "ok   - $what"; else echo "FAIL - $what"; fails=$((fails + 1)); fi
-}
-
-# run NAME [VAR=VALUE...]: coll_check under mpirun with the given environment
-# passed to every rank (and to mpirun itself, which must survive the preload).
-run() {
-    local name=$1; shift
-    local xs=() kv
-    for kv in "$@"; do xs+=(-x "$kv"); done
-    env "$@" timeout "${ACCT_CHECK_TIMEOUT:-120}" "$mpiexec" "${flags[@]}" "${xs[@]}" -np "$np" "$prog" \
-        >"$work/$name.out" 2>"$work/$name.err"
-    echo $? >"$work/$name.rc"
-}
-passed() { [ "$(cat "$work/$1.rc")" = 0 ] && grep -q 'coll_check: .* OK$' "$work/$1.out"; }
-digests() { grep '^digest ' "$work/$1.out"; }
+passed() { [ "$(rc_of "$1")" = 0 ] && grep -q 'coll_check: .* OK$' "$work/$1.out"; }
 same_digests() { [ -n "$(digests "$1")" ] && diff <(digests "$1") <(digests "$2"); }
-mapped() { grep -qx "rt_mapped=$2" "$work/$1.out"; }
-acct_lines() { grep -c '^acct' "$work/$1.err"; }
 show() { echo "--- $1.out"; cat "$work/$1.out"; echo "--- $1.err"; head -20 "$work/$1.err"; }
 
 # The report's per-collective call counts equal what the program counted.
@@ -56,11 +36,11 @@ report_matches() {
     done
 }
 
-run native
+mpi_run native
 check "native run passes" passed native
 case $mode in
 compare)
-    run acct LD_PRELOAD="$preload" ACCT_REPORT="$work/report.yaml"
+    mpi_run acct LD_PRELOAD="$preload" ACCT_REPORT="$work/report.yaml"
     check "preloaded run passes" passed acct
     check "results identical to native (digests)" same_digests native acct
     check "native run does not map the runtime" mapped native 0
@@ -70,7 +50,7 @@ compare)
     ;;
 disable | acct_off)
     if [ "$mode" = disable ]; then var=ACCT_DISABLE=1; else var=ACCT=off; fi
-    run off LD_PRELOAD="$preload" ACCT_REPORT="$work/report.yaml" "$var"
+    mpi_run off LD_PRELOAD="$preload" ACCT_REPORT="$work/report.yaml" "$var"
     check "run with $var passes" passed off
     check "results identical to native" same_digests native off
     check "$var: runtime never mapped (pure pass-through)" mapped off 0
@@ -78,14 +58,14 @@ disable | acct_off)
     check "$var: nothing printed" test "$(acct_lines off)" = 0
     ;;
 invalid_env)
-    run bad LD_PRELOAD="$preload" ACCT_DISABLE=maybe
+    mpi_run bad LD_PRELOAD="$preload" ACCT_DISABLE=maybe
     check "run with ACCT_DISABLE=maybe passes" passed bad
     check "results identical to native" same_digests native bad
     check "ACCT stays off" mapped bad 0
     check "exactly one warning line for $np ranks" test "$(acct_lines bad)" = 1
     ;;
 no_runtime)
-    run nort LD_PRELOAD="$preload" ACCT_RUNTIME="$work/missing/libacct_rt.so"
+    mpi_run nort LD_PRELOAD="$preload" ACCT_RUNTIME="$work/missing/libacct_rt.so"
     check "run without a loadable runtime passes" passed nort
     check "results identical to native" same_digests native nort
     check "exactly one warning line for $np ranks" test "$(acct_lines nort)" = 1
@@ -94,7 +74,7 @@ rules_fifo)
     # A FIFO nobody writes as ACCT_RULES: open() used to block every rank
     # inside MPI_Init (the run's timeout then fails it).
     mkfifo "$work/rules.fifo"
-    run fifo LD_PRELOAD="$preload" ACCT_RULES="$work/rules.fifo" ACCT_REPORT="$work/report.yaml"
+    mpi_run fifo LD_PRELOAD="$preload" ACCT_RULES="$work/rules.fifo" ACCT_REPORT="$work/report.yaml"
     check "run with a FIFO as ACCT_RULES passes (no hang)" passed fifo
     check "results identical to native" same_digests native fifo
     check "exactly one warning line for $np ranks" test "$(acct_lines fifo)" = 1
@@ -106,5 +86,4 @@ esac
 if [ "$fails" -ne 0 ]; then
     for f in "$work"/*.out; do show "$(basename "$f" .out)"; done
 fi
-echo "$((checks - fails)) passed, $fails failed"
-[ "$fails" -eq 0 ]
+finish

@@ -32,34 +32,16 @@ if [ "$need_mpi4py" = 1 ] && ! "${prog[0]}" -c 'import mpi4py, numpy' 2>/dev/nul
     echo "SKIP: ${prog[0]} cannot import mpi4py and numpy (Debian: python3-mpi4py python3-numpy)"
     exit 77
 fi
-# In a sanitizer build the ASan runtime must come first (tests/CMakeLists.txt).
-preload="${ACCT_TEST_PRELOAD:+$ACCT_TEST_PRELOAD }$lib"
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-fails=0 checks=0
-check() { # check DESCRIPTION COMMAND...
-    local what=$1; shift
-    checks=$((checks + 1))
-    if "$@"; then echo "ok   - $what"; else echo "FAIL - $what"; fails=$((fails + 1)); fi
-}
+run_timeout=(-k 10 100)
+# shellcheck source-path=SCRIPTDIR source=checklib.sh
+. "$(dirname "$0")/checklib.sh"
 
-# run NAME [VAR=VALUE...]: the program under mpirun with the given environment
-# passed to every rank (and to mpirun itself, which must survive the preload).
-run() {
-    local name=$1; shift
-    local xs=() kv
-    for kv in "$@"; do xs+=(-x "$kv"); done
-    [ -n "${ASAN_OPTIONS:-}" ] && xs+=(-x ASAN_OPTIONS)
-    env "$@" timeout -k 10 100 "$mpiexec" "${flags[@]}" "${xs[@]}" -np "$np" "${prog[@]}" \
-        >"$work/$name.out" 2>"$work/$name.err"
-    echo $? >"$work/$name.rc"
-}
-rc_of() { cat "$work/$1.rc"; }
+# run NAME [VAR=VALUE...]: mpi_run, passing ASAN_OPTIONS (when set) to every
+# rank too.
+run() { mpi_run "$@" ${ASAN_OPTIONS:+"ASAN_OPTIONS=$ASAN_OPTIONS"}; }
 passed() {
     [ "$(rc_of "$1")" = 0 ] && grep -Eq "^[a-z0-9_]+: np=$np checks=[0-9]+ errors=0 OK$" "$work/$1.out"
 }
-mapped() { grep -qx "rt_mapped=$2" "$work/$1.out"; }
-acct_lines() { grep -c '^acct' "$work/$1.err"; }
 show() { echo "--- $1 (exit status $(rc_of "$1"))"; cat "$work/$1.out"; echo "--- $1.err"; head -30 "$work/$1.err"; }
 
 report=$work/report.yaml
@@ -78,18 +60,6 @@ forced_ran() { # every FORCE entry's algorithm made at least one call
     done
     return $bad
 }
-counts_match() { # report's calls per collective (all algorithms) = program's
-    local pair coll n got pairs
-    [ -s "$report" ] || { echo "    no report"; return 1; }
-    grep -q '^calls ' "$work/acct.out" || { echo "    the program printed no calls line"; return 1; }
-    read -ra pairs <<<"$(sed -n 's/^calls //p' "$work/acct.out")"
-    for pair in "${pairs[@]}"; do
-        coll=${pair%=*} n=${pair#*=}
-        got=$(sed -n "s/^  - {collective: $coll, algorithm: [a-z0-9_]*, calls: \([0-9]*\),.*/\1/p" "$report" |
-              awk '{ s += $1 } END { print s + 0 }')
-        [ "$got" = "$n" ] || { echo "    $coll: program made $n calls, report says $got"; return 1; }
-    done
-}
 
 run native
 check "native run exits 0, every result right" passed native
@@ -100,7 +70,7 @@ check "preloaded run (ACCT_FORCE=$force) exits 0, every result right" passed acc
 check "preloaded run maps the runtime" mapped acct 1
 check "report written, active: true" active
 check "every forced algorithm ran" forced_ran
-check "report's calls per collective equal the program's" counts_match
+check "report's calls per collective equal the program's" counts_match acct
 check "no ACCT message on stderr" test "$(acct_lines acct)" = 0
 [ -e "$report" ] && mv "$report" "$work/acct-report.yaml"
 
@@ -114,5 +84,4 @@ if [ "$fails" -ne 0 ]; then
     for n in native acct off; do show "$n"; done
     echo "--- acct report"; cat "$work/acct-report.yaml" 2>/dev/null
 fi
-echo "$((checks - fails)) passed, $fails failed"
-[ "$fails" -eq 0 ]
+finish

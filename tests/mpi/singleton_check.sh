@@ -15,20 +15,12 @@
 # usage, on its own and with the preload too.
 set -u
 lib=$1 prog=$2 tune=$3 force=$4
-# In a sanitizer build the ASan runtime must come first (tests/CMakeLists.txt).
-preload="${ACCT_TEST_PRELOAD:+$ACCT_TEST_PRELOAD }$lib"
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+# shellcheck source-path=SCRIPTDIR source=checklib.sh
+. "$(dirname "$0")/checklib.sh"
 # A singleton must not find a launcher's environment (ctest under mpirun or
 # srun would otherwise make it a rank of that job).
 while read -r v; do unset "$v"; done < <(env | sed -n 's/^\(\(PMIX\|PMI\|OMPI\|SLURM\)_[A-Za-z0-9_]*\)=.*/\1/p' |
     grep -v '^OMPI_MCA_')
-fails=0 checks=0
-check() { # check DESCRIPTION COMMAND...
-    local what=$1; shift
-    checks=$((checks + 1))
-    if "$@"; then echo "ok   - $what"; else echo "FAIL - $what"; fails=$((fails + 1)); fi
-}
 # run NAME SECONDS [VAR=VALUE...] -- COMMAND...: exit status in NAME.rc
 # (124: still running after SECONDS, killed).
 run() {
@@ -39,28 +31,12 @@ run() {
     env "${vars[@]}" timeout -k 5 "$t" "$@" >"$work/$name.out" 2>"$work/$name.err" </dev/null
     echo $? >"$work/$name.rc"
 }
-rc_of() { cat "$work/$1.rc"; }
 exits0() { [ "$(rc_of "$1")" = 0 ]; }
 passed() { grep -q '^coll_check: np=1 checks=[0-9]* errors=0 OK$' "$work/$1.out"; }
-digests() { grep '^digest ' "$work/$1.out"; }
 same_digests() { [ -n "$(digests "$1")" ] && diff <(digests "$1") <(digests "$2") >/dev/null; }
-mapped() { grep -qx "rt_mapped=$2" "$work/$1.out"; }
-acct_lines() { grep -c '^acct' "$work/$1.err"; }
 show() { echo "--- $1 (exit status $(rc_of "$1"))"; head -20 "$work/$1.out"; echo "--- $1.err"; head -30 "$work/$1.err"; }
 report=$work/report.yaml
 report_has() { grep -qx -- "$1" "$report" 2>/dev/null; }
-counts_match() { # report's calls per collective (all algorithms) = program's
-    local pair coll n got pairs
-    [ -s "$report" ] || { echo "    no report"; return 1; }
-    grep -q '^calls ' "$work/acct.out" || { echo "    the program printed no calls line"; return 1; }
-    read -ra pairs <<<"$(sed -n 's/^calls //p' "$work/acct.out")"
-    for pair in "${pairs[@]}"; do
-        coll=${pair%=*} n=${pair#*=}
-        got=$(sed -n "s/^  - {collective: $coll, algorithm: [a-z0-9_]*, calls: \([0-9]*\),.*/\1/p" "$report" |
-              awk '{ s += $1 } END { print s + 0 }')
-        [ "$got" = "$n" ] || { echo "    $coll: program made $n calls, report says $got"; return 1; }
-    done
-}
 
 run native 30 -- "$prog"
 check "native singleton exits 0 (status $(rc_of native)), every check OK" eval 'exits0 native && passed native'
@@ -71,7 +47,7 @@ check "preloaded singleton exits 0 within 30 s (status $(rc_of acct); 124 = hung
 check "preloaded singleton: every check OK, digests equal native" eval 'passed acct && same_digests native acct'
 check "preloaded singleton: ACCT ran it (runtime mapped)" mapped acct 1
 check "report: active: true, world_size: 1" eval 'report_has "active: true" && report_has "world_size: 1"'
-check "report's calls per collective equal the program's" counts_match
+check "report's calls per collective equal the program's" counts_match acct
 check "no ACCT message on stderr" test "$(acct_lines acct)" = 0
 [ -e "$report" ] && mv "$report" "$work/acct-report.yaml"
 
@@ -91,5 +67,4 @@ if [ "$fails" -ne 0 ]; then
     for n in native acct off tune tune-pre; do show "$n"; done
     echo "--- acct report"; cat "$work/acct-report.yaml" 2>/dev/null
 fi
-echo "$((checks - fails)) passed, $fails failed"
-[ "$fails" -eq 0 ]
+finish

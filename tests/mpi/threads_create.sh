@@ -11,31 +11,18 @@ set -u
 algs=$1 lib=$2 prog=$3 mpiexec=$4
 shift 4
 flags=("$@")
-preload="${ACCT_TEST_PRELOAD:+$ACCT_TEST_PRELOAD }$lib"
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-fails=0 checks=0
-check() { # check DESCRIPTION COMMAND...
-    local what=$1; shift
-    checks=$((checks + 1))
-    if "$@"; then echo "ok   - $what"; else echo "FAIL - $what"; fails=$((fails + 1)); fi
-}
-# run NAME [VAR=VALUE...]
-run() {
-    local name=$1; shift
-    local xs=() kv
-    for kv in "$@"; do xs+=(-x "$kv"); done
-    env "$@" timeout 90 "$mpiexec" "${flags[@]}" "${xs[@]}" -np 4 "$prog" \
-        >"$work/$name.out" 2>"$work/$name.err" </dev/null
-    echo $? >"$work/$name.rc"
-}
-passed() { [ "$(cat "$work/$1.rc")" = 0 ] && grep -q '^threads_create: .* OK$' "$work/$1.out"; }
+np=4 run_timeout=(90)
+# shellcheck source-path=SCRIPTDIR source=checklib.sh
+. "$(dirname "$0")/checklib.sh"
+# run NAME [VAR=VALUE...]: mpi_run with no input
+run() { mpi_run "$@" </dev/null; }
+passed() { [ "$(rc_of "$1")" = 0 ] && grep -q '^threads_create: .* OK$' "$work/$1.out"; }
 ran() { # ran NAME COLL ALG: the report shows calls of ALG
     local n
     n=$(sed -n "s/.*{collective: $2, algorithm: $3, calls: \([0-9]*\),.*/\1/p" "$work/$1.report")
     [ -n "$n" ] && [ "$n" -gt 0 ]
 }
-show() { echo "--- $1 (exit $(cat "$work/$1.rc"))"; cat "$work/$1.out"; head -20 "$work/$1.err"; }
+show() { echo "--- $1 (exit $(rc_of "$1"))"; cat "$work/$1.out"; head -20 "$work/$1.err"; }
 
 run native
 if grep -q '^threads_create: SKIP' "$work/native.out"; then
@@ -54,5 +41,4 @@ while read -r coll alg kind _; do
     check "$force: the forced algorithm ran" ran "$name" "$coll" "$alg"
     passed "$name" || show "$name"
 done <"$work/list"
-echo "$((checks - fails)) passed, $fails failed"
-[ "$fails" -eq 0 ]
+finish
