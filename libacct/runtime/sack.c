@@ -353,6 +353,7 @@ static int on_arrival(struct sack_run *r, int x, int64_t rate_ps)
     double s = r->nseg > 1 ? h * (double)r->seg / (double)r->bytes : h;
     r->arrive[r->root] = 0;
     r->pr->gain = r->pr->cost = 0;
+    r->pr->h = h;
     if (h > 0) { /* no report yet (the site's first SACK call): no opinion */
         vote = sack_auto_judge(r->t, r->plan.fill, r->root, r->arrive, h, s, &r->pr->gain,
                                &r->pr->cost);
@@ -792,8 +793,10 @@ void rt_sack_auto_end(struct sack_auto *a, struct sack_auto_site *site, const st
     }
     site->probes++;
     if (pr->cost > 0) /* the root that judged */
-        acct_debug("SACK automatic mode: probe at call %llu: vote %+d (gain %.3f ms, cost %.3f ms)",
-                   (unsigned long long)site->calls, pr->vote, pr->gain * 1e3, pr->cost * 1e3);
+        acct_debug("SACK automatic mode: probe at call %llu: vote %+d (gain %.3f ms, cost %.3f ms, "
+                   "h %.3f ms)",
+                   (unsigned long long)site->calls, pr->vote, pr->gain * 1e3, pr->cost * 1e3,
+                   pr->h * 1e3);
     sack_auto_feed(&site->hist, pr->vote);
     record(coll, site, pr, was, comm_size, lo, hi);
     if (log && was != site->hist.on)

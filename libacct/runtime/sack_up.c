@@ -467,6 +467,7 @@ static int root_vote(struct up_run *r)
     double s = r->reduce && r->nseg > 1 ? h * (double)r->segc / (double)r->count : h;
     int vote = 0;
     r->pr->gain = r->pr->cost = 0;
+    r->pr->h = h;
     if (h > 0) {
         vote = sack_auto_judge_up(r->t, r->plan.fill, r->root, arrive, h, s, !r->reduce,
                                   &r->pr->gain, &r->pr->cost);
