@@ -190,7 +190,9 @@ struct sack_run {
     double min_rate;   /* the root: the fastest rate reported (s/B, 0: none) */
     int64_t vote_in;
     int64_t *vote_out; /* the root of a probe (heap: sends may outlive an error) */
-    double t_first, t_last; /* a non-root: its FIRST and its last segment arrived */
+    struct sack_meter meter; /* a non-root: FIRST, then its segments (rate) */
+    uint64_t batch;    /* MPI_Waitsome returns so far */
+    double t_batch;    /* when the last one returned (PMPI_Wtime) */
     /* requests */
     MPI_Request *reqs;
     int nreqs, active, kids_base;
@@ -353,6 +355,7 @@ static int on_arrival(struct sack_run *r, int x, int64_t rate_ps)
     double s = r->nseg > 1 ? h * (double)r->seg / (double)r->bytes : h;
     r->arrive[r->root] = 0;
     r->pr->gain = r->pr->cost = 0;
+    r->pr->h = h;
     if (h > 0) { /* no report yet (the site's first SACK call): no opinion */
         vote = sack_auto_judge(r->t, r->plan.fill, r->root, r->arrive, h, s, &r->pr->gain,
                                &r->pr->cost);
@@ -429,7 +432,8 @@ static int on_first(struct sack_run *r, const MPI_Status *st)
         hdr[0] < 1 || hdr[0] >= r->size || hdr[1] != (int64_t)r->bytes)
         return MPI_ERR_INTERN;
     r->parent = st->MPI_SOURCE;
-    r->t_first = PMPI_Wtime();
+    /* the meter starts at FIRST (segment 0, if it rides along, is not timed) */
+    sack_meter_piece(&r->meter, r->batch, r->t_batch, 0);
     if ((rc = kids_init(r, (int)hdr[0])) != MPI_SUCCESS)
         return rc;
     if (r->piggy) {
@@ -466,12 +470,11 @@ static int on_data(struct sack_run *r, int w)
     if (k < r->have || k >= r->have + SACK_WINDOW)
         return MPI_ERR_INTERN;
     r->got[k % SACK_WINDOW] = 1;
+    sack_meter_piece(&r->meter, r->batch, r->t_batch, (double)seg_len(r, k));
     while (r->have < r->nseg && r->got[r->have % SACK_WINDOW]) {
         r->got[r->have % SACK_WINDOW] = 0;
         r->have++;
     }
-    if (r->have == r->nseg)
-        r->t_last = PMPI_Wtime();
     return MPI_SUCCESS;
 }
 
@@ -634,6 +637,8 @@ int rt_sack_bcast_auto(char *buf, uint64_t bytes, uint64_t seg, int root,
     while (rc == MPI_SUCCESS && (rc = pump(&r)) == MPI_SUCCESS && r.active > 0) {
         int n = 0;
         rc = PMPI_Waitsome(r.nreqs, r.reqs, &n, r.idx, r.stats);
+        r.batch++;
+        r.t_batch = PMPI_Wtime();
         for (int i = 0; rc == MPI_SUCCESS && n != MPI_UNDEFINED && i < n; i++)
             rc = on_done(&r, r.idx[i], &r.stats[i]);
     }
@@ -648,11 +653,10 @@ int rt_sack_bcast_auto(char *buf, uint64_t bytes, uint64_t seg, int root,
         abandon(&r);
     else if (pr != NULL) {
         pr->vote = !r.probe ? SACK_VOTE_NONE : rank == root ? (int)*r.vote_out : (int)r.vote_in;
-        /* this rank's receive rate: from FIRST to the last segment */
-        uint64_t after = bytes - (r.piggy ? r.seg0 : 0);
-        pr->rate = rank != root && r.nseg > 1 && after > 0 && r.t_last > r.t_first
-                       ? (r.t_last - r.t_first) / (double)after
-                       : 0;
+        /* this rank's receive rate: from the MPI_Waitsome return that
+         * reported FIRST to the one that reported the last segment, over the
+         * segments reported after FIRST's (sack_meter) */
+        pr->rate = rank != root && r.nseg > 1 ? sack_meter_rate(&r.meter) : 0;
     }
     free(r.reqs);
     free(r.idx);
@@ -792,8 +796,10 @@ void rt_sack_auto_end(struct sack_auto *a, struct sack_auto_site *site, const st
     }
     site->probes++;
     if (pr->cost > 0) /* the root that judged */
-        acct_debug("SACK automatic mode: probe at call %llu: vote %+d (gain %.3f ms, cost %.3f ms)",
-                   (unsigned long long)site->calls, pr->vote, pr->gain * 1e3, pr->cost * 1e3);
+        acct_debug("SACK automatic mode: probe at call %llu: vote %+d (gain %.3f ms, cost %.3f ms, "
+                   "h %.3f ms)",
+                   (unsigned long long)site->calls, pr->vote, pr->gain * 1e3, pr->cost * 1e3,
+                   pr->h * 1e3);
     sack_auto_feed(&site->hist, pr->vote);
     record(coll, site, pr, was, comm_size, lo, hi);
     if (log && was != site->hist.on)

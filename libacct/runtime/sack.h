@@ -88,6 +88,7 @@ struct sack_probe {
     double rate;  /* in: this rank's report; out: measured in this call (0: none) */
     int vote;     /* out: the root's vote in a probe (+1, 0, -1), else SACK_VOTE_NONE */
     double gain, cost; /* out, at the root of a probe: the criterion's figures (s) */
+    double h;          /* out, at the root of a probe: the transfer time judged with (s) */
 };
 
 /* rt_sack_bcast with the communicator's state a (may be NULL) and the

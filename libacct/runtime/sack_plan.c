@@ -476,6 +476,22 @@ int sack_auto_judge_up(const struct sack_tree *t, enum sack_fill fill, int root,
     return judge_end(&p, order, rop, rc);
 }
 
+void sack_meter_piece(struct sack_meter *m, uint64_t batch, double t, double bytes)
+{
+    if (m->b_first == 0) {
+        m->b_first = batch;
+        m->t_first = t;
+    } else if (batch > m->b_first) {
+        m->bytes += bytes;
+        m->t_end = t;
+    }
+}
+
+double sack_meter_rate(const struct sack_meter *m)
+{
+    return m->bytes > 0 && m->t_end > m->t_first ? (m->t_end - m->t_first) / m->bytes : 0;
+}
+
 bool sack_auto_feed(struct sack_auto_hist *h, int vote)
 {
     const unsigned mask = 0x1f;

@@ -162,6 +162,28 @@ int sack_auto_judge_up(const struct sack_tree *t, enum sack_fill fill, int root,
                        const double *arrive, double h, double s, bool gather, double *gain,
                        double *cost);
 
+/* A rank's measure of the transfer time (docs/sack.md "Transfer time"):
+ * the pieces one sender's data comes in as (segments, blocks), each noted
+ * with the MPI_Waitsome return that reported it (numbered from 1) and
+ * that return's time. Only the pieces reported by later returns than the
+ * first piece's count, over the time from that return to the latest: the
+ * pieces reported together with the first carry no time (they may have
+ * been in long before, buffered or completed by the same progress call;
+ * counting them gave rates of a microsecond per MiB on a loaded host and
+ * every vote -1 with late ranks). Zero-initialised = nothing yet. */
+struct sack_meter {
+    uint64_t b_first;      /* the return of the first piece (0: none yet) */
+    double t_first, t_end; /* its time, the latest later return's time */
+    double bytes;          /* bytes reported by returns after b_first */
+};
+
+/* Note one piece of `bytes` reported by return `batch` (>= 1, never
+ * decreasing) at time t (s). */
+void sack_meter_piece(struct sack_meter *m, uint64_t batch, double t, double bytes);
+
+/* Seconds per byte, or 0: no piece came in after the first one's return. */
+double sack_meter_rate(const struct sack_meter *m);
+
 /* Hysteresis over the votes of a call site (the same on every rank: every
  * rank feeds it the same votes). Turns on when at least 3 of the last 5
  * votes were +1, off when the last 5 were all -1. */

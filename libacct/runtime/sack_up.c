@@ -81,7 +81,7 @@ struct up_kid {
     unsigned busy; /* reduce: ring slots holding a segment not reduced yet */
     char *ring;    /* reduce: UP_WINDOW segment slots (base - true lb) */
     int got;       /* pieces in from it (reduce: segments; gather: blocks) */
-    double t_first; /* when the first came in */
+    struct sack_meter meter; /* their rate (automatic mode) */
 };
 
 struct up_run {
@@ -137,6 +137,8 @@ struct up_run {
     double min_rate;   /* root of a probe: the fastest rate reported (s/B) */
     double wire;       /* bytes of one rank's data (reduce: the vector; gather: a block) */
     double rate;       /* this rank's measurement in this call (s/B, 0: none) */
+    uint64_t batch;    /* MPI_Waitsome returns so far */
+    double t_batch;    /* when the last one returned (PMPI_Wtime) */
     int64_t *vote_out; /* root of a probe (heap: sends may outlive an error) */
     int64_t vote_in;
     int64_t sack3[3];  /* (non-root SACK: magic, n, rate) */
@@ -219,28 +221,29 @@ static int subtree_size(const struct sack_tree *t, int pos)
     return n;
 }
 
-/* A rate measured at this rank (s/B): keep the fastest. */
-static void measured(struct up_run *r, double secs, double bytes)
+/* A rate measured at this rank (s/B, 0: none): keep the fastest. */
+static void measured(struct up_run *r, double rate)
 {
-    if (secs > 0 && bytes > 0 && (r->rate == 0 || secs / bytes < r->rate))
-        r->rate = secs / bytes;
+    if (rate > 0 && (r->rate == 0 || rate < r->rate))
+        r->rate = rate;
 }
 
-/* Piece number got (from 1) of n from child c came in: its first to its
- * last piece give the link's rate; at the root, a leaf child's data,
- * from its SACK to the last piece, too (unsegmented: the only measure). */
+/* One more of the n pieces from child c came in, reported by the current
+ * MPI_Waitsome return (r->batch, at r->t_batch). Its pieces give the
+ * link's rate (sack_meter: only those reported after the first one's
+ * return count); at the root, a leaf child's data from its SACK to its
+ * last piece too (it cannot send before its ASSIGN; unsegmented: the only
+ * measure). */
 static void timed(struct up_run *r, int c, int n, double piece)
 {
     struct up_kid *k = &r->kids[c];
-    double now = PMPI_Wtime();
-    if (++k->got == 1)
-        k->t_first = now;
+    k->got++;
+    sack_meter_piece(&k->meter, r->batch, r->t_batch, piece);
     if (k->got != n)
         return;
-    if (n > 1)
-        measured(r, now - k->t_first, (double)(n - 1) * piece);
+    measured(r, sack_meter_rate(&k->meter));
     if (r->rank == r->root && k->rank >= 0 && sack_tree_children(r->t, k->pos, NULL, 0) == 0)
-        measured(r, now - r->t0 - r->t_sack[k->rank], r->wire);
+        measured(r, (r->t_batch - r->t0 - r->t_sack[k->rank]) / r->wire);
 }
 
 /* ---- reduce: the data part ----------------------------------------------- */
@@ -467,6 +470,7 @@ static int root_vote(struct up_run *r)
     double s = r->reduce && r->nseg > 1 ? h * (double)r->segc / (double)r->count : h;
     int vote = 0;
     r->pr->gain = r->pr->cost = 0;
+    r->pr->h = h;
     if (h > 0) {
         vote = sack_auto_judge_up(r->t, r->plan.fill, r->root, arrive, h, s, !r->reduce,
                                   &r->pr->gain, &r->pr->cost);
@@ -652,6 +656,8 @@ static int run(struct up_run *r)
     while (rc == MPI_SUCCESS && r->active > 0) {
         int n = 0;
         rc = PMPI_Waitsome(r->nreqs, r->reqs, &n, r->idx, r->stats);
+        r->batch++;
+        r->t_batch = PMPI_Wtime();
         for (int i = 0; rc == MPI_SUCCESS && n != MPI_UNDEFINED && i < n; i++)
             rc = on_done(r, r->idx[i], &r->stats[i]);
     }

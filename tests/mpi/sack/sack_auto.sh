@@ -11,8 +11,11 @@ shift 6
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 sack_test_init "$lib" "$@"
 # gather's key is the block (BYTES / 8 ranks here): its 64 KiB rule holds
-# it; below, linear (two rules with one decision would merge into one range)
+# it; below, linear (two rules with one decision would merge into one range).
+# reduce: 128 KiB segments (CMakeLists.txt: with 8 KiB, 128 segments per
+# MiB through a window of 4, a transfer took up to 280 ms on 2 loaded cores)
 seg=", segment: 8K" small=binomial
+[ "$coll" = reduce ] && seg=", segment: 128K"
 [ "$coll" = gather ] && seg="" small=linear
 cat > "$work/rules.yaml" <<YAML
 acct_rules: 1

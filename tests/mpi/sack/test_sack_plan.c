@@ -8,7 +8,7 @@
  * branch); the rank mapping is the arrival order along the fill order.
  * The automatic mode's pure parts: the probe schedule, the two models and
  * the criterion on the paper's experiment (late interior processes: on;
- * nobody late, late leaves: off), the hysteresis. */
+ * nobody late, late leaves: off), the hysteresis; the rate meter. */
 #include <stdint.h>
 #include <math.h>
 #include <stdio.h>
@@ -209,6 +209,37 @@ static void check_deferred(const char *name, const struct sack_tree *t)
     }
 }
 
+/* The rate meter (sack_plan.h): pieces reported by the same MPI_Waitsome
+ * return as the first carry no time. */
+static void check_meter(void)
+{
+    const double mib = 1048576;
+    struct sack_meter m = {0};
+    CHECK(sack_meter_rate(&m) == 0, "empty meter");
+    /* a subtree's four 1 MiB blocks reported by one return (they were in
+     * before the receiver ran): no measure, not 1 us per MiB */
+    for (int i = 0; i < 4; i++)
+        sack_meter_piece(&m, 7, 2.0 + 1e-6 * i, mib);
+    CHECK(sack_meter_rate(&m) == 0, "one return: rate %g s/B", sack_meter_rate(&m));
+    /* the first two with the first return, then one per return 1 ms apart:
+     * two MiB in 2 ms */
+    m = (struct sack_meter){0};
+    sack_meter_piece(&m, 3, 1.000, mib);
+    sack_meter_piece(&m, 3, 1.000, mib);
+    sack_meter_piece(&m, 4, 1.001, mib);
+    sack_meter_piece(&m, 6, 1.002, mib);
+    CHECK(fabs(sack_meter_rate(&m) * mib - 1e-3) < 1e-9, "1 ms per MiB: %g",
+          sack_meter_rate(&m) * mib);
+    /* bcast: FIRST (0 bytes timed) then segments; one with FIRST is not timed */
+    m = (struct sack_meter){0};
+    sack_meter_piece(&m, 1, 0.5, 0);
+    sack_meter_piece(&m, 1, 0.5, 8192);
+    for (int i = 0; i < 4; i++)
+        sack_meter_piece(&m, 2 + (uint64_t)i, 0.5 + 1e-4 * (i + 1), 8192);
+    CHECK(fabs(sack_meter_rate(&m) - 4e-4 / (4 * 8192)) < 1e-15, "bcast: %g s/B",
+          sack_meter_rate(&m));
+}
+
 /* The automatic mode (sack_plan.h): probes, models, criterion, hysteresis. */
 static void check_auto(void)
 {
@@ -388,6 +419,8 @@ int main(void)
     CHECK(sack_fill_parse(NULL, SACK_FILL_BF, &f) == 0 && f == SACK_FILL_BF, "parse default");
     CHECK(sack_fill_parse("depth", SACK_FILL_DF, &f) == -1, "parse junk");
     check_auto();
-    printf("%d trees x 2 fills checked, automatic mode checked, %d failures\n", ntrees, failures);
+    check_meter();
+    printf("%d trees x 2 fills checked, automatic mode and rate meter checked, %d failures\n",
+           ntrees, failures);
     return failures ? 1 : 0;
 }
