@@ -5,15 +5,9 @@
 # usage: preload_nonmpi.sh LIBACCT_SO LIBACCT_RT_SO
 set -u
 lib=$1 rt=$2
-# In a sanitizer build the ASan runtime must come first (tests/CMakeLists.txt).
-preload="${ACCT_TEST_PRELOAD:+$ACCT_TEST_PRELOAD }$lib"
-fails=0 checks=0
-check() { # check DESCRIPTION COMMAND...
-    local what=$1; shift
-    checks=$((checks + 1))
-    if "$@"; then echo "ok   - $what"; else echo "FAIL - $what"; fails=$((fails + 1)); fi
-}
-work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+# preload, work, check, finish (tests/mpi/checklib.sh)
+# shellcheck source-path=SCRIPTDIR source=../mpi/checklib.sh
+. "$(dirname "$0")/../mpi/checklib.sh"
 
 no_mpi_needed() { ! readelf -d "$lib" | grep -E 'NEEDED.*lib(mpi|open-|pmix)'; }
 only_mpi_exported() {
@@ -69,5 +63,4 @@ check "hostname output unchanged" hostname_ok
 check "a pipeline keeps its exit status" pipeline_ok
 check "ACCT_DISABLE=1 with ACCT_VERBOSE=2 stays silent in a non-MPI process" disabled_ok
 
-echo "$((checks - fails)) passed, $fails failed"
-[ "$fails" -eq 0 ]
+finish
