@@ -10,6 +10,8 @@
 # unavailable, 1 when the cluster cannot be brought up or torn down.
 #
 # ACCT_CLUSTER_KEEP=1 leaves the cluster up afterwards (debugging).
+# Two with-cluster.sh runs on one machine take turns ($state_dir.lock,
+# waiting at most ACCT_CLUSTER_LOCK_WAIT seconds, 900 by default).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -35,6 +37,22 @@ for c in slurmctld slurmd munged srun tc nsenter; do
 done
 
 state_dir=${ACCT_CLUSTER_DIR:-/run/acct-cluster}
+
+# One cluster per machine: every namespace, interface and daemon has a fixed
+# name. ctest's RESOURCE_LOCK serialises the tests of one ctest run; this
+# lock serialises everything else (two build trees, a developer's run). The
+# holder's pid is written into the file; the wait is bounded.
+lock=$state_dir.lock
+exec 9>>"$lock"
+if ! flock -n 9; then
+  holder=$(cat "$lock" 2>/dev/null || true)
+  echo "with-cluster: the cluster is in use (lock $lock, held by pid ${holder:-?}); waiting up to ${ACCT_CLUSTER_LOCK_WAIT:-900} s"
+  if ! flock -w "${ACCT_CLUSTER_LOCK_WAIT:-900}" 9; then
+    echo "with-cluster: ERROR: the cluster is still in use after ${ACCT_CLUSTER_LOCK_WAIT:-900} s (lock $lock)" >&2
+    exit 1
+  fi
+fi
+echo $$ >"$lock" # the same file (a rename would make a second lock)
 
 cleanup() {
   local rc=$? f
