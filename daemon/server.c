@@ -548,6 +548,7 @@ int server_run(struct acctd *d, volatile int *stop, volatile int *reload,
                     LOG_I("refinement wrote %d version%s", k, k == 1 ? "" : "s");
             }
         }
+        rulesdir_poll(d, now); /* retry rules files that could not be written */
         acctd_commit_now(d);
         /* send, drop idle / finished clients */
         size_t keep = 0;

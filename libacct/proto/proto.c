@@ -93,6 +93,8 @@ static const struct tag_def tags[] = {
     [ACCT_T_MORE] = {ACCT_T_MORE, ACCT_KIND_U64, "MORE"},
     [ACCT_T_NAME] = {ACCT_T_NAME, ACCT_KIND_STR, "NAME"},
     [ACCT_T_UID] = {ACCT_T_UID, ACCT_KIND_U64, "UID"},
+    [ACCT_T_WARNING] = {ACCT_T_WARNING, ACCT_KIND_STR, "WARNING"},
+    [ACCT_T_RULES_PENDING] = {ACCT_T_RULES_PENDING, ACCT_KIND_U64, "RULES_PENDING"},
 };
 
 /* Indexed by tag: the decoder looks a kind up per field. */

@@ -236,6 +236,16 @@ int acctctl_call(struct acctctl_conn *conn, struct acct_wbuf *w, unsigned *err_c
                 acct_msg_type_name(type), conn->msg.h.type);
         return -1;
     }
+    struct acct_iter it;
+    struct acct_field f;
+    acct_iter_init(&it, conn->msg.body, conn->msg.len);
+    while (acct_iter_next(&it, &f)) {
+        if (f.tag != ACCT_T_WARNING)
+            continue;
+        fprintf(stderr, ACCTCTL_NAME " %s: warning: %.*s\n", cmd, (int)f.len,
+                (const char *)f.val);
+        conn->warnings++;
+    }
     return 0;
 }
 

@@ -73,6 +73,10 @@ struct acctctl_conn {
      * "rules", "result" or "policy", and those lines are printed with this
      * name instead. NULL: DIAG lines are printed as they come. */
     const char *diag_file;
+    /* WARNING fields of successful replies, printed on stderr as they came:
+     * "acctctl CMD: warning: ..." (activate, rollback and import then exit
+     * ACCTCTL_WARN). */
+    unsigned warnings;
 };
 
 /* Add NAME (the display name of the file sent) to w and remember it for
