@@ -86,6 +86,11 @@ struct acctd {
     struct acctd_config cfg;
     struct store *store;
     int listen_fd;
+    dev_t sock_dev;      /* the socket file this acctd bound (server.c): */
+    ino_t sock_ino;      /* unlinked at exit only if it is still this one */
+    time_t sock_checked; /* last look for a vanished socket (once a second) */
+    bool sock_foreign;   /* the path is another file now: said once */
+    int lock_fd;         /* STATE_DIR/acctd.lock, locked for the daemon's life */
     int tcp_fd;          /* primary: followers connect here; -1 = none */
     time_t last_sync;    /* follower: last SYNC with the primary */
     struct client **clients;
