@@ -290,8 +290,17 @@ int acctd_handle_message(struct acctd *d, struct client *c, const uint8_t *buf, 
     int rc = 0;
     int dec = acct_proto_decode(buf, len, c->max_body, &m, why, sizeof(why));
     if (dec != 0) {
-        acct_put_error(out, m.h.id, (enum acct_err)-dec, "%s", why);
-        LOG_I("client uid %u: invalid message: %s", (unsigned)c->uid, why);
+        /* a document (IMPORT, SET_POLICY) with a NUL byte: name its file */
+        char name[256];
+        bool named = m.body != NULL &&
+                     acct_get_str(m.body, m.len, ACCT_T_NAME, name, sizeof(name)) == 0 &&
+                     name[0] != '\0';
+        for (const char *p = name; named && *p; p++)
+            named = (unsigned char)*p >= 0x20 && *p != 0x7f;
+        acct_put_error(out, m.h.id, (enum acct_err)-dec, "%s%s%s", named ? name : "",
+                       named ? ": " : "", why);
+        LOG_I("client uid %u: invalid message: %s%s%s", (unsigned)c->uid, named ? name : "",
+              named ? ": " : "", why);
         rc = -1;
         goto out;
     }

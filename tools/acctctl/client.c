@@ -404,6 +404,23 @@ int acctctl_read_file(const char *cmd, const char *path, size_t max, char **out,
         fprintf(stderr, ACCTCTL_NAME " %s: %s: larger than %zu bytes\n", cmd, path, max);
         goto out;
     }
+    /* a text file: the protocol's strings hold no NUL byte, and a rules
+     * file, tuning result or policy never does (acctctl validate says the
+     * same). Where is it? */
+    const char *nul = memchr(buf, 0, n);
+    if (nul != NULL) {
+        size_t line = 1, col = 1;
+        for (const char *q = buf; q < nul; q++, col++)
+            if (*q == '\n') {
+                line++;
+                col = 0;
+            }
+        fprintf(stderr, "%s:%zu:%zu: binary data (a NUL byte): not a text file\n",
+                is_stdin ? "<stdin>" : path, line, col);
+        fprintf(stderr, ACCTCTL_NAME " %s: %s was not sent to acctd\n", cmd,
+                is_stdin ? "<stdin>" : path);
+        goto out;
+    }
     buf[n] = '\0';
     *out = buf;
     *len = n;

@@ -125,9 +125,10 @@ void acctctl_rows(struct acctctl_table *t, const struct acctctl_conn *conn, unsi
 uint64_t acctctl_u64(const uint8_t *body, size_t len, unsigned tag, uint64_t dflt);
 const char *acctctl_str(const uint8_t *body, size_t len, unsigned tag, char *buf, size_t cap);
 
-/* Read a whole file (at most max bytes; "-" is standard input) into a
+/* Read a whole text file (at most max bytes; "-" is standard input) into a
  * malloc'ed NUL-terminated buffer. On failure prints "acctctl CMD: FILE:
- * why" and returns -1. */
+ * why" and returns -1; a NUL byte in the file is a failure, printed as
+ * "FILE:LINE:COLUMN: binary data (a NUL byte): not a text file". */
 int acctctl_read_file(const char *cmd, const char *path, size_t max, char **out, size_t *len);
 
 /* Valid name (docs/rules.md): 1..max characters of [A-Za-z0-9._+-]. */
