@@ -438,6 +438,11 @@ static int bind_socket(struct acctd *d, int fd)
         LOG_E("bind %s: %s", d->cfg.socket, strerror(errno));
         return -1;
     }
+    if (listen(fd, 128) != 0) {
+        LOG_E("listen: %s", strerror(errno));
+        unlink(d->cfg.socket); /* the file just made: nobody will answer on it */
+        return -1;
+    }
     if (lstat(d->cfg.socket, &st) != 0) {
         LOG_E("%s: gone right after bind: %s", d->cfg.socket, strerror(errno));
         return -1;
@@ -446,10 +451,6 @@ static int bind_socket(struct acctd *d, int fd)
     d->sock_ino = st.st_ino;
     if (chmod(d->cfg.socket, d->cfg.socket_mode) != 0)
         LOG_W("chmod %s: %s", d->cfg.socket, strerror(errno));
-    if (listen(fd, 128) != 0) {
-        LOG_E("listen: %s", strerror(errno));
-        return -1;
-    }
     return 0;
 }
 
