@@ -72,6 +72,8 @@ struct pair_entry {
     uint64_t hash;
     char *text;
     size_t len;
+    bool unwritten;      /* its file could not be written: retried (rulesdir.c) */
+    char why[ACCTD_PATH_MAX + 300]; /* ... and why */
 };
 
 struct user_rate {
@@ -84,6 +86,11 @@ struct acctd {
     struct acctd_config cfg;
     struct store *store;
     int listen_fd;
+    dev_t sock_dev;      /* the socket file this acctd bound (server.c): */
+    ino_t sock_ino;      /* unlinked at exit only if it is still this one */
+    time_t sock_checked; /* last look for a vanished socket (once a second) */
+    bool sock_foreign;   /* the path is another file now: said once */
+    int lock_fd;         /* STATE_DIR/acctd.lock, locked for the daemon's life */
     int tcp_fd;          /* primary: followers connect here; -1 = none */
     time_t last_sync;    /* follower: last SYNC with the primary */
     struct client **clients;
@@ -96,6 +103,10 @@ struct acctd {
     time_t started, last_refine;
     bool tx_open;        /* this round's transaction */
     bool rules_dirty;    /* activations happened: re-materialise after commit */
+    size_t rules_unwritten; /* pairs whose rules file is not written (STATUS) */
+    char rules_error[320];  /* the active versions could not be read: why */
+    time_t rules_retry_at;  /* when to try rules_dirty again (0: nothing to retry) */
+    int rules_backoff_s;    /* 1, 2, 4, ... RULES_RETRY_MAX_S */
     bool reload_requested;
     int64_t samples_total; /* timed calls stored (STATUS NSAMPLES) */
 };
@@ -172,8 +183,22 @@ void req_put_version(struct acct_wbuf *out, const struct store_version *v, bool 
 
 /* ---- rules cache and files (rulesdir.c) --------------------------------------------- */
 /* Reload the cache from the store and make rules_dir match it (write
- * changed files, remove files of pairs without an active version). */
+ * changed files, remove files of pairs without an active version). Returns
+ * -1 if the store could not be read; a file that could not be written
+ * leaves its pair unwritten (counted in rules_unwritten) and schedules a
+ * retry with backoff. Either way the loop retries (rulesdir_poll). */
 int rulesdir_sync(struct acctd *d);
+/* Called each round: set rules_dirty when a retry is due. */
+void rulesdir_poll(struct acctd *d, time_t now);
+/* For a handler that activated a version of (partition, interconnect):
+ * commit the round's transaction now and materialise, so that its reply
+ * can tell. Returns -1 if the commit failed (nothing was activated);
+ * else 0, with warning set to why the pair's file is not written ("" if
+ * it is). */
+int rulesdir_commit_pair(struct acctd *d, const char *partition, const char *interconnect,
+                         char *warning, size_t cap);
+/* STATUS: RULES_PENDING and one WARNING per unwritten pair. */
+void rulesdir_put_status(const struct acctd *d, struct acct_wbuf *out);
 const struct pair_entry *rulesdir_find(const struct acctd *d, const char *partition,
                                        const char *interconnect);
 void rulesdir_fini(struct acctd *d);

@@ -5,6 +5,7 @@
  * reverse. Signal handlers only set flags; the loop acts on them between
  * rounds, so SIGTERM lets the current round's transaction commit first. */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,6 +88,45 @@ static int policies_init(struct acctd *d)
     return rc;
 }
 
+/* One acctd per state directory: a write lock (fcntl) on
+ * STATE_DIR/acctd.lock, held until exit (the kernel drops it even after
+ * kill -9). A second acctd on the same state directory refuses to start and
+ * names the holder. The file also holds the holder's pid, for people. */
+static int lock_init(struct acctd *d)
+{
+    char path[ACCTD_PATH_MAX + 16];
+    if (acctd_mkdir_p(d->cfg.state_dir, 0750) != 0) {
+        LOG_E("cannot create %s: %s", d->cfg.state_dir, strerror(errno));
+        return -1;
+    }
+    snprintf(path, sizeof(path), "%s/acctd.lock", d->cfg.state_dir);
+    int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        LOG_E("cannot open %s: %s", path, strerror(errno));
+        return -1;
+    }
+    struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+    if (fcntl(fd, F_SETLK, &fl) != 0) {
+        int err = errno;
+        struct flock who = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+        if ((err == EACCES || err == EAGAIN) && fcntl(fd, F_GETLK, &who) == 0 &&
+            who.l_type != F_UNLCK)
+            LOG_E("another acctd (pid %ld) holds %s: it serves the state directory %s; "
+                  "refusing to start a second one on it",
+                  (long)who.l_pid, path, d->cfg.state_dir);
+        else
+            LOG_E("cannot lock %s: %s", path, strerror(err == EAGAIN ? EACCES : err));
+        close(fd);
+        return -1;
+    }
+    char pid[32];
+    int n = snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
+    if (ftruncate(fd, 0) != 0 || pwrite(fd, pid, (size_t)n, 0) != n)
+        LOG_W("%s: cannot record the pid: %s", path, strerror(errno));
+    d->lock_fd = fd;
+    return 0;
+}
+
 static int store_init(struct acctd *d)
 {
     char err[1024];
@@ -164,6 +204,7 @@ int main(int argc, char **argv)
     int exit_code = 1;
     d.listen_fd = -1;
     d.tcp_fd = -1;
+    d.lock_fd = -1;
     d.started = time(NULL);
     d.last_refine = d.started;
     saved_argc = argc;
@@ -182,8 +223,10 @@ int main(int argc, char **argv)
         LOG_E("signals: %s", strerror(errno));
         goto out_policies;
     }
-    if (store_init(&d) != 0)
+    if (lock_init(&d) != 0)
         goto out_policies;
+    if (store_init(&d) != 0)
+        goto out_lock;
     if (runtime_init(&d) != 0)
         goto out_store;
     if (server_init(&d) != 0)
@@ -204,6 +247,9 @@ out_runtime:
     rulesdir_fini(&d);
 out_store:
     store_close(d.store);
+out_lock:
+    if (d.lock_fd >= 0)
+        close(d.lock_fd); /* last: the next acctd may start now */
 out_policies:
     policy_set_free(&d.policies);
     free(d.rates);

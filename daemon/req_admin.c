@@ -38,6 +38,26 @@ static void put_diags(struct acct_wbuf *out, uint32_t id, const char *what,
     }
 }
 
+/* After an activation of (p, i) in this request: commit now and write the
+ * pair's rules file, so that the reply says if jobs do not see it yet (a
+ * WARNING; acctd keeps retrying). A failed commit turns the reply into an
+ * error: nothing was activated. */
+static void commit_activation(struct acctd *d, const struct acct_msg *m, struct acct_wbuf *out,
+                              const char *p, const char *i)
+{
+    char warning[ACCTD_PATH_MAX + 1024];
+    if (rulesdir_commit_pair(d, p, i, warning, sizeof(warning)) != 0) {
+        acct_put_error(out, m->h.id, ACCT_ERR_INTERNAL,
+                       "the store could not commit; nothing was activated (acctd's log says "
+                       "why)");
+        return;
+    }
+    if (warning[0] != '\0') {
+        acct_put_str(out, ACCT_T_WARNING, warning);
+        LOG_W("%s", warning);
+    }
+}
+
 int req_import(struct acctd *d, struct client *c, const struct acct_msg *m,
                struct acct_wbuf *out)
 {
@@ -49,6 +69,7 @@ int req_import(struct acctd *d, struct client *c, const struct acct_msg *m,
     int64_t version = 0, previous = 0;
     bool existing = false, ok = false, began = false;
     char err[512] = "";
+    char vp[ACCT_RULES_NAME_MAX + 1] = "", vi[ACCT_RULES_NAME_MAX + 1] = "";
     bool is_result = acct_msg_find(m, ACCT_T_RESULT_TEXT, &f);
     if (!is_result && !acct_msg_find(m, ACCT_T_RULES_TEXT, &f)) {
         acct_put_error(out, m->h.id, ACCT_ERR_INVALID, "RESULT_TEXT or RULES_TEXT: required");
@@ -116,11 +137,15 @@ int req_import(struct acctd *d, struct client *c, const struct acct_msg *m,
     LOG_I("uid %u imported %s as version %lld of (%s, %s)%s%s", (unsigned)c->uid,
           is_result ? res->id : "a rules file", (long long)version, v.partition, v.interconnect,
           existing ? " (already imported)" : "", activate ? ", activated" : "");
+    snprintf(vp, sizeof(vp), "%s", v.partition);
+    snprintf(vi, sizeof(vi), "%s", v.interconnect);
     store_version_free(&v);
     ok = true;
 out:
     if (began)
         acctd_write_end(d, ok);
+    if (ok && activate)
+        commit_activation(d, m, out, vp, vi);
     acct_result_free(res);
     acct_rules_free(rules);
     acct_diags_free(&dg);
@@ -134,6 +159,7 @@ int req_activate(struct acctd *d, struct client *c, const struct acct_msg *m,
     int64_t previous = 0;
     bool ok = false;
     struct store_version v;
+    char p[ACCT_RULES_NAME_MAX + 1], i[ACCT_RULES_NAME_MAX + 1];
     if (acct_get_u64(m->body, m->len, ACCT_T_VERSION, &id) != 0 || id == 0 || id > INT64_MAX) {
         acct_put_error(out, m->h.id, ACCT_ERR_INVALID, "VERSION: required (a version >= 1)");
         return 0;
@@ -159,11 +185,14 @@ int req_activate(struct acctd *d, struct client *c, const struct acct_msg *m,
         acct_put_u64(out, ACCT_T_PREVIOUS, (uint64_t)previous);
         LOG_I("uid %u activated version %llu of (%s, %s) (was %lld)", (unsigned)c->uid,
               (unsigned long long)id, v.partition, v.interconnect, (long long)previous);
+        snprintf(p, sizeof(p), "%s", v.partition);
+        snprintf(i, sizeof(i), "%s", v.interconnect);
         store_version_free(&v);
-        d->rules_dirty = true;
         ok = true;
     }
     acctd_write_end(d, ok);
+    if (ok)
+        commit_activation(d, m, out, p, i);
     return 0;
 }
 
@@ -197,10 +226,11 @@ int req_rollback(struct acctd *d, struct client *c, const struct acct_msg *m,
         acct_put_u64(out, ACCT_T_PREVIOUS, (uint64_t)undone);
         LOG_I("uid %u rolled (%s, %s) back from version %lld to %lld", (unsigned)c->uid, p, i,
               (long long)undone, (long long)now);
-        d->rules_dirty = true;
         ok = true;
     }
     acctd_write_end(d, ok);
+    if (ok)
+        commit_activation(d, m, out, p, i);
     return 0;
 }
 

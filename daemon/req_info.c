@@ -46,6 +46,7 @@ int req_status(struct acctd *d, struct client *c, const struct acct_msg *m,
     acct_put_u64(out, ACCT_T_NSAMPLES, (uint64_t)d->samples_total);
     acct_put_u64(out, ACCT_T_CLIENTS, d->nclients);
     acct_put_str(out, ACCT_T_POLICY, d->policies.dflt.name);
+    rulesdir_put_status(d, out);
     if (check) {
         char ic[512];
         store_integrity(d->store, ic, sizeof(ic));

@@ -14,6 +14,9 @@
 
 #include "acctd.h"
 
+/* The longest wait between two tries to write a rules file that failed. */
+#define RULES_RETRY_MAX_S 30
+
 static void free_pairs(struct pair_entry *v, size_t n)
 {
     for (size_t i = 0; i < n; i++)
@@ -174,11 +177,13 @@ int rulesdir_write_file(const char *dir, const char *name, const char *text, siz
         goto out;
     }
     rc = 0;
-out:
+out:;
+    int err = errno; /* the failed step's, for the caller */
     if (fd >= 0)
         close(fd);
     if (tmp[0] != '\0')
         unlink(tmp);
+    errno = err;
     return rc;
 }
 
@@ -244,27 +249,68 @@ static void remove_stale(const struct acctd *d)
         closedir(top);
 }
 
+/* A pair whose file could not be written keeps its cache entry (GET_RULES
+ * serves the new version) and is counted; rulesdir_poll retries. */
+static void unwritten(struct acctd *d, struct pair_entry *e, const char *what, const char *path,
+                      int err)
+{
+    snprintf(e->why, sizeof(e->why), "%s %s: %s", what, path, strerror(err));
+    e->unwritten = true;
+    d->rules_unwritten++;
+}
+
+/* Retry after 1, 2, 4, ... RULES_RETRY_MAX_S seconds while something failed. */
+static void schedule_retry(struct acctd *d, bool failed)
+{
+    if (!failed) {
+        if (d->rules_backoff_s > 0)
+            LOG_I("rules files in %s: all written again", d->cfg.rules_dir);
+        d->rules_backoff_s = 0;
+        d->rules_retry_at = 0;
+        return;
+    }
+    d->rules_backoff_s = d->rules_backoff_s == 0 ? 1 : d->rules_backoff_s * 2;
+    if (d->rules_backoff_s > RULES_RETRY_MAX_S)
+        d->rules_backoff_s = RULES_RETRY_MAX_S;
+    d->rules_retry_at = time(NULL) + d->rules_backoff_s;
+    LOG_W("rules files in %s: %zu not written%s; retrying in %d s", d->cfg.rules_dir,
+          d->rules_unwritten, d->rules_error[0] ? ", active versions not read" : "",
+          d->rules_backoff_s);
+}
+
+void rulesdir_poll(struct acctd *d, time_t now)
+{
+    if (d->rules_retry_at != 0 && now >= d->rules_retry_at)
+        d->rules_dirty = true;
+}
+
 int rulesdir_sync(struct acctd *d)
 {
     struct collect c = {0};
     int rc = -1;
+    d->rules_unwritten = 0;
     if (store_pairs(d->store, true, collect_pair, &c) != 0) {
-        LOG_E("cannot read the active versions: %s", store_errmsg(d->store));
+        snprintf(d->rules_error, sizeof(d->rules_error),
+                 "cannot read the active versions: %s", store_errmsg(d->store));
+        LOG_E("%s", d->rules_error);
         free_pairs(c.v, c.n);
+        /* the old entries stay; their files are as they were */
+        for (size_t i = 0; i < d->npairs; i++)
+            d->rules_unwritten += d->pairs[i].unwritten;
         goto out;
     }
+    d->rules_error[0] = '\0';
     free_pairs(d->pairs, d->npairs);
     d->pairs = c.v;
     d->npairs = c.n;
     for (size_t i = 0; i < d->npairs; i++)
         add_exploration(d, &d->pairs[i]);
-    if (acctd_mkdir_p(d->cfg.rules_dir, 0755) != 0) {
-        LOG_E("cannot create %s: %s", d->cfg.rules_dir, strerror(errno));
-        goto out;
-    }
     rc = 0;
+    /* a failure here shows again, per pair, below */
+    if (acctd_mkdir_p(d->cfg.rules_dir, 0755) != 0)
+        LOG_E("cannot create %s: %s", d->cfg.rules_dir, strerror(errno));
     for (size_t i = 0; i < d->npairs; i++) {
-        const struct pair_entry *e = &d->pairs[i];
+        struct pair_entry *e = &d->pairs[i];
         char dir[ACCTD_PATH_MAX + 80], name[ACCT_RULES_NAME_MAX + 8], path[ACCTD_PATH_MAX + 160];
         snprintf(dir, sizeof(dir), "%s/%s", d->cfg.rules_dir, e->partition);
         snprintf(name, sizeof(name), "%s.yaml", e->interconnect);
@@ -273,16 +319,57 @@ int rulesdir_sync(struct acctd *d)
             continue;
         if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
             LOG_E("cannot create %s: %s", dir, strerror(errno));
-            rc = -1;
+            unwritten(d, e, "cannot create", dir, errno);
             continue;
         }
         if (rulesdir_write_file(dir, name, e->text, e->len) != 0) {
-            rc = -1;
+            unwritten(d, e, "cannot write", path, errno);
             continue;
         }
         LOG_I("materialised %s (version %lld)", path, (long long)e->version);
     }
     remove_stale(d);
 out:
+    schedule_retry(d, rc != 0 || d->rules_unwritten > 0);
     return rc;
+}
+
+int rulesdir_commit_pair(struct acctd *d, const char *partition, const char *interconnect,
+                         char *warning, size_t cap)
+{
+    warning[0] = '\0';
+    d->rules_dirty = true;
+    if (acctd_commit_now(d) != 0)
+        return -1;
+    const struct pair_entry *e = rulesdir_find(d, partition, interconnect);
+    if (d->rules_error[0] != '\0')
+        snprintf(warning, cap, "the rules file of (%s, %s) is not rewritten: %s; acctd retries",
+                 partition, interconnect, d->rules_error);
+    else if (e != NULL && e->unwritten)
+        snprintf(warning, cap,
+                 "the rules file of (%s, %s) is not written: %s; jobs starting now still read "
+                 "the old one (or none); acctd retries (acctctl status shows it)",
+                 partition, interconnect, e->why);
+    return 0;
+}
+
+void rulesdir_put_status(const struct acctd *d, struct acct_wbuf *out)
+{
+    time_t now = time(NULL);
+    long long in = d->rules_retry_at > now ? (long long)(d->rules_retry_at - now) : 0;
+    char line[sizeof(d->pairs->why) + sizeof(d->rules_error) + 2 * ACCT_RULES_NAME_MAX + 200];
+    acct_put_u64(out, ACCT_T_RULES_PENDING, d->rules_unwritten);
+    if (d->rules_error[0] != '\0') {
+        snprintf(line, sizeof(line), "rules files: %s; next try in %lld s", d->rules_error, in);
+        acct_put_str(out, ACCT_T_WARNING, line);
+    }
+    for (size_t i = 0; i < d->npairs; i++) {
+        const struct pair_entry *e = &d->pairs[i];
+        if (!e->unwritten)
+            continue;
+        snprintf(line, sizeof(line),
+                 "rules file of (%s, %s) version %lld not written: %s; next try in %lld s",
+                 e->partition, e->interconnect, (long long)e->version, e->why, in);
+        acct_put_str(out, ACCT_T_WARNING, line);
+    }
 }

@@ -290,8 +290,17 @@ int acctd_handle_message(struct acctd *d, struct client *c, const uint8_t *buf, 
     int rc = 0;
     int dec = acct_proto_decode(buf, len, c->max_body, &m, why, sizeof(why));
     if (dec != 0) {
-        acct_put_error(out, m.h.id, (enum acct_err)-dec, "%s", why);
-        LOG_I("client uid %u: invalid message: %s", (unsigned)c->uid, why);
+        /* a document (IMPORT, SET_POLICY) with a NUL byte: name its file */
+        char name[256];
+        bool named = m.body != NULL &&
+                     acct_get_str(m.body, m.len, ACCT_T_NAME, name, sizeof(name)) == 0 &&
+                     name[0] != '\0';
+        for (const char *p = name; named && *p; p++)
+            named = (unsigned char)*p >= 0x20 && *p != 0x7f;
+        acct_put_error(out, m.h.id, (enum acct_err)-dec, "%s%s%s", named ? name : "",
+                       named ? ": " : "", why);
+        LOG_I("client uid %u: invalid message: %s%s%s", (unsigned)c->uid, named ? name : "",
+              named ? ": " : "", why);
         rc = -1;
         goto out;
     }
@@ -400,22 +409,57 @@ static void serve_input(struct acctd *d, struct client *c, struct acct_wbuf *out
 
 /* ---- the socket ------------------------------------------------------------------- */
 
-int server_init(struct acctd *d)
+static int make_socket_dir(const struct acctd *d)
 {
-    struct sockaddr_un sa = {.sun_family = AF_UNIX};
-    int rc = -1;
-    d->listen_fd = -1;
-    char dir[sizeof(sa.sun_path)];
+    char dir[sizeof(((struct sockaddr_un *)0)->sun_path)];
     snprintf(dir, sizeof(dir), "%s", d->cfg.socket);
     char *slash = strrchr(dir, '/');
     if (slash != NULL && slash != dir) {
         *slash = '\0';
         if (acctd_mkdir_p(dir, 0755) != 0) {
             LOG_E("cannot create %s: %s", dir, strerror(errno));
-            goto out;
+            return -1;
         }
     }
+    return 0;
+}
+
+/* Bind fd to the socket path (socket_mode), listen, and remember which
+ * file it made (st_dev, st_ino): server_fini unlinks only that one. */
+static int bind_socket(struct acctd *d, int fd)
+{
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    struct stat st;
     snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", d->cfg.socket);
+    mode_t old = umask(0777 & ~d->cfg.socket_mode);
+    int b = bind(fd, (struct sockaddr *)&sa, sizeof(sa));
+    umask(old);
+    if (b != 0) {
+        LOG_E("bind %s: %s", d->cfg.socket, strerror(errno));
+        return -1;
+    }
+    if (listen(fd, 128) != 0) {
+        LOG_E("listen: %s", strerror(errno));
+        unlink(d->cfg.socket); /* the file just made: nobody will answer on it */
+        return -1;
+    }
+    if (lstat(d->cfg.socket, &st) != 0) {
+        LOG_E("%s: gone right after bind: %s", d->cfg.socket, strerror(errno));
+        return -1;
+    }
+    d->sock_dev = st.st_dev;
+    d->sock_ino = st.st_ino;
+    if (chmod(d->cfg.socket, d->cfg.socket_mode) != 0)
+        LOG_W("chmod %s: %s", d->cfg.socket, strerror(errno));
+    return 0;
+}
+
+int server_init(struct acctd *d)
+{
+    int rc = -1;
+    d->listen_fd = -1;
+    if (make_socket_dir(d) != 0)
+        goto out;
     d->listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (d->listen_fd < 0) {
         LOG_E("socket: %s", strerror(errno));
@@ -436,22 +480,42 @@ int server_init(struct acctd *d)
         }
         unlink(d->cfg.socket);
     }
-    mode_t old = umask(0777 & ~d->cfg.socket_mode);
-    int b = bind(d->listen_fd, (struct sockaddr *)&sa, sizeof(sa));
-    umask(old);
-    if (b != 0) {
-        LOG_E("bind %s: %s", d->cfg.socket, strerror(errno));
-        goto out;
-    }
-    if (chmod(d->cfg.socket, d->cfg.socket_mode) != 0)
-        LOG_W("chmod %s: %s", d->cfg.socket, strerror(errno));
-    if (listen(d->listen_fd, 128) != 0) {
-        LOG_E("listen: %s", strerror(errno));
-        goto out;
-    }
-    rc = 0;
+    rc = bind_socket(d, d->listen_fd);
 out:
     return rc;
+}
+
+/* The socket file is acctd's only way in: if somebody removes it, make a
+ * new one (once a second at most: an lstat). A path that is now another
+ * file is not ours to replace: said once, left alone. */
+static void check_socket(struct acctd *d, time_t now)
+{
+    struct stat st;
+    if (now == d->sock_checked || d->listen_fd < 0)
+        return;
+    d->sock_checked = now;
+    if (lstat(d->cfg.socket, &st) == 0) {
+        bool ours = st.st_dev == d->sock_dev && st.st_ino == d->sock_ino;
+        if (!ours && !d->sock_foreign)
+            LOG_E("%s is no longer the socket this acctd bound (another file replaced it); "
+                  "leaving it alone: clients cannot reach this acctd until it is removed",
+                  d->cfg.socket);
+        d->sock_foreign = !ours;
+        return;
+    }
+    if (errno != ENOENT)
+        return;
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0 || make_socket_dir(d) != 0 || bind_socket(d, fd) != 0) {
+        if (fd >= 0)
+            close(fd);
+        return; /* logged; next second again */
+    }
+    accept_clients(d, d->listen_fd); /* who connected before the file went */
+    close(d->listen_fd); /* its file is gone: nobody can connect to it now */
+    d->listen_fd = fd;
+    d->sock_foreign = false;
+    LOG_W("%s had vanished: listening on a new socket there", d->cfg.socket);
 }
 
 void server_fini(struct acctd *d)
@@ -464,8 +528,14 @@ void server_fini(struct acctd *d)
     d->clients = NULL;
     d->nclients = d->cap_clients = 0;
     if (d->listen_fd >= 0) {
+        /* only the file this acctd bound: another acctd's may be there now */
+        struct stat st;
+        if (lstat(d->cfg.socket, &st) == 0 && st.st_dev == d->sock_dev &&
+            st.st_ino == d->sock_ino)
+            unlink(d->cfg.socket);
+        else
+            LOG_I("%s is not the socket this acctd bound: not removing it", d->cfg.socket);
         close(d->listen_fd);
-        unlink(d->cfg.socket);
         d->listen_fd = -1;
     }
 }
@@ -548,6 +618,8 @@ int server_run(struct acctd *d, volatile int *stop, volatile int *reload,
                     LOG_I("refinement wrote %d version%s", k, k == 1 ? "" : "s");
             }
         }
+        rulesdir_poll(d, now); /* retry rules files that could not be written */
+        check_socket(d, now);
         acctd_commit_now(d);
         /* send, drop idle / finished clients */
         size_t keep = 0;

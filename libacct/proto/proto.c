@@ -93,6 +93,8 @@ static const struct tag_def tags[] = {
     [ACCT_T_MORE] = {ACCT_T_MORE, ACCT_KIND_U64, "MORE"},
     [ACCT_T_NAME] = {ACCT_T_NAME, ACCT_KIND_STR, "NAME"},
     [ACCT_T_UID] = {ACCT_T_UID, ACCT_KIND_U64, "UID"},
+    [ACCT_T_WARNING] = {ACCT_T_WARNING, ACCT_KIND_STR, "WARNING"},
+    [ACCT_T_RULES_PENDING] = {ACCT_T_RULES_PENDING, ACCT_KIND_U64, "RULES_PENDING"},
 };
 
 /* Indexed by tag: the decoder looks a kind up per field. */
@@ -270,11 +272,22 @@ static int check_fields(const uint8_t *p, const uint8_t *end, int depth, size_t 
                                "field %s: not a finite number", acct_tag_name(tag));
             break;
         }
-        case ACCT_KIND_STR:
-            if (memchr(val, 0, len) != NULL)
+        case ACCT_KIND_STR: {
+            const uint8_t *nul = memchr(val, 0, len);
+            if (nul != NULL) {
+                /* where, for a whole document (RULES_TEXT, ...): line, column */
+                size_t line = 1, col = 1;
+                for (const uint8_t *q = val; q < nul; q++, col++)
+                    if (*q == '\n') {
+                        line++;
+                        col = 0;
+                    }
                 return why_set(why, why_len, -ACCT_ERR_BAD_MESSAGE,
-                               "field %s: string contains a NUL byte", acct_tag_name(tag));
+                               "field %s: a NUL byte at line %zu, column %zu (text only)",
+                               acct_tag_name(tag), line, col);
+            }
             break;
+        }
         case ACCT_KIND_GROUP: {
             if (depth + 1 >= ACCT_PROTO_MAX_DEPTH + 1)
                 return why_set(why, why_len, -ACCT_ERR_BAD_MESSAGE,

@@ -5,7 +5,8 @@
  *
  * prints one line: "CASE: reply=TYPE err=ERRNAME closed=yes|no" (reply=none
  * when nothing came back before the connection closed). CASEs are listed in
- * the table at the end; "hold" sends half a header and keeps the
+ * the table at the end ("import-file FILE" sends FILE as it is as an
+ * IMPORT; the error's message follows as msg=...); "hold" sends half a header and keeps the
  * connection open for ARG seconds; "flood" opens ARG connections at once
  * and reports how many were answered and how many refused with LIMIT.
  *
@@ -95,7 +96,7 @@ static void report(const char *name, int fd, int last)
     uint8_t *body = NULL;
     struct acct_hdr h;
     const char *type = "none", *err = "-";
-    char extra[96] = "";
+    char extra[96] = "", msg[1100] = "";
     int closed = 0;
     long total;
 
@@ -117,6 +118,9 @@ static void report(const char *name, int fd, int last)
                                                            : "?";
                         if (acct_get_u64(m.body, m.len, ACCT_T_ERR_CODE, &code) == 0)
                             err = acct_err_name((unsigned)code);
+                        char em[1024];
+                        if (acct_get_str(m.body, m.len, ACCT_T_ERR_MSG, em, sizeof(em)) == 0)
+                            snprintf(msg, sizeof(msg), " msg=%s", em);
                         if (acct_get_u64(m.body, m.len, ACCT_T_ACCEPTED, &acc) == 0 &&
                             acct_get_u64(m.body, m.len, ACCT_T_REJECTED, &rej) == 0)
                             snprintf(extra, sizeof(extra), " accepted=%llu rejected=%llu",
@@ -138,7 +142,8 @@ static void report(const char *name, int fd, int last)
             closed = recv(fd, &c, 1, MSG_DONTWAIT) <= 0;
         }
     }
-    printf("%s: reply=%s err=%s closed=%s%s\n", name, type, err, closed ? "yes" : "no", extra);
+    printf("%s: reply=%s err=%s closed=%s%s%s\n", name, type, err, closed ? "yes" : "no", extra,
+           msg);
     free(body);
 }
 
@@ -256,6 +261,27 @@ static int c_nul_string(int fd, const char *arg)
     return send_msg(fd, ACCT_MSG_GET_RULES, b, n);
 }
 
+/* IMPORT of the file ARG as it is (NUL bytes included: the length says
+ * where the text ends), NAME = ARG. */
+static int c_import_file(int fd, const char *arg)
+{
+    static char text[1 << 20];
+    FILE *f = arg != NULL ? fopen(arg, "rb") : NULL;
+    if (f == NULL)
+        return -1;
+    size_t len = fread(text, 1, sizeof(text), f);
+    fclose(f);
+    size_t nl = strlen(arg);
+    uint8_t *b = malloc(len + nl + 12);
+    if (b == NULL)
+        return -1;
+    size_t n = put_field(b, ACCT_T_RULES_TEXT, text, (uint32_t)len);
+    n += put_field(b + n, ACCT_T_NAME, arg, (uint32_t)nl);
+    int rc = send_msg(fd, ACCT_MSG_IMPORT, b, n);
+    free(b);
+    return rc;
+}
+
 static int c_nested_group(int fd, const char *arg)
 {
     uint8_t inner[16], outer[32];
@@ -363,6 +389,7 @@ static const struct rcase {
     { "bad-u64", c_bad_u64, 1 },
     { "nul-string", c_nul_string, 1 },
     { "nested-group", c_nested_group, 1 },
+    { "import-file", c_import_file, 1 },
     { "nonfinite", c_nonfinite, 1 },
     { "unknown-type", c_unknown_type, 1 },
     { "missing-field", c_missing_field, 1 },

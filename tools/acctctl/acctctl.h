@@ -13,6 +13,8 @@ enum acctctl_exit {
     ACCTCTL_OK = 0,    /* done, everything valid */
     ACCTCTL_FAIL = 1,  /* done, but something checked was invalid or failed */
     ACCTCTL_USAGE = 2, /* bad command line */
+    ACCTCTL_WARN = 3,  /* done, but acctd warned (printed on stderr): e.g. a version is
+                          active but its rules file is not written yet */
 };
 
 struct acctctl_cmd {

@@ -236,6 +236,16 @@ int acctctl_call(struct acctctl_conn *conn, struct acct_wbuf *w, unsigned *err_c
                 acct_msg_type_name(type), conn->msg.h.type);
         return -1;
     }
+    struct acct_iter it;
+    struct acct_field f;
+    acct_iter_init(&it, conn->msg.body, conn->msg.len);
+    while (acct_iter_next(&it, &f)) {
+        if (f.tag != ACCT_T_WARNING)
+            continue;
+        fprintf(stderr, ACCTCTL_NAME " %s: warning: %.*s\n", cmd, (int)f.len,
+                (const char *)f.val);
+        conn->warnings++;
+    }
     return 0;
 }
 
@@ -392,6 +402,23 @@ int acctctl_read_file(const char *cmd, const char *path, size_t max, char **out,
     }
     if (n > max) {
         fprintf(stderr, ACCTCTL_NAME " %s: %s: larger than %zu bytes\n", cmd, path, max);
+        goto out;
+    }
+    /* a text file: the protocol's strings hold no NUL byte, and a rules
+     * file, tuning result or policy never does (acctctl validate says the
+     * same). Where is it? */
+    const char *nul = memchr(buf, 0, n);
+    if (nul != NULL) {
+        size_t line = 1, col = 1;
+        for (const char *q = buf; q < nul; q++, col++)
+            if (*q == '\n') {
+                line++;
+                col = 0;
+            }
+        fprintf(stderr, "%s:%zu:%zu: binary data (a NUL byte): not a text file\n",
+                is_stdin ? "<stdin>" : path, line, col);
+        fprintf(stderr, ACCTCTL_NAME " %s: %s was not sent to acctd\n", cmd,
+                is_stdin ? "<stdin>" : path);
         goto out;
     }
     buf[n] = '\0';

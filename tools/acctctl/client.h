@@ -73,6 +73,10 @@ struct acctctl_conn {
      * "rules", "result" or "policy", and those lines are printed with this
      * name instead. NULL: DIAG lines are printed as they come. */
     const char *diag_file;
+    /* WARNING fields of successful replies, printed on stderr as they came:
+     * "acctctl CMD: warning: ..." (activate, rollback and import then exit
+     * ACCTCTL_WARN). */
+    unsigned warnings;
 };
 
 /* Add NAME (the display name of the file sent) to w and remember it for
@@ -121,9 +125,10 @@ void acctctl_rows(struct acctctl_table *t, const struct acctctl_conn *conn, unsi
 uint64_t acctctl_u64(const uint8_t *body, size_t len, unsigned tag, uint64_t dflt);
 const char *acctctl_str(const uint8_t *body, size_t len, unsigned tag, char *buf, size_t cap);
 
-/* Read a whole file (at most max bytes; "-" is standard input) into a
+/* Read a whole text file (at most max bytes; "-" is standard input) into a
  * malloc'ed NUL-terminated buffer. On failure prints "acctctl CMD: FILE:
- * why" and returns -1. */
+ * why" and returns -1; a NUL byte in the file is a failure, printed as
+ * "FILE:LINE:COLUMN: binary data (a NUL byte): not a text file". */
 int acctctl_read_file(const char *cmd, const char *path, size_t max, char **out, size_t *len);
 
 /* Valid name (docs/rules.md): 1..max characters of [A-Za-z0-9._+-]. */

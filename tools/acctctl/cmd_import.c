@@ -49,6 +49,8 @@ int acctctl_cmd_import(int argc, char **argv)
         return ACCTCTL_FAIL;
     rc = acctctl_import_file(&conn, argv[optind], o.activate, o.diff) == 0 ? ACCTCTL_OK
                                                                            : ACCTCTL_FAIL;
+    if (rc == ACCTCTL_OK && conn.warnings > 0)
+        rc = ACCTCTL_WARN;
     acctctl_disconnect(&conn);
     return rc;
 }

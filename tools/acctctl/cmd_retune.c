@@ -593,6 +593,8 @@ static int do_retune(struct retune_opts *o, const struct acctctl_common *c)
     }
     rc = acctctl_import_file(&conn, result, o->activate, true) == 0 ? ACCTCTL_OK
                                                                       : ACCTCTL_FAIL;
+    if (rc == ACCTCTL_OK && conn.warnings > 0)
+        rc = ACCTCTL_WARN;
 out:
     if (connected)
         acctctl_disconnect(&conn);

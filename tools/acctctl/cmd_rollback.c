@@ -67,6 +67,8 @@ int acctctl_cmd_rollback(int argc, char **argv)
     if (acctctl_table_print_record(&t, c.format, stdout) == 0)
         rc = ACCTCTL_OK;
 out:
+    if (rc == ACCTCTL_OK && conn.warnings > 0)
+        rc = ACCTCTL_WARN;
     acct_wbuf_free(&w);
     acctctl_table_free(&t);
     acctctl_disconnect(&conn);

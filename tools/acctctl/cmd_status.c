@@ -32,6 +32,7 @@ int acctctl_cmd_status(int argc, char **argv)
         ACCTCTL_COL_U64("schema", ACCT_T_SCHEMA),
         ACCTCTL_COL_STR("db_path", ACCT_T_DB_PATH),
         ACCTCTL_COL_STR("rules_dir", ACCT_T_RULES_DIR),
+        ACCTCTL_COL_U64("rules_pending", ACCT_T_RULES_PENDING),
         ACCTCTL_COL_U64("pairs", ACCT_T_NPAIRS),
         ACCTCTL_COL_U64("versions", ACCT_T_NVERSIONS),
         ACCTCTL_COL_U64("samples", ACCT_T_NSAMPLES),

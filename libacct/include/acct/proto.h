@@ -160,6 +160,8 @@ enum acct_tag {
     ACCT_T_MORE = 85,          /* U64 0/1 */
     ACCT_T_NAME = 86,          /* STR: display name of an imported file */
     ACCT_T_UID = 87,           /* U64: SAMPLES forwarded on behalf of this uid */
+    ACCT_T_WARNING = 110,      /* STR, repeated: done, but something needs attention */
+    ACCT_T_RULES_PENDING = 111,/* U64: active pairs whose rules file is not written */
 };
 
 /* Kind of a tag; ACCT_KIND_UNKNOWN for tags this build does not know. */
