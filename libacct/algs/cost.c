@@ -248,7 +248,7 @@ double acct_cost_chains_up(const struct acct_cost *c, int f, uint64_t s, uint64_
  * the chains' streams one after the other (longest first), chain i's head
  * has it at sum_{i' <= i} g(len_i' m) + L, then sum_{j=1}^{len_i - 1}
  * (g(j m) + L) down the chain. */
-double acct_cost_chain_blocks(const struct acct_cost *c, int f, bool up)
+static double chain_blocks(const struct acct_cost *c, int f, bool up)
 {
     int n = c->p - 1;
     if (f > n)
@@ -272,7 +272,7 @@ double acct_cost_chain_blocks(const struct acct_cost *c, int f, bool up)
 }
 
 /* Does a segment cut the longest chain's stream (ceil((P-1)/f) blocks)? */
-bool acct_cost_segmented_stream(const struct acct_cost *c)
+static bool segmented_stream(const struct acct_cost *c)
 {
     int f = c->fanout, n = c->p - 1;
     if (f > n)
@@ -291,7 +291,7 @@ bool acct_cost_segmented_stream(const struct acct_cost *c)
  *     after chain, one gap apart (start(i, k)); node j of chain i has its
  *     last segment at start(i, (len_i - j + 1) q - 1) + j (g(s) + L).
  * Exact for every P (schedule-based, 000). */
-double acct_cost_chain_segmented(const struct acct_cost *c, int f, bool up)
+static double chain_segmented(const struct acct_cost *c, int f, bool up)
 {
     int n = c->p - 1;
     if (f > n)
@@ -339,4 +339,15 @@ double acct_cost_chain_segmented(const struct acct_cost *c, int f, bool up)
             start += gs;
         }
     return t;
+}
+
+/* Chains of blocks, gather (up) or scatter (down): unsegmented, or with a
+ * segment not shorter than the longest chain's stream, chain_blocks;
+ * else chain_segmented (s dividing m). */
+double acct_cost_block_chains(const struct acct_cost *c, bool up)
+{
+    int f = c->fanout;
+    if (!segmented_stream(c))
+        return chain_blocks(c, f, up);
+    return c->seg <= c->m && c->m % c->seg == 0 ? chain_segmented(c, f, up) : NAN;
 }

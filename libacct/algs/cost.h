@@ -104,8 +104,6 @@ double acct_cost_binary(const struct acct_cost *c, uint64_t s, uint64_t ns);
 double acct_cost_binomial_up(const struct acct_cost *c, uint64_t x, double *u);
 double acct_cost_binomial_down(const struct acct_cost *c, uint64_t x, const double *start);
 double acct_cost_binomial_blocks(const struct acct_cost *c, uint64_t x);
-double acct_cost_chain_blocks(const struct acct_cost *c, int f, bool up);
-bool acct_cost_segmented_stream(const struct acct_cost *c);
-double acct_cost_chain_segmented(const struct acct_cost *c, int f, bool up);
+double acct_cost_block_chains(const struct acct_cost *c, bool up);
 
 #endif

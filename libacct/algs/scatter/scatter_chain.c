@@ -110,13 +110,9 @@ int acct_scatter_chain(const struct acct_call *c, struct acct_sched *s)
     return 0;
 }
 
-/* f chains of blocks (001 Table 2 "Chain", one chain:
- * sum_{j=1}^{P-1} g(j m) + (P - 1) L): acct_cost_chain_blocks; with segments
- * shorter than the longest chain's stream, acct_cost_chain_segmented. */
+/* f chains of blocks, down (acct_cost_block_chains; 001 Table 2 "Chain",
+ * one chain: sum_{j=1}^{P-1} g(j m) + (P - 1) L). */
 double acct_scatter_chain_cost(const struct acct_cost *c)
 {
-    int f = c->fanout;
-    if (!acct_cost_segmented_stream(c))
-        return acct_cost_chain_blocks(c, f, false);
-    return c->seg <= c->m && c->m % c->seg == 0 ? acct_cost_chain_segmented(c, f, false) : NAN;
+    return acct_cost_block_chains(c, false);
 }
