@@ -1,6 +1,10 @@
 /* The algorithm registry (acct/alg.h): one table, designated initialisers,
- * a sentinel. Adding an algorithm = its file under algs/<coll>/ plus one
- * entry here; the matrix tests, validation and listings pick it up. */
+ * a sentinel. Adding an algorithm touches its collective's folder only:
+ * its file under algs/<coll>/ (builder and closed form), their
+ * declarations in <coll>.h and its row in <coll>/entries.h (with its
+ * limits, SACK tree and Open MPI equivalent); the matrix tests, the model,
+ * validation, listings and exports pick it up, and tests/unit/test_registry.c
+ * fails for a row that leaves a fact out. */
 #include "acct/alg.h"
 
 #include <stdio.h>
@@ -11,7 +15,7 @@
 #define ACCT_NATIVE_ENTRY(c)                                               \
     {.coll = ACCT_COLL_##c, .name = "native",                                  \
      .description = "the MPI library's own implementation (no ACCT algorithm)", \
-     .flags = ACCT_ALG_NATIVE}
+     .flags = ACCT_ALG_NATIVE, .ompi = {0, "(decision)", true}}
 
 const struct acct_alg acct_algs[] = {
 #include "barrier/entries.h"

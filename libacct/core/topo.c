@@ -116,7 +116,7 @@ int acct_tree_build(enum acct_tree_kind kind, int vrank, int size, int fanout,
         rc = build_knomial(vrank, size, 2, &t);
         break;
     case ACCT_TREE_KNOMIAL:
-        if (fanout >= 2 && fanout <= 16)
+        if (fanout >= 2 && fanout <= ACCT_TREE_MAX_RADIX)
             rc = build_knomial(vrank, size, fanout, &t);
         break;
     }
@@ -128,7 +128,7 @@ int acct_tree_build(enum acct_tree_kind kind, int vrank, int size, int fanout,
 int acct_tree_span(enum acct_tree_kind kind, int vrank, int size, int fanout)
 {
     int k = kind == ACCT_TREE_BINOMIAL ? 2 : fanout;
-    if ((kind != ACCT_TREE_BINOMIAL && kind != ACCT_TREE_KNOMIAL) || k < 2 || k > 16 ||
+    if ((kind != ACCT_TREE_BINOMIAL && kind != ACCT_TREE_KNOMIAL) || k < 2 || k > ACCT_TREE_MAX_RADIX ||
         size < 1 || vrank < 0 || vrank >= size)
         return -1;
     long span;

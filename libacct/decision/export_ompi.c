@@ -28,81 +28,15 @@
 #include "internal.h"
 
 /* ---- algorithm map ---------------------------------------------------------
- * Numbers: `ompi_info --param coll tuned --level 9`, coll_tuned_<coll>_algorithm
- * of Open MPI 4.1.4 (also in coll_tuned_<coll>_decision.c). */
+ * Each registry row states its Open MPI equivalent (acct/alg.h, the rows in
+ * libacct/algs/<coll>/entries.h). */
 
-#define MAP(c, a, n, on, ex) \
-    { .coll = ACCT_COLL_##c, .acct_name = a, .ompi_alg = n, .ompi_name = on, .exact = ex }
-
-static const struct acct_ompi_alg_map ompi_map[] = {
-    MAP(barrier, "linear", 1, "linear", true),
-    MAP(barrier, "double_ring", 2, "double_ring", true),
-    MAP(barrier, "recursive_doubling", 3, "recursive_doubling", true),
-    MAP(barrier, "dissemination", 4, "bruck", true),
-    MAP(barrier, "tournament", 6, "tree", false),
-    MAP(bcast, "linear", 1, "basic_linear", true),
-    MAP(bcast, "chain", 2, "chain", true),
-    MAP(bcast, "pipeline", 3, "pipeline", true),
-    MAP(bcast, "split_binary", 4, "split_binary_tree", true),
-    MAP(bcast, "binary", 5, "binary_tree", true),
-    MAP(bcast, "binomial", 6, "binomial", true),
-    MAP(bcast, "knomial", 7, "knomial", true),
-    MAP(bcast, "scatter_allgather_rd", 8, "scatter_allgather", true),
-    MAP(bcast, "scatter_allgather_ring", 9, "scatter_allgather_ring", true),
-    MAP(reduce, "linear", 1, "linear", true),
-    MAP(reduce, "chain", 2, "chain", true),
-    MAP(reduce, "pipeline", 3, "pipeline", true),
-    MAP(reduce, "binary", 4, "binary", true),
-    MAP(reduce, "binomial", 5, "binomial", true),
-    MAP(reduce, "in_order_binary", 6, "in-order_binary", true),
-    MAP(reduce, "rabenseifner", 7, "rabenseifner", true),
-    MAP(allreduce, "reduce_bcast", 2, "nonoverlapping", false),
-    MAP(allreduce, "allgather_reduce", 0, "(decision)", false),
-    MAP(allreduce, "recursive_doubling", 3, "recursive_doubling", true),
-    MAP(allreduce, "ring", 4, "ring", true),
-    MAP(allreduce, "segmented_ring", 5, "segmented_ring", true),
-    MAP(allreduce, "rabenseifner", 6, "rabenseifner", true),
-    MAP(gather, "linear", 1, "basic_linear", true),
-    MAP(gather, "chain", 0, "(decision)", false),
-    MAP(gather, "binomial", 2, "binomial", true),
-    MAP(gather, "linear_sync", 3, "linear_sync", true),
-    MAP(scatter, "linear", 1, "basic_linear", true),
-    MAP(scatter, "chain", 0, "(decision)", false),
-    MAP(scatter, "binomial", 2, "binomial", true),
-    MAP(allgather, "gather_bcast", 1, "linear", false),
-    MAP(allgather, "ring", 4, "ring", true),
-    MAP(allgather, "recursive_doubling", 3, "recursive_doubling", true),
-    MAP(allgather, "bruck", 2, "bruck", true),
-    MAP(allgather, "neighbor_exchange", 5, "neighbor", true),
-    MAP(alltoall, "linear", 1, "linear", true),
-    MAP(alltoall, "pairwise", 2, "pairwise", true),
-    MAP(alltoall, "bruck", 3, "modified_bruck", true),
-    MAP(alltoall, "gather_scatter", 0, "(decision)", false),
-    MAP(reduce_scatter_block, "reduce_scatter", 1, "basic_linear", false),
-    MAP(reduce_scatter_block, "recursive_halving", 3, "recursive_halving", true),
-    MAP(reduce_scatter_block, "ring", 0, "(decision)", false),
-};
-#undef MAP
-
-#define X_NATIVE(c) \
-    { .coll = ACCT_COLL_##c, .acct_name = "native", .ompi_alg = 0, .ompi_name = "(decision)", .exact = true },
-static const struct acct_ompi_alg_map ompi_native[] = { ACCT_COLLECTIVES(X_NATIVE) };
-#undef X_NATIVE
-#define X_UNKNOWN(c) \
-    { .coll = ACCT_COLL_##c, .acct_name = "?", .ompi_alg = 0, .ompi_name = "(decision)", .exact = false },
-static const struct acct_ompi_alg_map ompi_unknown[] = { ACCT_COLLECTIVES(X_UNKNOWN) };
-#undef X_UNKNOWN
-
-const struct acct_ompi_alg_map *acct_ompi_map(const struct acct_alg *alg)
+const struct acct_alg_ompi *acct_ompi_map(const struct acct_alg *alg)
 {
-    if (alg == NULL || (unsigned)alg->coll >= ACCT_COLL_COUNT)
-        return &ompi_unknown[0];
-    if (alg->flags & ACCT_ALG_NATIVE)
-        return &ompi_native[alg->coll];
-    for (size_t i = 0; i < ACCT_ARRAY_LEN(ompi_map); i++)
-        if (ompi_map[i].coll == alg->coll && strcmp(ompi_map[i].acct_name, alg->name) == 0)
-            return &ompi_map[i];
-    return &ompi_unknown[alg->coll];
+    static const struct acct_alg_ompi unknown = ACCT_ALG_OMPI_NONE;
+    if (alg == NULL || (unsigned)alg->coll >= ACCT_COLL_COUNT || alg->ompi.name == NULL)
+        return &unknown;
+    return &alg->ompi;
 }
 
 enum acct_ompi_coll acct_ompi_coll_id(enum acct_coll_id coll)
@@ -218,8 +152,8 @@ static int section_rules(const struct acct_rules *r, enum acct_coll_id coll, int
         uint64_t msg = acct_ompi_msg_bytes(coll, p, m0);
         if (msg > OMPI_LONG_MAX)
             break; /* Open MPI cannot read larger sizes; the last rule extends */
-        const struct acct_ompi_alg_map *mp = acct_ompi_map(d->alg);
-        struct orule o = { .msg = msg, .alg = mp->ompi_alg };
+        const struct acct_alg_ompi *mp = acct_ompi_map(d->alg);
+        struct orule o = { .msg = msg, .alg = mp->id };
         if (o.alg != 0) {
             o.seg = (int)d->segment_bytes;
             if (d->alg->flags & ACCT_ALG_FANOUT)
@@ -232,7 +166,7 @@ static int section_rules(const struct acct_rules *r, enum acct_coll_id coll, int
             if (!mp->exact)
                 acct_diags_add(notes, 0, 0, acct_coll_name(coll),
                                "%s %s has no exact Open MPI equivalent: exported as %d (%s)",
-                               acct_coll_name(coll), d->alg->name, mp->ompi_alg, mp->ompi_name);
+                               acct_coll_name(coll), d->alg->name, mp->id, mp->name);
             else
                 acct_diags_add(notes, 0, 0, acct_coll_name(coll),
                                "%s %s: SACK reordering has no Open MPI equivalent: dropped",

@@ -171,7 +171,7 @@ static bool sack_rooted(struct rt_comm *st, const struct acct_alg *alg, const st
     const struct acct_rules *rules = rt_decide_rules();
     *site = NULL;
     if (d == NULL || !acct_alg_reorderable(alg, c, NULL) ||
-        sack_tree_of(alg->name, c->fanout, alg->fanout_default, st->size, tree) != 0)
+        sack_tree_of(alg, c->fanout, st->size, tree) != 0)
         return false;
     if (d->reorder)
         return true;
@@ -304,7 +304,7 @@ static int do_bcast(void *buffer, int count, MPI_Datatype dt, int root, MPI_Comm
      * a tree; otherwise alg's static schedule. */
     const struct acct_decision *d = rt_decide(&st->tabs, ACCT_COLL_bcast, bytes);
     struct sack_tree tree;
-    bool is_tree = sack_tree_of(alg->name, c.fanout, alg->fanout_default, st->size, &tree) == 0;
+    bool is_tree = sack_tree_of(alg, c.fanout, st->size, &tree) == 0;
     bool reorder = d != NULL && d->reorder && is_tree;
     /* ... or the automatic mode does (a rules decision without reorder, the
      * rules' options.auto_reorder; its state is the same on every rank) */

@@ -5,34 +5,27 @@
 #include <string.h>
 #include <strings.h>
 
-int sack_tree_of(const char *alg_name, int fanout, int def, int size, struct sack_tree *out)
+int sack_tree_of(const struct acct_alg *alg, int fanout, int size, struct sack_tree *out)
 {
     struct sack_tree t = {.flat = false, .kind = ACCT_TREE_BINOMIAL, .fanout = 2, .size = size};
-    int f = fanout > 0 ? fanout : def;
-    int rc = 0;
+    int f = alg != NULL && alg->sack.fanout == ACCT_SACK_CALL_FANOUT
+                ? (fanout > 0 ? fanout : alg->fanout_default)
+                : 0;
 
-    if (alg_name == NULL || size < 1)
-        rc = -1;
-    else if (strcmp(alg_name, "linear") == 0)
+    if (alg == NULL || size < 1 || alg->sack.shape == ACCT_SACK_NONE)
+        return -1;
+    if (alg->sack.shape == ACCT_SACK_FLAT)
         t.flat = true;
-    else if (strcmp(alg_name, "binomial") == 0)
-        t.kind = ACCT_TREE_BINOMIAL;
-    else if (strcmp(alg_name, "binary") == 0)
-        t.kind = ACCT_TREE_BINARY;
-    else if (strcmp(alg_name, "pipeline") == 0) {
-        t.kind = ACCT_TREE_CHAIN;
-        t.fanout = 1;
-    } else if (strcmp(alg_name, "chain") == 0 && f >= 1 && f <= ACCT_TREE_MAX_FANOUT) {
-        t.kind = ACCT_TREE_CHAIN;
-        t.fanout = f;
-    } else if (strcmp(alg_name, "knomial") == 0 && f >= 2 && f <= 16) {
-        t.kind = ACCT_TREE_KNOMIAL;
+    else if (alg->sack.fanout != ACCT_SACK_CALL_FANOUT) {
+        t.kind = alg->sack.kind;
+        t.fanout = alg->sack.fanout;
+    } else if (f >= alg->fanout_min && f <= alg->fanout_max) {
+        t.kind = alg->sack.kind;
         t.fanout = f;
     } else
-        rc = -1;
-    if (rc == 0)
-        *out = t;
-    return rc;
+        return -1; /* the call's fan-out is outside the row's limits */
+    *out = t;
+    return 0;
 }
 
 int sack_tree_parent(const struct sack_tree *t, int pos)

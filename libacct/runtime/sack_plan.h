@@ -30,6 +30,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "acct/alg.h"
 #include "acct/topo.h"
 
 enum sack_fill {
@@ -54,10 +55,12 @@ struct sack_plan {
                  * with children, order[ninner+1..] the leaves; -1 before */
 };
 
-/* The tree that a bcast algorithm (registry name) uses, with fan-out
- * `fanout` (0: the algorithm's default, def). Returns 0, or -1 if the
- * algorithm is not a tree broadcast (then it runs without reordering). */
-int sack_tree_of(const char *alg_name, int fanout, int def, int size, struct sack_tree *out);
+/* The tree that SACK reordering runs alg over (its registry row's sack,
+ * acct/alg.h), on size positions, with the call's fan-out `fanout` (0: the
+ * row's default) where the row takes it. Returns 0, or -1 if the row has
+ * no SACK tree or the fan-out is outside the row's limits (then the call
+ * runs without reordering). */
+int sack_tree_of(const struct acct_alg *alg, int fanout, int size, struct sack_tree *out);
 
 /* Parent position of pos (-1 for 0 and out-of-range positions). */
 int sack_tree_parent(const struct sack_tree *t, int pos);

@@ -47,4 +47,12 @@ static inline void acct_allgather_copy_own(const struct acct_call *c, struct acc
         acct_sched_copy(s, ACCT_BUF_RECV, mine, c->count, buf, off, c->count);
 }
 
+/* Closed forms (acct_cost_fn, pLogP; ../cost.h), each at the end of its
+ * builder's file. */
+double acct_allgather_ring_cost(const struct acct_cost *c);
+double acct_allgather_recursive_doubling_cost(const struct acct_cost *c);
+double acct_allgather_bruck_cost(const struct acct_cost *c);
+double acct_allgather_neighbor_exchange_cost(const struct acct_cost *c);
+double acct_allgather_gather_bcast_cost(const struct acct_cost *c);
+
 #endif

@@ -16,10 +16,9 @@
  * Step d = 1 sends the own block from SEND (or RECV in place); its copies
  * into TMP0 block 0 and RECV run after that step's messages.
  *
- * Cost (LogGP, 004 Table 4 style; m = bytes per block, δ = 1 / local memory
- * bandwidth): T = ceil(log2 P)(L + 2o) + (P - 1) m G + δ P m.
- * pLogP (001): T = sum_j g(min(2^j, P - 2^j) m) + ceil(log2 P) L + δ P m. */
+ * Cost (pLogP, ../cost.h): acct_allgather_bruck_cost at the end of this file. */
 #include "../algs.h"
+#include "../cost.h"
 
 int acct_allgather_bruck(const struct acct_call *c, struct acct_sched *s)
 {
@@ -56,4 +55,13 @@ int acct_allgather_bruck(const struct acct_call *c, struct acct_sched *s)
         acct_sched_copy(s, ACCT_BUF_TMP0, (uint64_t)(p - r) * n, (uint64_t)r * n, ACCT_BUF_RECV,
                         0, (uint64_t)r * n);
     return 0;
+}
+
+/* sum_{d = 1, 2, 4, .. < P} (g(min(d, P - d) m) + L) (001-style pLogP). */
+double acct_allgather_bruck_cost(const struct acct_cost *c)
+{
+    double t = 0;
+    for (int d = 1; d < c->p; d *= 2)
+        t += cost_g(c, (uint64_t)(d < c->p - d ? d : c->p - d) * c->m) + cost_L(c);
+    return t;
 }

@@ -21,13 +21,9 @@
  * boundary: in place a rank's gather send reads the RECV the bcast
  * overwrites). Segments (seg, receive-type elements) apply to the bcast.
  *
- * Cost (pLogP, 001 Table 2 binomial gather ≈ scatter, Table 1 segmented
- * binomial bcast of M = P m bytes in k segments of s = M / k):
- *   T = sum_{j=0}^{ceil(log2 P)-1} g(2^j m) + ceil(log2 P) L
- *     + floor(log2 P) g(s) k + ceil(log2 P) L.
- * LogGP (004 Table 4, binomial bcast): + ceil(log2 P)(L + 2o + (P m - 1) G)
- * unsegmented, after a gather of ceil(log2 P)(L + 2o) + (P - 1) m G. */
+ * Cost (pLogP, ../cost.h): acct_allgather_gather_bcast_cost at the end of this file. */
 #include "../algs.h"
+#include "../cost.h"
 
 static int gather_binomial(const struct acct_call *c, struct acct_sched *s)
 {
@@ -79,4 +75,22 @@ int acct_allgather_gather_bcast(const struct acct_call *c, struct acct_sched *s)
     b.fanout = 0;
     b.in_place = false;
     return acct_bcast_binomial(&b, s);
+}
+
+/* Binomial gather of m-byte blocks to 0, then binomial bcast of P m bytes
+ * (segmented). */
+double acct_allgather_gather_bcast_cost(const struct acct_cost *c)
+{
+    uint64_t s, ns;
+    struct acct_cost all = *c;
+    all.m = (uint64_t)c->p * c->m;
+    if (!cost_segs(&all, all.m, &s, &ns))
+        return NAN;
+    if (cost_pow2(c->p))
+        return acct_cost_binomial_blocks(c, c->m) + acct_cost_knomial(&all, 2, s, ns);
+    double *u = calloc((size_t)c->p, sizeof *u), t = NAN;
+    if (u != NULL)
+        t = acct_cost_binomial_up(c, c->m, u) + acct_cost_tree_path(&all, ACCT_TREE_BINOMIAL, 2, s, ns);
+    free(u);
+    return t;
 }

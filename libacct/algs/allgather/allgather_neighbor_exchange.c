@@ -20,10 +20,9 @@
  * Open MPI falls back to ring there). Step 0 sends the own block from SEND
  * (or RECV in place); its copy into RECV runs after step 0's messages.
  *
- * Cost (LogGP, 004 Table 4 style; m = bytes per block):
- *   T = (P/2)(L + 2o) + (P - 1) m G     (1 block, then P/2 - 1 pairs).
- * pLogP (001): T = g(m) + (P/2 - 1) g(2m) + (P/2) L. */
+ * Cost (pLogP, ../cost.h): acct_allgather_neighbor_exchange_cost at the end of this file. */
 #include "../algs.h"
+#include "../cost.h"
 
 int acct_allgather_neighbor_exchange(const struct acct_call *c, struct acct_sched *s)
 {
@@ -60,4 +59,13 @@ int acct_allgather_neighbor_exchange(const struct acct_call *c, struct acct_sche
         send_from = next_from[k];
     }
     return 0;
+}
+
+/* g(m) + (P/2 - 1) g(2m) + (P/2) L, plus the own block's copy. */
+double acct_allgather_neighbor_exchange_cost(const struct acct_cost *c)
+{
+    if (c->p % 2 != 0)
+        return NAN;
+    return cost_g(c, c->m) + (c->p / 2 - 1) * cost_g(c, 2 * c->m) + (c->p / 2) * cost_L(c) +
+           c->delta_us_per_byte * (double)c->m;
 }

@@ -8,10 +8,9 @@
  * Step 0 sends the own block from SEND (or RECV in place); its copy into
  * RECV runs after step 0's messages, before step 1 sends it on.
  *
- * Cost (LogGP, 004 Table 4 style — the RD phase of the BT/RD bcast; m =
- * bytes per block): T = log2(P)(L + 2o) + (P - 1) m G.
- * pLogP (001): T = sum_{j=0}^{log2 P - 1} g(2^j m) + log2(P) L. */
+ * Cost (pLogP, ../cost.h): acct_allgather_recursive_doubling_cost at the end of this file. */
 #include "../algs.h"
+#include "../cost.h"
 
 int acct_allgather_recursive_doubling(const struct acct_call *c, struct acct_sched *s)
 {
@@ -38,4 +37,15 @@ int acct_allgather_recursive_doubling(const struct acct_call *c, struct acct_sch
     if (p == 1)
         acct_allgather_copy_own(c, s, ACCT_BUF_RECV, 0);
     return 0;
+}
+
+/* sum_{j=0}^{k-1} (g(2^j m) + L) + delta m. */
+double acct_allgather_recursive_doubling_cost(const struct acct_cost *c)
+{
+    if (!cost_pow2(c->p))
+        return NAN;
+    double t = c->delta_us_per_byte * (double)c->m;
+    for (int d = 1; d < c->p; d *= 2)
+        t += cost_g(c, (uint64_t)d * c->m) + cost_L(c);
+    return t;
 }

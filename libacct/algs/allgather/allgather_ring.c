@@ -12,11 +12,9 @@
  * Step 0 sends the own block from SEND (or RECV in place); its copy into
  * RECV runs after step 0's messages, before step 1 needs it.
  *
- * Cost (LogGP, 004 Table 4 style, m = bytes per block, as the ring phase of
- * "Scatter + Gather" bcast with P·m bytes):
- *   T = (P - 1)(L + 2o) + (P - 1) m G.
- * pLogP (001): T = (P - 1)(g(m) + L). */
+ * Cost (pLogP, ../cost.h): acct_allgather_ring_cost at the end of this file. */
 #include "../algs.h"
+#include "../cost.h"
 
 int acct_allgather_ring(const struct acct_call *c, struct acct_sched *s)
 {
@@ -39,4 +37,10 @@ int acct_allgather_ring(const struct acct_call *c, struct acct_sched *s)
     if (p == 1)
         acct_allgather_copy_own(c, s, ACCT_BUF_RECV, 0);
     return 0;
+}
+
+/* (P - 1)(g(m) + L), plus the own block's copy: + delta m. */
+double acct_allgather_ring_cost(const struct acct_cost *c)
+{
+    return (c->p - 1) * (cost_g(c, c->m) + cost_L(c)) + c->delta_us_per_byte * (double)c->m;
 }

@@ -57,4 +57,14 @@ int acct_allreduce_ring(const struct acct_call *c, struct acct_sched *s);
 int acct_allreduce_segmented_ring(const struct acct_call *c, struct acct_sched *s);
 int acct_allreduce_rabenseifner(const struct acct_call *c, struct acct_sched *s);
 
+/* Closed forms (acct_cost_fn, pLogP; ../cost.h), each at the end of its
+ * builder's file. */
+double acct_allreduce_prepost_cost(const struct acct_cost *c);
+double acct_allreduce_recursive_doubling_cost(const struct acct_cost *c);
+double acct_allreduce_ring_cost(const struct acct_cost *c);
+double acct_allreduce_rabenseifner_cost(const struct acct_cost *c);
+double acct_allreduce_reduce_bcast_cost(const struct acct_cost *c);
+double acct_allreduce_allgather_reduce_cost(const struct acct_cost *c);
+double acct_allreduce_segmented_ring_cost(const struct acct_cost *c);
+
 #endif

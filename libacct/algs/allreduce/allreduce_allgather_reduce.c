@@ -11,10 +11,9 @@
  *
  *   P = 5, rank 0:  d=1  [x0 x1]   d=2  [x0 x1 x2 x3]   d=4  [x0 x1 x2 x3 x4]
  *
- * Cost (LogGP, m bytes, gamma per reduced byte; [004] Table 4 Bruck row
- * with its m P / 2 volume per step bounded by the doubling block count):
- *   T = ceil(log2 P)(L + 2o) + (P - 1) m G + (P - 1) m gamma */
+ * Cost (pLogP, ../cost.h): acct_allreduce_allgather_reduce_cost at the end of this file. */
 #include "../algs.h"
+#include "../cost.h"
 
 int acct_allreduce_allgather_reduce(const struct acct_call *c, struct acct_sched *s)
 {
@@ -49,4 +48,10 @@ int acct_allreduce_allgather_reduce(const struct acct_call *c, struct acct_sched
     for (int i = p - 2; i >= 0; i--)
         acct_sched_reduce(s, ACCT_BUF_TMP0, (uint64_t)((i - r + p) % p) * n, ACCT_BUF_RECV, 0, n);
     return 0;
+}
+
+/* Bruck allgather of the m-byte inputs, then (P - 1) gamma m. */
+double acct_allreduce_allgather_reduce_cost(const struct acct_cost *c)
+{
+    return acct_allgather_bruck_cost(c) + (c->p - 1) * c->gamma_us_per_byte * (double)c->m;
 }

@@ -13,10 +13,9 @@
  *   ...      power-of-two algorithm over the newranks ...
  *   post     0 <- 1    2 <- 3                  (the full result goes back)
  *
- * Cost (LogGP, [004] Table 4 point-to-point term) of pre + post when P is
- * not a power of two:
- *   2 (L + 2o + (m - 1) G) + m gamma   (gamma: time to reduce one byte). */
+ * Cost (pLogP, ../cost.h): acct_allreduce_prepost_cost at the end of this file. */
 #include "../algs.h"
+#include "../cost.h"
 
 enum acct_buf acct_allreduce_input(const struct acct_call *c)
 {
@@ -103,4 +102,11 @@ void acct_allreduce_pof2_post(const struct acct_call *c, struct acct_sched *s, e
         acct_sched_send(s, r - 1, acc, 0, c->count);
     if (acc != ACCT_BUF_RECV)
         acct_sched_copy(s, acc, 0, c->count, ACCT_BUF_RECV, 0, c->count);
+}
+
+/* Pre/post step of the non-power-of-two allreduces (allreduce_common.c):
+ * 2 (g(m) + L) + gamma m; 0 for P = 2^k. */
+double acct_allreduce_prepost_cost(const struct acct_cost *c)
+{
+    return cost_pow2(c->p) ? 0 : 2 * (cost_g(c, c->m) + cost_L(c)) + cost_gamma(c, c->m);
 }

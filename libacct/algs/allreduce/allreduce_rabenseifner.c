@@ -21,12 +21,10 @@
  * buffer), so non-commutative operations are safe; a block that ends in
  * the scratch is copied into RECV once. Blocks of count < p2 are empty and
  * their messages skipped.
- * Cost (LogGP, m bytes, gamma per reduced byte; [004] Table 4 Scatter +
- * Gather row, Thakur, Rabenseifner & Gropp [004] ref. 26):
- *   T = 2 log2(p2)(L + 2o) + 2 (p2-1)/p2 m G + (p2-1)/p2 m gamma
- *       [+ 2 (L + 2o + (m - 1) G) + m gamma   when P is not a power of two]
+ * Cost (pLogP, ../cost.h): acct_allreduce_rabenseifner_cost at the end of this file.
  * Best for large m with any operation. */
 #include "../algs.h"
+#include "../cost.h"
 
 #define RS_MAX_STEPS 32
 
@@ -100,4 +98,18 @@ int acct_allreduce_rabenseifner(const struct acct_call *c, struct acct_sched *s)
     }
     acct_allreduce_pof2_post(c, s, ACCT_BUF_RECV);
     return 0;
+}
+
+/* Reduce-scatter by halving, allgather by doubling (P = 2^k):
+ *   2 sum_{j=1}^{k} (g(m/2^j) + L) + sum_{j=1}^{k} gamma m/2^j. */
+double acct_allreduce_rabenseifner_cost(const struct acct_cost *c)
+{
+    int p2 = 1 << cost_ilog2(c->p);
+    if (c->m % (uint64_t)p2 != 0)
+        return NAN;
+    double t = acct_allreduce_prepost_cost(c);
+    for (int d = 2; d <= p2; d *= 2)
+        t += 2 * (cost_g(c, c->m / (uint64_t)d) + cost_L(c)) +
+             c->gamma_us_per_byte * (double)(c->m / (uint64_t)d);
+    return t;
 }

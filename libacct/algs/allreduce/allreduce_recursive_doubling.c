@@ -18,13 +18,10 @@
  * results even for a user operation that is commutative only up to rounding.
  * At most two copies: SEND into RECV when the first partner is below, and
  * the scratch into RECV at the end.
- * Cost (LogGP, m bytes, gamma per reduced byte; Thakur, Rabenseifner &
- * Gropp via [004] ref. 26, point-to-point term L + 2o + (m - 1)G of [004]
- * Table 4 / g(m) + L of [001] Table 1):
- *   T = log2(p2) (L + 2o + (m - 1) G + m gamma)
- *       [+ 2 (L + 2o + (m - 1) G) + m gamma   when P is not a power of two]
+ * Cost (pLogP, ../cost.h): acct_allreduce_recursive_doubling_cost at the end of this file.
  * Best for small m (latency-bound); moves log2(P) m bytes per rank. */
 #include "../algs.h"
+#include "../cost.h"
 
 int acct_allreduce_recursive_doubling(const struct acct_call *c, struct acct_sched *s)
 {
@@ -53,4 +50,12 @@ int acct_allreduce_recursive_doubling(const struct acct_call *c, struct acct_sch
     }
     acct_allreduce_pof2_post(c, s, acc);
     return 0;
+}
+
+/* k (g(m) + L) + k gamma m (P = 2^k; + the pre/post step otherwise,
+ * k = floor(log2 P)). */
+double acct_allreduce_recursive_doubling_cost(const struct acct_cost *c)
+{
+    int k = cost_ilog2(c->p);
+    return k * (cost_g(c, c->m) + cost_L(c) + c->gamma_us_per_byte * (double)c->m) + acct_allreduce_prepost_cost(c);
 }

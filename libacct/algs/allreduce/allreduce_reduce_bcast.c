@@ -18,12 +18,9 @@
  * no copies (with MPI_IN_PLACE and a non-commutative op one copy per
  * segment). Every rank's RECV serves as its partial-result buffer until the
  * broadcast overwrites it.
- * Cost (pLogP, [001] Table 1 "Seg. Binomial Tree" for the bcast, mirrored
- * for the reduce; k segments of m/k bytes, gamma per reduced byte):
- *   T = 2 (floor(log2 P) k g(m/k) + ceil(log2 P) L) + floor(log2 P) m gamma
- * unsegmented (k = 1) in LogGP ([004] Table 4, Binomial bcast row, twice):
- *   T = 2 ceil(log2 P)(L + 2o + (m - 1) G) + floor(log2 P) m gamma */
+ * Cost (pLogP, ../cost.h): acct_allreduce_reduce_bcast_cost at the end of this file. */
 #include "../algs.h"
+#include "../cost.h"
 
 /* Segment k of RECV: reduce the children's copies (slots) into it, in
  * rank order, starting from our own contribution. */
@@ -108,4 +105,16 @@ int acct_allreduce_reduce_bcast(const struct acct_call *c, struct acct_sched *s)
     b.root = 0;
     b.in_place = false;
     return acct_bcast_binomial(&b, s);
+}
+
+/* Segmented binomial reduce then bcast: 2 T_binomial(s). */
+double acct_allreduce_reduce_bcast_cost(const struct acct_cost *c)
+{
+    uint64_t s, ns;
+    if (!cost_segs(c, c->m, &s, &ns))
+        return NAN;
+    int k = cost_ilog2(c->p);
+    if (!cost_pow2(c->p))
+        k = cost_clog2(c->p);
+    return 2 * acct_cost_knomial(c, 2, s, ns) + k * (k + 1) / 2 * cost_gamma(c, s);
 }

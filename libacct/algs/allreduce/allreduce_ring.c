@@ -22,13 +22,10 @@
  * a one-piece scratch, two when passes overlap) and reduced there, so
  * nothing is copied. Blocks of count < P are empty: their messages are
  * skipped on both sides. The operation must be commutative.
- * Cost (LogGP, m bytes, gamma per reduced byte; [004] Table 4 point-to-point
- * terms, ring as in its Scatter + Gather bcast row, Thakur et al. [004] ref. 26):
- *   T = 2 (P - 1) (L + 2o) + 2 (P-1)/P m G + (P-1)/P m gamma
- *   segmented, s pieces per block (passes overlapping by one round):
- *     T = (s (P - 2) + P)(L + 2o) + 2 (P-1)/P m G + (P-1)/P m gamma
+ * Cost (pLogP, ../cost.h): acct_allreduce_ring_cost at the end of this file.
  * Best for large m: bandwidth-optimal, but latency grows linearly in P. */
 #include "../algs.h"
+#include "../cost.h"
 
 struct ring {
     const struct acct_call *c;
@@ -141,4 +138,14 @@ int acct_allreduce_ring_phases(const struct acct_call *c, struct acct_sched *s, 
 int acct_allreduce_ring(const struct acct_call *c, struct acct_sched *s)
 {
     return acct_allreduce_ring_phases(c, s, 1);
+}
+
+/* 2 (P - 1)(g(m/P) + L) + (P - 1) gamma m/P (m divisible by P). */
+double acct_allreduce_ring_cost(const struct acct_cost *c)
+{
+    if (c->m % (uint64_t)c->p != 0)
+        return NAN;
+    uint64_t b = c->m / (uint64_t)c->p;
+    return 2.0 * (c->p - 1) * (cost_g(c, b) + cost_L(c)) +
+           (c->p - 1) * c->gamma_us_per_byte * (double)b;
 }

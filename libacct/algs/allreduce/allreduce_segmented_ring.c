@@ -7,11 +7,10 @@
  * MPI: count / (P seg), one more when the remainder is at least P and more
  * than half of P seg; below P seg elements (or seg 0) it is the plain ring.
  * Commutative operations only.
- * Cost (LogGP, m bytes, s passes, gamma per reduced byte; [004] Table 4
- * point-to-point terms, [001] Table 1 segmented models):
- *   T = (s (P - 2) + P)(L + 2o) + 2 (P-1)/P m G + (P-1)/P m gamma
- * (a pass's first step shares a round with the previous pass's last). */
+ * Cost (pLogP, ../cost.h): acct_allreduce_segmented_ring_cost at the end of this file.
+ * A pass's first step shares a round with the previous pass's last. */
 #include "../algs.h"
+#include "../cost.h"
 
 int acct_allreduce_segmented_ring(const struct acct_call *c, struct acct_sched *s)
 {
@@ -24,4 +23,26 @@ int acct_allreduce_segmented_ring(const struct acct_call *c, struct acct_sched *
             nphases++;
     }
     return acct_allreduce_ring_phases(c, s, nphases);
+}
+
+/* Open MPI's passes: s = m / (P seg) reduce-scatter passes of pieces
+ * x = m / (P s), each of P - 1 steps, a pass's first step sharing a round
+ * with the previous pass's last (two messages a round, one gap more), then
+ * the ring allgather of blocks b = m / P:
+ *   P >= 4: (s (P - 2) + 1)(g(x) + L) + (s - 1) g(x) + (P - 1)(g(b) + L)
+ *   P = 2:  s (g(x) + L) + g(b) + L. */
+double acct_allreduce_segmented_ring_cost(const struct acct_cost *c)
+{
+    uint64_t p = (uint64_t)c->p, b = c->m / p;
+    if (c->m % p != 0)
+        return NAN;
+    if (c->seg == 0 || c->m < p * c->seg)
+        return acct_allreduce_ring_cost(c);
+    uint64_t sp = c->m / (p * c->seg);
+    if (c->m % (p * c->seg) != 0)
+        return NAN;
+    uint64_t x = b / sp;
+    double rs = c->p == 2 ? (double)sp * (cost_g(c, x) + cost_L(c))
+                          : ((double)sp * (c->p - 2) + 1) * (cost_g(c, x) + cost_L(c)) + (double)(sp - 1) * cost_g(c, x);
+    return rs + (c->p - 1) * (cost_g(c, b) + cost_L(c));
 }

@@ -27,4 +27,11 @@ static inline void acct_alltoall_copy_own(const struct acct_call *c, struct acct
                     (uint64_t)c->rank * c->count, c->count);
 }
 
+/* Closed forms (acct_cost_fn, pLogP; ../cost.h), each at the end of its
+ * builder's file. */
+double acct_alltoall_pairwise_cost(const struct acct_cost *c);
+double acct_alltoall_linear_cost(const struct acct_cost *c);
+double acct_alltoall_bruck_cost(const struct acct_cost *c);
+double acct_alltoall_gather_scatter_cost(const struct acct_cost *c);
+
 #endif

@@ -18,11 +18,9 @@
  *     start  0>0 0>1 0>2 0>3    k=1 (from 3)  0>0 3>0 0>2 3>2
  *     k=2 (from 2)  0>0 3>0 2>0 1>0         -> RECV [0>0 1>0 2>0 3>0]
  *
- * Cost (LogGP, 004 Table 4 "Bruck's Indexing"; m = bytes per block,
- * δ = 1 / local memory bandwidth):
- *   T = log2(P) (o + (P/2 · m - 1) G + δ P/2 · m + max{g, L + o}) + δ P m.
- * pLogP (001): T = ceil(log2 P)(g(P/2 · m) + L) + 2 δ P m. */
+ * Cost (pLogP, ../cost.h): acct_alltoall_bruck_cost at the end of this file. */
 #include "../algs.h"
+#include "../cost.h"
 
 /* Pack (or unpack, if !pack) the TMP0 blocks whose index has bit k set,
  * from/to RECV blocks [at, at + n) in index order; returns n. */
@@ -81,4 +79,11 @@ int acct_alltoall_bruck(const struct acct_call *c, struct acct_sched *s)
         acct_sched_copy(s, ACCT_BUF_TMP0, (uint64_t)i * n, n, ACCT_BUF_RECV,
                         (uint64_t)((r - i + p) % p) * n, n);
     return 0;
+}
+
+/* k (g(P m / 2) + L) (P = 2^k; 004 Table 4 "Bruck's Indexing" in pLogP
+ * terms, 001 style), plus copies. */
+double acct_alltoall_bruck_cost(const struct acct_cost *c)
+{
+    return cost_clog2(c->p) * (cost_g(c, (uint64_t)c->p / 2 * c->m) + cost_L(c));
 }

@@ -20,11 +20,9 @@
  *     P = 3    TMP0: [1>0 1>1 1>2 | 2>0 2>1 2>2]
  *              TMP1: [0>1 1>1 2>1 | 0>2 1>2 2>2]   RECV: [0>0 1>0 2>0]
  *
- * Cost (pLogP, 001 Table 2 flat tree for gather ≈ scatter, messages of
- * P m bytes, plus the transposition at rank 0; δ = 1 / memory bandwidth):
- *   T = 2((P - 1) g(P m) + L) + δ P² m.
- * LogGP: T = 2(L + 2o + (P m - 1)G + (P - 2) max(o, g, (P m - 1)G)) + δ P² m. */
+ * Cost (pLogP, ../cost.h): acct_alltoall_gather_scatter_cost at the end of this file. */
 #include "../algs.h"
+#include "../cost.h"
 
 int acct_alltoall_gather_scatter(const struct acct_call *c, struct acct_sched *s)
 {
@@ -62,4 +60,11 @@ int acct_alltoall_gather_scatter(const struct acct_call *c, struct acct_sched *s
     for (int d = 1; d < p; d++)
         acct_sched_send(s, d, ACCT_BUF_TMP1, (uint64_t)(d - 1) * row, row);
     return 0;
+}
+
+/* Linear gather and linear scatter of P m-byte rows at rank 0:
+ *   2 ((P - 1) g(P m) + L), plus the transposition. */
+double acct_alltoall_gather_scatter_cost(const struct acct_cost *c)
+{
+    return 2 * acct_cost_flat(c, (uint64_t)c->p * c->m);
 }

@@ -7,12 +7,13 @@
  * receive is from s, so messages tend to arrive in posting order and no
  * rank is everyone's first target.
  *
- * Cost (LogGP, 004 Table 4 "Linear"; m = bytes per block):
- *   T = L + 2o + (m - 1)G + 2(P - 1)G.
- * pLogP bounds (001 Table 3, with contention ratio γ between them):
- *   lower (P - 1) os(m) + (P - 1) or(m) + L,
- *   upper (P - 1) g(m)  + (P - 1) or(m) + L. */
+ * Cost (pLogP, ../cost.h): acct_alltoall_linear_cost at the end of this file.
+ * Neither the closed form nor the simulator sees contention;
+ * acct_model_alltoall_contention (acct/model.h) brackets it (seeds/001
+ * Table 3): lower (P - 1) os(m) + (P - 1) or(m) + L, upper
+ * (P - 1) g(m) + (P - 1) or(m) + L. */
 #include "../algs.h"
+#include "../cost.h"
 
 int acct_alltoall_linear(const struct acct_call *c, struct acct_sched *s)
 {
@@ -32,4 +33,10 @@ int acct_alltoall_linear(const struct acct_call *c, struct acct_sched *s)
     }
     acct_alltoall_copy_own(c, s);
     return 0;
+}
+
+/* Rotated direct exchange, contention-free: (P - 1) g(m) + L + delta m. */
+double acct_alltoall_linear_cost(const struct acct_cost *c)
+{
+    return acct_cost_flat(c, c->m) + c->delta_us_per_byte * (double)c->m;
 }

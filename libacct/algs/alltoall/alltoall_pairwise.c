@@ -7,10 +7,9 @@
  *
  *     P = 4, step 1: 0->1->2->3->0   step 2: 0<->2, 1<->3   step 3: 0->3->2->1->0
  *
- * Cost (LogGP, 004 Table 4 "Pairwise Exchange"; m = bytes per block):
- *   T = (P - 1)(L + o + (m - 1)G + g).
- * pLogP (001): T = (P - 1)(g(m) + L). */
+ * Cost (pLogP, ../cost.h): acct_alltoall_pairwise_cost at the end of this file. */
 #include "../algs.h"
+#include "../cost.h"
 
 int acct_alltoall_pairwise(const struct acct_call *c, struct acct_sched *s)
 {
@@ -31,4 +30,10 @@ int acct_alltoall_pairwise(const struct acct_call *c, struct acct_sched *s)
     if (p == 1)
         acct_alltoall_copy_own(c, s);
     return 0;
+}
+
+/* (P - 1)(g(m) + L) + delta m (own block). */
+double acct_alltoall_pairwise_cost(const struct acct_cost *c)
+{
+    return (c->p - 1) * (cost_g(c, c->m) + cost_L(c)) + c->delta_us_per_byte * (double)c->m;
 }

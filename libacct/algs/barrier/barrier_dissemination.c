@@ -3,9 +3,9 @@
  * from r - 2^k (mod P); after step k a rank has heard, transitively, from
  * the 2^(k+1) - 1 ranks before it, so after the last step from everyone.
  * Any P, no idle ranks, one send and one receive per step.
- * Cost (LogGP, paper 004 Table 4, Hensgen's dissemination):
- *   T = ceil(log2 P) (L + o + g). */
+ * Cost (pLogP, ../cost.h): acct_barrier_dissemination_cost at the end of this file. */
 #include "../algs.h"
+#include "../cost.h"
 
 int acct_barrier_dissemination(const struct acct_call *c, struct acct_sched *s)
 {
@@ -16,4 +16,10 @@ int acct_barrier_dissemination(const struct acct_call *c, struct acct_sched *s)
         acct_sched_round(s);
     }
     return 0;
+}
+
+/* ceil(log2 P)(g(0) + L) (004 Table 4 dissemination, in pLogP terms). */
+double acct_barrier_dissemination_cost(const struct acct_cost *c)
+{
+    return cost_clog2(c->p) * (cost_g(c, 0) + cost_L(c));
 }

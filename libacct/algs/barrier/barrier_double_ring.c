@@ -3,9 +3,9 @@
  * first pass rank 0 knows everyone has arrived; the second pass releases
  * rank r once ranks 0..r-1 know it, and rank 0 leaves when the token
  * comes back. Each rank forwards only after it has received.
- * Cost (LogGP): T = 2P (L + 2o) (paper 001 Table 1 chain with m = 0,
- * twice round: 2P (g(0) + L)). */
+ * Cost (pLogP, ../cost.h): acct_barrier_double_ring_cost at the end of this file. */
 #include "../algs.h"
+#include "../cost.h"
 
 int acct_barrier_double_ring(const struct acct_call *c, struct acct_sched *s)
 {
@@ -25,4 +25,10 @@ int acct_barrier_double_ring(const struct acct_call *c, struct acct_sched *s)
         acct_sched_round(s);
     }
     return 0;
+}
+
+/* The token twice round the ring: 2P (g(0) + L). */
+double acct_barrier_double_ring_cost(const struct acct_cost *c)
+{
+    return 2.0 * c->p * (cost_g(c, 0) + cost_L(c));
 }

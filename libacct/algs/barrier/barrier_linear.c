@@ -1,10 +1,10 @@
 /* Linear barrier (Open MPI's basic_linear): every rank sends a zero-byte
  * message to rank 0 and posts the receive of its release; rank 0 waits for
  * all P - 1 arrivals, then releases everyone at once.
- * Cost (LogGP): T = 2(L + 2o) + 2(P - 2) max(o, g) — rank 0 handles
- * 2(P - 1) messages (paper 001 Table 1 flat tree with m = 0, twice:
- * 2((P - 1) g(0) + L)). */
+ * Cost (pLogP, ../cost.h): acct_barrier_linear_cost at the end of this file.
+ * Rank 0 handles 2(P - 1) messages. */
 #include "../algs.h"
+#include "../cost.h"
 
 int acct_barrier_linear(const struct acct_call *c, struct acct_sched *s)
 {
@@ -19,4 +19,10 @@ int acct_barrier_linear(const struct acct_call *c, struct acct_sched *s)
     for (int r = 1; r < c->size; r++)
         acct_sched_send(s, r, ACCT_BUF_RECV, 0, 0);
     return 0;
+}
+
+/* Flat tree in and out (001 Table 1, m = 0, twice): 2((P - 1) g(0) + L). */
+double acct_barrier_linear_cost(const struct acct_cost *c)
+{
+    return 2 * acct_cost_flat(c, 0);
 }

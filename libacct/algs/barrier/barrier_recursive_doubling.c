@@ -4,10 +4,9 @@
  * round. When P is not a power of two, each extra rank r >= q first
  * reports to r - q (which hears it before its first exchange) and is
  * released by r - q after the last one.
- * Cost (LogGP): T = log2(q) (L + 2o + g) + [P != q] 2 (L + 2o)
- * (paper 004 Table 4 dissemination form, ceil(log P)(L + o + g), with
- * the two extra steps of the non-power-of-two case). */
+ * Cost (pLogP, ../cost.h): acct_barrier_recursive_doubling_cost at the end of this file. */
 #include "../algs.h"
+#include "../cost.h"
 
 int acct_barrier_recursive_doubling(const struct acct_call *c, struct acct_sched *s)
 {
@@ -32,4 +31,11 @@ int acct_barrier_recursive_doubling(const struct acct_call *c, struct acct_sched
     if (r + q < p)
         acct_sched_send(s, r + q, ACCT_BUF_RECV, 0, 0);
     return 0;
+}
+
+/* log2(q)(g(0) + L) + [P != q] 2 (g(0) + L), q = 2^floor(log2 P). */
+double acct_barrier_recursive_doubling_cost(const struct acct_cost *c)
+{
+    int k = cost_ilog2(c->p);
+    return (k + (cost_pow2(c->p) ? 0 : 2)) * (cost_g(c, 0) + cost_L(c));
 }

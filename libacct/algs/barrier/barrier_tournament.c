@@ -4,9 +4,9 @@
  * knows everyone has arrived and wakes its losers, who wake theirs, down
  * the same (binomial) tree. A winner posts the receives from all its
  * losers at once and wakes them all at once, largest subtree first.
- * Cost (LogGP): T = 2 ceil(log2 P) (L + 2o) (paper 004 Table 4 binomial
- * with m = 0, up and down: 2 ceil(log P)(L + 2o + (m - 1)G)). */
+ * Cost (pLogP, ../cost.h): acct_barrier_tournament_cost at the end of this file. */
 #include "../algs.h"
+#include "../cost.h"
 
 int acct_barrier_tournament(const struct acct_call *c, struct acct_sched *s)
 {
@@ -31,4 +31,17 @@ int acct_barrier_tournament(const struct acct_call *c, struct acct_sched *s)
         if ((r & (2 * jump - 1)) == 0 && r + jump < p)
             acct_sched_send(s, r + jump, ACCT_BUF_RECV, 0, 0);
     return 0;
+}
+
+/* Binomial gather then binomial bcast of 0 bytes: 2 ceil(log2 P)(g(0) + L). */
+double acct_barrier_tournament_cost(const struct acct_cost *c)
+{
+    if (cost_pow2(c->p))
+        return 2.0 * cost_clog2(c->p) * (cost_g(c, 0) + cost_L(c));
+    /* other P: the arrival up the binomial tree, then the wake-up down it */
+    double *u = calloc((size_t)c->p, sizeof *u), t = NAN;
+    if (u != NULL && !isnan(acct_cost_binomial_up(c, 0, u)))
+        t = acct_cost_binomial_down(c, 0, u);
+    free(u);
+    return t;
 }

@@ -1,7 +1,8 @@
 /* Linear broadcast: the root sends the whole buffer to every other rank in
  * turn (flat tree), all sends posted at once.
- * Cost (LogGP): T = (P - 1) · o + L + (m - 1) G + (P - 2) · max(o, g, (m-1)G). */
+ * Cost (pLogP, ../cost.h): acct_bcast_linear_cost at the end of this file. */
 #include "../algs.h"
+#include "../cost.h"
 
 int acct_bcast_linear(const struct acct_call *c, struct acct_sched *s)
 {
@@ -14,4 +15,10 @@ int acct_bcast_linear(const struct acct_call *c, struct acct_sched *s)
     for (int v = 1; v < c->size; v++)
         acct_sched_send(s, acct_rank(v, c->root, c->size), ACCT_BUF_RECV, 0, c->count);
     return 0;
+}
+
+/* Flat tree (001 Table 1): (P - 1) g(m) + L. */
+double acct_bcast_linear_cost(const struct acct_cost *c)
+{
+    return acct_cost_flat(c, c->m);
 }

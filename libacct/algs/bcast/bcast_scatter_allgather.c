@@ -8,9 +8,10 @@
  * child its subtree's part.
  * Phase 2, allgather of the blocks: recursive doubling (power-of-two sizes)
  * or a ring.
- * Cost (LogGP, large m): scatter ~ log2(P)(L + 2o) + (P-1)/P · m G, ring
- * allgather (P - 1)(L + 2o) + (P-1)/P · m G: about 2m G instead of
- * log2(P) · m G for a binomial tree. */
+ * Cost (pLogP, ../cost.h; the closed forms are in the two registered
+ * files): blocks b = m / P, scatter sum_{j=0}^{k-1} g(2^j b) + k L, ring
+ * allgather (P - 1)(g(b) + L): for large m the gaps add up to about 2 g(m)
+ * instead of log2(P) g(m) for a binomial tree. */
 #include "../algs.h"
 
 void acct_block_range(uint64_t count, int size, int v, uint64_t *off, uint64_t *len)

@@ -19,11 +19,10 @@
  * exchange; when P is even, vrank P - 1 has no mirror and gets half 1
  * from the root. Interior nodes post the exchange with their last
  * forward. P < 3 or m < 2: a plain binary-tree broadcast instead.
- * Cost (LogGP, m bytes, s segments per half, h = floor(log2 P)):
- *   T = (h + s - 1) · 2 (L + 2o + (m/(2s) - 1)G) + L + 2o + (m/2 - 1)G,
- * about half the binary tree's (paper 001 Table 1:
- * ceil(log2 P) · (2 g(m) + L)) for large m. */
+ * Cost (pLogP, ../cost.h): acct_bcast_split_binary_cost at the end of this file.
+ * For large m about half the binary tree's time. */
 #include "../algs.h"
+#include "../cost.h"
 
 /* Open MPI's binary tree: parent and children (vranks) of v. */
 static int split_tree(int v, int size, int *parent, int child[2])
@@ -101,4 +100,24 @@ int acct_bcast_split_binary(const struct acct_call *c, struct acct_sched *s)
         acct_sched_recv(s, c->root, ACCT_BUF_RECV, start[1], half[1]);
     }
     return 0;
+}
+
+/* Split-binary bcast (P = 2^k >= 4): each half h = m/2 pipelines down its
+ * subtree in segments of s (the root alternating two sends per segment),
+ * then mirror nodes swap halves in one message (bcast_split_binary.c):
+ *   = 2 (ns - 1) g(s) + (k - 1)(g(s) + L) + (k - 1) g(s) + g(h) + L,
+ * ns = h / s. P = 2 (and m < 2) is the plain binary tree. */
+double acct_bcast_split_binary_cost(const struct acct_cost *c)
+{
+    uint64_t s, ns;
+    if (c->p < 3 || c->m < 2)
+        return acct_bcast_binary_cost(c);
+    if (!cost_pow2(c->p) || c->m % 2 != 0)
+        return NAN;
+    uint64_t h = c->m / 2;
+    if (!cost_segs(c, h, &s, &ns))
+        return NAN;
+    int k = cost_ilog2(c->p);
+    return 2.0 * (double)(ns - 1) * cost_g(c, s) + (k - 1) * (cost_g(c, s) + cost_L(c)) + (k - 1) * cost_g(c, s) +
+           cost_g(c, h) + cost_L(c);
 }

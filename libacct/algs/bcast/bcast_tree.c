@@ -6,9 +6,10 @@
  * segment k-1 to its children (round k), so every edge of the tree carries a
  * segment at once. A leaf posts all its receives in one round.
  *
- * Cost (LogGP, m bytes in s segments of m/s, tree of height h, fan-out f):
- *   T = (h + s - 1) * f * (L + 2o + (m/s - 1) G)   for f sends per segment
- * e.g. pipeline (f = 1, h = P - 1): (P + s - 2)(L + 2o + (m/s - 1)G). */
+ * Cost (pLogP, ../cost.h; each registered tree's closed form is in its
+ * file): ns segments of s bytes, tree of height h, f sends per segment at
+ * the root: about (ns - 1) f g(s) + h (f g(s) + L); e.g. pipeline (f = 1,
+ * h = P - 1): (P - 1)(g(s) + L) + (ns - 1) g(s). */
 #include "../algs.h"
 
 int acct_bcast_tree(const struct acct_call *c, struct acct_sched *s, enum acct_tree_kind kind,

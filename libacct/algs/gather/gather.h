@@ -60,4 +60,11 @@ int acct_gather_chain(const struct acct_call *c, struct acct_sched *s);
 int acct_gather_binomial(const struct acct_call *c, struct acct_sched *s);
 int acct_gather_linear_sync(const struct acct_call *c, struct acct_sched *s);
 
+/* Closed forms (acct_cost_fn, pLogP; ../cost.h), each at the end of its
+ * builder's file. */
+double acct_gather_linear_cost(const struct acct_cost *c);
+double acct_gather_binomial_cost(const struct acct_cost *c);
+double acct_gather_chain_cost(const struct acct_cost *c);
+double acct_gather_linear_sync_cost(const struct acct_cost *c);
+
 #endif

@@ -7,9 +7,9 @@
  * when the run wraps past rank P - 1 (root != 0), so no rotation copy.
  * Every node posts its children's receives at once (Open MPI's
  * ompi_coll_base_gather_intra_binomial receives them one by one).
- * Cost (pLogP, paper 001 Table 2, binomial tree; gather mirrors scatter):
- *   T = sum_{j=0}^{ceil(log2 P)-1} g(2^j m) + ceil(log2 P) L. */
+ * Cost (pLogP, ../cost.h): acct_gather_binomial_cost at the end of this file. */
 #include "../algs.h"
+#include "../cost.h"
 
 /* Send the run of vranks [v, v + span) (granules [0, span * gran) of buf,
  * scnt elements each) to the parent; split where the root's order wraps. */
@@ -71,4 +71,17 @@ int acct_gather_binomial(const struct acct_call *c, struct acct_sched *s)
     acct_sched_round(s);
     send_run(c, s, &b, v, span, t.parent, ACCT_BUF_TMP0);
     return 0;
+}
+
+/* Binomial tree of blocks (001 Table 2; gather mirrors scatter), P = 2^k:
+ * sum_{j=0}^{k-1} g(2^j m) + k L; other P: the arrival recurrence of
+ * acct_cost_binomial_up. */
+double acct_gather_binomial_cost(const struct acct_cost *c)
+{
+    if (cost_pow2(c->p))
+        return acct_cost_binomial_blocks(c, c->m);
+    double *u = calloc((size_t)c->p, sizeof *u);
+    double t = u != NULL ? acct_cost_binomial_up(c, c->m, u) : NAN;
+    free(u);
+    return t;
 }

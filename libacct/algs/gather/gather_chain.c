@@ -11,11 +11,9 @@
  * buffer; the root receives each chain's segments straight into its
  * receive buffer, posting all of them at once (a segment that crosses the
  * wrap from rank P - 1 to rank 0 travels as two messages).
- * Cost (pLogP, paper 001 Table 2, chain; gather mirrors scatter), one
- * chain, unsegmented:  T = sum_{j=1}^{P-1} g(j m) + (P - 1) L;
- * segmented (s-element segments, f chains, n = ceil((P - 1)/f)):
- *   T ~ (n - 1 + ceil(n m / s)) (L + g(s)). */
+ * Cost (pLogP, ../cost.h): acct_gather_chain_cost at the end of this file. */
 #include "../algs.h"
+#include "../cost.h"
 
 /* Send stream granules [t0, t1) of the run starting at vrank vfirst from
  * buf (scnt elements a granule) to the parent, in two pieces at the root's
@@ -102,4 +100,11 @@ int acct_gather_chain(const struct acct_call *c, struct acct_sched *s)
         acct_sched_round(s);
     }
     return 0;
+}
+
+/* f chains of blocks, up (acct_cost_block_chains; 001 Table 2 "Chain",
+ * one chain: sum_{j=1}^{P-1} g(j m) + (P - 1) L). */
+double acct_gather_chain_cost(const struct acct_cost *c)
+{
+    return acct_cost_block_chains(c, true);
 }

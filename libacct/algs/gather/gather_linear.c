@@ -1,11 +1,10 @@
 /* Linear gather (flat tree): every rank sends its block straight to the
  * root, which posts the receives from all ranks at once, each into its
  * rank's place in the receive buffer.
- * Cost (pLogP, paper 001 Table 2, flat tree; gather mirrors scatter):
- *   T = (P - 1) g(m) + L
- * (LogGP: T = L + 2o + (m - 1)G + (P - 2) max(g, (m - 1)G): the root's
- * link takes the P - 1 blocks one after the other). */
+ * Cost (pLogP, ../cost.h): acct_gather_linear_cost at the end of this file.
+ * The root's link takes the P - 1 blocks one after the other. */
 #include "../algs.h"
+#include "../cost.h"
 
 int acct_gather_linear(const struct acct_call *c, struct acct_sched *s)
 {
@@ -24,4 +23,10 @@ int acct_gather_linear(const struct acct_call *c, struct acct_sched *s)
         if (r != c->root)
             acct_sched_recv(s, r, ACCT_BUF_RECV, (uint64_t)r * c->count, c->count);
     return 0;
+}
+
+/* Flat tree (001 Table 2; gather mirrors scatter): (P - 1) g(m) + L. */
+double acct_gather_linear_cost(const struct acct_cost *c)
+{
+    return acct_cost_flat(c, c->m);
 }

@@ -41,4 +41,14 @@ int acct_reduce_binomial(const struct acct_call *c, struct acct_sched *s);
 int acct_reduce_in_order_binary(const struct acct_call *c, struct acct_sched *s);
 int acct_reduce_rabenseifner(const struct acct_call *c, struct acct_sched *s);
 
+/* Closed forms (acct_cost_fn, pLogP; ../cost.h), each at the end of its
+ * builder's file. */
+double acct_reduce_linear_cost(const struct acct_cost *c);
+double acct_reduce_chain_cost(const struct acct_cost *c);
+double acct_reduce_pipeline_cost(const struct acct_cost *c);
+double acct_reduce_binomial_cost(const struct acct_cost *c);
+double acct_reduce_binary_cost(const struct acct_cost *c);
+double acct_reduce_in_order_binary_cost(const struct acct_cost *c);
+double acct_reduce_rabenseifner_cost(const struct acct_cost *c);
+
 #endif

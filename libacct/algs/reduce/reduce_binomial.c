@@ -4,13 +4,23 @@
  * ones: it is rooted at rank 0, where every subtree is a contiguous rank
  * range combined in order, and rank 0 sends the result to the root if that
  * is another rank (as MPICH's binomial reduce).
- * Cost (LogGP, m bytes in s segments, γ per byte reduced; seeds/004
- * Table 4 binomial bcast and seeds/001 Table 1 segmented binomial, in
- * reverse): T = (ceil(log2 P) + s - 1)(L + 2o + (m/s - 1)G + γ m/s), about
- * ceil(log2 P)(L + 2o + (m - 1)G + γ m) unsegmented. */
+ * Cost (pLogP, ../cost.h): acct_reduce_binomial_cost at the end of this file. */
 #include "../algs.h"
+#include "../cost.h"
 
 int acct_reduce_binomial(const struct acct_call *c, struct acct_sched *s)
 {
     return acct_reduce_tree(c, s, ACCT_REDUCE_TREE_BINOMIAL, 2);
+}
+
+/* The bcast binomial form plus the reductions on the critical path:
+ * (ns - 1) k g(s) + k (g(s) + L) + k (k + 1) / 2 gamma s, k = ceil(log2 P)
+ * (a node with subtree 2^i reduces i children's segments). */
+double acct_reduce_binomial_cost(const struct acct_cost *c)
+{
+    uint64_t s, ns;
+    if (!cost_segs(c, c->m, &s, &ns))
+        return NAN;
+    int k = cost_clog2(c->p);
+    return acct_cost_knomial(c, 2, s, ns) + k * (k + 1) / 2 * cost_gamma(c, s);
 }

@@ -3,12 +3,23 @@
  * the root combines the f chains. Non-commutative operations: the chains
  * are laid out from rank 0 (each chain a contiguous rank range) and rank 0
  * sends the result to the root if that is another rank.
- * Cost (LogGP, m bytes in s segments, γ per byte reduced; seeds/001 Table 1
- * segmented chain, in reverse): T = (ceil((P-1)/f) + s - 1) ·
- * (L + 2o + (m/s - 1)G + (f - 1) max(o, g) + f γ m/s). */
+ * Cost (pLogP, ../cost.h): acct_reduce_chain_cost at the end of this file. */
 #include "../algs.h"
+#include "../cost.h"
 
 int acct_reduce_chain(const struct acct_call *c, struct acct_sched *s)
 {
     return acct_reduce_tree(c, s, ACCT_REDUCE_TREE_CHAIN, c->fanout);
+}
+
+/* Mirror of the bcast chains (acct_cost_chains_up): chain i of length
+ * len_i delivers its last segment at (ns - 1) f g(s) + len_i (g(s) + L) +
+ * (len_i - 1) gamma s; the root takes the f chains one receive gap apart,
+ * then reduces: + f gamma s. */
+double acct_reduce_chain_cost(const struct acct_cost *c)
+{
+    uint64_t s, ns;
+    if (!cost_segs(c, c->m, &s, &ns))
+        return NAN;
+    return acct_cost_chains_up(c, c->fanout, s, ns);
 }

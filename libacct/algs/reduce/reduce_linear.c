@@ -8,9 +8,9 @@
  * In place with a non-commutative operation and the root below P-1, the
  * root's own data sits in the receive buffer in the middle of the order:
  * the accumulator is then scratch, copied to the receive buffer at the end.
- * Cost (LogGP, γ per byte reduced; seeds/001 Table 1 flat tree, in
- * reverse): T = L + 2o + (m - 1)G + (P - 2) max(g, (m - 1)G) + (P - 1) γ m. */
+ * Cost (pLogP, ../cost.h): acct_reduce_linear_cost at the end of this file. */
 #include "../algs.h"
+#include "../cost.h"
 
 #define WINDOW 8
 
@@ -83,4 +83,33 @@ int acct_reduce_linear(const struct acct_call *c, struct acct_sched *s)
     if (copy_back)
         acct_sched_copy(s, ACCT_BUF_TMP1, 0, n, ACCT_BUF_RECV, 0, n);
     return 0;
+}
+
+/* The root takes P - 1 messages that all left at 0, one receive gap apart
+ * (001 Table 1 flat tree, reversed): (P - 1) g(m) + L when gamma = 0. The
+ * root reduces in windows (reduce_linear.c: x_{P-1} and 8 more, then 8 at a
+ * time, its own data last), a window's reductions delaying the next
+ * window's receives by or(m) at least:
+ *   D_1 = g(m) + L + (n_1 - 1) g(m),  E_1 = D_1 + (n_1 - 1) gamma m
+ *   D_w = max(E_{w-1} + or(m), D_{w-1} + g(m)) + (n_w - 1) g(m),
+ *   E_w = D_w + r_w gamma m     (r_w reductions of window w) */
+double acct_reduce_linear_cost(const struct acct_cost *c)
+{
+    const int window = 8;
+    int left = c->p - 1;
+    double gm = cost_g(c, c->m), orm = cost_or(c, c->m);
+    double d = 0, e = 0;
+    for (int w = 0; left > 0; w++) {
+        int n = w == 0 ? (left < window + 1 ? left : window + 1) : (left < window ? left : window);
+        int r = w == 0 ? n - 1 : n;
+        left -= n;
+        if (left == 0)
+            r++; /* the root's own data */
+        if (w == 0)
+            d = gm + cost_L(c) + (n - 1) * gm;
+        else
+            d = (e + orm > d + gm ? e + orm : d + gm) + (n - 1) * gm;
+        e = d + r * cost_gamma(c, c->m);
+    }
+    return e;
 }

@@ -21,11 +21,9 @@
  * Buffers: the accumulator is the root's receive buffer or TMP0 (m), the
  * incoming halves go to TMP1 (m/2; m at an in-place root that pairs).
  *
- * Cost (LogGP, m bytes, γ per byte reduced; the scatter + gather bcast
- * model of seeds/004 Table 4, with the reduce-scatter in the scatter's
- * place): T = 2 log2(P)(L + 2o) + 2 (P-1)/P · m G + (P-1)/P · m γ,
- * plus L + 2o + (m - 1)G + m γ when P is not a power of two. */
+ * Cost (pLogP, ../cost.h): acct_reduce_rabenseifner_cost at the end of this file. */
 #include "../algs.h"
+#include "../cost.h"
 
 /* First element of block b when n elements are cut into nb blocks. */
 static uint64_t blk_off(uint64_t n, int nb, int b)
@@ -145,4 +143,21 @@ int acct_reduce_rabenseifner(const struct acct_call *c, struct acct_sched *s)
             acct_sched_send(s, peer, acc, off, len);
     }
     return 0;
+}
+
+/* Reduce-scatter by halving, binomial gather of the m / P pieces:
+ *   sum_{j=1}^{k} (g(m/2^j) + L + gamma m/2^j) + sum_{j=0}^{k-1} g(2^j m/P) + k L. */
+double acct_reduce_rabenseifner_cost(const struct acct_cost *c)
+{
+    if (!cost_pow2(c->p)) {
+        /* the pre-step (g(m) + L + gamma m), then the power-of-two part */
+        struct acct_cost q = *c;
+        q.p = 1 << cost_ilog2(c->p);
+        double t = acct_reduce_rabenseifner_cost(&q);
+        return t + cost_g(c, c->m) + cost_L(c) + cost_gamma(c, c->m);
+    }
+    double t = acct_bcast_scatter_allgather_rd_cost(c);
+    for (int d = 2; d <= c->p && !isnan(t); d *= 2)
+        t += cost_gamma(c, c->m / (uint64_t)d);
+    return t;
 }

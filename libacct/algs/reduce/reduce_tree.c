@@ -33,13 +33,12 @@
  * so that the accumulator is the cheapest buffer (the root's receive
  * buffer, in place or receiving the last child; a child's slot elsewhere).
  *
- * Cost (LogGP, m bytes in s segments, tree of height h, at most f children
- * per node, γ the reduction cost per byte; from the segmented bcast models
- * of seeds/001 Table 1 and seeds/004 Table 4, run in reverse, plus one
- * reduction per child and segment):
- *   T = (h + s - 1) · (f (L + 2o + (m/s - 1) G) + f γ m/s)
- *   plus L + 2o + (m - 1) G for the final hop when the tree's root is not
- *   the call's root (non-commutative operations only). */
+ * Cost (pLogP, ../cost.h; each registered tree's closed form is in its
+ * file): the segmented bcast trees run in reverse, plus one reduction per
+ * child and segment: about (ns - 1) f g(s) + h (f g(s) + L) + h f gamma s
+ * for ns segments of s bytes, tree height h, at most f children per node;
+ * plus g(m) + L for the final hop when the tree's root is not the call's
+ * root (non-commutative operations only). */
 #include "../algs.h"
 
 #include <string.h>

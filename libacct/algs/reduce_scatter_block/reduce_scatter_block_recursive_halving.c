@@ -33,12 +33,9 @@
  * exchange's half is the rank's own block and is received straight into the
  * receive buffer (in place too: the input was copied to TMP0 by then).
  *
- * Cost (LogGP, m bytes per block, γ per byte reduced; the recursive-halving
- * counterpart of seeds/004 Table 4's scatter + gather model):
- *   T = log2(P)(L + 2o) + (P-1)/P · P m (G + γ)   (P a power of two)
- *   plus 2(L + 2o) + (P m + m - 2)G + P m γ otherwise,
- * plus one local copy of the P m input bytes (as in Open MPI). */
+ * Cost (pLogP, ../cost.h): acct_reduce_scatter_block_recursive_halving_cost at the end of this file. */
 #include "../algs.h"
+#include "../cost.h"
 
 /* First rank of new rank i's blocks. */
 static int first_rank(int i, int rem, int pof2, int p)
@@ -154,4 +151,19 @@ int acct_reduce_scatter_block_recursive_halving(const struct acct_call *c, struc
         acct_sched_copy(s, ACCT_BUF_TMP0, vo + n, n, ACCT_BUF_RECV, 0, n);
     }
     return 0;
+}
+
+/* sum_{j=1}^{k} (g(P m / 2^j) + L + gamma P m / 2^j) (P = 2^k), plus the
+ * local copy of the P m input bytes into the running vector: + delta P m. */
+double acct_reduce_scatter_block_recursive_halving_cost(const struct acct_cost *c)
+{
+    int p2 = 1 << cost_ilog2(c->p);
+    uint64_t all = (uint64_t)c->p * c->m;
+    /* not a power of two: the pre-step of the whole input, the post-step
+     * of one block (reduce_scatter_block_recursive_halving.c) */
+    double t = p2 == c->p ? 0 : cost_g(c, all) + cost_L(c) + cost_gamma(c, all) + cost_g(c, c->m) + cost_L(c);
+    t += c->delta_us_per_byte * (double)all;
+    for (int d = 2; d <= p2; d *= 2)
+        t += cost_g(c, all / (uint64_t)d) + cost_L(c) + c->gamma_us_per_byte * (double)(all / (uint64_t)d);
+    return t;
 }

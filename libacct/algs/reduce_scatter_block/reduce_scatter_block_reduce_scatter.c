@@ -10,11 +10,9 @@
  * subtree's blocks [v, v + span) in one message — straight into its receive
  * buffer when that is all (a leaf, or in place: RECV holds P blocks and the
  * input is consumed), else into TMP1 — and passes each child its part.
- * Cost (LogGP, m bytes per block, γ per byte reduced; binomial reduce of P·m
- * (reduce_binomial.c) then seeds/001 Table 2's binomial scatter):
- *   T = (ceil(log2 P) + s - 1)(L + 2o + (P m/s - 1)G + γ P m/s)
- *     + sum_{j=0}^{ceil(log2 P)-1} g(2^j m) + ceil(log2 P) L. */
+ * Cost (pLogP, ../cost.h): acct_reduce_scatter_block_reduce_scatter_cost at the end of this file. */
 #include "../algs.h"
+#include "../cost.h"
 
 int acct_reduce_scatter_block_reduce_scatter(const struct acct_call *c, struct acct_sched *s)
 {
@@ -64,4 +62,17 @@ int acct_reduce_scatter_block_reduce_scatter(const struct acct_call *c, struct a
     if (stage == ACCT_BUF_TMP1)
         acct_sched_copy(s, ACCT_BUF_TMP1, 0, n, ACCT_BUF_RECV, 0, n);
     return 0;
+}
+
+/* Segmented binomial reduce of P m bytes, then binomial scatter of m-byte
+ * blocks. */
+double acct_reduce_scatter_block_reduce_scatter_cost(const struct acct_cost *c)
+{
+    uint64_t s, ns;
+    struct acct_cost all = *c;
+    all.m = (uint64_t)c->p * c->m;
+    if (!cost_segs(&all, all.m, &s, &ns))
+        return NAN;
+    int k = cost_clog2(c->p);
+    return acct_cost_knomial(&all, 2, s, ns) + k * (k + 1) / 2 * cost_gamma(c, s) + acct_cost_binomial_blocks(c, c->m);
 }

@@ -7,10 +7,9 @@
  * rank's own block of the receive buffer, then moved to its start).
  * The accumulation order is rotated (block b: b+1, b+2, .., b), hence
  * commutative only.
- * Cost (LogGP, m bytes per block, γ per byte reduced; the pairwise model of
- * seeds/004 Table 4 with a reduction per step):
- *   T = (P - 1)(L + 2o + (m - 1)G + γ m). */
+ * Cost (pLogP, ../cost.h): acct_reduce_scatter_block_ring_cost at the end of this file. */
 #include "../algs.h"
+#include "../cost.h"
 
 int acct_reduce_scatter_block_ring(const struct acct_call *c, struct acct_sched *s)
 {
@@ -54,4 +53,10 @@ int acct_reduce_scatter_block_ring(const struct acct_call *c, struct acct_sched 
         }
     }
     return 0;
+}
+
+/* (P - 1)(g(m) + L + gamma m). */
+double acct_reduce_scatter_block_ring_cost(const struct acct_cost *c)
+{
+    return (c->p - 1) * (cost_g(c, c->m) + cost_L(c) + c->gamma_us_per_byte * (double)c->m);
 }

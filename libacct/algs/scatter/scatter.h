@@ -10,4 +10,10 @@ int acct_scatter_linear(const struct acct_call *c, struct acct_sched *s);
 int acct_scatter_chain(const struct acct_call *c, struct acct_sched *s);
 int acct_scatter_binomial(const struct acct_call *c, struct acct_sched *s);
 
+/* Closed forms (acct_cost_fn, pLogP; ../cost.h), each at the end of its
+ * builder's file. */
+double acct_scatter_linear_cost(const struct acct_cost *c);
+double acct_scatter_binomial_cost(const struct acct_cost *c);
+double acct_scatter_chain_cost(const struct acct_cost *c);
+
 #endif

@@ -10,9 +10,9 @@
  * straight from its send buffer, in two messages when the run wraps past
  * rank P - 1 (root != 0), so no rotation copy (Open MPI's
  * ompi_coll_base_scatter_intra_binomial copies the whole buffer first).
- * Cost (pLogP, paper 001 Table 2, binomial tree):
- *   T = sum_{j=0}^{ceil(log2 P)-1} g(2^j m) + ceil(log2 P) L. */
+ * Cost (pLogP, ../cost.h): acct_scatter_binomial_cost at the end of this file. */
 #include "../algs.h"
+#include "../cost.h"
 
 int acct_scatter_binomial(const struct acct_call *c, struct acct_sched *s)
 {
@@ -64,4 +64,12 @@ int acct_scatter_binomial(const struct acct_call *c, struct acct_sched *s)
     }
     acct_sched_copy(s, ACCT_BUF_TMP0, 0, c->count, ACCT_BUF_RECV, 0, c->count);
     return 0;
+}
+
+/* Binomial tree of blocks (001 Table 2), P = 2^k:
+ * sum_{j=0}^{k-1} g(2^j m) + k L; other P: the recurrence of
+ * acct_cost_binomial_down. */
+double acct_scatter_binomial_cost(const struct acct_cost *c)
+{
+    return cost_pow2(c->p) ? acct_cost_binomial_blocks(c, c->m) : acct_cost_binomial_down(c, c->m, NULL);
 }

@@ -12,11 +12,9 @@
  * once. The root sends segment k to every chain in round k, straight from
  * its send buffer (a segment crossing the wrap from rank P - 1 to rank 0
  * travels as two messages).
- * Cost (pLogP, paper 001 Table 2, chain), one chain, unsegmented:
- *   T = sum_{j=1}^{P-1} g(j m) + (P - 1) L;
- * segmented (s-element segments, f chains, n = ceil((P - 1)/f)):
- *   T ~ (n - 1 + ceil(n m / s)) (L + g(s)). */
+ * Cost (pLogP, ../cost.h): acct_scatter_chain_cost at the end of this file. */
 #include "../algs.h"
+#include "../cost.h"
 
 /* Receive stream granules [t0, t1) of the run starting at vrank vfirst
  * into buf (rcnt elements a granule), in two pieces at the root's wrap. */
@@ -110,4 +108,11 @@ int acct_scatter_chain(const struct acct_call *c, struct acct_sched *s)
     acct_sched_copy(s, ACCT_BUF_TMP0, (uint64_t)me.ndesc * c->count, c->count, ACCT_BUF_RECV, 0,
                     c->count);
     return 0;
+}
+
+/* f chains of blocks, down (acct_cost_block_chains; 001 Table 2 "Chain",
+ * one chain: sum_{j=1}^{P-1} g(j m) + (P - 1) L). */
+double acct_scatter_chain_cost(const struct acct_cost *c)
+{
+    return acct_cost_block_chains(c, false);
 }

@@ -1,9 +1,9 @@
 /* Linear scatter (flat tree): the root posts the sends of every rank's
  * block at once, straight from its send buffer; it copies its own block
  * last (with MPI_IN_PLACE it stays in the send buffer).
- * Cost (pLogP, paper 001 Table 2, flat tree): T = (P - 1) g(m) + L
- * (LogGP: T = L + 2o + (m - 1)G + (P - 2) max(g, (m - 1)G)). */
+ * Cost (pLogP, ../cost.h): acct_scatter_linear_cost at the end of this file. */
 #include "../algs.h"
+#include "../cost.h"
 
 int acct_scatter_linear(const struct acct_call *c, struct acct_sched *s)
 {
@@ -21,4 +21,10 @@ int acct_scatter_linear(const struct acct_call *c, struct acct_sched *s)
         acct_sched_copy(s, ACCT_BUF_SEND, (uint64_t)c->root * c->scount, c->scount, ACCT_BUF_RECV,
                         0, c->count);
     return 0;
+}
+
+/* Flat tree (001 Table 2): (P - 1) g(m) + L. */
+double acct_scatter_linear_cost(const struct acct_cost *c)
+{
+    return acct_cost_flat(c, c->m);
 }

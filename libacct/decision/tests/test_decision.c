@@ -573,17 +573,17 @@ static void test_ompi(void)
             for (size_t k = 0; k < ns; k++) {
                 uint64_t m = c == ACCT_COLL_barrier ? 0 : sizes[k];
                 const struct acct_decision *want = acct_table_lookup(t, m);
-                const struct acct_ompi_alg_map *mp = acct_ompi_map(want->alg);
+                const struct acct_alg_ompi *mp = acct_ompi_map(want->alg);
                 uint64_t msg = acct_ompi_msg_bytes((enum acct_coll_id)c, p, m);
                 const struct acct_ompi_msg_rule *got = acct_ompi_lookup(om, id, p, msg);
                 int galg = got ? got->alg : 0;
                 if (msg > (uint64_t)LONG_MAX)
                     continue; /* beyond what Open MPI can express */
                 compared++;
-                if (galg != mp->ompi_alg) {
+                if (galg != mp->id) {
                     fprintf(stderr, "%s p=%d m=%llu: Open MPI alg %d, want %d (%s)\n",
                             acct_coll_name((enum acct_coll_id)c), p, (unsigned long long)m,
-                            galg, mp->ompi_alg, want->alg->name);
+                            galg, mp->id, want->alg->name);
                     failures++;
                     continue;
                 }

@@ -1,11 +1,15 @@
-/* The algorithm registry: the single source of every algorithm's name,
- * description, restrictions and parameters (no MPI needed).
+/* The algorithm registry: the single home of every algorithm's facts (no
+ * MPI needed): name, description, restrictions, parameters and their
+ * limits, schedule builder, closed-form cost, the tree SACK reordering
+ * runs it over, and its Open MPI coll/tuned equivalent.
  *
  * Rules validation, ACCT_FORCE parsing, `acctctl algorithms`, the
- * correctness matrix and the tuner all read this table. Each collective has
- * the pseudo-algorithm "native" (the MPI library's own implementation),
- * which is also the fallback whenever a chosen algorithm's restrictions do
- * not hold for a call. */
+ * correctness matrix, the model, the SACK runtime, the Open MPI export and
+ * the tuner all read this table; none of them matches algorithm names.
+ * Each collective has the pseudo-algorithm "native" (the MPI library's own
+ * implementation), which is also the fallback whenever a chosen
+ * algorithm's restrictions do not hold for a call. tests/unit/test_registry.c
+ * fails for a row that leaves a fact out. */
 #ifndef ACCT_ALG_H
 #define ACCT_ALG_H
 
@@ -14,7 +18,9 @@
 #include <stdint.h>
 
 #include "acct/coll.h"
+#include "acct/plogp.h"
 #include "acct/sched.h"
+#include "acct/topo.h"
 
 /* The shape of one call, as a builder sees it. Counts are in elements:
  *   bcast, reduce, allreduce:  count (send and receive type are the same)
@@ -48,6 +54,50 @@ enum acct_alg_flags {
  * schedule. Returns 0, or -1 if the call is outside the algorithm's domain. */
 typedef int (*acct_build_fn)(const struct acct_call *call, struct acct_sched *s);
 
+/* What a closed-form cost sees of a call (pLogP, docs/models.md): p ranks,
+ * m bytes as acct-bench defines them (per block for the block collectives,
+ * 0 for barrier), the network and the per-byte costs of reducing (gamma)
+ * and copying (delta). Times in microseconds. */
+struct acct_cost {
+    const struct acct_plogp *net;
+    double gamma_us_per_byte, delta_us_per_byte;
+    int p;
+    uint64_t m;
+    uint64_t seg; /* segment bytes with ACCT_ALG_SEGMENTED, 0 = none; else 0 */
+    int fanout;   /* with ACCT_ALG_FANOUT: the decision's, or the row's default; else 0 */
+};
+
+/* The algorithm's time for c by its formula, NAN where it has none (the
+ * formula's domain: segments dividing m, P a power of two, ...). Pure. */
+typedef double (*acct_cost_fn)(const struct acct_cost *c);
+
+/* The tree SACK reordering (docs/sack.md) hands positions out over: none
+ * (no reordering), flat (the root is every other position's parent), or a
+ * tree of acct/topo.h with a fixed fan-out or, with fanout 0, the call's
+ * fan-out within the row's fanout_min..fanout_max (ACCT_ALG_FANOUT). */
+enum acct_sack_shape {
+    ACCT_SACK_NONE = 0,
+    ACCT_SACK_FLAT,
+    ACCT_SACK_TREE,
+};
+
+struct acct_alg_sack {
+    enum acct_sack_shape shape;
+    enum acct_tree_kind kind; /* ACCT_SACK_TREE */
+    int fanout;               /* ACCT_SACK_TREE: fixed fan-out, or ACCT_SACK_CALL_FANOUT */
+};
+#define ACCT_SACK_CALL_FANOUT 0
+
+/* The algorithm's Open MPI 4.1.4 coll/tuned equivalent (docs/decisions.md,
+ * the Open MPI export). */
+struct acct_alg_ompi {
+    int id;           /* coll_tuned_<coll>_algorithm value, 0 = Open MPI decides */
+    const char *name; /* Open MPI's name for it, "(decision)" for 0; NULL = not stated */
+    bool exact;       /* the same algorithm, not only the nearest one */
+};
+/* No Open MPI equivalent: Open MPI's own decision runs. */
+#define ACCT_ALG_OMPI_NONE {0, "(decision)", false}
+
 struct acct_alg {
     enum acct_coll_id coll;
     const char *name;        /* unique within the collective */
@@ -55,6 +105,9 @@ struct acct_alg {
     unsigned flags;          /* enum acct_alg_flags */
     int fanout_default, fanout_min, fanout_max; /* when ACCT_ALG_FANOUT */
     acct_build_fn build;     /* NULL for native */
+    acct_cost_fn cost;       /* closed form; NULL for native */
+    struct acct_alg_sack sack; /* ACCT_SACK_NONE unless ACCT_ALG_REORDER */
+    struct acct_alg_ompi ompi;
     /* When the algorithm's restrictions do not hold for a call: the name of
      * the algorithm of the same collective to try next (NULL: native). The
      * chain ends at an algorithm without the failing restriction. */

@@ -310,18 +310,11 @@ enum acct_ompi_coll {
     ACCT_OMPI_COLLCOUNT = 17, /* ids >= this are refused by the validator */
 };
 
-/* How one ACCT algorithm maps to Open MPI: alg 0 means "Open MPI's own
- * fixed decision" (used for native and where no equivalent exists). */
-struct acct_ompi_alg_map {
-    enum acct_coll_id coll;
-    const char *acct_name;
-    int ompi_alg;          /* coll_tuned_<coll>_algorithm value, 0 = Open MPI decides */
-    const char *ompi_name; /* Open MPI's name for it, or "(decision)" */
-    bool exact;            /* the same algorithm, not only the nearest one */
-};
-
-/* The mapping entry of an ACCT decision (never NULL for a registered alg). */
-const struct acct_ompi_alg_map *acct_ompi_map(const struct acct_alg *alg);
+/* How alg maps to Open MPI: its registry row's struct acct_alg_ompi
+ * (acct/alg.h); id 0 means "Open MPI's own fixed decision" (native, and
+ * where no equivalent exists). Never NULL: for NULL or an unknown alg, id 0
+ * and not exact. */
+const struct acct_alg_ompi *acct_ompi_map(const struct acct_alg *alg);
 
 /* Open MPI's id of an ACCT collective. */
 enum acct_ompi_coll acct_ompi_coll_id(enum acct_coll_id coll);

@@ -40,6 +40,7 @@
 
 #include "acct/alg.h"
 #include "acct/coll.h"
+#include "acct/plogp.h"
 #include "acct/rules.h"
 
 /* LogGP (Alexandrov et al.; seeds/004 Table 1). A point-to-point message
@@ -48,30 +49,13 @@ struct acct_loggp {
     double L_us, o_us, g_us, G_us_per_byte;
 };
 
-/* pLogP: os(m), or(m), g(m) sampled at n strictly increasing sizes m[i]
- * (bytes), plus L. Between samples the functions are interpolated linearly;
- * below m[0] they are constant (the value at m[0]); above m[n-1] they are
- * extrapolated along the last two samples (bandwidth-bound growth), never
- * below the value at m[n-1]. */
-#define ACCT_PLOGP_MAX_SIZES 64
-struct acct_plogp {
-    double L_us;
-    size_t n;
-    uint64_t m[ACCT_PLOGP_MAX_SIZES];
-    double os_us[ACCT_PLOGP_MAX_SIZES];
-    double or_us[ACCT_PLOGP_MAX_SIZES];
-    double g_us[ACCT_PLOGP_MAX_SIZES];
-};
+/* pLogP tables (struct acct_plogp) and their interpolated os(m), or(m),
+ * g(m): acct/plogp.h. */
 
 /* Checks a table: 1 <= n <= ACCT_PLOGP_MAX_SIZES, sizes strictly
  * increasing, every value finite and >= 0 (L too). Returns 0, or -1 with a
  * message naming the field ("g_us[3]: ...") in err. */
 int acct_plogp_check(const struct acct_plogp *t, char *err, size_t errlen);
-
-/* The interpolated functions (t must pass acct_plogp_check). */
-double acct_plogp_os(const struct acct_plogp *t, uint64_t m);
-double acct_plogp_or(const struct acct_plogp *t, uint64_t m);
-double acct_plogp_g(const struct acct_plogp *t, uint64_t m);
 
 /* pLogP -> LogGP, the conversion rules of seeds/004 Fig. 2 (Kielmann):
  *   L = L' + g(1) - os(1) - or(1)   o = (os(1) + or(1)) / 2   g = g(1)

@@ -36,10 +36,12 @@ enum acct_tree_kind {
     ACCT_TREE_KNOMIAL = 3,
 };
 
-/* Enough for a k-nomial tree of radix <= 16 over 2^31 ranks, and for the
- * root of a chain tree with up to 64 chains. */
+/* Enough for a k-nomial tree of radix <= ACCT_TREE_MAX_RADIX over 2^31
+ * ranks, and for the root of a chain tree with up to ACCT_TREE_MAX_FANOUT
+ * chains. */
 #define ACCT_TREE_MAX_CHILDREN 128
 #define ACCT_TREE_MAX_FANOUT 64
+#define ACCT_TREE_MAX_RADIX 16
 
 struct acct_tree {
     int parent; /* vrank of the parent, -1 at the root */
@@ -48,7 +50,7 @@ struct acct_tree {
 };
 
 /* Fill *out for vrank in a tree of `size`. fanout: chains for CHAIN (>= 1),
- * radix for KNOMIAL (2..16), ignored otherwise. Returns 0, or -1 for
+ * radix for KNOMIAL (2..ACCT_TREE_MAX_RADIX), ignored otherwise. Returns 0, or -1 for
  * arguments out of range (*out untouched). */
 int acct_tree_build(enum acct_tree_kind kind, int vrank, int size, int fanout,
                     struct acct_tree *out);

@@ -121,11 +121,11 @@ int main(int argc, char **argv)
         goto done;
     }
     const struct acct_decision *dd = acct_table_lookup(t, strtoull(argv[5], NULL, 10));
-    const struct acct_ompi_alg_map *mp = acct_ompi_map(dd->alg);
-    int fan = mp->ompi_alg && (dd->alg->flags & ACCT_ALG_FANOUT)
+    const struct acct_alg_ompi *mp = acct_ompi_map(dd->alg);
+    int fan = mp->id && (dd->alg->flags & ACCT_ALG_FANOUT)
                   ? (dd->fanout ? dd->fanout : dd->alg->fanout_default)
                   : 0;
-    printf("%d %llu %d\n", mp->ompi_alg, mp->ompi_alg ? (unsigned long long)dd->segment_bytes : 0ull,
+    printf("%d %llu %d\n", mp->id, mp->id ? (unsigned long long)dd->segment_bytes : 0ull,
            fan);
     acct_table_free(t);
     status = 0;

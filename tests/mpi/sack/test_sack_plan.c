@@ -19,6 +19,12 @@
 
 static int failures;
 
+/* A bcast row of the registry (its SACK tree is part of the row). */
+static const struct acct_alg *bcast(const char *name)
+{
+    return acct_alg_find(ACCT_COLL_bcast, name);
+}
+
 #define CHECK(cond, ...)                                                                           \
     do {                                                                                           \
         if (!(cond)) {                                                                             \
@@ -254,7 +260,7 @@ static void check_auto(void)
     CHECK(sack_auto_is_probe(1) && sack_auto_is_probe(8) && !sack_auto_is_probe(3) &&
               !sack_auto_is_probe(96) && sack_auto_is_probe(192) && !sack_auto_is_probe(0),
           "probe schedule");
-    sack_tree_of("binomial", 0, 2, 8, &t);
+    sack_tree_of(bcast("binomial"), 0, 8, &t);
     for (int f = 0; f < 2; f++) {
         enum sack_fill fill = f ? SACK_FILL_BF : SACK_FILL_DF;
         /* nobody late: both models give the binomial's 3 transfers at the root */
@@ -289,7 +295,7 @@ static void check_auto(void)
     }
     /* flat tree, every size: the models run, reordered never worse than static - cost */
     for (int P = 1; P <= 64; P++) {
-        sack_tree_of("linear", 0, 2, P, &t);
+        sack_tree_of(bcast("linear"), 0, P, &t);
         for (int r = 0; r < P; r++)
             arr[r] = (double)(next_rand() % 1000) * 1e-4;
         arr[0] = 0;
@@ -303,7 +309,7 @@ static void check_auto(void)
     {
         const int id[8] = {0, 1, 2, 3, 4, 5, 6, 7};
         double g2 = 0, c2 = 0, ts, up[64] = {0};
-        sack_tree_of("binomial", 0, 2, 8, &t);
+        sack_tree_of(bcast("binomial"), 0, 8, &t);
         up[1] = 0.2, up[2] = 0.3, up[4] = 0.4;
         /* reduce, unsegmented: static 0.4 + 3h (rank 4 takes two transfers
          * in, then sends); DF puts 1, 2, 4 at positions 2, 3, 1: 0.3 + 3h */
@@ -346,7 +352,7 @@ static void check_auto(void)
         /* flat trees of every size: the models run; reordered is never
          * slower than static */
         for (int P = 1; P <= 64; P++) {
-            sack_tree_of("linear", 0, 2, P, &t);
+            sack_tree_of(bcast("linear"), 0, P, &t);
             for (int r = 0; r < P; r++)
                 up[r] = (double)(next_rand() % 1000) * 1e-4;
             for (int g = 0; g < 2; g++) {
@@ -388,9 +394,8 @@ int main(void)
     for (size_t i = 0; i < sizeof trees / sizeof trees[0]; i++)
         for (int P = 1; P <= 64; P++) {
             char name[64];
-            int def = strcmp(trees[i].alg, "chain") == 0 || strcmp(trees[i].alg, "knomial") == 0 ? 4 : 2;
             snprintf(name, sizeof name, "%s(f=%d)", trees[i].alg, trees[i].fanout);
-            CHECK(sack_tree_of(trees[i].alg, trees[i].fanout, def, P, &t) == 0, "%s tree_of", name);
+            CHECK(sack_tree_of(bcast(trees[i].alg), trees[i].fanout, P, &t) == 0, "%s tree_of", name);
             check_tree(name, &t);
             check_plan(name, &t, SACK_FILL_BF);
             check_plan(name, &t, SACK_FILL_DF);
@@ -400,17 +405,17 @@ int main(void)
     /* the paper's 8-rank binomial example, as in sack_plan.h */
     static const int bf8[] = {0, 4, 2, 1, 6, 5, 3, 7}, df8[] = {0, 4, 6, 7, 5, 2, 3, 1};
     struct sack_plan p;
-    sack_tree_of("binomial", 0, 2, 8, &t);
+    sack_tree_of(bcast("binomial"), 0, 8, &t);
     CHECK(sack_plan_init(&p, &t, SACK_FILL_BF) == 0 && memcmp(p.order, bf8, sizeof bf8) == 0, "bf8");
     sack_plan_fini(&p);
     CHECK(sack_plan_init(&p, &t, SACK_FILL_DF) == 0 && memcmp(p.order, df8, sizeof df8) == 0, "df8");
     sack_plan_fini(&p);
     /* not trees, and bad arguments */
-    CHECK(sack_tree_of("scatter_allgather_ring", 0, 0, 8, &t) == -1, "not a tree");
-    CHECK(sack_tree_of("knomial", 99, 4, 8, &t) == -1, "fan-out out of range");
-    CHECK(sack_tree_of("binomial", 0, 2, 0, &t) == -1, "size 0");
-    CHECK(sack_tree_of(NULL, 0, 2, 4, &t) == -1, "NULL name");
-    sack_tree_of("binomial", 0, 2, 8, &t);
+    CHECK(sack_tree_of(bcast("scatter_allgather_ring"), 0, 8, &t) == -1, "not a tree");
+    CHECK(sack_tree_of(bcast("knomial"), 99, 8, &t) == -1, "fan-out out of range");
+    CHECK(sack_tree_of(bcast("binomial"), 0, 0, &t) == -1, "size 0");
+    CHECK(sack_tree_of(NULL, 0, 4, &t) == -1, "no algorithm");
+    sack_tree_of(bcast("binomial"), 0, 8, &t);
     CHECK(sack_tree_parent(&t, 8) == -1 && sack_tree_parent(&t, -1) == -1, "parent range");
     CHECK(sack_tree_children(&t, 8, NULL, 0) == -1, "children range");
     CHECK(sack_tree_child_slot(&t, 0, 3) == -1, "slot of a non-child");

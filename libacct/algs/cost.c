@@ -1,0 +1,353 @@
+/* Building blocks of the closed forms (cost.h), shared by several
+ * algorithms: trees, chains and binomial block trees in pLogP terms.
+ *
+ * Trees: a node that has the data at t serves its children in order, the
+ * j-th (from 1) getting it at t + j g + L. */
+#include "cost.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+/* Flat tree (001 Table 1): (P - 1) g(m) + L. */
+double acct_cost_flat(const struct acct_cost *c, uint64_t x)
+{
+    return (c->p - 1) * cost_g(c, x) + cost_L(c);
+}
+
+/* Segmented chains, f of them, served in order, chain lengths as topo.c
+ * cuts them (the first (P-1) % f one longer): the root sends each segment
+ * to the f chain heads, the heads pass it down. Chain i (from 1) of length
+ * len: ((ns - 1) f + i) g(s) + L + (len - 1)(g(s) + L). f = 1 is 001's
+ * "Seg. Chain (Pipeline)": (P - 1)(g(s) + L) + (ns - 1) g(s). */
+double acct_cost_chains(const struct acct_cost *c, int f, uint64_t s, uint64_t ns)
+{
+    int n = c->p - 1;
+    if (f > n)
+        f = n;
+    double best = 0;
+    for (int i = 0; i < f; i++) {
+        int len = n / f + (i < n % f ? 1 : 0);
+        double t = ((double)(ns - 1) * f + i + 1) * cost_g(c, s) + cost_L(c) +
+                   (len - 1) * (cost_g(c, s) + cost_L(c));
+        best = t > best ? t : best;
+    }
+    return best;
+}
+
+/* K-nomial tree of P = k^d (binomial: k = 2): the root serves d(k - 1)
+ * children; the last node of the first child's first child ... is reached
+ * after d hops of (k - 1) g + L. Segmented, the root's d(k - 1) sends per
+ * segment pace the pipeline (001 Table 1 "Seg. Binomial Tree" for k = 2:
+ * floor(log2 P) g(s) ns + ceil(log2 P) L):
+ *   T = (ns - 1) d (k - 1) g(s) + d ((k - 1) g(s) + L). */
+double acct_cost_knomial(const struct acct_cost *c, int k, uint64_t s, uint64_t ns)
+{
+    int d = 0;
+    long q = 1;
+    while (q < c->p) {
+        q *= k;
+        d++;
+    }
+    if (q != c->p) {
+        /* Not a power of k: an estimate in 001's form (Table 1, "Seg.
+         * Binomial Tree"): the root's c0 children take ns c0 gaps, then
+         * ceil(log_k P) latencies: ns c0 g(s) + d L (equal to the exact
+         * form when P is a power of k, where c0 = d (k - 1)). */
+        struct acct_tree t;
+        if (acct_tree_build(ACCT_TREE_KNOMIAL, 0, c->p, k, &t) != 0)
+            return NAN;
+        return (double)ns * t.nchildren * cost_g(c, s) + d * cost_L(c);
+    }
+    return (double)(ns - 1) * d * (k - 1) * cost_g(c, s) + d * ((k - 1) * cost_g(c, s) + cost_L(c));
+}
+
+/* Any tree of topo.h, by its longest path: a node that has a segment at t
+ * serves its children in order, the j-th at t + j g(s) + L; D(v) the time
+ * node v has the first segment; the root's c0 sends per segment pace the
+ * rest: T = (ns - 1) c0 g(s) + max_v D(v). Exact when every node keeps up
+ * with its parent (fewer children than the root, as in binomial, k-nomial
+ * and binary trees); the "longest edge" view of 000. */
+double acct_cost_tree_path(const struct acct_cost *c, enum acct_tree_kind kind, int k, uint64_t s,
+                        uint64_t ns)
+{
+    double *d = calloc((size_t)c->p, sizeof *d), best = 0;
+    int c0 = 0, *order = calloc((size_t)c->p, sizeof *order), head = 0, tail = 0;
+    struct acct_tree t;
+    bool ok = d != NULL && order != NULL;
+    if (ok)
+        order[tail++] = 0; /* breadth first from the root: parents before children */
+    while (ok && head < tail) {
+        int v = order[head++];
+        if (acct_tree_build(kind, v, c->p, k, &t) != 0) {
+            ok = false;
+            break;
+        }
+        if (v == 0)
+            c0 = t.nchildren;
+        for (int j = 0; j < t.nchildren && tail < c->p; j++) {
+            int w = t.children[j];
+            d[w] = d[v] + (j + 1) * cost_g(c, s) + cost_L(c);
+            best = d[w] > best ? d[w] : best;
+            order[tail++] = w;
+        }
+    }
+    free(d);
+    free(order);
+    return ok ? (double)(ns - 1) * c0 * cost_g(c, s) + best : NAN;
+}
+
+/* Binomial trees of blocks, any P (root 0): a subtree is the vrank range
+ * [v, v + span), its data span m bytes.
+ *   down (scatter; bytes = 0: the tournament's wake-up): a node that has
+ *     its data at D(v) sends each child its part one after the other,
+ *     largest first: D(w_j) = D(v) + sum_{i <= j} g(span_i m) + L.
+ *   up (gather; the tournament's arrival): a node posts all its children's
+ *     receives at once; child w_j's data arrives at U(w_j) + g(span_j m) + L
+ *     and the node takes them in arrival order one receive gap apart
+ *     (completion max(arrival, or, previous + g)); U(v) is the last one.
+ * With P = 2^k both reduce to 001 Table 2's sum_{j<k} g(2^j m) + k L.
+ * up0 (may be NULL) gives each node's start for down (the tournament). */
+static int binomial_order(int p, int *order)
+{
+    struct acct_tree t;
+    int head = 0, tail = 0;
+    order[tail++] = 0;
+    while (head < tail) {
+        int v = order[head++];
+        if (acct_tree_build(ACCT_TREE_BINOMIAL, v, p, 2, &t) != 0)
+            return -1;
+        for (int j = 0; j < t.nchildren && tail < p; j++)
+            order[tail++] = t.children[j];
+    }
+    return tail == p ? 0 : -1;
+}
+
+double acct_cost_binomial_up(const struct acct_cost *c, uint64_t x, double *u)
+{
+    int *order = calloc((size_t)c->p, sizeof *order);
+    double orx, best = NAN;
+    struct acct_tree t;
+    if (order == NULL || binomial_order(c->p, order) != 0)
+        goto out;
+    for (int i = c->p - 1; i >= 0; i--) { /* children before parents */
+        int v = order[i];
+        double a[ACCT_TREE_MAX_CHILDREN], done = -INFINITY;
+        uint64_t sz[ACCT_TREE_MAX_CHILDREN];
+        if (acct_tree_build(ACCT_TREE_BINOMIAL, v, c->p, 2, &t) != 0)
+            goto out;
+        for (int j = 0; j < t.nchildren; j++) {
+            int w = t.children[j];
+            sz[j] = (uint64_t)acct_tree_span(ACCT_TREE_BINOMIAL, w, c->p, 2) * x;
+            a[j] = u[w] + cost_g(c, sz[j]) + cost_L(c);
+        }
+        for (int j = 1; j < t.nchildren; j++) /* insertion sort by arrival */
+            for (int q = j; q > 0 && a[q] < a[q - 1]; q--) {
+                double ta = a[q];
+                uint64_t ts = sz[q];
+                a[q] = a[q - 1], sz[q] = sz[q - 1];
+                a[q - 1] = ta, sz[q - 1] = ts;
+            }
+        u[v] = 0;
+        for (int j = 0; j < t.nchildren; j++) {
+            orx = cost_or(c, sz[j]);
+            double d = a[j] > orx ? a[j] : orx;
+            d = done + cost_g(c, sz[j]) > d ? done + cost_g(c, sz[j]) : d;
+            done = d;
+            u[v] = d;
+        }
+    }
+    best = u[0];
+out:
+    free(order);
+    return best;
+}
+
+double acct_cost_binomial_down(const struct acct_cost *c, uint64_t x, const double *start)
+{
+    int *order = calloc((size_t)c->p, sizeof *order);
+    double *d = calloc((size_t)c->p, sizeof *d), best = NAN;
+    struct acct_tree t;
+    if (order == NULL || d == NULL || binomial_order(c->p, order) != 0)
+        goto out;
+    best = 0;
+    d[0] = start != NULL ? start[0] : 0;
+    for (int i = 0; i < c->p; i++) {
+        int v = order[i];
+        if (acct_tree_build(ACCT_TREE_BINOMIAL, v, c->p, 2, &t) != 0) {
+            best = NAN;
+            goto out;
+        }
+        double tv = d[v];
+        for (int j = 0; j < t.nchildren; j++) {
+            int w = t.children[j];
+            tv += cost_g(c, (uint64_t)acct_tree_span(ACCT_TREE_BINOMIAL, w, c->p, 2) * x);
+            d[w] = tv + cost_L(c);
+            best = d[w] > best ? d[w] : best;
+        }
+        best = d[v] > best ? d[v] : best;
+    }
+out:
+    free(order);
+    free(d);
+    return best;
+}
+
+/* Complete binary tree in level order, P = 2^k: the deepest node (P - 1)
+ * is reached by k first-child hops, the last node of level k - 1 by k - 1
+ * second-child hops; segmented, the root's two sends per segment (one
+ * when P = 2) pace it:
+ *   T = 2 (ns - 1) g(s) + max(k (g(s) + L), (k - 1)(2 g(s) + L)). */
+double acct_cost_binary(const struct acct_cost *c, uint64_t s, uint64_t ns)
+{
+    int k = cost_ilog2(c->p), sends = c->p > 2 ? 2 : 1;
+    if (!cost_pow2(c->p)) /* 001 Table 1's bound: ceil(log2 P)(2 g + L) per segment */
+        return (double)sends * (double)(ns - 1) * cost_g(c, s) + cost_clog2(c->p) * (2 * cost_g(c, s) + cost_L(c));
+    double a = k * (cost_g(c, s) + cost_L(c)), b = (k - 1) * (2 * cost_g(c, s) + cost_L(c));
+    return (double)sends * (double)(ns - 1) * cost_g(c, s) + (a > b ? a : b);
+}
+
+/* Binomial scatter/gather of P = 2^k blocks of x bytes (001 Table 2):
+ *   sum_{j=0}^{k-1} g(2^j x) + k L. */
+double acct_cost_binomial_blocks(const struct acct_cost *c, uint64_t x)
+{
+    double t = 0;
+    int k = cost_clog2(c->p);
+    for (int j = 0; j < k; j++)
+        t += cost_g(c, ((uint64_t)1 << j) * x);
+    return t + k * cost_L(c);
+}
+
+/* Reduce over a chain tree (mirror of chains()): f chains pipeline the
+ * segments up, the root takes f per segment, in arrival order, one gap
+ * g(s) apart (its receive gap): chain i of length len_i delivers the last
+ * segment at (ns - 1) f g(s) + len_i (g(s) + L) + (len_i - 1) gamma s
+ * (every chain node but the tail reduces each segment once), the root
+ * finishes the receives one after the other, g(s) apart, then reduces the
+ * f segments: + f gamma s. Exact while f gamma s + or(s) <= g(s) (the
+ * reductions do not slow the root's pace). */
+double acct_cost_chains_up(const struct acct_cost *c, int f, uint64_t s, uint64_t ns)
+{
+    int n = c->p - 1;
+    if (f > n)
+        f = n;
+    /* arrivals in increasing order: the shorter chains (the last ones) first */
+    double done = 0;
+    for (int i = f - 1; i >= 0; i--) {
+        int len = n / f + (i < n % f ? 1 : 0);
+        double a = (double)(ns - 1) * f * cost_g(c, s) + len * (cost_g(c, s) + cost_L(c)) + (len - 1) * cost_gamma(c, s);
+        done = i == f - 1 ? a : (a > done + cost_g(c, s) ? a : done + cost_g(c, s));
+    }
+    return done + f * cost_gamma(c, s);
+}
+
+/* Unsegmented chains of blocks (gather: up, scatter: down), chain i of
+ * len_i ranks carrying j blocks on its j-th link from the end (001 Table 2,
+ * "Chain", one chain: sum_{j=1}^{P-1} g(j m) + (P - 1) L). Gather: chain i
+ * arrives at A_i = sum_{j=1}^{len_i} (g(j m) + L), the root takes them in
+ * arrival order one receive gap g(len_i m) apart. Scatter: the root sends
+ * the chains' streams one after the other (longest first), chain i's head
+ * has it at sum_{i' <= i} g(len_i' m) + L, then sum_{j=1}^{len_i - 1}
+ * (g(j m) + L) down the chain. */
+static double chain_blocks(const struct acct_cost *c, int f, bool up)
+{
+    int n = c->p - 1;
+    if (f > n)
+        f = n;
+    double t = 0, start = 0;
+    for (int i = up ? f - 1 : 0; up ? i >= 0 : i < f; i += up ? -1 : 1) {
+        int len = n / f + (i < n % f ? 1 : 0);
+        double down = 0;
+        for (int j = 1; j < len; j++)
+            down += cost_g(c, (uint64_t)j * c->m) + cost_L(c);
+        double x = cost_g(c, (uint64_t)len * c->m) + cost_L(c) + down;
+        if (up)
+            t = i == f - 1 ? x : (x > t + cost_g(c, (uint64_t)len * c->m) ? x : t + cost_g(c, (uint64_t)len * c->m));
+        else {
+            start += cost_g(c, (uint64_t)len * c->m);
+            x = start + cost_L(c) + down;
+            t = x > t ? x : t;
+        }
+    }
+    return t;
+}
+
+/* Does a segment cut the longest chain's stream (ceil((P-1)/f) blocks)? */
+static bool segmented_stream(const struct acct_cost *c)
+{
+    int f = c->fanout, n = c->p - 1;
+    if (f > n)
+        f = n;
+    uint64_t longest = (uint64_t)((n + f - 1) / f) * c->m;
+    return c->seg != 0 && c->seg < longest;
+}
+
+/* Segmented chains of blocks, q = m / s segments per block (s dividing m):
+ * node j of chain i (from its head, j = 1 .. len_i) carries a stream of
+ * (len_i - j + 1) q segments, pipelined one segment per round and link.
+ *   gather: chain i's k-th segment reaches the root at (k + len_i) g(s) +
+ *     len_i L; the root takes all chains' segments in arrival order, one
+ *     receive gap g(s) apart (a merge).
+ *   scatter: the root sends segment k to every chain that has one, chain
+ *     after chain, one gap apart (start(i, k)); node j of chain i has its
+ *     last segment at start(i, (len_i - j + 1) q - 1) + j (g(s) + L).
+ * Exact for every P (schedule-based, 000). */
+static double chain_segmented(const struct acct_cost *c, int f, bool up)
+{
+    int n = c->p - 1;
+    if (f > n)
+        f = n;
+    uint64_t q = c->m / c->seg, most = (uint64_t)(n / f + (n % f ? 1 : 0)) * q;
+    double gs = cost_g(c, c->seg), t = 0;
+    if (up) {
+        /* merge: arrivals of chain i are (k + len_i) gs + len_i L, k < len_i q;
+         * walk the time-ordered union with one cursor per chain */
+        uint64_t next[ACCT_TREE_MAX_FANOUT] = {0};
+        double done = -INFINITY;
+        for (;;) {
+            int best = -1;
+            double ab = 0;
+            for (int i = 0; i < f; i++) {
+                int len = n / f + (i < n % f ? 1 : 0);
+                if (next[i] >= (uint64_t)len * q)
+                    continue;
+                double a = ((double)next[i] + len) * gs + len * cost_L(c);
+                if (best < 0 || a < ab) {
+                    best = i;
+                    ab = a;
+                }
+            }
+            if (best < 0)
+                break;
+            next[best]++;
+            done = ab > done + gs ? ab : done + gs;
+        }
+        return done;
+    }
+    /* scatter: the root's sends in order, one gap apart */
+    double start = 0;
+    for (uint64_t k = 0; k < most; k++)
+        for (int i = 0; i < f; i++) {
+            int len = n / f + (i < n % f ? 1 : 0);
+            if (k >= (uint64_t)len * q)
+                continue;
+            /* the segments that are some node's last: k = (len - j + 1) q - 1 */
+            if ((k + 1) % q == 0) {
+                int j = len + 1 - (int)((k + 1) / q);
+                double x = start + j * (gs + cost_L(c));
+                t = x > t ? x : t;
+            }
+            start += gs;
+        }
+    return t;
+}
+
+/* Chains of blocks, gather (up) or scatter (down): unsegmented, or with a
+ * segment not shorter than the longest chain's stream, chain_blocks;
+ * else chain_segmented (s dividing m). */
+double acct_cost_block_chains(const struct acct_cost *c, bool up)
+{
+    int f = c->fanout;
+    if (!segmented_stream(c))
+        return chain_blocks(c, f, up);
+    return c->seg <= c->m && c->m % c->seg == 0 ? chain_segmented(c, f, up) : NAN;
+}
