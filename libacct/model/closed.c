@@ -21,8 +21,11 @@ double acct_model_closed_form(enum acct_coll_id coll, const struct acct_decision
                           .p = p,
                           .m = coll == ACCT_COLL_barrier ? 0 : bytes,
                           .seg = (a->flags & ACCT_ALG_SEGMENTED) ? dec->segment_bytes : 0};
-    if (a->flags & ACCT_ALG_FANOUT)
+    if (a->flags & ACCT_ALG_FANOUT) {
         c.fanout = dec->fanout > 0 ? dec->fanout : a->fanout_default;
+        if (c.fanout < a->fanout_min || c.fanout > a->fanout_max)
+            return NAN; /* outside the row's limits (a radix-1 k-nomial never ends) */
+    }
     if (p == 1 || (coll != ACCT_COLL_barrier && bytes == 0))
         return 0; /* nothing moves */
     return a->cost != NULL ? a->cost(&c) : NAN;

@@ -270,6 +270,13 @@ static void closed_form_edges(void **state)
     assert_true(isnan(acct_model_simulate(ACCT_COLL_bcast, &pipe, 64, 1u << 20, 0, &mdl)));
     assert_close(acct_model_predict(ACCT_COLL_bcast, &pipe, 64, 1u << 20, &mdl),
                  acct_model_closed_form(ACCT_COLL_bcast, &pipe, 64, 1u << 20, &mdl), 0);
+    /* a fan-out outside the row's limits: no time (a radix-1 k-nomial used to
+     * loop for ever in the closed form) */
+    struct acct_decision k1 = {.alg = acct_alg_find(ACCT_COLL_bcast, "knomial"), .fanout = 1};
+    assert_true(isnan(acct_model_closed_form(ACCT_COLL_bcast, &k1, 8, 64, &mdl)));
+    assert_true(isnan(acct_model_predict(ACCT_COLL_bcast, &k1, 8, 64, &mdl)));
+    k1.fanout = k1.alg->fanout_max + 1;
+    assert_true(isnan(acct_model_closed_form(ACCT_COLL_bcast, &k1, 8, 64, &mdl)));
     /* a bad model is refused */
     mdl.gamma_us_per_byte = -1;
     assert_true(isnan(acct_model_simulate(ACCT_COLL_bcast, &bin, 8, 64, 0, &mdl)));
