@@ -153,6 +153,7 @@ int req_refine(struct acctd *, struct client *, const struct acct_msg *, struct 
 int req_samples(struct acctd *, struct client *, const struct acct_msg *, struct acct_wbuf *);
 int req_list_samples(struct acctd *, struct client *, const struct acct_msg *,
                      struct acct_wbuf *);
+int req_step(struct acctd *, struct client *, const struct acct_msg *, struct acct_wbuf *);
 
 int req_auth(struct acctd *, struct client *, const struct acct_msg *, struct acct_wbuf *);
 int req_sync(struct acctd *, struct client *, const struct acct_msg *, struct acct_wbuf *);
