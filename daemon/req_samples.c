@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "acct/alg.h"
 #include "acctd.h"
@@ -304,8 +305,10 @@ static int job_identity(struct acctd *d, const struct client *c, const struct ac
     }
     if (r == 0)
         return 1;
-    if (c->admin && !forwarded)
-        return 0; /* root or the admin group may write decisions anyway */
+    /* root, the admin group and acctd's own uid may write decisions (or
+     * the store) anyway */
+    if ((c->admin || c->uid == geteuid()) && !forwarded)
+        return 0;
     struct policy pol;
     effective_policy(d, p, &pol);
     if (!pol.require_registered)
