@@ -16,7 +16,7 @@
 struct store {
     sqlite3 *db;
     int schema;
-    sqlite3_stmt *st_sample, *st_job_get, *st_job_add, *st_active;
+    sqlite3_stmt *st_sample, *st_job_get, *st_job_add, *st_active, *st_step_get;
 };
 
 int store_schema_known(void)
@@ -271,7 +271,11 @@ struct store *store_open(const char *path, char *err, size_t errlen)
         prep(s,
              "SELECT version, at FROM activations WHERE partition = ?1 AND interconnect = ?2 "
              "AND undone = 0 ORDER BY seq DESC LIMIT 1",
-             &s->st_active) != 0) {
+             &s->st_active) != 0 ||
+        prep(s,
+             "SELECT uid, partition, interconnect FROM registered_steps "
+             "WHERE job = ?1 AND expires > ?2",
+             &s->st_step_get) != 0) {
         snprintf(err, errlen, "%s: cannot prepare statements: %s", path, sqlite3_errmsg(s->db));
         goto fail;
     }
@@ -289,6 +293,7 @@ void store_close(struct store *s)
     sqlite3_finalize(s->st_job_get);
     sqlite3_finalize(s->st_job_add);
     sqlite3_finalize(s->st_active);
+    sqlite3_finalize(s->st_step_get);
     if (s->db != NULL)
         sqlite3_close(s->db);
     free(s);
@@ -800,26 +805,20 @@ int store_step_get(struct store *s, const char *job, int64_t now, long *uid,
                    char partition[ACCT_RULES_NAME_MAX + 1],
                    char interconnect[ACCT_RULES_NAME_MAX + 1])
 {
-    sqlite3_stmt *st = NULL;
+    sqlite3_stmt *st = s->st_step_get;
     int rc = -1;
-    if (prep(s,
-             "SELECT uid, partition, interconnect FROM registered_steps "
-             "WHERE job = ?1 AND expires > ?2",
-             &st) == 0) {
-        BIND(st, VT(job), VI(now));
-        int r = sqlite3_step(st);
-        if (r == SQLITE_ROW) {
-            const char *p = (const char *)sqlite3_column_text(st, 1);
-            const char *i = (const char *)sqlite3_column_text(st, 2);
-            *uid = (long)sqlite3_column_int64(st, 0);
-            snprintf(partition, ACCT_RULES_NAME_MAX + 1, "%s", p ? p : "");
-            snprintf(interconnect, ACCT_RULES_NAME_MAX + 1, "%s", i ? i : "");
-            rc = 0;
-        } else if (r == SQLITE_DONE) {
-            rc = 1;
-        }
+    int r = STEP_CACHED(st, VT(job), VI(now));
+    if (r == SQLITE_ROW) {
+        const char *p = (const char *)sqlite3_column_text(st, 1);
+        const char *i = (const char *)sqlite3_column_text(st, 2);
+        *uid = (long)sqlite3_column_int64(st, 0);
+        snprintf(partition, ACCT_RULES_NAME_MAX + 1, "%s", p ? p : "");
+        snprintf(interconnect, ACCT_RULES_NAME_MAX + 1, "%s", i ? i : "");
+        rc = 0;
+    } else if (r == SQLITE_DONE) {
+        rc = 1;
     }
-    sqlite3_finalize(st);
+    done_cached(st);
     return rc;
 }
 
