@@ -203,7 +203,8 @@ struct refine_obs {
 };
 struct refine_verdict {
     double p, gain, mean_a, mean_b; /* test, relative gain, the two trimmed means */
-    size_t jobs, users;             /* observations kept (both sides) */
+    size_t jobs, users;             /* observations kept (both sides together) */
+    size_t jobs_a, users_a;         /* ... of which the incumbent's */
 };
 /* Does challenger b beat incumbent a under policy p? ref: the cell's
  * reference time for the plausibility bound (0: none). 1 yes, 0 no (why

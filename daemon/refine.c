@@ -289,7 +289,8 @@ static int robust(const struct refine_obs *a, size_t na, const struct refine_obs
     if (h < 0)
         return -1;
     *r = (struct refine_verdict){.p = pv, .gain = gain, .mean_a = ma.mean, .mean_b = mb.mean,
-                                 .jobs = ma.n + mb.n, .users = ma.users + mb.users};
+                                 .jobs = ma.n + mb.n, .users = ma.users + mb.users,
+                                 .jobs_a = ma.n, .users_a = ma.users};
     if (!enough(&mb, p)) {
         snprintf(why, wl, "challenger evidence too small (%lld calls, %zu jobs, %zu users; need %lld, %lld, %lld)",
                  (long long)mb.calls, mb.n, mb.users, p->min_calls, p->min_jobs, p->min_users);
@@ -376,15 +377,17 @@ int refine_beats(const struct refine_obs *a, size_t na, const struct refine_obs 
     if (r2 == 1) {
         *r = rv;
         rc = 1;
-        snprintf(why, wl, "trimmed mean %.4g -> %.4g us (%.1f%% faster), p=%.3g, %zu jobs, "
-                 "%zu users, without uid %u's jobs (that user alone disagrees)",
-                 rv.mean_a, rv.mean_b, rv.gain * 100, rv.p, rv.jobs, rv.users, (unsigned)veto);
+        snprintf(why, wl, "trimmed mean %.4g -> %.4g us (%.1f%% faster), p=%.3g, %zu+%zu jobs, "
+                 "%zu+%zu users, without uid %u's jobs (that user alone disagrees)",
+                 rv.mean_a, rv.mean_b, rv.gain * 100, rv.p, rv.jobs_a, rv.jobs - rv.jobs_a,
+                 rv.users_a, rv.users - rv.users_a, (unsigned)veto);
         return rc;
     }
 done:
     if (rc == 1)
-        snprintf(why, wl, "trimmed mean %.4g -> %.4g us (%.1f%% faster), p=%.3g, %zu jobs, %zu users",
-                 r->mean_a, r->mean_b, r->gain * 100, r->p, r->jobs, r->users);
+        snprintf(why, wl, "trimmed mean %.4g -> %.4g us (%.1f%% faster), p=%.3g, %zu+%zu jobs, "
+                 "%zu+%zu users", r->mean_a, r->mean_b, r->gain * 100, r->p, r->jobs_a,
+                 r->jobs - r->jobs_a, r->users_a, r->users - r->users_a);
     return rc;
 }
 
