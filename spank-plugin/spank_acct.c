@@ -229,12 +229,12 @@ done:
 static struct {
     bool registered;
     char id[48];
-    uint32_t uid;
+    uid_t uid;
 } reg;
 
 /* Send STEP (register, or end) to the node's acctd as root. 0, or -1 with
  * a reason in why. */
-static int step_request(const char *id, uint32_t uid, const char *partition, const char *ic,
+static int step_request(const char *id, uid_t uid, const char *partition, const char *ic,
                         bool end, char *why, size_t wl)
 {
     struct acct_wbuf w;
@@ -282,7 +282,8 @@ out:
  * does not run libacct). */
 ACCT_EXPORT int slurm_spank_init_post_opt(spank_t sp, int ac, char *argv[])
 {
-    uint32_t job, step, uid;
+    uint32_t job, step;
+    uid_t uid; /* S_JOB_UID gives a uid_t */
     char partition[ACCT_SPANK_NAME_MAX + 2], id[48], why[600];
     const char *ic;
     int err = 0;

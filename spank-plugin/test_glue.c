@@ -48,7 +48,8 @@ struct spank_handle {
 #define ENV_MAX 32
 static struct {
     spank_context_t ctx;
-    uint32_t job, step, uid;
+    uint32_t job, step;
+    uid_t uid;
     const char *optval; /* --acct's value, NULL = not given */
     int fail_items;     /* spank_get_item fails */
     int fail_setenv;    /* spank_setenv fails for names starting with this letter */
@@ -150,7 +151,7 @@ EXPORT spank_err_t spank_get_item(spank_t sp, spank_item_t item, ...)
     else if (item == S_JOB_STEPID)
         *va_arg(ap, uint32_t *) = host.step;
     else if (item == S_JOB_UID)
-        *va_arg(ap, uint32_t *) = host.uid;
+        *va_arg(ap, uid_t *) = host.uid;
     else
         rc = ESPANK_BAD_ARG;
     va_end(ap);
