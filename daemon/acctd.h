@@ -164,6 +164,7 @@ int req_refine(struct acctd *, struct client *, const struct acct_msg *, struct 
 int req_samples(struct acctd *, struct client *, const struct acct_msg *, struct acct_wbuf *);
 int req_list_samples(struct acctd *, struct client *, const struct acct_msg *,
                      struct acct_wbuf *);
+int req_step(struct acctd *, struct client *, const struct acct_msg *, struct acct_wbuf *);
 
 int req_auth(struct acctd *, struct client *, const struct acct_msg *, struct acct_wbuf *);
 int req_sync(struct acctd *, struct client *, const struct acct_msg *, struct acct_wbuf *);
@@ -217,6 +218,34 @@ int refine_run(struct acctd *d, const char *partition, const char *interconnect,
  * (dec NULL: native), keeping the rest of every rule it cuts, with runner
  * (if not NULL and not dec) as the new rule's runner-up. */
 double refine_t_upper(double t, double df);
+
+/* The evidence rule on per-job observations (docs/acctd.md, "Refinement"):
+ * a job's mean time per call, its timed calls, its uid. */
+struct refine_obs {
+    double mean;
+    int64_t calls;
+    uid_t uid;
+};
+struct refine_verdict {
+    double p, gain, mean_a, mean_b; /* test, relative gain, the two trimmed means */
+    size_t jobs, users;             /* observations kept (both sides together) */
+    size_t jobs_a, users_a;         /* ... of which the incumbent's */
+};
+/* Does challenger b beat incumbent a under policy p? ref: the cell's
+ * reference time for the plausibility bound (0: none). 1 yes, 0 no (why
+ * either way), -1 (ENOMEM). */
+int refine_beats(const struct refine_obs *a, size_t na, const struct refine_obs *b, size_t nb,
+                 double ref, const struct policy *p, struct refine_verdict *r, char *why,
+                 size_t wl);
+/* Does the incumbent run retune_drift slower in jobs than measured, with
+ * enough evidence and without any single user? 1 yes; 0 no, 2 not without
+ * some user (why); -1 (ENOMEM). */
+int refine_drifts(const struct refine_obs *v, size_t n, double measured, const struct policy *p,
+                  struct refine_verdict *r, char *why, size_t wl);
+/* The median over users (of each user's median job) of the usable
+ * observations: the plausibility reference of a cell without a measured
+ * time; 0 with fewer than three users. */
+double refine_cell_ref(const struct refine_obs *v, size_t n, long long min_job_calls);
 int refine_carve(struct acct_rule_list *l, int p, uint64_t lo, uint64_t hi,
                  const struct acct_decision *dec, const struct acct_decision *runner);
 

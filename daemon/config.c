@@ -48,6 +48,9 @@ static const struct key keys[] = {
     {"listen", K_STR, F(listen), 0, 0, 1017},
     {"sync_interval", K_INT, F(sync_interval_s), 1, 3600, 1018},
     {"munge_socket", K_PATH, F(munge_socket), 0, 0, 1019},
+    {"max_comm_size", K_INT, F(max_comm_size), 1, 2147483647LL, 1030},
+    {"max_registered_steps", K_INT, F(max_registered_steps), 16, 10000000, 1031},
+    {"registered_step_lifetime", K_INT, F(registered_step_lifetime_s), 60, 366LL * 86400, 1032},
 };
 
 static const char *const level_names[] = {"error", "warn", "info", "debug"};
@@ -69,6 +72,9 @@ void acctd_config_defaults(struct acctd_config *c)
     c->samples_per_user_hour = 1000000;
     c->sample_max_age_days = 90;
     c->sync_interval_s = 5;
+    c->max_comm_size = 16777216;
+    c->max_registered_steps = 100000;
+    c->registered_step_lifetime_s = 30LL * 86400;
 }
 
 /* Store text into key k of c; problems as field k->name at (line, col). */

@@ -36,6 +36,9 @@ struct acctd_config {
     char listen[256];                /* "ADDR:PORT": accept munge-authenticated TCP */
     long long sync_interval_s;       /* follower: seconds between SYNCs */
     char munge_socket[ACCTD_PATH_MAX]; /* "" = libmunge's default */
+    long long max_comm_size;         /* SAMPLES: largest COMM_SIZE (the cluster's ranks) */
+    long long max_registered_steps;  /* STEP registrations kept at most */
+    long long registered_step_lifetime_s; /* a registration expires after this */
     bool foreground;                 /* -f: accepted, acctd never forks */
     bool check_only;                 /* -t: validate the config and exit */
     /* which fields the command line set (the file does not override them) */

@@ -25,15 +25,19 @@ void policy_builtin(struct policy *p)
     p->min_gain = 0.05;
     p->max_age_days = 30;
     p->retune_drift = 0.5;
+    p->min_job_calls = 10;
+    p->require_registered = true;
 }
 
 int policy_parse(const char *name, const char *buf, size_t len, struct policy *p,
                  struct acct_diags *d)
 {
-    static const char *const top[] = {"acct_policy", "refine", NULL};
-    static const char *const rk[] = {"enabled",      "activate", "min_calls", "min_jobs",
+    static const char *const top[] = {"acct_policy", "refine", "samples", NULL};
+    static const char *const rk[] = {"enabled",      "activate",     "min_calls", "min_jobs",
                                      "min_users",    "significance", "min_gain",
-                                     "max_age_days", "retune_drift", "explore", NULL};
+                                     "max_age_days", "retune_drift", "explore",
+                                     "min_job_calls", NULL};
+    static const char *const sk[] = {"require_registered_jobs", NULL};
     struct policy n = *p;
     int rc = -1;
     struct yt_node *root = yt_parse(name, buf, len, d);
@@ -75,6 +79,16 @@ int policy_parse(const char *name, const char *buf, size_t len, struct policy *p
             yt_double(v, "refine.retune_drift", 0.01, 100, &n.retune_drift, d);
         if ((v = yt_get(r, "explore")))
             yt_double(v, "refine.explore", 0, ACCT_EXPLORE_MAX, &n.explore, d);
+        if ((v = yt_get(r, "min_job_calls")))
+            yt_int(v, "refine.min_job_calls", 1, 1000000000LL, &n.min_job_calls, d);
+    }
+    const struct yt_node *sm = yt_get(root, "samples");
+    if (sm != NULL && sm->type != YT_MAP) {
+        acct_diags_add(d, sm->line, sm->col, "samples", "expected a mapping");
+    } else if (sm != NULL) {
+        yt_check_keys(sm, "samples", sk, d);
+        if ((v = yt_get(sm, "require_registered_jobs")))
+            yt_bool(v, "samples.require_registered_jobs", &n.require_registered, d);
     }
     if (d->total == 0) {
         snprintf(n.name, sizeof(n.name), "%s", name);

@@ -23,6 +23,8 @@ struct policy {
     long long max_age_days;/* samples older than this are ignored */
     double retune_drift;   /* live mean slower than the run's median by this: retune */
     double explore;        /* options.explore of the materialised rules (0 = off) */
+    long long min_job_calls;/* a job counts only with this many timed calls of a method */
+    bool require_registered; /* SAMPLES only from job steps registered by spank_acct */
 };
 
 struct policy_entry {

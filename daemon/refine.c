@@ -4,12 +4,19 @@
  * communicator size, message-size bucket) the incumbent method (the active
  * decision) is compared with every other method that jobs ran there. The
  * observations are per-job mean times, so a job weighs one observation
- * however many calls it timed. A challenger replaces the incumbent only if
+ * however many calls it timed; a job counts only with >= min_job_calls calls
+ * and a mean within a factor 1000 of the cell's reference time (measured by
+ * the tuning run, else the median user); a user with more jobs than all
+ * others together counts with as many as they have. A challenger replaces
+ * the incumbent only if
  *   - both have >= min_calls timed calls, >= min_jobs jobs, >= min_users users;
- *   - a one-sided Welch t-test on the per-job means gives p < significance;
- *   - the challenger's mean is at least min_gain faster (relative);
+ *   - a one-sided Yuen test (Welch on 20 % trimmed means) gives p < significance;
+ *   - the challenger's trimmed mean is at least min_gain faster (relative);
  *   - the last two still hold with any single user's jobs removed (so no
- *     one user, and no one job, can flip a decision).
+ *     one user, and no one job, can flip a decision);
+ * or if all that holds without the one user whose absence helps most (so no
+ * one user can veto a change either). Retune marks, likewise, need the
+ * drift to hold without each single user.
  * The changed cells of a pair become one new version (source "refined",
  * parent = the active version), activated if the policy says so. */
 #include <limits.h>
@@ -82,16 +89,16 @@ double refine_t_upper(double t, double df)
 
 /* ---- observations ---------------------------------------------------------------- */
 
-struct obs {
-    double mean;   /* per-job mean time */
-    int64_t calls;
-    uid_t uid;
-};
+/* A job's mean counts only within [ref / F, ref * F] of the cell's
+ * reference time (the tuning run's measurement, or the median user). */
+#define PLAUSIBLE_FACTOR 1000.0
+/* Yuen's test: this fraction of the observations is trimmed at each end. */
+#define TRIM 0.2
 
 struct method {
     char alg[64];
     int64_t segment, fanout, reorder;
-    struct obs *v;
+    struct refine_obs *v;
     size_t n, cap;
 };
 
@@ -102,100 +109,352 @@ struct cell {
     size_t nm;
 };
 
+/* Which observations count: enough calls, plausible, not of the users
+ * left out. */
+struct filter {
+    long long min_job_calls;
+    double ref;     /* 0: no plausibility bound */
+    uid_t skip[2];  /* (uid_t)-1: none */
+};
+
 struct moments {
-    double mean, var;
-    size_t n;
-    int64_t calls;
+    double mean;   /* trimmed mean of the kept per-job means */
+    double se2;    /* its squared standard error (winsorised variance, Yuen) */
+    double dfp;    /* degrees of freedom of that variance: kept - 2 trimmed - 1 */
+    size_t n;      /* jobs kept */
+    int64_t calls; /* their timed calls */
     size_t users;
 };
 
-/* Moments of the per-job means of m, leaving out uid skip ((uid_t)-1: none). */
-static struct moments moments(const struct method *m, uid_t skip)
+static bool usable(const struct refine_obs *o, const struct filter *f)
 {
-    struct moments r = {0};
-    double s = 0, ss = 0;
-    for (size_t i = 0; i < m->n; i++) {
-        if (m->v[i].uid == skip)
-            continue;
-        s += m->v[i].mean;
-        ss += m->v[i].mean * m->v[i].mean;
-        r.calls += m->v[i].calls;
-        r.n++;
-        bool seen = false;
-        for (size_t j = 0; j < i && !seen; j++)
-            seen = m->v[j].uid == m->v[i].uid && m->v[j].uid != skip;
-        r.users += !seen;
-    }
-    if (r.n > 0)
-        r.mean = s / (double)r.n;
-    if (r.n > 1)
-        r.var = fmax(0, (ss - s * r.mean) / (double)(r.n - 1));
-    return r;
+    return o->calls >= f->min_job_calls && isfinite(o->mean) && o->mean >= 0 &&
+           (f->ref <= 0 || (o->mean <= f->ref * PLAUSIBLE_FACTOR &&
+                            o->mean >= f->ref / PLAUSIBLE_FACTOR)) &&
+           o->uid != f->skip[0] && o->uid != f->skip[1];
 }
 
-/* One-sided Welch test that b is faster than a: p-value. */
-static double welch_p(const struct moments *a, const struct moments *b)
+static int cmp_obs(const void *x, const void *y)
 {
-    double va = a->var / (double)a->n, vb = b->var / (double)b->n, se2 = va + vb;
+    const struct refine_obs *a = x, *b = y;
+    if (a->uid != b->uid)
+        return a->uid < b->uid ? -1 : 1;
+    return a->mean < b->mean ? -1 : a->mean > b->mean;
+}
+
+static int cmp_double(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return a < b ? -1 : a > b;
+}
+
+/* The statistics of the usable observations of v (docs/acctd.md,
+ * "Refinement"): per user first — a user with more jobs than all others
+ * together counts with only as many, its most central ones — then a 20 %
+ * trimmed mean and its winsorised standard error (Yuen). 0, or -1 (ENOMEM). */
+static int summarise(const struct refine_obs *v, size_t n, const struct filter *f,
+                     struct moments *r)
+{
+    struct refine_obs *o = malloc((n + 1) * sizeof(*o));
+    double *x = malloc((n + 1) * sizeof(*x));
+    size_t k = 0, nx = 0;
+    memset(r, 0, sizeof(*r));
+    if (o == NULL || x == NULL) {
+        free(o);
+        free(x);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (usable(&v[i], f))
+            o[k++] = v[i];
+    qsort(o, k, sizeof(*o), cmp_obs);
+    /* the user with the most jobs (at most one can have more than half) */
+    size_t top = 0, top_at = 0;
+    for (size_t i = 0, j; i < k; i = j) {
+        for (j = i; j < k && o[j].uid == o[i].uid; j++)
+            ;
+        r->users++;
+        if (j - i > top)
+            top = j - i, top_at = i;
+    }
+    size_t keep = r->users > 1 && top > k - top ? k - top : top;
+    size_t from = top_at + (top - keep) / 2;
+    for (size_t i = 0; i < k; i++) {
+        if (i >= top_at && i < top_at + top && (i < from || i >= from + keep))
+            continue; /* the dominating user's outer jobs */
+        x[nx++] = o[i].mean;
+        r->calls += o[i].calls;
+    }
+    r->n = nx;
+    if (nx > 0) {
+        qsort(x, nx, sizeof(*x), cmp_double);
+        size_t g = (size_t)floor(TRIM * (double)nx), h = nx - 2 * g;
+        double s = 0, w = 0, ww = 0;
+        for (size_t i = g; i < nx - g; i++)
+            s += x[i];
+        r->mean = s / (double)h;
+        for (size_t i = 0; i < nx; i++) {
+            double y = x[i] < x[g] ? x[g] : x[i] > x[nx - g - 1] ? x[nx - g - 1] : x[i];
+            w += y;
+            ww += y * y;
+        }
+        if (nx > 1 && h > 1) {
+            double wm = w / (double)nx;
+            double sw2 = fmax(0, (ww - w * wm) / (double)(nx - 1));
+            r->se2 = (double)(nx - 1) * sw2 / ((double)h * (double)(h - 1));
+            r->dfp = (double)(h - 1);
+        }
+    }
+    free(o);
+    free(x);
+    return 0;
+}
+
+/* One-sided test (Welch's on trimmed means: Yuen) that b is faster than a. */
+static double yuen_p(const struct moments *a, const struct moments *b)
+{
+    double se2 = a->se2 + b->se2;
     if (se2 <= 0)
         return a->mean > b->mean ? 0 : 1;
     double t = (a->mean - b->mean) / sqrt(se2);
     double df = se2 * se2 /
-                ((a->n > 1 ? va * va / (double)(a->n - 1) : 0) +
-                 (b->n > 1 ? vb * vb / (double)(b->n - 1) : 0) + 1e-300);
+                ((a->dfp > 0 ? a->se2 * a->se2 / a->dfp : 0) +
+                 (b->dfp > 0 ? b->se2 * b->se2 / b->dfp : 0) + 1e-300);
     if (df < 1)
         df = 1;
     return refine_t_upper(t, df);
 }
 
-/* Does challenger b beat incumbent a under policy p? why gets the reason
- * either way. */
-static bool beats(const struct method *a, const struct method *b, const struct policy *p,
-                  double *pv, char *why, size_t wl)
+static double gain_of(const struct moments *a, const struct moments *b)
 {
-    struct moments ma = moments(a, (uid_t)-1), mb = moments(b, (uid_t)-1);
-    *pv = 1;
-    if (mb.calls < p->min_calls || (long long)mb.n < p->min_jobs ||
-        (long long)mb.users < p->min_users) {
-        snprintf(why, wl, "challenger evidence too small (%lld calls, %zu jobs, %zu users; need %lld, %lld, %lld)",
-                 (long long)mb.calls, mb.n, mb.users, p->min_calls, p->min_jobs, p->min_users);
-        return false;
-    }
-    if (ma.calls < p->min_calls || (long long)ma.n < p->min_jobs ||
-        (long long)ma.users < p->min_users) {
-        snprintf(why, wl, "incumbent evidence too small (%lld calls, %zu jobs, %zu users)",
-                 (long long)ma.calls, ma.n, ma.users);
-        return false;
-    }
-    *pv = welch_p(&ma, &mb);
-    double gain = ma.mean > 0 ? (ma.mean - mb.mean) / ma.mean : 0;
-    if (*pv >= p->significance || gain < p->min_gain) {
-        snprintf(why, wl, "not significant or too small a gain (p=%.3g, gain %.1f%%; need p<%g, gain>=%.1f%%)",
-                 *pv, gain * 100, p->significance, p->min_gain * 100);
-        return false;
-    }
-    /* robustness: without any single user's jobs */
-    for (int side = 0; side < 2; side++) {
-        const struct method *src = side ? b : a;
-        for (size_t i = 0; i < src->n; i++) {
-            uid_t u = src->v[i].uid;
-            struct moments xa = moments(a, u), xb = moments(b, u);
-            if (xa.n < 2 || xb.n < 2) {
-                snprintf(why, wl, "uid %u's jobs alone carry the evidence", (unsigned)u);
-                return false;
-            }
-            double px = welch_p(&xa, &xb);
-            double gx = xa.mean > 0 ? (xa.mean - xb.mean) / xa.mean : 0;
-            if (px >= p->significance || gx < p->min_gain) {
-                snprintf(why, wl, "does not hold without uid %u's jobs (p=%.3g, gain %.1f%%)",
-                         (unsigned)u, px, gx * 100);
-                return false;
-            }
+    return a->mean > 0 ? (a->mean - b->mean) / a->mean : 0;
+}
+
+/* The users of a and b (distinct, with usable observations), into *u
+ * (malloc'ed). Their number, or -1. */
+static long users_of(const struct refine_obs *a, size_t na, const struct refine_obs *b,
+                     size_t nb, const struct filter *f, uid_t **u)
+{
+    size_t n = 0;
+    *u = malloc((na + nb + 1) * sizeof(**u));
+    if (*u == NULL)
+        return -1;
+    for (size_t s = 0; s < 2; s++) {
+        const struct refine_obs *v = s ? b : a;
+        for (size_t i = 0, m = s ? nb : na; i < m; i++) {
+            bool seen = !usable(&v[i], f);
+            for (size_t j = 0; j < n && !seen; j++)
+                seen = (*u)[j] == v[i].uid;
+            if (!seen)
+                (*u)[n++] = v[i].uid;
         }
     }
-    snprintf(why, wl, "mean %.4g -> %.4g us (%.1f%% faster), p=%.3g, %zu+%zu jobs, %zu+%zu users",
-             ma.mean, mb.mean, gain * 100, *pv, ma.n, mb.n, ma.users, mb.users);
-    return true;
+    return (long)n;
+}
+
+/* Test and gain without the users in f->skip: 1 holds, 0 not (why), -1. */
+static int holds(const struct refine_obs *a, size_t na, const struct refine_obs *b, size_t nb,
+                 const struct policy *p, const struct filter *f, double *pv, double *gain,
+                 struct moments *ma, struct moments *mb)
+{
+    if (summarise(a, na, f, ma) != 0 || summarise(b, nb, f, mb) != 0)
+        return -1;
+    if (ma->n < 2 || mb->n < 2) {
+        *pv = 1;
+        *gain = 0;
+        return 0;
+    }
+    *pv = yuen_p(ma, mb);
+    *gain = gain_of(ma, mb);
+    return *pv < p->significance && *gain >= p->min_gain;
+}
+
+static bool enough(const struct moments *m, const struct policy *p)
+{
+    return m->calls >= p->min_calls && (long long)m->n >= p->min_jobs &&
+           (long long)m->users >= p->min_users;
+}
+
+/* The rule with the users in f->skip left out, and then without each
+ * further single user: 1 holds; not (why): 0 the evidence is too small, 2
+ * the test or the gain fails, 3 it fails without some user; -1 (ENOMEM). */
+static int robust(const struct refine_obs *a, size_t na, const struct refine_obs *b, size_t nb,
+                  const struct policy *p, struct filter f, struct refine_verdict *r, char *why,
+                  size_t wl)
+{
+    struct moments ma, mb;
+    double pv, gain;
+    uid_t *u = NULL;
+    int h = holds(a, na, b, nb, p, &f, &pv, &gain, &ma, &mb);
+    if (h < 0)
+        return -1;
+    *r = (struct refine_verdict){.p = pv, .gain = gain, .mean_a = ma.mean, .mean_b = mb.mean,
+                                 .jobs = ma.n + mb.n, .users = ma.users + mb.users,
+                                 .jobs_a = ma.n, .users_a = ma.users};
+    if (!enough(&mb, p)) {
+        snprintf(why, wl, "challenger evidence too small (%lld calls, %zu jobs, %zu users; need %lld, %lld, %lld)",
+                 (long long)mb.calls, mb.n, mb.users, p->min_calls, p->min_jobs, p->min_users);
+        return 0;
+    }
+    if (!enough(&ma, p)) {
+        snprintf(why, wl, "incumbent evidence too small (%lld calls, %zu jobs, %zu users)",
+                 (long long)ma.calls, ma.n, ma.users);
+        return 0;
+    }
+    if (h == 0) {
+        snprintf(why, wl, "not significant or too small a gain (p=%.3g, gain %.1f%%; need p<%g, gain>=%.1f%%)",
+                 pv, gain * 100, p->significance, p->min_gain * 100);
+        return 2;
+    }
+    /* no single user (and so no single job) carries it */
+    long nu = users_of(a, na, b, nb, &f, &u);
+    if (nu < 0)
+        return -1;
+    int rc = 1;
+    for (long i = 0; i < nu && rc == 1; i++) {
+        struct filter g = f;
+        struct moments xa, xb;
+        double px, gx;
+        g.skip[f.skip[0] == (uid_t)-1 ? 0 : 1] = u[i];
+        int hx = holds(a, na, b, nb, p, &g, &px, &gx, &xa, &xb);
+        if (hx < 0) {
+            rc = -1;
+        } else if (xa.n < 2 || xb.n < 2) {
+            snprintf(why, wl, "uid %u's jobs alone carry the evidence", (unsigned)u[i]);
+            rc = 3;
+        } else if (hx == 0) {
+            snprintf(why, wl, "does not hold without uid %u's jobs (p=%.3g, gain %.1f%%)",
+                     (unsigned)u[i], px, gx * 100);
+            rc = 3;
+        }
+    }
+    free(u);
+    return rc;
+}
+
+int refine_beats(const struct refine_obs *a, size_t na, const struct refine_obs *b, size_t nb,
+                 double ref, const struct policy *p, struct refine_verdict *r, char *why,
+                 size_t wl)
+{
+    struct filter f = {.min_job_calls = p->min_job_calls, .ref = ref,
+                       .skip = {(uid_t)-1, (uid_t)-1}};
+    int rc = robust(a, na, b, nb, p, f, r, why, wl);
+    if (rc != 2 && rc != 3)
+        goto done;
+    rc = 0;
+    /* Kept because of the test, or because it fails without some user:
+     * would the whole rule hold without one user (the one whose absence
+     * helps most)? Then that user alone decides to keep: leave it out, as
+     * a change decision leaves out any single user. The rule without it
+     * still needs every other user's absence to leave it standing, so no
+     * single user can carry a change this way either. */
+    uid_t *u = NULL, veto = (uid_t)-1;
+    double best = 2;
+    long nu = users_of(a, na, b, nb, &f, &u);
+    if (nu < 0)
+        return -1;
+    for (long i = 0; i < nu; i++) {
+        struct filter g = f;
+        struct moments xa, xb;
+        double px, gx;
+        g.skip[0] = u[i];
+        if (holds(a, na, b, nb, p, &g, &px, &gx, &xa, &xb) < 0) {
+            free(u);
+            return -1;
+        }
+        if (xa.n >= 2 && xb.n >= 2 && px < best && gx >= p->min_gain)
+            best = px, veto = u[i];
+    }
+    free(u);
+    if (veto == (uid_t)-1 || best >= p->significance)
+        goto done;
+    struct refine_verdict rv;
+    char why2[512];
+    f.skip[0] = veto;
+    int r2 = robust(a, na, b, nb, p, f, &rv, why2, sizeof(why2));
+    if (r2 < 0)
+        return -1;
+    if (r2 == 1) {
+        *r = rv;
+        rc = 1;
+        snprintf(why, wl, "trimmed mean %.4g -> %.4g us (%.1f%% faster), p=%.3g, %zu+%zu jobs, "
+                 "%zu+%zu users, without uid %u's jobs (that user alone disagrees)",
+                 rv.mean_a, rv.mean_b, rv.gain * 100, rv.p, rv.jobs_a, rv.jobs - rv.jobs_a,
+                 rv.users_a, rv.users - rv.users_a, (unsigned)veto);
+        return rc;
+    }
+done:
+    if (rc == 1)
+        snprintf(why, wl, "trimmed mean %.4g -> %.4g us (%.1f%% faster), p=%.3g, %zu+%zu jobs, "
+                 "%zu+%zu users", r->mean_a, r->mean_b, r->gain * 100, r->p, r->jobs_a,
+                 r->jobs - r->jobs_a, r->users_a, r->users - r->users_a);
+    return rc;
+}
+
+int refine_drifts(const struct refine_obs *v, size_t n, double measured, const struct policy *p,
+                  struct refine_verdict *r, char *why, size_t wl)
+{
+    struct filter f = {.min_job_calls = p->min_job_calls, .ref = measured,
+                       .skip = {(uid_t)-1, (uid_t)-1}};
+    struct moments m;
+    double limit = measured * (1 + p->retune_drift);
+    uid_t *u = NULL;
+    if (summarise(v, n, &f, &m) != 0)
+        return -1;
+    *r = (struct refine_verdict){.mean_a = measured, .mean_b = m.mean, .jobs = m.n,
+                                 .users = m.users};
+    if (!enough(&m, p) || !(m.mean > limit)) {
+        snprintf(why, wl, "no drift (%zu jobs, %zu users, trimmed mean %.4g us)", m.n, m.users,
+                 m.mean);
+        return 0;
+    }
+    long nu = users_of(v, n, NULL, 0, &f, &u);
+    if (nu < 0)
+        return -1;
+    int rc = 1;
+    for (long i = 0; i < nu && rc == 1; i++) {
+        struct filter g = f;
+        struct moments x;
+        g.skip[0] = u[i];
+        if (summarise(v, n, &g, &x) != 0) {
+            rc = -1;
+        } else if (x.n < 2 || !(x.mean > limit)) {
+            snprintf(why, wl, "no drift without uid %u's jobs (%zu jobs, trimmed mean %.4g us)",
+                     (unsigned)u[i], x.n, x.mean);
+            rc = 2;
+        }
+    }
+    free(u);
+    if (rc == 1)
+        snprintf(why, wl, "trimmed mean %.4g us in %zu jobs of %zu users", m.mean, m.n, m.users);
+    return rc;
+}
+
+double refine_cell_ref(const struct refine_obs *v, size_t n, long long min_job_calls)
+{
+    struct refine_obs *o = malloc((n + 1) * sizeof(*o));
+    double *med = malloc((n + 1) * sizeof(*med)), ref = 0;
+    size_t k = 0, nu = 0;
+    if (o == NULL || med == NULL)
+        goto out;
+    for (size_t i = 0; i < n; i++)
+        if (v[i].calls >= min_job_calls && isfinite(v[i].mean) && v[i].mean > 0)
+            o[k++] = v[i];
+    qsort(o, k, sizeof(*o), cmp_obs);
+    for (size_t i = 0, j; i < k; i = j) {
+        for (j = i; j < k && o[j].uid == o[i].uid; j++)
+            ;
+        size_t c = j - i;
+        med[nu++] = c % 2 ? o[i + c / 2].mean : (o[i + c / 2 - 1].mean + o[i + c / 2].mean) / 2;
+    }
+    if (nu >= 3) { /* a median of users means something from three on */
+        qsort(med, nu, sizeof(*med), cmp_double);
+        ref = nu % 2 ? med[nu / 2] : (med[nu / 2 - 1] + med[nu / 2]) / 2;
+    }
+out:
+    free(o);
+    free(med);
+    return ref;
 }
 
 /* ---- collecting ------------------------------------------------------------------- */
@@ -260,13 +519,13 @@ static int collect_row(void *arg, const struct store_stat *s)
     }
     if (m->n == m->cap) {
         size_t cap = m->cap ? m->cap * 2 : 8;
-        struct obs *n = realloc(m->v, cap * sizeof(*n));
+        struct refine_obs *n = realloc(m->v, cap * sizeof(*n));
         if (n == NULL)
             return -1;
         m->v = n;
         m->cap = cap;
     }
-    m->v[m->n++] = (struct obs){.mean = s->sum_us / (double)s->count, .calls = s->count,
+    m->v[m->n++] = (struct refine_obs){.mean = s->sum_us / (double)s->count, .calls = s->count,
                                 .uid = (uid_t)s->users};
     return 0;
 }
@@ -459,43 +718,68 @@ static int refine_pair(struct acctd *d, const struct pair_entry *e, struct acct_
                      (long long)c->bucket, inc_txt);
             continue;
         }
+        /* the cell's reference time for the plausibility bound: what the
+         * tuning run measured for the incumbent, else the median user */
+        double measured = 0;
+        bool has_measured = cur->prov.tuning_run[0] != '\0' &&
+                            store_measured(d->store, cur->prov.tuning_run, c->coll, c->comm_size,
+                                           lo, hi, inc_txt, &measured) == 0 &&
+                            measured > 0;
+        double ref = has_measured ? measured : 0;
+        if (!has_measured) {
+            size_t nall = 0;
+            for (size_t k = 0; k < c->nm; k++)
+                nall += c->m[k].n;
+            struct refine_obs *all = malloc((nall + 1) * sizeof(*all));
+            if (all == NULL)
+                goto out;
+            nall = 0;
+            for (size_t k = 0; k < c->nm; k++) {
+                memcpy(all + nall, c->m[k].v, c->m[k].n * sizeof(*all));
+                nall += c->m[k].n;
+            }
+            ref = refine_cell_ref(all, nall, pol.min_job_calls);
+            free(all);
+        }
         /* drift: the incumbent runs much slower in jobs than its tuning run
          * measured it: the conditions changed, the cell needs a retune */
-        struct moments mi0 = moments(im, (uid_t)-1);
-        double measured;
-        if (cur->prov.tuning_run[0] != '\0' && mi0.calls >= pol.min_calls &&
-            (long long)mi0.n >= pol.min_jobs && (long long)mi0.users >= pol.min_users &&
-            store_measured(d->store, cur->prov.tuning_run, c->coll, c->comm_size, lo, hi,
-                           inc_txt, &measured) == 0 &&
-            measured > 0 && mi0.mean > measured * (1 + pol.retune_drift)) {
+        struct refine_verdict dv;
+        char dwhy[512];
+        int dr = has_measured ? refine_drifts(im->v, im->n, measured, &pol, &dv, dwhy, sizeof(dwhy)) : 0;
+        if (dr < 0)
+            goto out;
+        if (dr == 1) {
             line(out, "%s/%s %s comm_size %lld bucket %lld: retune suggested: %s measured %.4g us "
                       "in run %s, %.4g us in %zu jobs since",
                  e->partition, e->interconnect, c->coll, (long long)c->comm_size,
-                 (long long)c->bucket, inc_txt, measured, cur->prov.tuning_run, mi0.mean, mi0.n);
+                 (long long)c->bucket, inc_txt, measured, cur->prov.tuning_run, dv.mean_b, dv.jobs);
             if (store_retune_mark(d->store, e->partition, e->interconnect, c->coll,
                                   c->comm_size, c->bucket, inc_txt, cur->prov.tuning_run,
-                                  measured, mi0.mean, (int64_t)mi0.n, (int64_t)mi0.users) != 0)
+                                  measured, dv.mean_b, (int64_t)dv.jobs, (int64_t)dv.users) != 0)
                 goto out;
+        } else if (dr == 2) {
+            line(out, "%s/%s %s comm_size %lld bucket %lld: no retune mark: %s", e->partition,
+                 e->interconnect, c->coll, (long long)c->comm_size, (long long)c->bucket, dwhy);
         }
         const struct method *best = NULL;
-        double best_p = 1;
-        char best_why[512] = "";
+        struct refine_verdict bv = {0};
         for (size_t k = 0; k < c->nm; k++) {
             const struct method *m = &c->m[k];
             char why[512];
-            double pv;
+            struct refine_verdict v;
             if (m == im)
                 continue;
-            bool win = beats(im, m, &pol, &pv, why, sizeof(why));
+            int win = refine_beats(im->v, im->n, m->v, m->n, ref, &pol, &v, why, sizeof(why));
+            if (win < 0)
+                goto out;
             line(out, "%s/%s %s comm_size %lld bucket %lld: %s vs %s:%lld:%lld%s: %s (%s)",
                  e->partition, e->interconnect, c->coll, (long long)c->comm_size,
                  (long long)c->bucket, inc_txt, m->alg, (long long)m->segment,
                  (long long)m->fanout, m->reorder ? ":reorder" : "", win ? "better" : "kept",
                  why);
-            if (win && (best == NULL || moments(m, (uid_t)-1).mean < moments(best, (uid_t)-1).mean)) {
+            if (win == 1 && (best == NULL || v.mean_b < bv.mean_b)) {
                 best = m;
-                best_p = pv;
-                snprintf(best_why, sizeof(best_why), "%s", why);
+                bv = v;
             }
         }
         if (best == NULL)
@@ -516,10 +800,9 @@ static int refine_pair(struct acctd *d, const struct pair_entry *e, struct acct_
         }
         char nd_txt[160];
         acct_decision_format(&nd, nd_txt, sizeof(nd_txt));
-        struct moments mi = moments(im, (uid_t)-1), mb = moments(best, (uid_t)-1);
         if (store_refinement_log(d->store, e->partition, e->interconnect, c->coll, c->comm_size,
-                                 c->bucket, inc_txt, nd_txt, mi.mean, mb.mean, best_p,
-                                 (int64_t)(mi.n + mb.n), (int64_t)(mi.users + mb.users), 0) != 0)
+                                 c->bucket, inc_txt, nd_txt, bv.mean_a, bv.mean_b, bv.p,
+                                 (int64_t)bv.jobs, (int64_t)bv.users, 0) != 0)
             goto out;
         changed++;
     }

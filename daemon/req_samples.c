@@ -2,9 +2,11 @@
  * (docs/protocol.md "SAMPLE"; limits in docs/acctd.md "Limits"). */
 #include <limits.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "acct/alg.h"
 #include "acctd.h"
@@ -12,6 +14,12 @@
 #define SAMPLE_MAX_COUNT 1000000000LL
 #define SAMPLE_MAX_DIAGS 10
 #define REL_SLACK 1e-9
+/* No collective call takes an hour: a time above this is not a measurement
+ * (docs/protocol.md, "SAMPLE"). With COUNT <= 1e9 every sum stays finite. */
+#define SAMPLE_MAX_CALL_US 3.6e9
+/* A step's registration outlives its end by this much: samples a job sent
+ * just before it ended may be read after spank_acct's STEP_END. */
+#define STEP_END_GRACE_S 120
 
 /* The fields of one SAMPLE group, read in one pass. */
 struct sample_fields {
@@ -88,8 +96,9 @@ static bool field_str(const struct acct_field *f, char *buf, size_t cap)
 
 /* Check one SAMPLE group into *x (names point into buffers of the caller).
  * NULL if fine, else a message in why. */
-static const char *check_sample(const struct acct_field *g, struct store_sample *x,
-                                char coll[32], char alg[64], char *why, size_t wl)
+static const char *check_sample(const struct acct_field *g, long long max_comm_size,
+                                struct store_sample *x, char coll[32], char alg[64], char *why,
+                                size_t wl)
 {
     struct sample_fields s;
     enum acct_coll_id cid;
@@ -103,9 +112,19 @@ static const char *check_sample(const struct acct_field *g, struct store_sample 
         snprintf(why, wl, "COMM_SIZE: missing or not in 1..%d", INT_MAX);
         return why;
     }
+    if ((long long)s.size > max_comm_size) {
+        snprintf(why, wl, "COMM_SIZE: %llu is larger than the cluster (max_comm_size %lld)",
+                 (unsigned long long)s.size, max_comm_size);
+        return why;
+    }
     x->comm_size = (int64_t)s.size;
     if (!s.has_bucket || s.bucket > 64) {
         snprintf(why, wl, "BYTES_BUCKET: missing or not in 0..64");
+        return why;
+    }
+    if (cid == ACCT_COLL_barrier && s.bucket != 0) {
+        snprintf(why, wl, "BYTES_BUCKET: %llu for barrier, which moves no data (must be 0)",
+                 (unsigned long long)s.bucket);
         return why;
     }
     x->bucket = (int64_t)s.bucket;
@@ -144,8 +163,36 @@ static const char *check_sample(const struct acct_field *g, struct store_sample 
         return why;
     }
     x->count = (int64_t)s.count;
-    if (!s.has_sum || s.sum < 0) {
-        snprintf(why, wl, "SUM_US: missing or negative");
+    if (!s.has_sum || !isfinite(s.sum) || s.sum < 0) {
+        snprintf(why, wl, "SUM_US: missing, negative or not finite");
+        return why;
+    }
+    /* plausibility: each call took at most SAMPLE_MAX_CALL_US */
+    if (s.sum > SAMPLE_MAX_CALL_US * (double)s.count) {
+        snprintf(why, wl, "SUM_US: %.6g us for %llu call%s is more than %.3g us per call "
+                 "(not a measurement)", s.sum, (unsigned long long)s.count,
+                 s.count == 1 ? "" : "s", SAMPLE_MAX_CALL_US);
+        return why;
+    }
+    static const struct {
+        const char *name;
+        size_t has, val;
+    } opt[] = {
+        {"MIN_US", offsetof(struct sample_fields, has_min), offsetof(struct sample_fields, min)},
+        {"MAX_US", offsetof(struct sample_fields, has_max), offsetof(struct sample_fields, max)},
+        {"SUMSQ_US", offsetof(struct sample_fields, has_sq), offsetof(struct sample_fields, sq)},
+    };
+    for (size_t k = 0; k < sizeof(opt) / sizeof(opt[0]); k++) {
+        bool has = *(const bool *)((const char *)&s + opt[k].has);
+        double v = *(const double *)((const char *)&s + opt[k].val);
+        if (has && (!isfinite(v) || v < 0)) {
+            snprintf(why, wl, "%s: %g is negative or not finite", opt[k].name, v);
+            return why;
+        }
+    }
+    if (s.has_max && s.max > SAMPLE_MAX_CALL_US) {
+        snprintf(why, wl, "MAX_US: %.6g us is more than %.3g us per call (not a measurement)",
+                 s.max, SAMPLE_MAX_CALL_US);
         return why;
     }
     x->sum_us = s.sum;
@@ -161,6 +208,15 @@ static const char *check_sample(const struct acct_field *g, struct store_sample 
     double floor_sq = x->sum_us * x->sum_us / (double)x->count;
     if (!isfinite(floor_sq) || x->sumsq_us < floor_sq * (1 - REL_SLACK)) {
         snprintf(why, wl, "SUMSQ_US: smaller than SUM_US^2/COUNT (inconsistent moments)");
+        return why;
+    }
+    /* no call was longer than MAX_US (or, without it, SAMPLE_MAX_CALL_US):
+     * SUMSQ_US <= COUNT * MAX_US^2 */
+    double top = s.has_max ? x->max_us : SAMPLE_MAX_CALL_US;
+    double ceil_sq = top * top * (double)x->count;
+    if (x->sumsq_us > ceil_sq * (1 + REL_SLACK) + 1e-300) {
+        snprintf(why, wl, "SUMSQ_US: larger than COUNT*MAX_US^2 (inconsistent moments, or "
+                          "over %.3g us per call)", SAMPLE_MAX_CALL_US);
         return why;
     }
     x->algorithm = alg;
@@ -200,6 +256,71 @@ static struct user_rate *user_rate(struct acctd *d, uid_t uid, time_t now)
     return &d->rates[d->nrates++];
 }
 
+/* The policy in force for partition p: files, then a SET_POLICY override. */
+static void effective_policy(struct acctd *d, const char *p, struct policy *pol)
+{
+    char *text = NULL;
+    *pol = *policy_for(&d->policies, p);
+    if (store_policy_get(d->store, p, &text) == 0) {
+        struct acct_diags dg = ACCT_DIAGS_INIT;
+        struct policy o = *pol;
+        if (policy_parse("store", text, strlen(text), &o, &dg) == 0)
+            *pol = o;
+        acct_diags_free(&dg);
+    }
+    free(text);
+}
+
+/* Who may send samples for job in (p, i) (docs/acctd.md, "Job identity"):
+ * 1 if the job is a registered step of uid and that pair (or a follower
+ * checked it), 0 if it is unregistered but allowed (an administrator's own
+ * samples, or a partition whose policy does not require registration).
+ * Else an error reply in out and -1. */
+static int job_identity(struct acctd *d, const struct client *c, const struct acct_msg *m,
+                        const char *job, const char *p, const char *i, uid_t uid,
+                        bool forwarded, time_t now, struct acct_wbuf *out)
+{
+    uint64_t checked = 0;
+    if (forwarded && acct_get_u64(m->body, m->len, ACCT_T_CHECKED, &checked) == 0 &&
+        checked == 1)
+        return 1; /* the follower that ingested them checked them */
+    long ruid = -1;
+    char rp[ACCT_RULES_NAME_MAX + 1], ri[ACCT_RULES_NAME_MAX + 1];
+    int r = store_step_get(d->store, job, (int64_t)now, &ruid, rp, ri);
+    if (r < 0) {
+        acct_put_error(out, m->h.id, ACCT_ERR_INTERNAL, "store: %s", store_errmsg(d->store));
+        return -1;
+    }
+    if (r == 0 && ruid != (long)uid) {
+        acct_put_error(out, m->h.id, ACCT_ERR_PERMISSION,
+                       "JOB: job step %s is registered to another user (not uid %u)", job,
+                       (unsigned)uid);
+        return -1;
+    }
+    if (r == 0 && (strcmp(rp, p) != 0 || strcmp(ri, i) != 0)) {
+        acct_put_error(out, m->h.id, ACCT_ERR_PERMISSION,
+                       "%s: job step %s runs in %s/%s, not in %s/%s",
+                       strcmp(rp, p) != 0 ? "PARTITION" : "INTERCONNECT", job, rp, ri, p, i);
+        return -1;
+    }
+    if (r == 0)
+        return 1;
+    /* root, the admin group and acctd's own uid may write decisions (or
+     * the store) anyway */
+    if ((c->admin || c->uid == geteuid()) && !forwarded)
+        return 0;
+    struct policy pol;
+    effective_policy(d, p, &pol);
+    if (!pol.require_registered)
+        return 0;
+    acct_put_error(out, m->h.id, ACCT_ERR_PERMISSION,
+                   "JOB: %s is not a job step registered on node %s for uid %u (spank_acct "
+                   "registers Slurm steps; partition %s requires registered jobs: "
+                   "samples.require_registered_jobs in policy %s)",
+                   job, d->cfg.node, (unsigned)uid, p, pol.name);
+    return -1;
+}
+
 int req_samples(struct acctd *d, struct client *c, const struct acct_msg *m,
                 struct acct_wbuf *out)
 {
@@ -224,7 +345,9 @@ int req_samples(struct acctd *d, struct client *c, const struct acct_msg *m,
      * from an administrator over munge-authenticated TCP */
     uid_t uid = c->uid;
     uint64_t fwd;
+    bool forwarded = false;
     if (acct_get_u64(m->body, m->len, ACCT_T_UID, &fwd) == 0) {
+        forwarded = true;
         if (!c->tcp || !c->admin) {
             acct_put_error(out, m->h.id, ACCT_ERR_PERMISSION,
                            "UID: only a follower acctd may forward samples for another uid");
@@ -236,6 +359,9 @@ int req_samples(struct acctd *d, struct client *c, const struct acct_msg *m,
         }
         uid = (uid_t)fwd;
     }
+    int reg = job_identity(d, c, m, job, p, i, uid, forwarded, now, out);
+    if (reg < 0)
+        return 0;
     long owner = -1;
     int64_t job_records = 0;
     int jr = store_job_get(d->store, job, &owner, &job_records);
@@ -243,7 +369,9 @@ int req_samples(struct acctd *d, struct client *c, const struct acct_msg *m,
         acct_put_error(out, m->h.id, ACCT_ERR_INTERNAL, "store: %s", store_errmsg(d->store));
         return 0;
     }
-    if (jr == 0 && owner != (long)uid) {
+    /* an unregistered job belongs to the first uid that named it; a
+     * registered step to the uid spank_acct registered it for */
+    if (jr == 0 && owner != (long)uid && reg == 0) {
         acct_put_error(out, m->h.id, ACCT_ERR_LIMIT, "JOB: job %s belongs to another user", job);
         return 0;
     }
@@ -265,7 +393,7 @@ int req_samples(struct acctd *d, struct client *c, const struct acct_msg *m,
             continue;
         struct store_sample x = {.partition = p, .interconnect = i, .job = job};
         char coll[32], alg[64], why[512];
-        const char *bad = check_sample(&f, &x, coll, alg, why, sizeof(why));
+        const char *bad = check_sample(&f, d->cfg.max_comm_size, &x, coll, alg, why, sizeof(why));
         if (bad == NULL && job_records + (int64_t)accepted >= d->cfg.samples_per_job) {
             snprintf(why, sizeof(why), "LIMIT: job %s reached samples_per_job (%lld)", job,
                      d->cfg.samples_per_job);
@@ -308,6 +436,62 @@ int req_samples(struct acctd *d, struct client *c, const struct acct_msg *m,
               (unsigned long long)accepted, (unsigned long long)rejected, diags[0]);
     ok = true;
     d->samples_total += calls;
+out:
+    acctd_write_end(d, ok);
+    return 0;
+}
+
+/* STEP (spank_acct, as root, at step start and end; docs/protocol.md). */
+int req_step(struct acctd *d, struct client *c, const struct acct_msg *m, struct acct_wbuf *out)
+{
+    char job[ACCT_RULES_NAME_MAX + 1], p[ACCT_RULES_NAME_MAX + 1] = "",
+                                       i[ACCT_RULES_NAME_MAX + 1] = "";
+    uint64_t uid = 0, end = 0;
+    time_t now = time(NULL);
+    bool ok = false;
+    if (c->tcp) {
+        acct_put_error(out, m->h.id, ACCT_ERR_PERMISSION,
+                       "STEP: register steps with the node's own acctd on its Unix socket");
+        return 0;
+    }
+    if (acct_get_u64(m->body, m->len, ACCT_T_STEP_END, &end) == 0 && end > 1) {
+        acct_put_error(out, m->h.id, ACCT_ERR_INVALID, "STEP_END: must be 0 or 1");
+        return 0;
+    }
+    if (req_name(m, ACCT_T_JOB, true, job, sizeof(job), m->h.id, out) != 0 ||
+        req_name(m, ACCT_T_PARTITION, end == 0, p, sizeof(p), m->h.id, out) != 0 ||
+        req_name(m, ACCT_T_INTERCONNECT, end == 0, i, sizeof(i), m->h.id, out) != 0)
+        return 0;
+    if (acct_get_u64(m->body, m->len, ACCT_T_UID, &uid) != 0 || uid >= (uid_t)-1) {
+        acct_put_error(out, m->h.id, ACCT_ERR_INVALID, "UID: required (the step's uid)");
+        return 0;
+    }
+    if (acctd_write_begin(d, c) != 0) {
+        acct_put_error(out, m->h.id, ACCT_ERR_INTERNAL, "store: %s", store_errmsg(d->store));
+        return 0;
+    }
+    int64_t evicted = 0;
+    int r = end ? store_step_end(d->store, job, (long)uid, (int64_t)now + STEP_END_GRACE_S)
+                : store_step_register(d->store, job, (long)uid, p, i, (int64_t)now,
+                                      (int64_t)now + d->cfg.registered_step_lifetime_s,
+                                      d->cfg.max_registered_steps, &evicted);
+    if (r < 0) {
+        acct_put_error(out, m->h.id, ACCT_ERR_INTERNAL, "store: %s", store_errmsg(d->store));
+        goto out;
+    }
+    if (r == 1) {
+        acct_put_error(out, m->h.id, ACCT_ERR_NOT_FOUND, "JOB: no registered step %s of uid %llu",
+                       job, (unsigned long long)uid);
+        goto out;
+    }
+    if (evicted > 0)
+        LOG_W("more than max_registered_steps (%lld) job steps registered: the %lld oldest "
+              "forgotten", d->cfg.max_registered_steps, (long long)evicted);
+    LOG_D("step %s of uid %llu %s%s%s%s", job, (unsigned long long)uid,
+          end ? "ended" : "registered in ", p, end ? "" : "/", i);
+    acct_wbuf_start(out, ACCT_MSG_STEP | ACCT_MSG_REPLY, m->h.id);
+    acct_put_str(out, ACCT_T_JOB, job);
+    ok = true;
 out:
     acctd_write_end(d, ok);
     return 0;

@@ -23,6 +23,7 @@ const struct acctd_request acctd_requests[] = {
     {.type = ACCT_MSG_REFINE, .admin = true, .primary_only = true, .fn = req_refine},
     {.type = ACCT_MSG_AUTH, .admin = false, .fn = req_auth},
     {.type = ACCT_MSG_SYNC, .admin = false, .fn = req_sync},
+    {.type = ACCT_MSG_STEP, .admin = true, .fn = req_step},
     {.fn = NULL},
 };
 

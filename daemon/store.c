@@ -16,7 +16,7 @@
 struct store {
     sqlite3 *db;
     int schema;
-    sqlite3_stmt *st_sample, *st_job_get, *st_job_add, *st_active;
+    sqlite3_stmt *st_sample, *st_job_get, *st_job_add, *st_active, *st_step_get;
 };
 
 int store_schema_known(void)
@@ -271,7 +271,11 @@ struct store *store_open(const char *path, char *err, size_t errlen)
         prep(s,
              "SELECT version, at FROM activations WHERE partition = ?1 AND interconnect = ?2 "
              "AND undone = 0 ORDER BY seq DESC LIMIT 1",
-             &s->st_active) != 0) {
+             &s->st_active) != 0 ||
+        prep(s,
+             "SELECT uid, partition, interconnect FROM registered_steps "
+             "WHERE job = ?1 AND expires > ?2",
+             &s->st_step_get) != 0) {
         snprintf(err, errlen, "%s: cannot prepare statements: %s", path, sqlite3_errmsg(s->db));
         goto fail;
     }
@@ -289,6 +293,7 @@ void store_close(struct store *s)
     sqlite3_finalize(s->st_job_get);
     sqlite3_finalize(s->st_job_add);
     sqlite3_finalize(s->st_active);
+    sqlite3_finalize(s->st_step_get);
     if (s->db != NULL)
         sqlite3_close(s->db);
     free(s);
@@ -763,6 +768,71 @@ int store_sample_add(struct store *s, const struct store_sample *x, long uid, in
 int64_t store_count_samples(struct store *s)
 {
     return scalar_i64(s, "SELECT coalesce(sum(count), 0) FROM sample_stats", 0);
+}
+
+int store_step_register(struct store *s, const char *job, long uid, const char *partition,
+                        const char *interconnect, int64_t now, int64_t expires, int64_t max_rows,
+                        int64_t *evicted)
+{
+    *evicted = 0;
+    if (RUN(s, "DELETE FROM registered_steps WHERE expires <= ?1", VI(now)) != 0 ||
+        RUN(s, "INSERT OR REPLACE INTO registered_steps VALUES (?1, ?2, ?3, ?4, ?5, ?6)", VT(job),
+            VI(uid), VT(partition), VT(interconnect), VI(now), VI(expires)) != 0)
+        return -1;
+    int64_t n = scalar_i64(s, "SELECT count(*) FROM registered_steps", -1);
+    if (n < 0)
+        return -1;
+    if (n > max_rows) {
+        if (RUN(s,
+                "DELETE FROM registered_steps WHERE job IN (SELECT job FROM registered_steps "
+                "WHERE job != ?2 ORDER BY registered, job LIMIT ?1)",
+                VI(n - max_rows), VT(job)) != 0)
+            return -1;
+        *evicted = n - max_rows;
+    }
+    return 0;
+}
+
+int store_step_end(struct store *s, const char *job, long uid, int64_t expires)
+{
+    if (RUN(s, "UPDATE registered_steps SET expires = min(expires, ?3) WHERE job = ?1 AND uid = ?2",
+            VT(job), VI(uid), VI(expires)) != 0)
+        return -1;
+    return sqlite3_changes(s->db) > 0 ? 0 : 1;
+}
+
+int store_step_get(struct store *s, const char *job, int64_t now, long *uid,
+                   char partition[ACCT_RULES_NAME_MAX + 1],
+                   char interconnect[ACCT_RULES_NAME_MAX + 1])
+{
+    sqlite3_stmt *st = s->st_step_get;
+    int rc = -1;
+    int r = STEP_CACHED(st, VT(job), VI(now));
+    if (r == SQLITE_ROW) {
+        const char *p = (const char *)sqlite3_column_text(st, 1);
+        const char *i = (const char *)sqlite3_column_text(st, 2);
+        *uid = (long)sqlite3_column_int64(st, 0);
+        snprintf(partition, ACCT_RULES_NAME_MAX + 1, "%s", p ? p : "");
+        snprintf(interconnect, ACCT_RULES_NAME_MAX + 1, "%s", i ? i : "");
+        rc = 0;
+    } else if (r == SQLITE_DONE) {
+        rc = 1;
+    }
+    done_cached(st);
+    return rc;
+}
+
+int64_t store_count_steps(struct store *s, int64_t now)
+{
+    sqlite3_stmt *st = NULL;
+    int64_t n = -1;
+    if (prep(s, "SELECT count(*) FROM registered_steps WHERE expires > ?1", &st) == 0) {
+        BIND(st, VI(now));
+        if (sqlite3_step(st) == SQLITE_ROW)
+            n = sqlite3_column_int64(st, 0);
+    }
+    sqlite3_finalize(st);
+    return n;
 }
 
 int store_prune_samples(struct store *s, int64_t cutoff)

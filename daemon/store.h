@@ -134,6 +134,23 @@ int store_job_get(struct store *s, const char *job, long *uid, int64_t *records)
 int store_job_add(struct store *s, const char *job, long uid, int64_t records, int64_t now);
 /* Merge one sample into the statistics (inside a transaction). */
 int store_sample_add(struct store *s, const struct store_sample *x, long uid, int64_t now);
+/* Job steps registered by spank_acct (docs/acctd.md, "Job identity").
+ * Register (or renew) job for uid and its pair until expires (inside a
+ * transaction); expired rows are deleted first, and the oldest beyond
+ * max_rows (their number in *evicted). 0 or -1. */
+int store_step_register(struct store *s, const char *job, long uid, const char *partition,
+                        const char *interconnect, int64_t now, int64_t expires, int64_t max_rows,
+                        int64_t *evicted);
+/* The step ended: it expires at expires at the latest. 0, 1 (no such step
+ * of that uid), -1. */
+int store_step_end(struct store *s, const char *job, long uid, int64_t expires);
+/* The live registration of job: 0 (found: *uid, partition, interconnect),
+ * 1 (none, or expired), -1. */
+int store_step_get(struct store *s, const char *job, int64_t now, long *uid,
+                   char partition[ACCT_RULES_NAME_MAX + 1],
+                   char interconnect[ACCT_RULES_NAME_MAX + 1]);
+/* Live registrations. -1 on error. */
+int64_t store_count_steps(struct store *s, int64_t now);
 /* Total timed calls stored. */
 int64_t store_count_samples(struct store *s);
 /* Delete statistics older than cutoff (unix seconds). */

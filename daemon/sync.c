@@ -390,6 +390,8 @@ static int forward(struct acctd *d, int fd, struct acct_wbuf *w, int *sent)
         if (n == 0)
             return 0;
         acct_put_u64(w, ACCT_T_UID, (uint64_t)uid);
+        /* this node checked the job's registration (or its policy) at ingest */
+        acct_put_u64(w, ACCT_T_CHECKED, 1);
         if (acct_wbuf_finish(w) != 0 ||
             acct_client_call(fd, w, SYNC_TIMEOUT_MS, &buf, &len, &m) != 0) {
             LOG_W("sync: forwarding samples to the primary failed: %s", strerror(errno));

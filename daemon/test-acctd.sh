@@ -279,10 +279,27 @@ if [ "$(id -u)" = 0 ]; then
     expect "ERROR PERMISSION" "$out"
     out=$(U 65534 SET_POLICY PARTITION=eth POLICY_TEXT=x)
     expect "ERROR PERMISSION" "$out"
+    # job identity: samples only for a step registered (STEP, admin only:
+    # spank_acct as root) for the sender's uid, partition and interconnect
+    out=$(U 65534 STEP JOB=11.0 UID=65534 PARTITION=eth INTERCONNECT=tcp)
+    expect "ERROR PERMISSION" "$out"
+    out=$(U 65534 SAMPLES JOB=11.0 PARTITION=eth INTERCONNECT=tcp "$S1")
+    expect "ERROR PERMISSION: JOB: 11.0 is not a job step registered on node" "$out"
+    out=$(C STEP JOB=10.0 UID=0 PARTITION=eth INTERCONNECT=tcp)
+    expect "STEP_REPLY" "$out"
     out=$(U 65534 SAMPLES JOB=10.0 PARTITION=eth INTERCONNECT=tcp "$S1")
-    expect "ERROR LIMIT: JOB: job 10.0 belongs to another user" "$out"
+    expect "ERROR PERMISSION: JOB: job step 10.0 is registered to another user" "$out"
+    out=$(C STEP JOB=11.0 UID=65534 PARTITION=eth INTERCONNECT=tcp)
+    expect "STEP_REPLY" "$out"
+    out=$(U 65534 SAMPLES JOB=11.0 PARTITION=other INTERCONNECT=tcp "$S1")
+    expect "ERROR PERMISSION: PARTITION: job step 11.0 runs in eth/tcp, not in other/tcp" "$out"
     out=$(U 65534 SAMPLES JOB=11.0 PARTITION=eth INTERCONNECT=tcp "$S1")
     expect "ACCEPTED=1" "$out"
+    # the step ended: a short grace, then its samples are refused
+    out=$(C STEP JOB=11.0 UID=65534 STEP_END=1)
+    expect "STEP_REPLY" "$out"
+    out=$(C STEP JOB=12.0 UID=65534 STEP_END=1)
+    expect "ERROR NOT_FOUND: JOB: no registered step 12.0" "$out"
     # the admin group: primary group or supplementary group (SO_PEERGROUPS)
     cp "$T/acctd.yaml" "$T/acctd.yaml.noadmin"
     echo "admin_group: 2" >>"$T/acctd.yaml"
@@ -322,6 +339,7 @@ EOF
         local sum sq
         sum=$(awk -v m="$4" 'BEGIN{printf "%.6f", m*50}')
         sq=$(awk -v m="$4" 'BEGIN{printf "%.6f", (m*m+4)*50}')
+        C STEP JOB="$2" UID="$1" PARTITION=eth INTERCONNECT=tcp >/dev/null
         U "$1" SAMPLES JOB="$2" PARTITION=eth INTERCONNECT=tcp \
             SAMPLE:COLLECTIVE=bcast,COMM_SIZE=8,BYTES_BUCKET=12,ALGORITHM="$3",COUNT=50,SUM_US="$sum",SUMSQ_US="$sq" >/dev/null
     }
@@ -347,6 +365,7 @@ EOF
         # 14400.5 us; jobs now see 30000 us there: the cell needs a retune
         for u in 1 2; do
             for j in 1 2; do
+                C STEP JOB="e$u$j" UID=$u PARTITION="$part" INTERCONNECT="$inter" >/dev/null
                 U $u SAMPLES JOB="e$u$j" PARTITION="$part" INTERCONNECT="$inter" \
                     SAMPLE:COLLECTIVE=bcast,COMM_SIZE=8,BYTES_BUCKET=21,ALGORITHM=pipeline,SEGMENT=8192,COUNT=50,SUM_US=1500000 >/dev/null
             done
@@ -490,7 +509,10 @@ else
     cmp -s "$f" "$T/f/run/rules/eth/tcp.yaml" || fail "rules files differ after activation"
     out=$(F ROLLBACK PARTITION=eth INTERCONNECT=tcp)
     expect "ERROR CONFLICT: this node follows the primary" "$out"
-    # samples sent to the follower reach the primary, with their sender's uid
+    # samples sent to the follower reach the primary, with their sender's
+    # uid: the follower checked the step's registration (the primary has none)
+    out=$(F STEP JOB=77.0 UID=2 PARTITION=fwd INTERCONNECT=tcp)
+    expect "STEP_REPLY" "$out"
     out=$(setpriv --reuid=2 --regid=2 --clear-groups "$CLIENT" -s "$T/f/run/acctd.sock" SAMPLES \
         JOB=77.0 PARTITION=fwd INTERCONNECT=tcp \
         SAMPLE:COLLECTIVE=allreduce,COMM_SIZE=16,BYTES_BUCKET=5,ALGORITHM=ring,COUNT=7,SUM_US=70)

@@ -1,6 +1,8 @@
 /* Unit tests of acctd's pure parts: Student's t tail (the refinement's
- * significance test), cutting a cell out of a decision map, the
- * configuration and policy parsers (docs/acctd.md). */
+ * significance test), the evidence rule's robust statistics (issue 18:
+ * one user's sample can neither veto a refinement nor fake a retune mark),
+ * cutting a cell out of a decision map, the configuration and policy
+ * parsers (docs/acctd.md). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -171,10 +173,133 @@ static void test_policy(void **state)
     acct_diags_free(&d);
 }
 
+
+/* n jobs of uid with mean times around m (+-3 %, deterministic), calls each. */
+static size_t jobs(struct refine_obs *v, size_t at, uid_t uid, size_t n, double m, int64_t calls)
+{
+    for (size_t i = 0; i < n; i++)
+        v[at + i] = (struct refine_obs){.mean = m * (1 + 0.03 * ((double)(i % 5) - 2) / 2),
+                                        .calls = calls, .uid = uid};
+    return at + n;
+}
+
+static struct policy evidence_policy(void)
+{
+    struct policy p;
+    policy_builtin(&p);
+    p.min_calls = 100;
+    p.min_jobs = 4;
+    p.min_users = 2;
+    return p;
+}
+
+/* The issue's case: two honest users justify a change (incumbent ~100 us,
+ * challenger ~60 us, 3 jobs each per method); one more sample from a third
+ * user must not veto it, however it is made. */
+static void test_veto(void **state)
+{
+    (void)state;
+    struct policy p = evidence_policy();
+    struct refine_obs a[16], b[16];
+    struct refine_verdict r;
+    char why[512];
+    size_t na = jobs(a, 0, 1001, 3, 100, 50);
+    na = jobs(a, na, 1002, 3, 95, 50);
+    size_t nb = jobs(b, 0, 1001, 3, 60, 50);
+    nb = jobs(b, nb, 1002, 3, 62, 50);
+    assert_int_equal(refine_beats(a, na, b, nb, 0, &p, &r, why, sizeof(why)), 1);
+    if (!(r.p < 1e-4))
+        fail_msg("p=%g (%s)", r.p, why);
+    double honest_p = r.p;
+    /* COUNT=1, SUM_US=1e6: one call is no job (min_job_calls) */
+    b[nb] = (struct refine_obs){.mean = 1e6, .calls = 1, .uid = 666};
+    assert_int_equal(refine_beats(a, na, b, nb + 1, 0, &p, &r, why, sizeof(why)), 1);
+    assert_true(r.p == honest_p);
+    /* with enough calls: implausible against the measured time (100 us) */
+    b[nb].calls = 1000;
+    assert_int_equal(refine_beats(a, na, b, nb + 1, 100, &p, &r, why, sizeof(why)), 1);
+    assert_true(r.p == honest_p);
+    /* ... and against the cell's median user when nothing was measured */
+    struct refine_obs all[40];
+    memcpy(all, a, na * sizeof(*a));
+    memcpy(all + na, b, (nb + 1) * sizeof(*b));
+    double ref = refine_cell_ref(all, na + nb + 1, p.min_job_calls);
+    assert_true(ref > 50 && ref < 110);
+    assert_int_equal(refine_beats(a, na, b, nb + 1, ref, &p, &r, why, sizeof(why)), 1);
+    /* a plausible but slow value (30x): trimmed away, or its user alone
+     * disagrees and is left out as a change decision leaves out any user */
+    b[nb].mean = 3000;
+    assert_int_equal(refine_beats(a, na, b, nb + 1, 100, &p, &r, why, sizeof(why)), 1);
+    assert_true(r.p < p.significance);
+    /* several such jobs of that user: left out by leave-one-user-out */
+    size_t nv = jobs(b, nb, 666, 4, 3000, 1000);
+    assert_int_equal(refine_beats(a, na, b, nv, 100, &p, &r, why, sizeof(why)), 1);
+    assert_non_null(strstr(why, "without uid 666's jobs (that user alone disagrees)"));
+    /* the same on the incumbent's side: a fake fast incumbent job */
+    a[na] = (struct refine_obs){.mean = 1, .calls = 1000, .uid = 666};
+    assert_int_equal(refine_beats(a, na + 1, b, nb, 100, &p, &r, why, sizeof(why)), 1);
+}
+
+/* Keep decisions stay keep decisions: a slower challenger, or one user's
+ * jobs alone (however many), change nothing. */
+static void test_keep(void **state)
+{
+    (void)state;
+    struct policy p = evidence_policy();
+    struct refine_obs a[16], b[64];
+    struct refine_verdict r;
+    char why[512];
+    size_t na = jobs(a, 0, 1001, 3, 100, 50);
+    na = jobs(a, na, 1002, 3, 95, 50);
+    size_t nb = jobs(b, 0, 1001, 3, 130, 50);
+    nb = jobs(b, nb, 1002, 3, 125, 50);
+    assert_int_equal(refine_beats(a, na, b, nb, 100, &p, &r, why, sizeof(why)), 0);
+    assert_non_null(strstr(why, "not significant"));
+    /* one user's 30 fast jobs against another user's 3 that see no gain:
+     * that user counts with 3 jobs only, and the rule must hold without it */
+    nb = jobs(b, 0, 1001, 30, 60, 50);
+    nb = jobs(b, nb, 1002, 3, 97, 50);
+    assert_int_equal(refine_beats(a, na, b, nb, 100, &p, &r, why, sizeof(why)), 0);
+    /* a single user's jobs are never enough */
+    nb = jobs(b, 0, 1001, 30, 60, 50);
+    assert_int_equal(refine_beats(a, na, b, nb, 100, &p, &r, why, sizeof(why)), 0);
+    assert_non_null(strstr(why, "1 users"));
+}
+
+/* Retune marks: two users' jobs 2x slower than measured mark the cell; one
+ * user's huge values next to honest ones do not. */
+static void test_drift(void **state)
+{
+    (void)state;
+    struct policy p = evidence_policy();
+    struct refine_obs v[32];
+    struct refine_verdict r;
+    char why[512];
+    size_t n = jobs(v, 0, 1001, 3, 200, 50);
+    n = jobs(v, n, 1002, 3, 210, 50);
+    assert_int_equal(refine_drifts(v, n, 100, &p, &r, why, sizeof(why)), 1);
+    assert_true(r.mean_b > 190 && r.mean_b < 215);
+    n = jobs(v, 0, 1001, 3, 100, 50);
+    n = jobs(v, n, 1002, 3, 104, 50);
+    assert_int_equal(refine_drifts(v, n, 100, &p, &r, why, sizeof(why)), 0);
+    v[n] = (struct refine_obs){.mean = 1e154, .calls = 1000, .uid = 666};
+    assert_int_equal(refine_drifts(v, n + 1, 100, &p, &r, why, sizeof(why)), 0);
+    size_t nv = jobs(v, n, 666, 6, 90000, 1000); /* plausible (< 1000x), one user */
+    int d = refine_drifts(v, nv, 100, &p, &r, why, sizeof(why));
+    assert_true(d == 0 || d == 2);
+    /* without enough calls per job, nothing counts */
+    for (size_t i = 0; i < n; i++)
+        v[i].calls = 5;
+    assert_int_equal(refine_drifts(v, n, 10, &p, &r, why, sizeof(why)), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_t_upper),
+        cmocka_unit_test(test_veto),
+        cmocka_unit_test(test_keep),
+        cmocka_unit_test(test_drift),
         cmocka_unit_test(test_carve),
         cmocka_unit_test(test_config),
         cmocka_unit_test(test_policy),

@@ -6,9 +6,15 @@
  * and points ACCT_RULES at the node's rules file of (partition,
  * interconnect) — unless the user opted out (--acct=off, ACCT_DISABLE=1,
  * ACCT=off), the site kill switch exists, the step is the extern, batch or
- * interactive step, or something ACCT needs is missing on this node. It never
- * connects to acctd and never fails or delays a step: every hook returns 0
- * and the only file access is stat().
+ * interactive step, or something ACCT needs is missing on this node.
+ *
+ * As root, before the step's tasks start (slurm_spank_init_post_opt), it
+ * registers the step (job, step, uid, partition, interconnect) with the
+ * node's acctd, and at its end (slurm_spank_exit) says that it ended: acctd
+ * accepts samples only for registered steps of their user (docs/acctd.md,
+ * "Job identity"). That is its only contact with acctd: one request with a
+ * deadline of ACCT_SPANK_STEP_TIMEOUT_MS, whose failure is one log line. It
+ * never fails a step: every hook returns 0.
  *
  * This file is the SPANK mechanism; every choice is in policy.c. Reference:
  * docs/spank_acct.md (spank_acct(8)); job environment: docs/files.md. */
@@ -17,15 +23,21 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <slurm/slurm.h>
 #include <slurm/spank.h>
 
 #include "acct/common.h"
 #include "acct/env.h"
+#include "acct/proto.h"
 #include "policy.h"
+
+/* How long slurmstepd waits for acctd at most, per registration. */
+#define ACCT_SPANK_STEP_TIMEOUT_MS 1000
 
 _Static_assert(SLURM_BATCH_SCRIPT == ACCT_SPANK_STEPID_BATCH, "batch step id");
 _Static_assert(SLURM_EXTERN_CONT == ACCT_SPANK_STEPID_EXTERN, "extern step id");
@@ -211,6 +223,114 @@ static void inject(spank_t sp, const struct step *st)
                   pr == ACCT_SPANK_PRELOAD_PRESENT ? " (already in LD_PRELOAD)" : "", rules);
 done:
     return;
+}
+
+/* The step this slurmstepd registered with acctd (slurm_spank_exit ends it). */
+static struct {
+    bool registered;
+    char id[48];
+    uid_t uid;
+} reg;
+
+/* Send STEP (register, or end) to the node's acctd as root. 0, or -1 with
+ * a reason in why. */
+static int step_request(const char *id, uid_t uid, const char *partition, const char *ic,
+                        bool end, char *why, size_t wl)
+{
+    struct acct_wbuf w;
+    uint8_t *buf = NULL;
+    size_t len;
+    struct acct_msg m;
+    int rc = -1, fd = -1;
+    acct_wbuf_init(&w, ACCT_PROTO_MAX_USER_BODY);
+    acct_wbuf_start(&w, ACCT_MSG_STEP, 1);
+    acct_put_str(&w, ACCT_T_JOB, id);
+    acct_put_u64(&w, ACCT_T_UID, uid);
+    if (end) {
+        acct_put_u64(&w, ACCT_T_STEP_END, 1);
+    } else {
+        acct_put_str(&w, ACCT_T_PARTITION, partition);
+        acct_put_str(&w, ACCT_T_INTERCONNECT, ic);
+    }
+    if (acct_wbuf_finish(&w) != 0) {
+        snprintf(why, wl, "cannot encode the request");
+        goto out;
+    }
+    fd = acct_client_connect(conf.socket, ACCT_SPANK_STEP_TIMEOUT_MS);
+    if (fd < 0 || acct_client_call(fd, &w, ACCT_SPANK_STEP_TIMEOUT_MS, &buf, &len, &m) != 0) {
+        snprintf(why, wl, "%.200s: %s", conf.socket, strerror(errno));
+        goto out;
+    }
+    if (m.h.type == ACCT_MSG_ERROR) {
+        char msg[256] = "";
+        (void)acct_get_str(m.body, m.len, ACCT_T_ERR_MSG, msg, sizeof(msg));
+        snprintf(why, wl, "acctd refused: %s", msg);
+        goto out;
+    }
+    rc = 0;
+out:
+    if (fd >= 0)
+        close(fd);
+    free(buf);
+    acct_wbuf_free(&w);
+    return rc;
+}
+
+/* As root, before the tasks exist: register a normal or batch step whose
+ * partition has an interconnect, if this node has acctd's socket. Whether
+ * ACCT is on for the step does not matter (nothing is sent for a step that
+ * does not run libacct). */
+ACCT_EXPORT int slurm_spank_init_post_opt(spank_t sp, int ac, char *argv[])
+{
+    uint32_t job, step;
+    uid_t uid; /* S_JOB_UID gives a uid_t */
+    char partition[ACCT_SPANK_NAME_MAX + 2], id[48], why[600];
+    const char *ic;
+    int err = 0;
+    (void)ac;
+    (void)argv;
+    if (spank_context() != S_CTX_REMOTE || !spank_remote(sp) ||
+        spank_get_item(sp, S_JOB_ID, &job) != ESPANK_SUCCESS ||
+        spank_get_item(sp, S_JOB_STEPID, &step) != ESPANK_SUCCESS ||
+        spank_get_item(sp, S_JOB_UID, &uid) != ESPANK_SUCCESS)
+        goto done;
+    enum acct_spank_step kind = acct_spank_step_kind(step);
+    if (kind == ACCT_SPANK_STEP_BATCH)
+        snprintf(id, sizeof(id), "%" PRIu32 ".batch", job);
+    else
+        snprintf(id, sizeof(id), "%" PRIu32 ".%" PRIu32, job, step);
+    if ((kind != ACCT_SPANK_STEP_NORMAL && kind != ACCT_SPANK_STEP_BATCH) ||
+        !job_getenv(sp, "SLURM_JOB_PARTITION", partition, (int)sizeof(partition)) ||
+        !acct_spank_name_ok(partition) || (ic = acct_spank_interconnect(&conf, partition)) == NULL ||
+        !is_file(conf.socket, S_IFSOCK, &err))
+        goto done; /* no samples can come from this step: user_init says why */
+    if (step_request(id, uid, partition, ic, false, why, sizeof(why)) != 0) {
+        slurm_info(LOG_PREFIX "job %s: cannot register the step with acctd (%s); acctd will "
+                   "refuse its samples", id, why);
+        goto done;
+    }
+    reg.registered = true;
+    reg.uid = uid;
+    snprintf(reg.id, sizeof(reg.id), "%s", id);
+done:
+    return 0;
+}
+
+/* As root, after the tasks: the step ended (acctd keeps the registration a
+ * short grace period for samples still in flight). */
+ACCT_EXPORT int slurm_spank_exit(spank_t sp, int ac, char *argv[])
+{
+    char why[600];
+    (void)ac;
+    (void)argv;
+    if (!reg.registered || spank_context() != S_CTX_REMOTE || !spank_remote(sp))
+        goto done;
+    reg.registered = false;
+    if (step_request(reg.id, reg.uid, NULL, NULL, true, why, sizeof(why)) != 0)
+        slurm_debug(LOG_PREFIX "job %s: cannot tell acctd that the step ended (%s); the "
+                    "registration expires by itself", reg.id, why);
+done:
+    return 0;
 }
 
 ACCT_EXPORT int slurm_spank_user_init(spank_t sp, int ac, char *argv[])

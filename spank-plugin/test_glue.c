@@ -3,7 +3,9 @@
  * calls (a fake job environment, step ids, option value and log), dlopens the
  * plugin, and drives slurm_spank_init / slurm_spank_user_init through every
  * branch: what is set in the step's environment, and how many log lines of
- * which level come out.
+ * which level come out. slurm_spank_init_post_opt / slurm_spank_exit
+ * register the step with a fake acctd (a child process on the socket that
+ * answers STEP and reports what it received).
  *
  * usage: test_spank_glue PATH/spank_acct.so */
 #include <dlfcn.h>
@@ -16,7 +18,10 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include "acct/proto.h"
 
 #include <slurm/slurm.h>
 #include <slurm/spank.h>
@@ -44,6 +49,7 @@ struct spank_handle {
 static struct {
     spank_context_t ctx;
     uint32_t job, step;
+    uid_t uid;
     const char *optval; /* --acct's value, NULL = not given */
     int fail_items;     /* spank_get_item fails */
     int fail_setenv;    /* spank_setenv fails for names starting with this letter */
@@ -62,6 +68,7 @@ static void host_reset(spank_context_t ctx)
     host.ctx = ctx;
     host.job = 7;
     host.step = 3;
+    host.uid = 1234;
     host.optval = NULL;
     host.fail_items = 0;
     host.fail_setenv = 0;
@@ -143,6 +150,8 @@ EXPORT spank_err_t spank_get_item(spank_t sp, spank_item_t item, ...)
         *va_arg(ap, uint32_t *) = host.job;
     else if (item == S_JOB_STEPID)
         *va_arg(ap, uint32_t *) = host.step;
+    else if (item == S_JOB_UID)
+        *va_arg(ap, uid_t *) = host.uid;
     else
         rc = ESPANK_BAD_ARG;
     va_end(ap);
@@ -215,7 +224,7 @@ EXPORT void slurm_debug(const char *fmt, ...)
 
 /* ---- the scenarios ---------------------------------------------------- */
 
-static spank_f *p_init, *p_user_init;
+static spank_f *p_init, *p_user_init, *p_post_opt, *p_exit;
 static char dir[64], lib[128], rules_dir[128], rules[192], sock[128], kill_file[128];
 static char a_lib[160], a_rules[160], a_sock[160], a_kill[160];
 static struct spank_handle handle;
@@ -472,6 +481,166 @@ static void test_steps(void)
     CHECK(streq(env_get("ACCT_DISABLE"), "1"));
 }
 
+/* ---- step registration with a fake acctd ------------------------------- */
+
+/* A fake acctd on sock: a child that answers n requests (STEP_REPLY, or
+ * ERROR PERMISSION if refuse) and writes one line per request to the pipe
+ * it returns: "JOB UID PARTITION INTERCONNECT STEP_END". */
+static pid_t fake_acctd(int n, int refuse, int *rd)
+{
+    int lfd = socket(AF_UNIX, SOCK_STREAM, 0), p[2];
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    memcpy(sa.sun_path, sock, strlen(sock) + 1);
+    unlink(sock);
+    if (lfd < 0 || bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) != 0 || listen(lfd, 8) != 0 ||
+        pipe(p) != 0)
+        abort();
+    pid_t pid = fork();
+    if (pid < 0)
+        abort();
+    if (pid > 0) {
+        close(lfd);
+        close(p[1]);
+        *rd = p[0];
+        return pid;
+    }
+    close(p[0]);
+    alarm(20);
+    for (int i = 0; i < n; i++) {
+        int fd = accept(lfd, NULL, NULL);
+        uint8_t buf[4096];
+        size_t len = 0;
+        struct acct_hdr h;
+        long total = 0;
+        while (fd >= 0 && (total == 0 || len < (size_t)total)) {
+            ssize_t k = read(fd, buf + len, sizeof(buf) - len);
+            if (k <= 0)
+                _exit(1);
+            len += (size_t)k;
+            if (total == 0 && len >= ACCT_PROTO_HEADER)
+                total = acct_proto_frame(buf, len, sizeof(buf), &h);
+            if (total < 0)
+                _exit(1);
+        }
+        struct acct_msg m;
+        char why[128], job[64] = "", part[64] = "-", ic[64] = "-", line[300];
+        uint64_t uid = 0, end = 0;
+        if (fd < 0 || acct_proto_decode(buf, len, sizeof(buf), &m, why, sizeof(why)) != 0)
+            _exit(1);
+        (void)acct_get_str(m.body, m.len, ACCT_T_JOB, job, sizeof(job));
+        (void)acct_get_str(m.body, m.len, ACCT_T_PARTITION, part, sizeof(part));
+        (void)acct_get_str(m.body, m.len, ACCT_T_INTERCONNECT, ic, sizeof(ic));
+        (void)acct_get_u64(m.body, m.len, ACCT_T_UID, &uid);
+        (void)acct_get_u64(m.body, m.len, ACCT_T_STEP_END, &end);
+        int ll = snprintf(line, sizeof(line), "%s %s %llu %s %s %llu\n",
+                          acct_msg_type_name(m.h.type), job, (unsigned long long)uid, part, ic,
+                          (unsigned long long)end);
+        if (write(p[1], line, (size_t)ll) != ll)
+            _exit(1);
+        struct acct_wbuf w;
+        acct_wbuf_init(&w, ACCT_PROTO_MAX_USER_BODY);
+        if (refuse) {
+            acct_put_error(&w, m.h.id, ACCT_ERR_PERMISSION, "STEP: needs root");
+        } else {
+            acct_wbuf_start(&w, ACCT_MSG_STEP | ACCT_MSG_REPLY, m.h.id);
+            acct_put_str(&w, ACCT_T_JOB, job);
+        }
+        if (acct_wbuf_finish(&w) != 0 || write(fd, w.p, w.len) != (ssize_t)w.len)
+            _exit(1);
+        acct_wbuf_free(&w);
+        close(fd);
+    }
+    _exit(0);
+}
+
+/* What the fake acctd received (all of it, after it exited), into buf. */
+static void fake_done(pid_t pid, int rd, char *buf, size_t cap)
+{
+    size_t n = 0;
+    ssize_t k;
+    int st;
+    while (n + 1 < cap && (k = read(rd, buf + n, cap - 1 - n)) > 0)
+        n += (size_t)k;
+    buf[n] = '\0';
+    close(rd);
+    CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    unlink(sock);
+}
+
+/* A remote step through every hook: init, init_post_opt, user_init, exit. */
+static int whole_step(const char *extra)
+{
+    char *av[8] = {a_lib, a_rules, a_sock, a_kill, "interconnect_map=eth:tcp-1g", NULL, NULL, NULL};
+    int ac = 5;
+    if (extra != NULL)
+        av[ac++] = (char *)extra;
+    host.nlog = host.ninfo = host.nerror = 0;
+    int rc = p_init(&handle, ac, av);
+    rc |= p_post_opt(&handle, ac, av);
+    rc |= p_user_init(&handle, ac, av);
+    rc |= p_exit(&handle, ac, av);
+    return rc;
+}
+
+static void test_register(void)
+{
+    char got[1024];
+    int rd;
+    /* A normal step: registered before the tasks, ended after; no log line. */
+    fresh();
+    pid_t pid = fake_acctd(2, 0, &rd);
+    CHECK(whole_step(NULL) == 0);
+    fake_done(pid, rd, got, sizeof(got));
+    CHECK(streq(got, "STEP 7.3 1234 eth tcp-1g 0\nSTEP 7.3 1234 - - 1\n"));
+    if (!streq(got, "STEP 7.3 1234 eth tcp-1g 0\nSTEP 7.3 1234 - - 1\n"))
+        fprintf(stderr, "  fake acctd got: %s", got);
+    CHECK(host.nlog == 0 && streq(env_get("ACCT_SOCKET"), sock));
+    /* The batch step registers as JOBID.batch, like its ACCT_JOB. */
+    fresh();
+    host.step = SLURM_BATCH_SCRIPT;
+    host.uid = 99;
+    pid = fake_acctd(2, 0, &rd);
+    CHECK(whole_step(NULL) == 0);
+    fake_done(pid, rd, got, sizeof(got));
+    CHECK(streq(got, "STEP 7.batch 99 eth tcp-1g 0\nSTEP 7.batch 99 - - 1\n"));
+    CHECK(streq(env_get("ACCT_JOB"), "7.batch"));
+    /* acctd refuses: one info line, the step still gets ACCT, no end sent. */
+    fresh();
+    pid = fake_acctd(1, 1, &rd);
+    CHECK(whole_step(NULL) == 0);
+    fake_done(pid, rd, got, sizeof(got));
+    CHECK(streq(got, "STEP 7.3 1234 eth tcp-1g 0\n"));
+    CHECK(host.ninfo == 1 && logged("job 7.3: cannot register the step with acctd (acctd "
+                                    "refused: STEP: needs root)") == 1);
+    CHECK(streq(env_get("LD_PRELOAD"), lib));
+    /* Nobody listens on the socket: one line, no wait. */
+    fresh();
+    int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    memcpy(sa.sun_path, sock, strlen(sock) + 1);
+    CHECK(fd >= 0 && bind(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0);
+    CHECK(whole_step(NULL) == 0);
+    CHECK(host.ninfo == 1 && logged("cannot register the step with acctd") == 1);
+    close(fd);
+    unlink(sock);
+    /* No socket, the extern step, a partition without interconnect: no
+     * request (and the existing user_init line only). */
+    fresh();
+    CHECK(whole_step(NULL) == 0 && host.ninfo == 1 && logged("acctd socket") == 1);
+    fresh();
+    host.step = SLURM_EXTERN_CONT;
+    pid = fake_acctd(0, 0, &rd);
+    CHECK(whole_step(NULL) == 0 && host.nlog == 0);
+    fake_done(pid, rd, got, sizeof(got));
+    CHECK(streq(got, ""));
+    fresh();
+    env_put("SLURM_JOB_PARTITION", "fast");
+    pid = fake_acctd(0, 0, &rd);
+    CHECK(whole_step(NULL) == 0);
+    fake_done(pid, rd, got, sizeof(got));
+    CHECK(streq(got, ""));
+}
+
 static void test_contexts(void)
 {
     char *bogus[] = {"colour=blue", "lib=relative"};
@@ -512,9 +681,12 @@ int main(int argc, char **argv)
     }
     p_init = (spank_f *)(uintptr_t)dlsym(h, "slurm_spank_init");
     p_user_init = (spank_f *)(uintptr_t)dlsym(h, "slurm_spank_user_init");
+    p_post_opt = (spank_f *)(uintptr_t)dlsym(h, "slurm_spank_init_post_opt");
+    p_exit = (spank_f *)(uintptr_t)dlsym(h, "slurm_spank_exit");
     const char *type = dlsym(h, "plugin_type");
     CHECK(p_init != NULL && p_user_init != NULL && type != NULL && strcmp(type, "spank") == 0);
-    if (p_init == NULL || p_user_init == NULL)
+    CHECK(p_post_opt != NULL && p_exit != NULL);
+    if (p_init == NULL || p_user_init == NULL || p_post_opt == NULL || p_exit == NULL)
         return 1;
 
     snprintf(dir, sizeof(dir), "/tmp/spank-glue-XXXXXX");
@@ -542,6 +714,7 @@ int main(int argc, char **argv)
     test_steps();
     test_host_failures();
     test_contexts();
+    test_register();
 
     unlink(rules);
     unlink(lib);

@@ -11,7 +11,7 @@ check() {
   if "$@"; then echo "ok   - $what"; else echo "FAIL - $what"; fails=$((fails + 1)); fi
 }
 defined=$(nm -D --defined-only "$so" | awk '{print $3}' | sort | tr '\n' ' ')
-want="plugin_name plugin_type plugin_version slurm_spank_init slurm_spank_user_init spank_plugin_version "
+want="plugin_name plugin_type plugin_version slurm_spank_exit slurm_spank_init slurm_spank_init_post_opt slurm_spank_user_init spank_plugin_version "
 check "exports exactly: $want(got: $defined)" test "$defined" = "$want"
 # Undefined symbols: Slurm's (spank_*, slurm_*), libc's, and in a sanitizer
 # build the sanitizer runtime's (__asan_*, __ubsan_*: leading underscores).

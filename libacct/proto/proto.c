@@ -93,6 +93,8 @@ static const struct tag_def tags[] = {
     [ACCT_T_MORE] = {ACCT_T_MORE, ACCT_KIND_U64, "MORE"},
     [ACCT_T_NAME] = {ACCT_T_NAME, ACCT_KIND_STR, "NAME"},
     [ACCT_T_UID] = {ACCT_T_UID, ACCT_KIND_U64, "UID"},
+    [ACCT_T_STEP_END] = {ACCT_T_STEP_END, ACCT_KIND_U64, "STEP_END"},
+    [ACCT_T_CHECKED] = {ACCT_T_CHECKED, ACCT_KIND_U64, "CHECKED"},
     [ACCT_T_WARNING] = {ACCT_T_WARNING, ACCT_KIND_STR, "WARNING"},
     [ACCT_T_RULES_PENDING] = {ACCT_T_RULES_PENDING, ACCT_KIND_U64, "RULES_PENDING"},
 };
@@ -135,6 +137,7 @@ static const char *const type_names[] = {
     [ACCT_MSG_REFINE] = "REFINE",
     [ACCT_MSG_AUTH] = "AUTH",
     [ACCT_MSG_SYNC] = "SYNC",
+    [ACCT_MSG_STEP] = "STEP",
 };
 
 const char *acct_msg_type_name(unsigned type)

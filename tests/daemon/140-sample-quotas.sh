@@ -35,6 +35,7 @@ expect "$T/bench" "accepted 0, rejected 50"
 
 if [ "$(id -u)" -eq 0 ]; then
     ensure_test_user
+    register_step 4000.0 "$(id -u "$TEST_USER")" quota tcp
     setpriv --reuid="$(id -u "$TEST_USER")" --regid="$(id -g "$TEST_USER")" --clear-groups \
         "$ACCTD_BENCH" --socket "$SOCK" --partition quota --interconnect tcp --job-base 4000 \
         --clients 1 --samples 150 --batch 50 --calls-per-sample 1 ingest >"$T/bench" 2>&1

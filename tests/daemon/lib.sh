@@ -6,7 +6,7 @@
 # by PID and removes the directory (trap), even when it fails.
 #
 # Environment (set by tests/daemon/CMakeLists.txt):
-#   ACCTD ACCTCTL ACCTD_RAW ACCTD_BENCH  the programs under test
+#   ACCTD ACCTCTL ACCTD_RAW ACCTD_BENCH ACCTD_CLIENT  the programs under test
 #   ACCT_TEST_DATA                       tests/daemon/data
 #   ACCT_DB_DIR                          db/ (the store's numbered migrations)
 set -u
@@ -176,6 +176,13 @@ tsv_field() {
     awk -F'\t' -v k="$1" '$1 == k { print $2 }' "$T/out"
 }
 
+# register_step JOB UID PARTITION INTERCONNECT: what spank_acct does (as
+# root) at a step's start: acctd then accepts samples of JOB from UID only.
+register_step() {
+    "$ACCTD_CLIENT" -s "$SOCK" STEP JOB="$1" UID="$2" PARTITION="$3" INTERCONNECT="$4" \
+        >"$T/step.out" 2>&1 || { fail "STEP $1 for uid $2: $(cat "$T/step.out")"; return 1; }
+}
+
 finish() {
     if [ "$failures" -ne 0 ]; then
         echo "$TEST_NAME: $failures failure(s)" >&2
@@ -196,6 +203,19 @@ ensure_test_user() {
     id -u "$TEST_USER" >/dev/null 2>&1 ||
         useradd -r -M -d /nonexistent -s /usr/sbin/nologin "$TEST_USER" 2>/dev/null ||
         id -u "$TEST_USER" >/dev/null 2>&1 || { fail "useradd $TEST_USER"; return 1; }
+}
+
+# ensure_user NAME: another real unprivileged user (created once, shared).
+ensure_user() {
+    id -u "$1" >/dev/null 2>&1 || useradd -r -M -d /nonexistent -s /usr/sbin/nologin "$1" 2>/dev/null ||
+        id -u "$1" >/dev/null 2>&1 || { fail "useradd $1"; return 1; }
+}
+
+# as USER CMD...: run CMD as USER (uid, primary gid, no other groups).
+as() {
+    local u=$1
+    shift
+    setpriv --reuid="$(id -u "$u")" --regid="$(id -g "$u")" --clear-groups "$@"
 }
 
 need_root() {

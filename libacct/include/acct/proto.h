@@ -60,7 +60,8 @@ enum acct_msg_type {
     ACCT_MSG_REFINE = 15,       /* admin: run the refinement pass now */
     ACCT_MSG_AUTH = 16,         /* TCP only: MUNGE_CRED (first message) */
     ACCT_MSG_SYNC = 17,         /* VERSION (since) -> versions + active map */
-    ACCT_MSG_TYPE_MAX = 17,
+    ACCT_MSG_STEP = 18,         /* admin: JOB, UID, PARTITION, INTERCONNECT, [STEP_END] */
+    ACCT_MSG_TYPE_MAX = 18,
     ACCT_MSG_REPLY = 0x80,
     ACCT_MSG_ERROR = 0xff,
 };
@@ -160,6 +161,8 @@ enum acct_tag {
     ACCT_T_MORE = 85,          /* U64 0/1 */
     ACCT_T_NAME = 86,          /* STR: display name of an imported file */
     ACCT_T_UID = 87,           /* U64: SAMPLES forwarded on behalf of this uid */
+    ACCT_T_STEP_END = 90,      /* U64 0/1: STEP: the step ended (unregister) */
+    ACCT_T_CHECKED = 91,       /* U64 0/1: forwarded SAMPLES: the follower checked the job */
     ACCT_T_WARNING = 110,      /* STR, repeated: done, but something needs attention */
     ACCT_T_RULES_PENDING = 111,/* U64: active pairs whose rules file is not written */
 };
