@@ -55,7 +55,7 @@ static void extents(struct acct_dmap *m)
     for (size_t i = 0; i < m->ncomm; i++) {
         m->comm_lo[i] = i == 0 ? 1 : m->comm_hi[i - 1] + 1;
         m->comm_hi[i] = i + 1 == m->ncomm
-                            ? INT_MAX
+                            ? m->comm[i] /* never beyond the largest measured size */
                             : (int)acct_geo_mid((uint64_t)m->comm[i], (uint64_t)m->comm[i + 1]);
     }
     for (size_t j = 0; j < m->nbytes; j++) {

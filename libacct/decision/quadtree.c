@@ -227,6 +227,8 @@ const struct acct_decision *acct_qt_lookup(const struct acct_quadtree *qt, int c
                                            uint64_t bytes)
 {
     const struct acct_qt_node *nd = &qt->nodes[0];
+    if (comm_size > qt->comm_hi[qt->ncomm - 1])
+        return NULL; /* beyond the largest measured size: no decision (native) */
     while (nd->nchild != 0) {
         int split_r = nd->imid > nd->i0, split_c = nd->jmid > nd->j0;
         int hi_r = split_r && comm_size > qt->comm_hi[nd->imid - 1];

@@ -22,10 +22,11 @@
  * [bytes_lo[j], bytes_hi[j]] of value space: the boundary between two
  * neighbouring measured sizes a < b is their geometric midpoint, floor(
  * sqrt(a*b)), which belongs to the lower cell; the first cell starts at 1
- * (communicator sizes) or 0 (bytes) and the last one ends at INT_MAX or
- * UINT64_MAX ("max"). So the decision of the smallest measured size applies
- * to every smaller size, that of the largest to every larger one, and the
- * cells of a map tile the whole plane without overlaps.
+ * (communicator sizes) or 0 (bytes); the last column ends at UINT64_MAX
+ * ("max") but the last row at the largest measured communicator size: no
+ * decision for larger communicators (they run native; DESIGN.md rule 6),
+ * acct_qt_lookup gives NULL there. Within that, the cells of a map tile
+ * the plane without overlaps.
  *
  * Every function that allocates returns ACCT_RULES_OK (0) or
  * ACCT_RULES_ENOMEM / ACCT_RULES_EINVAL (acct/rules.h); invalid input is
@@ -196,7 +197,8 @@ int acct_qt_build(const struct acct_dmap *m, const struct acct_qt_params *params
 void acct_qt_free(struct acct_quadtree *qt);
 
 /* The in-memory decision: walks from the root comparing comm_size and bytes
- * with the split values. Never NULL. */
+ * with the split values. NULL beyond the largest measured communicator size
+ * (no decision there: native). */
 const struct acct_decision *acct_qt_lookup(const struct acct_quadtree *qt, int comm_size,
                                            uint64_t bytes);
 
