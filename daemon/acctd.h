@@ -131,6 +131,7 @@ struct acctd {
     struct uid_rows *urows;
     size_t nurows, cap_urows;
     bool store_locked;   /* this round: another process holds the write lock */
+    bool lock_seen;      /* ... and it was logged */
     /* the background pass (prune, refine), one pair per round */
     int bg_phase;        /* 0 idle, 1 pruning, 2 refining */
     char bg_p[ACCT_RULES_NAME_MAX + 1], bg_i[ACCT_RULES_NAME_MAX + 1];

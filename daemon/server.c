@@ -307,14 +307,17 @@ static int tx_open(struct acctd *d)
         return -1;
     if (store_begin(d->store) != 0) {
         if (store_busy(d->store)) {
-            if (!d->store_locked)
-                LOG_D("the store is locked by another process: write requests wait");
-            d->store_locked = true;
+            if (!d->lock_seen)
+                LOG_I("the store is locked by another process: writes wait for it");
+            d->lock_seen = d->store_locked = true;
         } else {
             LOG_E("cannot begin a transaction: %s", store_errmsg(d->store));
         }
         return -1;
     }
+    if (d->lock_seen)
+        LOG_I("the other process released the store's lock: writes go on");
+    d->lock_seen = false;
     d->tx_open = true;
     return 0;
 }
