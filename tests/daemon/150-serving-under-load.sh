@@ -37,8 +37,9 @@ wait_for() {
     return 1
 }
 bg_pids=
-start_bg() { # start_bg OUT CMD...: in the background, killed by cleanup
-    "${@:2}" >"$1" 2>&1 &
+start_bg() { # start_bg OUT USER CMD...: CMD as USER in the background (its own PID)
+    setpriv --reuid="$(id -u "$2")" --regid="$(id -g "$2")" --clear-groups "${@:3}" \
+        >"$1" 2>&1 &
     bg_pids="$bg_pids $!"
     EXTRA_PIDS=$bg_pids
 }
@@ -72,7 +73,7 @@ as_user "$TEST_USER" "$ACCTCTL" samples -p p7 --format tsv >"$T/user-samples" 2>
 [ "$(($(wc -l <"$T/user-samples") - 1))" -eq 2000 ] ||
     fail "acctctl samples -p p7 as a user (pages of 1000): $(($(wc -l <"$T/user-samples") - 1)) aggregates, expected 2000"
 before=$(rss_kb)
-start_bg "$T/noread" as_user "$TEST_USER" "$ACCTD_RAW" "$SOCK" noread 30:20:600
+start_bg "$T/noread" "$TEST_USER" "$ACCTD_RAW" "$SOCK" noread 30:20:600
 wait_for "$T/noread" "noread: connections=30" || fail "noread: $(cat "$T/noread")"
 # Every request the readers sent is in acctd's sockets now: the rounds that
 # serve these STATUS requests serve the readers too. Then look at the peak.
@@ -97,7 +98,7 @@ start_acctd || exit 1
 n=0
 for u in $LOAD_USERS; do
     n=$((n + 1))
-    start_bg "$T/idle$n" as_user "$u" "$ACCTD_RAW" "$SOCK" idle 4:600
+    start_bg "$T/idle$n" "$u" "$ACCTD_RAW" "$SOCK" idle 4:600
     wait_for "$T/idle$n" "idle: answered" || fail "idle $u: $(cat "$T/idle$n")"
 done
 held=$(cat "$T"/idle? | sed -n 's/.*answered=\([0-9]*\).*/\1/p' | awk '{ s += $1 } END { print s + 0 }')
