@@ -11,7 +11,9 @@
 #   4. sample_rows_per_user caps a uid's rows, also after a restart;
 #   5. STATUS CHECK=1 is refused to users;
 #   6. GET_RULES is answered while another process holds the store's write
-#      lock, and the writes that waited for it are stored once it is gone.
+#      lock, and the writes that waited for it are stored once it is gone;
+#   7. TCP peers: at most tcp_per_address from one address, and one that
+#      does not AUTH is dropped after auth_timeout.
 # The users are real unprivileged users made here (needs root).
 . "$(dirname "$0")/lib.sh"
 need_root
@@ -202,6 +204,19 @@ ctl 0 status --format tsv
 [ "$(tsv_field samples)" = 800 ] || fail "after the lock: $(tsv_field samples) calls stored, expected 800"
 stop_bg
 acctd_alive || fail "acctd died"
+stop_acctd
+fresh
+
+# ---- 7. TCP: per source address, AUTH deadline ---------------------------------------
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+write_config "listen: 127.0.0.1:$port" "tcp_per_address: 3" "auth_timeout: 2"
+start_acctd || exit 1
+"$ACCTD_RAW" "127.0.0.1:$port" tcp-silent 5:30 >"$T/tcp" 2>&1
+expect "$T/tcp" "tcp-silent: limited=2 dropped=3 other=0 open=0"
+ms=$(sed -n 's/.*last drop after \([0-9]*\) ms.*/\1/p' "$T/tcp")
+[ "${ms:-0}" -ge 1000 ] || fail "silent TCP peers dropped after ${ms:-?} ms, before auth_timeout (2 s)"
+grep -q "tcp_per_address 3" "$LOG" || fail "the refusal does not name tcp_per_address"
+ctl 0 status
 stop_acctd
 [ "${STOP_STATUS:-x}" = 0 ] || fail "acctd exited with status ${STOP_STATUS:-?} on SIGTERM"
 finish

@@ -13,7 +13,9 @@
  * of the answered ones acctd closed within WAIT seconds. "noread N:K:WAIT"
  * opens N connections, sends K LIST_SAMPLES on each (as many as the socket
  * takes), never reads, and holds them WAIT seconds. "get-rules P/I" asks
- * GET_RULES for that pair.
+ * GET_RULES for that pair. "tcp-silent N:WAIT" (SOCKET is HOST:PORT) opens
+ * N TCP connections that never send AUTH and reports how many acctd
+ * refused at once (LIMIT) and how many it dropped within WAIT seconds.
  *
  *   acctd-raw SOCKET serve MODE
  *
@@ -31,6 +33,8 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -542,6 +546,82 @@ static int idle(const char *sock, const char *arg)
     return 0;
 }
 
+static int tcp_connect_to(const char *hostport)
+{
+    char host[256];
+    const char *colon = strrchr(hostport, ':');
+    struct sockaddr_in sa;
+    if (colon == NULL || (size_t)(colon - hostport) >= sizeof(host))
+        return -1;
+    memcpy(host, hostport, (size_t)(colon - hostport));
+    host[colon - hostport] = '\0';
+    memset(&sa, 0, sizeof(sa));
+    sa.sin_family = AF_INET;
+    sa.sin_port = htons((uint16_t)atoi(colon + 1));
+    if (inet_pton(AF_INET, host, &sa.sin_addr) != 1)
+        return -1;
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
+        close(fd);
+        fd = -1;
+    }
+    return fd;
+}
+
+/* N TCP connections that never authenticate: refused (LIMIT) or dropped? */
+static int tcp_silent(const char *hostport, const char *arg)
+{
+    int n = 0, wait_s = 0, limited = 0, dropped = 0, other = 0, left;
+    if (arg == NULL || sscanf(arg, "%d:%d", &n, &wait_s) != 2 || n <= 0 || n > 1000)
+        return 2;
+    int *fds = calloc((size_t)n, sizeof(int));
+    struct pollfd *p = calloc((size_t)n, sizeof(*p));
+    if (fds == NULL || p == NULL)
+        return 1;
+    left = 0;
+    for (int i = 0; i < n; i++) {
+        fds[i] = tcp_connect_to(hostport);
+        left += fds[i] >= 0;
+    }
+    struct timespec t0, t1;
+    long ms = 0, last_drop_ms = 0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    while (left > 0 && ms < wait_s * 1000L) {
+        for (int i = 0; i < n; i++)
+            p[i] = (struct pollfd){ .fd = fds[i], .events = POLLIN };
+        if (poll(p, (nfds_t)n, 200) > 0)
+            for (int i = 0; i < n; i++) {
+                uint8_t hdr[ACCT_PROTO_HEADER];
+                if (fds[i] < 0 || !(p[i].revents & (POLLIN | POLLHUP | POLLERR)))
+                    continue;
+                ssize_t k = recv(fds[i], hdr, sizeof(hdr), MSG_DONTWAIT);
+                if (k <= 0)
+                    dropped++;
+                else if (hdr[5] == ACCT_MSG_ERROR)
+                    limited++;
+                else
+                    other++;
+                clock_gettime(CLOCK_MONOTONIC, &t1);
+                if (k <= 0)
+                    last_drop_ms = (t1.tv_sec - t0.tv_sec) * 1000L +
+                                   (t1.tv_nsec - t0.tv_nsec) / 1000000L;
+                close(fds[i]);
+                fds[i] = -1;
+                left--;
+            }
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        ms = (t1.tv_sec - t0.tv_sec) * 1000L + (t1.tv_nsec - t0.tv_nsec) / 1000000L;
+    }
+    printf("tcp-silent: limited=%d dropped=%d other=%d open=%d last drop after %ld ms\n",
+           limited, dropped, other, left, last_drop_ms);
+    for (int i = 0; i < n; i++)
+        if (fds[i] >= 0)
+            close(fds[i]);
+    free(p);
+    free(fds);
+    return 0;
+}
+
 /* N connections that ask LIST_SAMPLES K times each and never read. */
 static int noread(const char *sock, const char *arg)
 {
@@ -661,7 +741,7 @@ int main(int argc, char **argv)
     int fd;
 
     if (argc < 3) {
-        fprintf(stderr, "Usage: acctd-raw SOCKET CASE [ARG]\ncases: serve hold flood idle noread");
+        fprintf(stderr, "Usage: acctd-raw SOCKET CASE [ARG]\ncases: serve hold flood idle noread tcp-silent");
         for (const struct rcase *c = cases; c->name != NULL; c++)
             fprintf(stderr, " %s", c->name);
         fprintf(stderr, "\n");
@@ -675,6 +755,8 @@ int main(int argc, char **argv)
         return idle(argv[1], arg);
     if (strcmp(argv[2], "noread") == 0)
         return noread(argv[1], arg);
+    if (strcmp(argv[2], "tcp-silent") == 0)
+        return tcp_silent(argv[1], arg);
     if (strcmp(argv[2], "serve") == 0)
         return serve(argv[1], arg);
     for (const struct rcase *c = cases; c->name != NULL; c++) {
