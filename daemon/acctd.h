@@ -77,6 +77,7 @@ struct client {
     bool tcp;            /* a TCP peer (primary): no SO_PEERCRED ... */
     bool authed;         /* ... until AUTH with a munge credential */
     bool deferred;       /* a write request waits for another process's store lock */
+    uid_t out_uid;       /* whose queued output this is (uid at accept; AUTH may change uid) */
     time_t connected;
     char addr[48];       /* TCP: the peer's address (the per-address pool) */
 };
@@ -130,6 +131,8 @@ struct acctd {
     size_t noutq, cap_outq;
     struct uid_rows *urows;
     size_t nurows, cap_urows;
+    time_t store_size_at; /* when store_bytes was last asked (quota.c) */
+    int64_t store_bytes;
     bool store_locked;   /* this round: another process holds the write lock */
     bool lock_seen;      /* ... and it was logged */
     /* the background pass (prune, refine), one pair per round */

@@ -4,6 +4,7 @@
  * the quick_check before it), then kept by the SAMPLES handler (new rows)
  * and the background pass (pruned rows). */
 #include <stdlib.h>
+#include <time.h>
 
 #include "acctd.h"
 
@@ -41,6 +42,11 @@ int quota_load(struct acctd *d)
 
 bool quota_store_full(struct acctd *d)
 {
-    int64_t bytes = store_size_bytes(d->store);
-    return bytes > d->cfg.max_store_mb * 1024 * 1024;
+    /* three PRAGMAs: asked at most once a second, not per request */
+    time_t now = time(NULL);
+    if (now != d->store_size_at) {
+        d->store_size_at = now;
+        d->store_bytes = store_size_bytes(d->store);
+    }
+    return d->store_bytes > d->cfg.max_store_mb * 1024 * 1024;
 }

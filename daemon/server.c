@@ -66,7 +66,7 @@ static bool in_group(int fd, uid_t uid, gid_t gid)
 static void outq_add(struct acctd *d, const struct client *c, long long delta)
 {
     size_t i = 0;
-    while (i < d->noutq && d->outq[i].uid != c->uid)
+    while (i < d->noutq && d->outq[i].uid != c->out_uid)
         i++;
     if (i == d->noutq) {
         if (delta <= 0)
@@ -79,7 +79,7 @@ static void outq_add(struct acctd *d, const struct client *c, long long delta)
             d->outq = n;
             d->cap_outq = cap;
         }
-        d->outq[d->noutq++] = (struct uid_out){.uid = c->uid, .bytes = 0};
+        d->outq[d->noutq++] = (struct uid_out){.uid = c->out_uid, .bytes = 0};
     }
     long long b = (long long)d->outq[i].bytes + delta;
     d->outq[i].bytes = b > 0 ? (size_t)b : 0;
@@ -225,7 +225,7 @@ static void accept_clients(struct acctd *d, int lfd)
         }
         c->fd = fd;
         c->pid = cr.pid;
-        c->uid = cr.uid;
+        c->uid = c->out_uid = cr.uid;
         c->gid = cr.gid;
         c->tcp = tcp;
         c->admin = admin;
@@ -458,7 +458,7 @@ static bool may_start(const struct acctd *d, const struct client *c)
         return false;
     if (pending > (c->awaiting_commit ? ACCTD_HELD_OUT_MAX : 0))
         return false;
-    return c->admin || outq_bytes(d, c->uid) < ACCTD_UID_OUT_MAX;
+    return c->admin || outq_bytes(d, c->out_uid) < ACCTD_UID_OUT_MAX;
 }
 
 static bool is_write(unsigned type)
@@ -733,8 +733,10 @@ int server_run(struct acctd *d, volatile int *stop, volatile int *reload,
         struct timespec ts = {.tv_sec = 1};
         if (waiting)
             ts = (struct timespec){.tv_nsec = 100 * 1000 * 1000};
-        if (d->bg_phase != 0)
+        if (d->bg_phase != 0 && !d->lock_seen)
             ts = (struct timespec){0};
+        else if (d->bg_phase != 0)
+            ts = (struct timespec){.tv_nsec = 100 * 1000 * 1000};
         int n = ppoll(pf, d->nclients + 2, &ts, &empty);
         if (n < 0 && errno != EINTR) {
             LOG_E("ppoll: %s", strerror(errno));

@@ -8,7 +8,8 @@
 #   2. root is served while four users hold every connection users may have
 #      (reserved_clients), and a fifth user is refused with LIMIT;
 #   3. idle connections are closed after idle_timeout;
-#   4. sample_rows_per_user caps a uid's rows, also after a restart;
+#   4. sample_rows_per_user caps a uid's rows, also after a restart, and
+#      the rows pruned after sample_max_age_days count no more;
 #   5. STATUS CHECK=1 is refused to users;
 #   6. GET_RULES is answered while another process holds the store's write
 #      lock, and the writes that waited for it are stored once it is gone;
@@ -129,7 +130,7 @@ stop_acctd
 fresh
 
 # ---- 4. rows per user --------------------------------------------------------------
-write_config "sample_rows_per_user: 50"
+write_config "sample_rows_per_user: 50" "refine_interval: 1" "sample_max_age_days: 1"
 start_acctd || exit 1
 rows_ingest() { # rows_ingest USER JOB_BASE SAMPLES: 1 call per sample, distinct rows
     as_user "$1" "$ACCTD_BENCH" --socket "$SOCK" --partition rows --interconnect tcp \
@@ -146,6 +147,19 @@ rows_ingest acct-load-u1 300 40
 expect "$T/bench" "accepted 40, rejected 0"
 ctl 0 status --format tsv
 [ "$(tsv_field samples)" = 90 ] || fail "calls stored: $(tsv_field samples), expected 50 + 40"
+# The user's rows age out (as if 3 days old): the background pass prunes
+# them and the user may store rows again.
+stop_acctd
+sqlite3 "$DB" "UPDATE sample_stats SET first_at = first_at - 259200, last_at = last_at - 259200 WHERE uid = $(id -u "$TEST_USER")"
+start_acctd || exit 1
+for _ in $(seq 300); do
+    ctl 0 status --format tsv
+    [ "$(tsv_field samples)" = 40 ] && break
+    sleep 0.1
+done
+[ "$(tsv_field samples)" = 40 ] || fail "old rows not pruned: $(tsv_field samples) calls stored, expected 40"
+rows_ingest "$TEST_USER" 400 40
+expect "$T/bench" "accepted 40, rejected 0"
 
 # ---- 5. STATUS CHECK=1 -------------------------------------------------------------
 as_user "$TEST_USER" "$ACCTCTL" status --check >"$T/check" 2>&1 &&

@@ -149,7 +149,7 @@ static size_t uid_bytes(uid_t uid)
 
 static void check_accounting(const struct client *c)
 {
-    CHECK(uid_bytes(c->uid) == c->out_len - c->out_off,
+    CHECK(uid_bytes(c->out_uid) == c->out_len - c->out_off,
           "the output counted against the uid is not what the connection holds");
 }
 
@@ -167,7 +167,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
           "socketpair");
     struct client c = {.fd = sv[0], .pid = 1};
     c.admin = data[0] & 1;
-    c.uid = c.admin ? 0 : 1000;
+    c.uid = c.out_uid = c.admin ? 0 : 1000;
     c.gid = c.uid;
     c.tcp = (data[0] & 2) != 0;
     c.max_body = c.admin ? ACCT_PROTO_MAX_BODY : ACCT_PROTO_MAX_USER_BODY;
