@@ -49,6 +49,9 @@ int acctd_mkdir_p(const char *path, mode_t mode);
 /* ---- limits of the loop (docs/acctd.md, "Limits") ------------------------------------ */
 /* How long a statement waits for another process's store lock. */
 #define ACCTD_BUSY_TIMEOUT_MS 20
+/* While it is held, how often write requests try the lock again (they do
+ * not wait for it then). */
+#define ACCTD_LOCK_RETRY_MS 100
 /* Replies of one round held for the group commit, per connection, before
  * it stops starting requests. */
 #define ACCTD_HELD_OUT_MAX (64u * 1024)
@@ -135,6 +138,7 @@ struct acctd {
     int64_t store_bytes;
     bool store_locked;   /* this round: another process holds the write lock */
     bool lock_seen;      /* ... and it was logged */
+    int64_t lock_retry_ms; /* CLOCK_MONOTONIC ms of the next try */
     /* the background pass (prune, refine), one pair per round */
     int bg_phase;        /* 0 idle, 1 pruning, 2 refining */
     char bg_p[ACCT_RULES_NAME_MAX + 1], bg_i[ACCT_RULES_NAME_MAX + 1];

@@ -20,6 +20,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <unistd.h>
@@ -305,11 +306,25 @@ static int tx_open(struct acctd *d)
         return 0;
     if (d->store_locked)
         return -1;
-    if (store_begin(d->store) != 0) {
+    /* while the lock is taken: a try every 100 ms, without waiting */
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    int64_t now_ms = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+    if (d->lock_seen && now_ms < d->lock_retry_ms) {
+        d->store_locked = true;
+        return -1;
+    }
+    if (d->lock_seen)
+        store_set_busy_timeout(d->store, 0);
+    int r = store_begin(d->store);
+    if (d->lock_seen)
+        store_set_busy_timeout(d->store, ACCTD_BUSY_TIMEOUT_MS);
+    if (r != 0) {
         if (store_busy(d->store)) {
             if (!d->lock_seen)
                 LOG_I("the store is locked by another process: writes wait for it");
             d->lock_seen = d->store_locked = true;
+            d->lock_retry_ms = now_ms + ACCTD_LOCK_RETRY_MS;
         } else {
             LOG_E("cannot begin a transaction: %s", store_errmsg(d->store));
         }
@@ -732,11 +747,11 @@ int server_run(struct acctd *d, volatile int *stop, volatile int *reload,
          * background pass goes on as soon as the clients are served */
         struct timespec ts = {.tv_sec = 1};
         if (waiting)
-            ts = (struct timespec){.tv_nsec = 100 * 1000 * 1000};
+            ts = (struct timespec){.tv_nsec = ACCTD_LOCK_RETRY_MS * 1000 * 1000};
         if (d->bg_phase != 0 && !d->lock_seen)
             ts = (struct timespec){0};
         else if (d->bg_phase != 0)
-            ts = (struct timespec){.tv_nsec = 100 * 1000 * 1000};
+            ts = (struct timespec){.tv_nsec = ACCTD_LOCK_RETRY_MS * 1000 * 1000};
         int n = ppoll(pf, d->nclients + 2, &ts, &empty);
         if (n < 0 && errno != EINTR) {
             LOG_E("ppoll: %s", strerror(errno));
