@@ -46,6 +46,22 @@ bool acctd_name_ok(const char *s, size_t max);
 /* mkdir -p: parents 0755, the last one mode. 0 or -1 (errno). */
 int acctd_mkdir_p(const char *path, mode_t mode);
 
+/* ---- limits of the loop (docs/acctd.md, "Limits") ------------------------------------ */
+/* How long a statement waits for another process's store lock. */
+#define ACCTD_BUSY_TIMEOUT_MS 20
+/* While it is held, how often write requests try the lock again (they do
+ * not wait for it then). */
+#define ACCTD_LOCK_RETRY_MS 100
+/* Replies of one round held for the group commit, per connection, before
+ * it stops starting requests. */
+#define ACCTD_HELD_OUT_MAX (64u * 1024)
+/* Output queued for one non-admin uid's connections, all together, before
+ * they stop starting requests. */
+#define ACCTD_UID_OUT_MAX (8u * 1024 * 1024)
+/* STAT groups in one LIST_SAMPLES reply: users, root/admin group. */
+#define ACCTD_LIST_SAMPLES_PAGE_USER 1000
+#define ACCTD_LIST_SAMPLES_PAGE_ADMIN 20000
+
 /* ---- clients ----------------------------------------------------------------------- */
 struct client {
     int fd;
@@ -63,6 +79,10 @@ struct client {
     bool awaiting_commit;/* a reply in out acknowledges this round's transaction */
     bool tcp;            /* a TCP peer (primary): no SO_PEERCRED ... */
     bool authed;         /* ... until AUTH with a munge credential */
+    bool deferred;       /* a write request waits for another process's store lock */
+    uid_t out_uid;       /* whose queued output this is (uid at accept; AUTH may change uid) */
+    time_t connected;
+    char addr[48];       /* TCP: the peer's address (the per-address pool) */
 };
 
 /* ---- the active rules cache -------------------------------------------------------- */
@@ -80,6 +100,18 @@ struct user_rate {
     uid_t uid;
     time_t window; /* start of the hour */
     int64_t records;
+};
+
+/* Bytes queued for sending to one uid's connections (server.c). */
+struct uid_out {
+    uid_t uid;
+    size_t bytes;
+};
+
+/* sample_stats rows held by one uid (quota.c). */
+struct uid_rows {
+    uid_t uid;
+    int64_t rows;
 };
 
 struct acctd {
@@ -109,6 +141,19 @@ struct acctd {
     int rules_backoff_s;    /* 1, 2, 4, ... RULES_RETRY_MAX_S */
     bool reload_requested;
     int64_t samples_total; /* timed calls stored (STATUS NSAMPLES) */
+    struct uid_out *outq;  /* queued output per uid, entries with bytes > 0 */
+    size_t noutq, cap_outq;
+    struct uid_rows *urows;
+    size_t nurows, cap_urows;
+    time_t store_size_at; /* when store_bytes was last asked (quota.c) */
+    int64_t store_bytes;
+    bool store_locked;   /* this round: another process holds the write lock */
+    bool lock_seen;      /* ... and it was logged */
+    int64_t lock_retry_ms; /* CLOCK_MONOTONIC ms of the next try */
+    /* the background pass (prune, refine), one pair per round */
+    int bg_phase;        /* 0 idle, 1 pruning, 2 refining */
+    char bg_p[ACCT_RULES_NAME_MAX + 1], bg_i[ACCT_RULES_NAME_MAX + 1];
+    size_t bg_next;      /* refining: index into pairs */
 };
 
 /* ---- server (server.c) -------------------------------------------------------------- */
@@ -141,6 +186,7 @@ struct acctd_request {
     enum acct_msg_type type;
     bool admin;          /* root or admin group only */
     bool primary_only;   /* changes decisions: refused on a follower */
+    bool write;          /* takes the store's write lock: waits while another process holds it */
     acctd_handler fn;
 };
 /* The dispatch table (requests.c), ends with fn == NULL. */
@@ -168,6 +214,20 @@ int req_step(struct acctd *, struct client *, const struct acct_msg *, struct ac
 
 int req_auth(struct acctd *, struct client *, const struct acct_msg *, struct acct_wbuf *);
 int req_sync(struct acctd *, struct client *, const struct acct_msg *, struct acct_wbuf *);
+
+/* Read what is there on c and answer every complete request it may start
+ * (server.c; the connection fuzzer calls it). */
+void acctd_serve_input(struct acctd *d, struct client *c, struct acct_wbuf *out);
+/* Send what is queued for c (as much as the socket takes). */
+void acctd_flush_client(struct acctd *d, struct client *c);
+
+/* ---- per-uid limits on the store (quota.c) ------------------------------------------ */
+/* Count the sample rows of every uid (startup, after a failed commit). 0 or -1. */
+int quota_load(struct acctd *d);
+/* The row counter of uid (created at 0). NULL: out of memory. */
+int64_t *quota_rows(struct acctd *d, uid_t uid);
+/* Is the store over max_store_mb? */
+bool quota_store_full(struct acctd *d);
 
 /* ---- multi-node (sync.c) ---------------------------------------------------------- */
 int sync_listen_init(struct acctd *d);

@@ -51,6 +51,12 @@ static const struct key keys[] = {
     {"max_comm_size", K_INT, F(max_comm_size), 1, 2147483647LL, 1030},
     {"max_registered_steps", K_INT, F(max_registered_steps), 16, 10000000, 1031},
     {"registered_step_lifetime", K_INT, F(registered_step_lifetime_s), 60, 366LL * 86400, 1032},
+    {"reserved_clients", K_INT, F(reserved_clients), 0, 65535, 1040},
+    {"idle_timeout", K_INT, F(idle_timeout_s), 1, 86400, 1041},
+    {"auth_timeout", K_INT, F(auth_timeout_s), 1, 3600, 1042},
+    {"tcp_per_address", K_INT, F(tcp_per_address), 1, 65536, 1043},
+    {"sample_rows_per_user", K_INT, F(sample_rows_per_user), 1, 1000000000, 1044},
+    {"max_store_mb", K_INT, F(max_store_mb), 1, 16 * 1024 * 1024, 1045},
 };
 
 static const char *const level_names[] = {"error", "warn", "info", "debug"};
@@ -67,6 +73,12 @@ void acctd_config_defaults(struct acctd_config *c)
     c->log_level = ACCT_LOG_INFO;
     c->max_clients = 256;
     c->client_timeout_s = 10;
+    c->reserved_clients = -1;
+    c->idle_timeout_s = 60;
+    c->auth_timeout_s = 5;
+    c->tcp_per_address = 4;
+    c->sample_rows_per_user = 1000000;
+    c->max_store_mb = 8192;
     c->refine_interval_s = 300;
     c->samples_per_job = 100000;
     c->samples_per_user_hour = 1000000;
@@ -345,6 +357,14 @@ int acctd_config_validate(struct acctd_config *c, struct acct_diags *d)
     }
     if (c->primary[0] != '\0' && c->listen[0] != '\0')
         acct_diags_add(d, 0, 0, "listen", "a follower (primary is set) does not listen on TCP");
+    /* root and the admin group always find a free slot (docs/acctd.md, "Limits") */
+    if (c->reserved_clients < 0)
+        c->reserved_clients = c->max_clients > 1 ? (c->max_clients / 8 > 0 ? c->max_clients / 8 : 1)
+                                                 : 0;
+    else if (c->reserved_clients >= c->max_clients)
+        acct_diags_add(d, 0, 0, "reserved_clients",
+                       "%lld leaves no connection for users (max_clients is %lld)",
+                       c->reserved_clients, c->max_clients);
     if (c->node[0] == '\0' && gethostname(c->node, sizeof(c->node) - 1) != 0)
         snprintf(c->node, sizeof(c->node), "unknown");
     return d->total == 0 ? 0 : -1;

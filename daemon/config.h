@@ -27,6 +27,12 @@ struct acctd_config {
     int log_level;                   /* enum acct_log_level */
     long long max_clients;
     long long client_timeout_s;
+    long long reserved_clients;      /* of max_clients, for root/admin only; -1 = derived */
+    long long idle_timeout_s;        /* a connection with nothing pending is closed */
+    long long auth_timeout_s;        /* a TCP peer must AUTH within this */
+    long long tcp_per_address;       /* TCP connections of one source address */
+    long long sample_rows_per_user;  /* sample_stats rows one uid may hold */
+    long long max_store_mb;          /* no new sample rows beyond this store size */
     long long refine_interval_s;     /* 0 = only on REFINE requests */
     long long samples_per_job;       /* SAMPLE records stored per job */
     long long samples_per_user_hour; /* SAMPLE records per user per hour */

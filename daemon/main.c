@@ -141,6 +141,15 @@ static int store_init(struct acctd *d)
     }
     /* STATUS reports it without scanning the statistics each time */
     d->samples_total = store_count_samples(d->store);
+    /* the rows each uid holds, for sample_rows_per_user */
+    if (quota_load(d) != 0) {
+        LOG_E("%s: cannot count the sample rows per user: %s", d->cfg.database,
+              store_errmsg(d->store));
+        return -1;
+    }
+    /* from now on a lock of another process never holds up the loop: write
+     * requests wait for it in the loop (server.c), reads do not need it */
+    store_set_busy_timeout(d->store, ACCTD_BUSY_TIMEOUT_MS);
     LOG_I("store %s: schema version %d", d->cfg.database, store_schema(d->store));
     return 0;
 }
@@ -253,5 +262,7 @@ out_lock:
 out_policies:
     policy_set_free(&d.policies);
     free(d.rates);
+    free(d.urows);
+    free(d.outq);
     return exit_code;
 }

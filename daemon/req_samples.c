@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "acct/alg.h"
+#include "acct/common.h"
 #include "acctd.h"
 
 #define SAMPLE_MAX_COUNT 1000000000LL
@@ -380,6 +381,13 @@ int req_samples(struct acctd *d, struct client *c, const struct acct_msg *m,
         acct_put_error(out, m->h.id, ACCT_ERR_INTERNAL, "out of memory");
         return 0;
     }
+    /* the store's growth: rows per uid, the store's size (quota.c) */
+    int64_t *rows = quota_rows(d, uid), new_rows = 0;
+    bool store_full = quota_store_full(d);
+    if (rows == NULL) {
+        acct_put_error(out, m->h.id, ACCT_ERR_INTERNAL, "out of memory");
+        return 0;
+    }
     if (acctd_write_begin(d, c) != 0) {
         acct_put_error(out, m->h.id, ACCT_ERR_INTERNAL, "store: %s", store_errmsg(d->store));
         return 0;
@@ -404,6 +412,18 @@ int req_samples(struct acctd *d, struct client *c, const struct acct_msg *m,
                      (unsigned)uid, d->cfg.samples_per_user_hour);
             bad = why;
         }
+        if (bad == NULL && *rows >= d->cfg.sample_rows_per_user) {
+            snprintf(why, sizeof(why),
+                     "LIMIT: uid %u holds sample_rows_per_user (%lld) rows; older ones go "
+                     "after sample_max_age_days",
+                     (unsigned)uid, d->cfg.sample_rows_per_user);
+            bad = why;
+        }
+        if (bad == NULL && store_full) {
+            snprintf(why, sizeof(why), "LIMIT: the store is larger than max_store_mb (%lld MiB)",
+                     d->cfg.max_store_mb);
+            bad = why;
+        }
         if (bad == NULL && (store_sample_add(d->store, &x, (long)uid, (int64_t)now) != 0 ||
                             (d->cfg.primary[0] != '\0' &&
                              store_outbox_add(d->store, &x, (long)uid) != 0))) {
@@ -417,6 +437,10 @@ int req_samples(struct acctd *d, struct client *c, const struct acct_msg *m,
         } else {
             accepted++;
             rate->records++;
+            if (store_sample_was_new(d->store)) {
+                (*rows)++;
+                new_rows++;
+            }
             calls += x.count;
         }
         idx++;
@@ -438,6 +462,8 @@ int req_samples(struct acctd *d, struct client *c, const struct acct_msg *m,
     d->samples_total += calls;
 out:
     acctd_write_end(d, ok);
+    if (!ok)
+        *rows -= new_rows; /* undone with the savepoint */
     return 0;
 }
 
@@ -539,12 +565,70 @@ static int put_stat(void *arg, const struct store_stat *s)
     return out->err != 0 ? -1 : 0;
 }
 
+/* A page of LIST_SAMPLES: at most limit STAT groups, MORE if there are more. */
+struct stat_page {
+    struct acct_wbuf *out;
+    int64_t n, limit;
+    bool more;
+};
+
+static int put_page_stat(void *arg, const struct store_stat *s)
+{
+    struct stat_page *pg = arg;
+    if (pg->n == pg->limit) {
+        pg->more = true;
+        return 1;
+    }
+    pg->n++;
+    return put_stat(pg->out, s);
+}
+
+/* The key of the STAT group in the request: the last one of the previous
+ * page. 0, 1 (none), or -1 (INVALID written). */
+static int page_after(const struct acct_msg *m, struct store_stat *k, char p[], char i[],
+                      char coll[32], char alg[64], struct acct_wbuf *out)
+{
+    struct acct_field f;
+    uint64_t v[5];
+    static const unsigned utags[] = {ACCT_T_COMM_SIZE, ACCT_T_BYTES_BUCKET, ACCT_T_SEGMENT,
+                                     ACCT_T_FANOUT, ACCT_T_REORDER};
+    if (!acct_msg_find(m, ACCT_T_STAT, &f))
+        return 1;
+    const uint8_t *g = f.val;
+    size_t gl = f.len;
+    const char *bad = NULL;
+    if (acct_get_str(g, gl, ACCT_T_PARTITION, p, ACCT_RULES_NAME_MAX + 1) != 0)
+        bad = "PARTITION";
+    else if (acct_get_str(g, gl, ACCT_T_INTERCONNECT, i, ACCT_RULES_NAME_MAX + 1) != 0)
+        bad = "INTERCONNECT";
+    else if (acct_get_str(g, gl, ACCT_T_COLLECTIVE, coll, 32) != 0)
+        bad = "COLLECTIVE";
+    else if (acct_get_str(g, gl, ACCT_T_ALGORITHM, alg, 64) != 0)
+        bad = "ALGORITHM";
+    for (size_t t = 0; bad == NULL && t < ACCT_ARRAY_LEN(utags); t++)
+        if (acct_get_u64(g, gl, utags[t], &v[t]) != 0 || v[t] > INT64_MAX)
+            bad = acct_tag_name(utags[t]);
+    if (bad != NULL) {
+        acct_put_error(out, m->h.id, ACCT_ERR_INVALID,
+                       "STAT: the page cursor needs %s (send back the last STAT group of the "
+                       "previous page)",
+                       bad);
+        return -1;
+    }
+    *k = (struct store_stat){.partition = p, .interconnect = i, .collective = coll,
+                             .algorithm = alg, .comm_size = (int64_t)v[0],
+                             .bucket = (int64_t)v[1], .segment = (int64_t)v[2],
+                             .fanout = (int64_t)v[3], .reorder = (int64_t)v[4]};
+    return 0;
+}
+
 int req_list_samples(struct acctd *d, struct client *c, const struct acct_msg *m,
                      struct acct_wbuf *out)
 {
     char p[ACCT_RULES_NAME_MAX + 1], i[ACCT_RULES_NAME_MAX + 1], coll[32] = "";
+    char ap[ACCT_RULES_NAME_MAX + 1], ai[ACCT_RULES_NAME_MAX + 1], acoll[32], aalg[64];
+    struct store_stat after;
     enum acct_coll_id cid;
-    (void)c;
     if (req_name(m, ACCT_T_PARTITION, false, p, sizeof(p), m->h.id, out) != 0 ||
         req_name(m, ACCT_T_INTERCONNECT, false, i, sizeof(i), m->h.id, out) != 0)
         return 0;
@@ -553,10 +637,21 @@ int req_list_samples(struct acctd *d, struct client *c, const struct acct_msg *m
         acct_put_error(out, m->h.id, ACCT_ERR_INVALID, "COLLECTIVE: not a collective");
         return 0;
     }
+    int a = page_after(m, &after, ap, ai, acoll, aalg, out);
+    if (a < 0)
+        return 0;
+    /* pages, so that no reply (queued for a peer that may not read it) is
+     * large: docs/acctd.md, "Limits" */
+    struct stat_page pg = {.out = out,
+                           .limit = c->admin ? ACCTD_LIST_SAMPLES_PAGE_ADMIN
+                                             : ACCTD_LIST_SAMPLES_PAGE_USER};
     acct_wbuf_start(out, ACCT_MSG_LIST_SAMPLES | ACCT_MSG_REPLY, m->h.id);
-    if (store_stats(d->store, p[0] ? p : NULL, i[0] ? i : NULL, coll[0] ? coll : NULL, put_stat,
-                    out) != 0)
+    if (store_stats_page(d->store, p[0] ? p : NULL, i[0] ? i : NULL, coll[0] ? coll : NULL,
+                         a == 0 ? &after : NULL, pg.limit + 1, put_page_stat, &pg) < 0) {
         acct_put_error(out, m->h.id, ACCT_ERR_INTERNAL, "listing failed (store: %s)",
                        store_errmsg(d->store));
+        return 0;
+    }
+    acct_put_u64(out, ACCT_T_MORE, pg.more);
     return 0;
 }

@@ -20,6 +20,9 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <unistd.h>
 
 #include "acct/common.h"
@@ -58,10 +61,53 @@ static bool in_group(int fd, uid_t uid, gid_t gid)
     return found;
 }
 
-static void client_free(struct client *c)
+/* ---- queued output per uid ------------------------------------------------------ */
+
+/* Count delta bytes (negative: sent or discarded) against c's uid. */
+static void outq_add(struct acctd *d, const struct client *c, long long delta)
+{
+    size_t i = 0;
+    while (i < d->noutq && d->outq[i].uid != c->out_uid)
+        i++;
+    if (i == d->noutq) {
+        if (delta <= 0)
+            return;
+        if (d->noutq == d->cap_outq) {
+            size_t cap = d->cap_outq ? d->cap_outq * 2 : 16;
+            struct uid_out *n = realloc(d->outq, cap * sizeof(*n));
+            if (n == NULL)
+                return; /* not counted: the per-connection limit still holds */
+            d->outq = n;
+            d->cap_outq = cap;
+        }
+        d->outq[d->noutq++] = (struct uid_out){.uid = c->out_uid, .bytes = 0};
+    }
+    long long b = (long long)d->outq[i].bytes + delta;
+    d->outq[i].bytes = b > 0 ? (size_t)b : 0;
+    if (d->outq[i].bytes == 0)
+        d->outq[i] = d->outq[--d->noutq];
+}
+
+static size_t outq_bytes(const struct acctd *d, uid_t uid)
+{
+    for (size_t i = 0; i < d->noutq; i++)
+        if (d->outq[i].uid == uid)
+            return d->outq[i].bytes;
+    return 0;
+}
+
+/* Forget c's unsent output (the peer is gone or must not get it). */
+static void out_discard(struct acctd *d, struct client *c)
+{
+    outq_add(d, c, -(long long)(c->out_len - c->out_off));
+    c->out_off = c->out_len = 0;
+}
+
+static void client_free(struct acctd *d, struct client *c)
 {
     if (c == NULL)
         return;
+    out_discard(d, c);
     if (c->fd >= 0)
         close(c->fd);
     free(c->in);
@@ -69,11 +115,63 @@ static void client_free(struct client *c)
     free(c);
 }
 
+/* The peer's address without the port, for the per-address TCP pool. */
+static void peer_addr(const struct sockaddr_storage *ss, char *buf, size_t cap)
+{
+    const void *a = NULL;
+    if (ss->ss_family == AF_INET)
+        a = &((const struct sockaddr_in *)ss)->sin_addr;
+    else if (ss->ss_family == AF_INET6)
+        a = &((const struct sockaddr_in6 *)ss)->sin6_addr;
+    if (a == NULL || inet_ntop(ss->ss_family, a, buf, (socklen_t)cap) == NULL)
+        snprintf(buf, cap, "?");
+}
+
+/* Why a new connection is refused (NULL: accepted). Unix-socket peers share
+ * max_clients, of which reserved_clients only root and the admin group may
+ * use; one non-root uid holds at most a quarter. TCP peers have their own
+ * pool of max_clients / 4, at most tcp_per_address of it per address. */
+static const char *refusal(const struct acctd *d, bool tcp, uid_t uid, bool admin,
+                           const char *addr, char *why, size_t wl)
+{
+    long long quarter = d->cfg.max_clients / 4 > 0 ? d->cfg.max_clients / 4 : 1;
+    long long local = 0, mine = 0, tcp_peers = 0, same_addr = 0;
+    for (size_t i = 0; i < d->nclients; i++) {
+        const struct client *o = d->clients[i];
+        local += !o->tcp;
+        mine += !o->tcp && o->uid == uid;
+        tcp_peers += o->tcp;
+        same_addr += o->tcp && strcmp(o->addr, addr) == 0;
+    }
+    long long user_slots = d->cfg.max_clients - d->cfg.reserved_clients;
+    if (tcp && tcp_peers >= quarter)
+        snprintf(why, wl, "too many TCP connections (max_clients / 4 = %lld)", quarter);
+    else if (tcp && same_addr >= d->cfg.tcp_per_address)
+        snprintf(why, wl, "too many TCP connections from %s (tcp_per_address %lld)", addr,
+                 d->cfg.tcp_per_address);
+    else if (!tcp && local >= d->cfg.max_clients)
+        snprintf(why, wl, "too many clients (max_clients %lld)", d->cfg.max_clients);
+    else if (!tcp && !admin && local >= user_slots)
+        snprintf(why, wl,
+                 "too many clients (max_clients %lld, of which reserved_clients %lld are for "
+                 "root and the admin group)",
+                 d->cfg.max_clients, d->cfg.reserved_clients);
+    else if (!tcp && uid != 0 && mine >= quarter)
+        snprintf(why, wl, "too many connections of uid %u (max_clients / 4 = %lld)",
+                 (unsigned)uid, quarter);
+    else
+        return NULL;
+    return why;
+}
+
 static void accept_clients(struct acctd *d, int lfd)
 {
     bool tcp = lfd == d->tcp_fd;
     for (;;) {
-        int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        struct sockaddr_storage ss;
+        socklen_t sl = sizeof(ss);
+        memset(&ss, 0, sizeof(ss));
+        int fd = accept4(lfd, (struct sockaddr *)&ss, &sl, SOCK_NONBLOCK | SOCK_CLOEXEC);
         if (fd < 0) {
             if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR &&
                 errno != ECONNABORTED)
@@ -87,37 +185,26 @@ static void accept_clients(struct acctd *d, int lfd)
             close(fd);
             continue;
         }
-        /* one user may hold at most a quarter of the connections (root: all) */
-        size_t mine = 0;
-        for (size_t i = 0; !tcp && i < d->nclients; i++)
-            mine += !d->clients[i]->tcp && d->clients[i]->uid == cr.uid;
-        long long per_user = d->cfg.max_clients / 4 > 0 ? d->cfg.max_clients / 4 : 1;
-        /* TCP peers (not yet known) share one quarter too */
-        size_t tcp_peers = 0;
-        for (size_t i = 0; tcp && i < d->nclients; i++)
-            tcp_peers += d->clients[i]->tcp;
-        bool over_user = tcp ? (long long)tcp_peers >= per_user
-                             : cr.uid != 0 && (long long)mine >= per_user;
-        if ((long long)d->nclients >= d->cfg.max_clients || over_user) {
+        char addr[48] = "", why[256];
+        if (tcp)
+            peer_addr(&ss, addr, sizeof(addr));
+        bool admin = !tcp && (cr.uid == 0 ||
+                              (d->cfg.admin_gid != (gid_t)-1 &&
+                               (cr.gid == d->cfg.admin_gid ||
+                                in_group(fd, cr.uid, d->cfg.admin_gid))));
+        if (refusal(d, tcp, cr.uid, admin, addr, why, sizeof(why)) != NULL) {
             struct acct_wbuf w;
             acct_wbuf_init(&w, 4096);
-            if (over_user && tcp)
-                acct_put_error(&w, 0, ACCT_ERR_LIMIT,
-                               "too many TCP connections (max_clients / 4 = %lld)", per_user);
-            else if (over_user)
-                acct_put_error(&w, 0, ACCT_ERR_LIMIT,
-                               "too many connections of uid %u (max_clients / 4 = %lld)",
-                               (unsigned)cr.uid, per_user);
-            else
-                acct_put_error(&w, 0, ACCT_ERR_LIMIT, "too many clients (max_clients %lld)",
-                               d->cfg.max_clients);
+            acct_put_error(&w, 0, ACCT_ERR_LIMIT, "%s", why);
             if (acct_wbuf_finish(&w) == 0 &&
                 send(fd, w.p, w.len, MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
                 LOG_D("refusing client: %s", strerror(errno));
             acct_wbuf_free(&w);
             close(fd);
-            LOG_W("refused a client of uid %u: %s", (unsigned)cr.uid,
-                  over_user ? "its connection quota is used up" : "max_clients reached");
+            if (tcp)
+                LOG_W("refused a TCP peer %s: %s", addr, why);
+            else
+                LOG_W("refused a client of uid %u: %s", (unsigned)cr.uid, why);
             continue;
         }
         struct client *c = calloc(1, sizeof(*c));
@@ -139,24 +226,26 @@ static void accept_clients(struct acctd *d, int lfd)
         }
         c->fd = fd;
         c->pid = cr.pid;
-        c->uid = cr.uid;
+        c->uid = c->out_uid = cr.uid;
         c->gid = cr.gid;
         c->tcp = tcp;
-        c->admin = !tcp && (cr.uid == 0 ||
-                   (d->cfg.admin_gid != (gid_t)-1 &&
-                    (cr.gid == d->cfg.admin_gid || in_group(fd, cr.uid, d->cfg.admin_gid))));
+        c->admin = admin;
+        snprintf(c->addr, sizeof(c->addr), "%s", addr);
         c->max_body = c->admin ? ACCT_PROTO_MAX_BODY : ACCT_PROTO_MAX_USER_BODY;
-        c->last_active = time(NULL);
+        c->last_active = c->connected = time(NULL);
         d->clients[d->nclients++] = c;
-        LOG_D("client fd %d: pid %ld uid %u%s", fd, (long)cr.pid, (unsigned)cr.uid,
-              c->admin ? " (admin)" : "");
+        if (tcp)
+            LOG_D("client fd %d: TCP peer %s", fd, addr);
+        else
+            LOG_D("client fd %d: pid %ld uid %u%s", fd, (long)cr.pid, (unsigned)cr.uid,
+                  c->admin ? " (admin)" : "");
     }
 }
 
 /* ---- output ----------------------------------------------------------------- */
 
 /* Queue the finished message w for c. -1: out of memory or over the limit. */
-static int queue(struct client *c, const struct acct_wbuf *w)
+static int queue(struct acctd *d, struct client *c, const struct acct_wbuf *w)
 {
     size_t pending = c->out_len - c->out_off;
     if (pending + w->len > (size_t)ACCT_PROTO_MAX_BODY * 2)
@@ -175,16 +264,18 @@ static int queue(struct client *c, const struct acct_wbuf *w)
     }
     memcpy(c->out + c->out_len, w->p, w->len);
     c->out_len += w->len;
+    outq_add(d, c, (long long)w->len);
     return 0;
 }
 
-static void flush_client(struct client *c)
+void acctd_flush_client(struct acctd *d, struct client *c)
 {
     while (c->out_off < c->out_len) {
         ssize_t n = send(c->fd, c->out + c->out_off, c->out_len - c->out_off,
                          MSG_NOSIGNAL | MSG_DONTWAIT);
         if (n > 0) {
             c->out_off += (size_t)n;
+            outq_add(d, c, -(long long)n);
             c->last_active = time(NULL);
             continue;
         }
@@ -193,7 +284,7 @@ static void flush_client(struct client *c)
         if (n < 0 && errno == EINTR)
             continue;
         c->closing = true; /* peer gone */
-        c->out_off = c->out_len;
+        out_discard(d, c);
         return;
     }
     c->out_off = c->out_len = 0;
@@ -207,14 +298,52 @@ static void flush_client(struct client *c)
 
 /* ---- transactions ------------------------------------------------------------- */
 
+/* Open the round's transaction (BEGIN IMMEDIATE: the write lock). If
+ * another process holds the lock, say so in store_locked and fail. */
+static int tx_open(struct acctd *d)
+{
+    if (d->tx_open)
+        return 0;
+    if (d->store_locked)
+        return -1;
+    /* while the lock is taken: a try every 100 ms, without waiting */
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    int64_t now_ms = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+    if (d->lock_seen && now_ms < d->lock_retry_ms) {
+        d->store_locked = true;
+        return -1;
+    }
+    if (d->lock_seen)
+        store_set_busy_timeout(d->store, 0);
+    int r = store_begin(d->store);
+    if (d->lock_seen)
+        store_set_busy_timeout(d->store, ACCTD_BUSY_TIMEOUT_MS);
+    if (r != 0) {
+        if (store_busy(d->store)) {
+            if (!d->lock_seen)
+                LOG_I("the store is locked by another process: writes wait for it");
+            d->lock_seen = d->store_locked = true;
+            d->lock_retry_ms = now_ms + ACCTD_LOCK_RETRY_MS;
+        } else {
+            LOG_E("cannot begin a transaction: %s", store_errmsg(d->store));
+        }
+        return -1;
+    }
+    if (d->lock_seen)
+        LOG_I("the other process released the store's lock: writes go on");
+    d->lock_seen = false;
+    d->tx_open = true;
+    return 0;
+}
+
 int acctd_write_begin(struct acctd *d, struct client *c)
 {
-    if (!d->tx_open) {
-        if (store_begin(d->store) != 0) {
-            LOG_E("cannot begin a transaction: %s", store_errmsg(d->store));
-            return -1;
-        }
-        d->tx_open = true;
+    if (tx_open(d) != 0) {
+        if (d->store_locked)
+            LOG_W("the store is locked by another process: %s",
+                  c != NULL ? "request refused" : "background work postponed");
+        return -1;
     }
     if (c != NULL)
         c->awaiting_commit = true;
@@ -240,7 +369,7 @@ static void settle(struct acctd *d, bool committed)
             continue;
         c->awaiting_commit = false;
         if (!committed) {
-            c->out_len = c->out_off = 0;
+            out_discard(d, c);
             c->closing = true;
         }
     }
@@ -259,6 +388,8 @@ int acctd_commit_now(struct acctd *d)
         settle(d, false);
         d->rules_dirty = true; /* the cache may hold uncommitted versions */
         d->samples_total = store_count_samples(d->store);
+        if (quota_load(d) != 0)
+            LOG_E("cannot recount the sample rows per user: %s", store_errmsg(d->store));
         rc = -1;
         goto out;
     }
@@ -339,14 +470,36 @@ out:
     return rc;
 }
 
-/* Read what is there and answer every complete request. */
-static void serve_input(struct acctd *d, struct client *c, struct acct_wbuf *out)
+/* May c start another request now? Not while it has unsent output (beyond
+ * the small replies this round holds for its commit), not while its uid's
+ * connections together have ACCTD_UID_OUT_MAX queued (root and the admin
+ * group excepted), not while its write request waits for the store lock.
+ * Without flush: the poll loop asks this too. */
+static bool may_start(const struct acctd *d, const struct client *c)
 {
+    size_t pending = c->out_len - c->out_off;
+    if (c->closing || c->deferred)
+        return false;
+    if (pending > (c->awaiting_commit ? ACCTD_HELD_OUT_MAX : 0))
+        return false;
+    return c->admin || outq_bytes(d, c->out_uid) < ACCTD_UID_OUT_MAX;
+}
+
+static bool is_write(unsigned type)
+{
+    const struct acctd_request *r = find_request(type);
+    return r != NULL && r->write;
+}
+
+void acctd_serve_input(struct acctd *d, struct client *c, struct acct_wbuf *out)
+{
+    if (c->deferred && !d->store_locked)
+        c->deferred = false; /* try again */
     for (;;) {
-        if (c->closing)
-            return;
-        /* stop reading while the peer does not read its replies */
-        if (c->out_len - c->out_off > ACCT_PROTO_MAX_USER_BODY)
+        /* what may go now, goes first; what waits for the commit stays */
+        if (c->out_off < c->out_len && !c->awaiting_commit)
+            acctd_flush_client(d, c);
+        if (!may_start(d, c))
             return;
         struct acct_hdr h = {0};
         long total = c->in_len > 0 ? acct_proto_frame(c->in, c->in_len, c->max_body, &h) : 0;
@@ -358,18 +511,25 @@ static void serve_input(struct acctd *d, struct client *c, struct acct_wbuf *out
             acct_put_error(out, c->in_len >= ACCT_PROTO_HEADER ? h.id : 0,
                            (enum acct_err)-total, "%s", why);
             if (acct_wbuf_finish(out) == 0)
-                queue(c, out);
+                queue(d, c, out);
             LOG_I("client uid %u: %s; closing", (unsigned)c->uid, why);
             c->closing = true;
             return;
         }
         if (total > 0 && c->in_len >= (size_t)total) {
+            /* a write waits in its connection while another process holds
+             * the store's write lock: reads and other clients go on */
+            if (is_write(h.type) && tx_open(d) != 0 && d->store_locked) {
+                c->deferred = true;
+                return;
+            }
             acct_wbuf_start(out, 0, 0);
             int rc = acctd_handle_message(d, c, c->in, (size_t)total, out);
-            if (queue(c, out) != 0)
+            if (queue(d, c, out) != 0)
                 rc = -1;
             memmove(c->in, c->in + total, c->in_len - (size_t)total);
             c->in_len -= (size_t)total;
+            c->last_active = time(NULL);
             if (rc != 0)
                 c->closing = true;
             continue;
@@ -402,7 +562,7 @@ static void serve_input(struct acctd *d, struct client *c, struct acct_wbuf *out
          * wait for the replies queued above; an error discards them */
         c->closing = true;
         if (n < 0)
-            c->out_off = c->out_len;
+            out_discard(d, c);
         return;
     }
 }
@@ -521,8 +681,8 @@ static void check_socket(struct acctd *d, time_t now)
 void server_fini(struct acctd *d)
 {
     for (size_t i = 0; i < d->nclients; i++) {
-        flush_client(d->clients[i]);
-        client_free(d->clients[i]);
+        acctd_flush_client(d, d->clients[i]);
+        client_free(d, d->clients[i]);
     }
     free(d->clients);
     d->clients = NULL;
@@ -538,6 +698,75 @@ void server_fini(struct acctd *d)
         close(d->listen_fd);
         d->listen_fd = -1;
     }
+}
+
+/* ---- the loop ----------------------------------------------------------------------- */
+
+/* ---- background work ----------------------------------------------------------------- */
+
+static int row_pruned(void *arg, long uid, int64_t calls)
+{
+    struct acctd *d = arg;
+    int64_t *rows = quota_rows(d, (uid_t)uid);
+    if (rows != NULL && *rows > 0)
+        (*rows)--;
+    d->samples_total -= calls;
+    return 0;
+}
+
+/* One step of the background pass every refine_interval: first each pair
+ * of the statistics loses its rows older than sample_max_age_days, then
+ * each pair with an active version is refined; one pair per round of the
+ * loop, in that round's transaction, so clients are served in between.
+ * Postponed while another process holds the store's write lock. */
+static void background_step(struct acctd *d, time_t now)
+{
+    if (d->cfg.refine_interval_s <= 0 || d->cfg.primary[0] != '\0')
+        return;
+    if (d->bg_phase == 0) {
+        if (now - d->last_refine < d->cfg.refine_interval_s)
+            return;
+        d->bg_phase = 1;
+        d->bg_p[0] = d->bg_i[0] = '\0';
+        d->bg_next = 0;
+    }
+    if (acctd_write_begin(d, NULL) != 0)
+        return; /* the next round tries again */
+    int k = 0;
+    if (d->bg_phase == 1) {
+        char p[sizeof(d->bg_p)], i[sizeof(d->bg_i)];
+        int r = store_next_sample_pair(d->store, d->bg_p, d->bg_i, p, i, sizeof(p));
+        if (r == 0) {
+            snprintf(d->bg_p, sizeof(d->bg_p), "%s", p);
+            snprintf(d->bg_i, sizeof(d->bg_i), "%s", i);
+            k = store_prune_pair(d->store, p, i,
+                                 (int64_t)now - d->cfg.sample_max_age_days * 86400, row_pruned,
+                                 d);
+            if (k > 0)
+                LOG_I("pruned %d sample rows of %s/%s older than %lld days", k, p, i,
+                      d->cfg.sample_max_age_days);
+        } else {
+            k = r < 0 ? -1 : 0;
+            d->bg_phase = 2;
+        }
+    } else if (d->bg_next < d->npairs) {
+        char p[sizeof(d->bg_p)], i[sizeof(d->bg_i)];
+        snprintf(p, sizeof(p), "%s", d->pairs[d->bg_next].partition);
+        snprintf(i, sizeof(i), "%s", d->pairs[d->bg_next].interconnect);
+        d->bg_next++;
+        k = refine_run(d, p, i, NULL);
+        if (k > 0)
+            LOG_I("refinement of %s/%s wrote %d version%s", p, i, k, k == 1 ? "" : "s");
+    } else {
+        d->bg_phase = 0;
+        d->last_refine = now;
+    }
+    if (k < 0) {
+        LOG_E("background pass: %s; again in refine_interval", store_errmsg(d->store));
+        d->bg_phase = 0;
+        d->last_refine = now;
+    }
+    acctd_write_end(d, k >= 0);
 }
 
 /* ---- the loop ----------------------------------------------------------------------- */
@@ -570,18 +799,29 @@ int server_run(struct acctd *d, volatile int *stop, volatile int *reload,
             pf = n;
             pf_cap = cap;
         }
+        d->store_locked = false; /* this round tries the lock again */
+        bool waiting = false;
         pf[0] = (struct pollfd){.fd = d->listen_fd, .events = POLLIN};
         for (size_t i = 0; i < d->nclients; i++) {
             struct client *c = d->clients[i];
             short ev = 0;
-            if (!c->closing && c->out_len - c->out_off <= ACCT_PROTO_MAX_USER_BODY)
+            if (may_start(d, c))
                 ev |= POLLIN;
             if (c->out_off < c->out_len)
                 ev |= POLLOUT;
+            waiting |= c->deferred;
             pf[i + 2] = (struct pollfd){.fd = c->fd, .events = ev};
         }
         pf[1] = (struct pollfd){.fd = d->tcp_fd, .events = POLLIN}; /* -1: ignored */
+        /* writes waiting for another process's lock retry every 100 ms; a
+         * background pass goes on as soon as the clients are served */
         struct timespec ts = {.tv_sec = 1};
+        if (waiting)
+            ts = (struct timespec){.tv_nsec = ACCTD_LOCK_RETRY_MS * 1000 * 1000};
+        if (d->bg_phase != 0 && !d->lock_seen)
+            ts = (struct timespec){0};
+        else if (d->bg_phase != 0)
+            ts = (struct timespec){.tv_nsec = ACCTD_LOCK_RETRY_MS * 1000 * 1000};
         int n = ppoll(pf, d->nclients + 2, &ts, &empty);
         if (n < 0 && errno != EINTR) {
             LOG_E("ppoll: %s", strerror(errno));
@@ -592,49 +832,51 @@ int server_run(struct acctd *d, volatile int *stop, volatile int *reload,
         if (n > 0) {
             for (size_t i = 0; i < polled; i++) {
                 struct client *c = d->clients[i];
-                if (pf[i + 2].revents & (POLLIN | POLLHUP | POLLERR))
-                    serve_input(d, c, &out);
+                short re = pf[i + 2].revents;
+                if (re & (POLLIN | POLLOUT | POLLHUP | POLLERR))
+                    acctd_serve_input(d, c, &out);
+                /* a peer that hung up and whose requests cannot start now
+                 * never reads their replies: poll would report it forever */
+                if ((re & (POLLHUP | POLLERR)) && !c->closing && !may_start(d, c)) {
+                    out_discard(d, c);
+                    c->closing = true;
+                    c->deferred = false;
+                }
             }
             if (pf[0].revents & POLLIN)
                 accept_clients(d, d->listen_fd);
             if (d->tcp_fd >= 0 && (pf[1].revents & POLLIN))
                 accept_clients(d, d->tcp_fd);
         }
+        /* writes that waited for the store lock, in connection order */
+        for (size_t i = 0; i < polled && !d->store_locked; i++)
+            if (d->clients[i]->deferred)
+                acctd_serve_input(d, d->clients[i], &out);
         /* a follower copies the primary's versions and active map */
         sync_poll(d, now);
-        /* background refinement, in this round's transaction */
-        if (d->cfg.refine_interval_s > 0 && d->cfg.primary[0] == '\0' &&
-            now - d->last_refine >= d->cfg.refine_interval_s) {
-            d->last_refine = now;
-            if (acctd_write_begin(d, NULL) == 0) {
-                /* old statistics go first: sample_max_age_days */
-                int k = store_prune_samples(d->store, (int64_t)now - d->cfg.sample_max_age_days * 86400);
-                if (k == 0) {
-                    d->samples_total = store_count_samples(d->store);
-                    k = refine_run(d, NULL, NULL, NULL);
-                }
-                acctd_write_end(d, k >= 0);
-                if (k > 0)
-                    LOG_I("refinement wrote %d version%s", k, k == 1 ? "" : "s");
-            }
-        }
+        background_step(d, now);
         rulesdir_poll(d, now); /* retry rules files that could not be written */
         check_socket(d, now);
         acctd_commit_now(d);
-        /* send, drop idle / finished clients */
+        /* send, drop stalled, idle and finished clients */
         size_t keep = 0;
         for (size_t i = 0; i < d->nclients; i++) {
             struct client *c = d->clients[i];
-            flush_client(c);
-            /* a TCP peer must authenticate within client_timeout too */
-            bool stalled = (c->in_len > 0 || c->out_off < c->out_len ||
-                            (c->tcp && !c->authed)) &&
-                           now - c->last_active > d->cfg.client_timeout_s;
-            if (stalled)
-                LOG_I("dropping client uid %u: no progress for %lld s", (unsigned)c->uid,
-                      d->cfg.client_timeout_s);
-            if (stalled || (c->closing && c->out_off >= c->out_len)) {
-                client_free(c);
+            acctd_flush_client(d, c);
+            const char *drop = NULL;
+            if (c->tcp && !c->authed && now - c->connected > d->cfg.auth_timeout_s)
+                drop = "no AUTH within auth_timeout";
+            else if ((c->in_len > 0 || c->out_off < c->out_len) && !c->deferred &&
+                     now - c->last_active > d->cfg.client_timeout_s)
+                drop = "no progress within client_timeout";
+            else if (c->in_len == 0 && c->out_off >= c->out_len && !c->deferred &&
+                     !c->closing && now - c->last_active > d->cfg.idle_timeout_s)
+                drop = "idle for idle_timeout";
+            if (drop != NULL)
+                LOG_I("dropping client %s%s uid %u: %s", c->tcp ? "TCP " : "", c->addr,
+                      (unsigned)c->uid, drop);
+            if (drop != NULL || (c->closing && c->out_off >= c->out_len)) {
+                client_free(d, c);
                 continue;
             }
             d->clients[keep++] = c;

@@ -153,8 +153,26 @@ int store_step_get(struct store *s, const char *job, int64_t now, long *uid,
 int64_t store_count_steps(struct store *s, int64_t now);
 /* Total timed calls stored. */
 int64_t store_count_samples(struct store *s);
-/* Delete statistics older than cutoff (unix seconds). */
-int store_prune_samples(struct store *s, int64_t cutoff);
+
+/* Did the last store_sample_add make a new row (not merge into one)? */
+bool store_sample_was_new(const struct store *s);
+/* Rows of sample_stats per uid. */
+typedef int (*store_uid_cb)(void *arg, long uid, int64_t n);
+int store_rows_by_uid(struct store *s, store_uid_cb cb, void *arg);
+/* The first pair of sample_stats after (partition, interconnect) ("", ""
+ * for the first): names into p and i (cap bytes each). 0, 1 none, -1. */
+int store_next_sample_pair(struct store *s, const char *partition, const char *interconnect,
+                           char *p, char *i, size_t cap);
+/* Delete one pair's statistics older than cutoff, cb(arg, uid, calls) per
+ * row deleted. Rows deleted, or -1. */
+int store_prune_pair(struct store *s, const char *partition, const char *interconnect,
+                     int64_t cutoff, store_uid_cb cb, void *arg);
+/* Bytes of the store's pages in use (free pages not counted), or -1. */
+int64_t store_size_bytes(struct store *s);
+/* How long a statement waits for another process's lock (ms); did the last
+ * statement fail because of such a lock? */
+void store_set_busy_timeout(struct store *s, int ms);
+bool store_busy(const struct store *s);
 
 /* Aggregates per (pair, collective, comm_size, bucket, method), for
  * LIST_SAMPLES. NULL filters match everything. */
@@ -167,6 +185,13 @@ struct store_stat {
 typedef int (*store_stat_cb)(void *arg, const struct store_stat *st);
 int store_stats(struct store *s, const char *partition, const char *interconnect,
                 const char *collective, store_stat_cb cb, void *arg);
+
+/* One page of store_stats in key order: at most limit aggregates whose
+ * key (pair, collective, comm_size, bucket, method) comes after that of
+ * *after (NULL: from the first). cb may return 1 to stop early. */
+int store_stats_page(struct store *s, const char *partition, const char *interconnect,
+                     const char *collective, const struct store_stat *after, int64_t limit,
+                     store_stat_cb cb, void *arg);
 
 /* Per-job moments of one pair, in cell order, for the refinement pass:
  * same struct, jobs = 1 and users = the job's uid. */

@@ -9,6 +9,14 @@
  * IMPORT; the error's message follows as msg=...); "hold" sends half a header and keeps the
  * connection open for ARG seconds; "flood" opens ARG connections at once
  * and reports how many were answered and how many refused with LIMIT.
+ * "idle N:WAIT" opens N connections, says HELLO on each (counting the
+ * answers and the LIMIT refusals), then sends nothing and reports how many
+ * of the answered ones acctd closed within WAIT seconds. "noread N:K:WAIT"
+ * opens N connections, sends K LIST_SAMPLES on each (as many as the socket
+ * takes), never reads, and holds them WAIT seconds. "get-rules P/I" asks
+ * GET_RULES for that pair. "tcp-silent N:WAIT" (SOCKET is HOST:PORT) opens
+ * N TCP connections that never send AUTH and reports how many acctd
+ * refused at once (LIMIT) and how many it dropped within WAIT seconds.
  *
  *   acctd-raw SOCKET serve MODE
  *
@@ -26,6 +34,9 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "acct/proto.h"
@@ -376,6 +387,23 @@ static int c_pipelined(int fd, const char *arg)
     return send_all(fd, b, sizeof(b));
 }
 
+/* GET_RULES for ARG = PARTITION/INTERCONNECT. */
+static int c_get_rules(int fd, const char *arg)
+{
+    struct acct_wbuf w;
+    char p[128];
+    const char *slash = arg != NULL ? strchr(arg, '/') : NULL;
+    if (slash == NULL || (size_t)(slash - arg) >= sizeof(p))
+        return -1;
+    memcpy(p, arg, (size_t)(slash - arg));
+    p[slash - arg] = '\0';
+    acct_wbuf_init(&w, ACCT_PROTO_MAX_USER_BODY);
+    acct_wbuf_start(&w, ACCT_MSG_GET_RULES, 1);
+    acct_put_str(&w, ACCT_T_PARTITION, p);
+    acct_put_str(&w, ACCT_T_INTERCONNECT, slash + 1);
+    return send_wbuf(fd, &w);
+}
+
 static const struct rcase {
     const char *name;
     int (*run)(int fd, const char *arg);
@@ -397,6 +425,7 @@ static const struct rcase {
     { "garbage", c_garbage, 1 },
     { "truncated", c_truncated, 1 },
     { "pipelined", c_pipelined, 2 },
+    { "get-rules", c_get_rules, 1 },
     { NULL, NULL, 0 },
 };
 
@@ -462,6 +491,194 @@ static int flood(const char *sock, const char *arg)
     free(fds);
     printf("flood: connections=%d answered=%d limited=%d failed=%d\n", n, answered, limited,
            failed);
+    return 0;
+}
+
+/* Open n connections; HELLO on each. fds[i] stays >= 0 for the answered
+ * ones; the counts go to *answered and *limited. */
+static int *open_answered(const char *sock, int n, int *answered, int *limited)
+{
+    int *fds = calloc((size_t)(n > 0 ? n : 1), sizeof(int));
+    *answered = *limited = 0;
+    if (fds == NULL)
+        return NULL;
+    for (int i = 0; i < n; i++) {
+        uint8_t h[ACCT_PROTO_HEADER], hdr[ACCT_PROTO_HEADER];
+        int closed;
+        fds[i] = connect_to(sock);
+        if (fds[i] < 0)
+            continue;
+        put_hdr(h, "ACCT", ACCT_PROTO_VERSION, ACCT_MSG_HELLO, 0, 1);
+        /* a refused connection has its LIMIT error waiting (or is closed) */
+        if (send_all(fds[i], h, sizeof(h)) != 0 ||
+            recv_all(fds[i], hdr, sizeof(hdr), TIMEOUT_MS, &closed) != 0 ||
+            hdr[5] == ACCT_MSG_ERROR) {
+            *limited += 1;
+            close(fds[i]);
+            fds[i] = -1;
+            continue;
+        }
+        /* the rest of the HELLO reply */
+        struct acct_hdr ah;
+        long total = acct_proto_frame(hdr, sizeof(hdr), ACCT_PROTO_MAX_BODY, &ah);
+        uint8_t junk[4096];
+        if (total > (long)sizeof(hdr) && total - (long)sizeof(hdr) <= (long)sizeof(junk))
+            recv_all(fds[i], junk, (size_t)total - sizeof(hdr), TIMEOUT_MS, &closed);
+        *answered += 1;
+    }
+    return fds;
+}
+
+/* N idle connections: how many does acctd close within WAIT seconds? */
+static int idle(const char *sock, const char *arg)
+{
+    int n = 0, wait_s = 0, answered, limited, open_now, closed = 0;
+    if (arg == NULL || sscanf(arg, "%d:%d", &n, &wait_s) != 2 || n <= 0 || n > 10000)
+        return 2;
+    int *fds = open_answered(sock, n, &answered, &limited);
+    if (fds == NULL)
+        return 1;
+    printf("idle: answered=%d limited=%d\n", answered, limited);
+    fflush(stdout);
+    struct pollfd *p = calloc((size_t)n, sizeof(*p));
+    if (p == NULL)
+        return 1;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    long ms = 0;
+    open_now = answered;
+    while (open_now > 0 && ms < wait_s * 1000L) {
+        for (int i = 0; i < n; i++)
+            p[i] = (struct pollfd){ .fd = fds[i], .events = POLLIN };
+        if (poll(p, (nfds_t)n, 200) > 0)
+            for (int i = 0; i < n; i++) {
+                char c;
+                if (fds[i] >= 0 && (p[i].revents & (POLLIN | POLLHUP | POLLERR)) &&
+                    recv(fds[i], &c, 1, MSG_DONTWAIT) <= 0) {
+                    close(fds[i]);
+                    fds[i] = -1;
+                    closed++;
+                    open_now--;
+                }
+            }
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        ms = (t1.tv_sec - t0.tv_sec) * 1000L + (t1.tv_nsec - t0.tv_nsec) / 1000000L;
+    }
+    printf("idle: closed=%d of %d after %ld ms\n", closed, answered, ms);
+    for (int i = 0; i < n; i++)
+        if (fds[i] >= 0)
+            close(fds[i]);
+    free(p);
+    free(fds);
+    return 0;
+}
+
+static int tcp_connect_to(const char *hostport)
+{
+    char host[256];
+    const char *colon = strrchr(hostport, ':');
+    struct sockaddr_in sa;
+    if (colon == NULL || (size_t)(colon - hostport) >= sizeof(host))
+        return -1;
+    memcpy(host, hostport, (size_t)(colon - hostport));
+    host[colon - hostport] = '\0';
+    memset(&sa, 0, sizeof(sa));
+    sa.sin_family = AF_INET;
+    sa.sin_port = htons((uint16_t)atoi(colon + 1));
+    if (inet_pton(AF_INET, host, &sa.sin_addr) != 1)
+        return -1;
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
+        close(fd);
+        fd = -1;
+    }
+    return fd;
+}
+
+/* N TCP connections that never authenticate: refused (LIMIT) or dropped? */
+static int tcp_silent(const char *hostport, const char *arg)
+{
+    int n = 0, wait_s = 0, limited = 0, dropped = 0, other = 0, left;
+    if (arg == NULL || sscanf(arg, "%d:%d", &n, &wait_s) != 2 || n <= 0 || n > 1000)
+        return 2;
+    int *fds = calloc((size_t)n, sizeof(int));
+    struct pollfd *p = calloc((size_t)n, sizeof(*p));
+    if (fds == NULL || p == NULL)
+        return 1;
+    left = 0;
+    for (int i = 0; i < n; i++) {
+        fds[i] = tcp_connect_to(hostport);
+        left += fds[i] >= 0;
+    }
+    struct timespec t0, t1;
+    long ms = 0, last_drop_ms = 0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    while (left > 0 && ms < wait_s * 1000L) {
+        for (int i = 0; i < n; i++)
+            p[i] = (struct pollfd){ .fd = fds[i], .events = POLLIN };
+        if (poll(p, (nfds_t)n, 200) > 0)
+            for (int i = 0; i < n; i++) {
+                uint8_t hdr[ACCT_PROTO_HEADER];
+                if (fds[i] < 0 || !(p[i].revents & (POLLIN | POLLHUP | POLLERR)))
+                    continue;
+                ssize_t k = recv(fds[i], hdr, sizeof(hdr), MSG_DONTWAIT);
+                if (k <= 0)
+                    dropped++;
+                else if (hdr[5] == ACCT_MSG_ERROR)
+                    limited++;
+                else
+                    other++;
+                clock_gettime(CLOCK_MONOTONIC, &t1);
+                if (k <= 0)
+                    last_drop_ms = (t1.tv_sec - t0.tv_sec) * 1000L +
+                                   (t1.tv_nsec - t0.tv_nsec) / 1000000L;
+                close(fds[i]);
+                fds[i] = -1;
+                left--;
+            }
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        ms = (t1.tv_sec - t0.tv_sec) * 1000L + (t1.tv_nsec - t0.tv_nsec) / 1000000L;
+    }
+    printf("tcp-silent: limited=%d dropped=%d other=%d open=%d last drop after %ld ms\n",
+           limited, dropped, other, left, last_drop_ms);
+    for (int i = 0; i < n; i++)
+        if (fds[i] >= 0)
+            close(fds[i]);
+    free(p);
+    free(fds);
+    return 0;
+}
+
+/* N connections that ask LIST_SAMPLES K times each and never read. */
+static int noread(const char *sock, const char *arg)
+{
+    int n = 0, k = 0, wait_s = 0, sent = 0, conns = 0;
+    if (arg == NULL || sscanf(arg, "%d:%d:%d", &n, &k, &wait_s) != 3 || n <= 0 || n > 10000 ||
+        k <= 0)
+        return 2;
+    int *fds = calloc((size_t)n, sizeof(int));
+    if (fds == NULL)
+        return 1;
+    uint8_t h[ACCT_PROTO_HEADER];
+    put_hdr(h, "ACCT", ACCT_PROTO_VERSION, ACCT_MSG_LIST_SAMPLES, 0, 1);
+    for (int i = 0; i < n; i++) {
+        fds[i] = connect_to(sock);
+        if (fds[i] < 0)
+            continue;
+        conns++;
+        for (int j = 0; j < k; j++) {
+            if (send(fds[i], h, sizeof(h), MSG_NOSIGNAL | MSG_DONTWAIT) != (ssize_t)sizeof(h))
+                break;
+            sent++;
+        }
+    }
+    printf("noread: connections=%d requests=%d\n", conns, sent);
+    fflush(stdout);
+    sleep((unsigned)wait_s);
+    for (int i = 0; i < n; i++)
+        if (fds[i] >= 0)
+            close(fds[i]);
+    free(fds);
     return 0;
 }
 
@@ -551,7 +768,7 @@ int main(int argc, char **argv)
     int fd;
 
     if (argc < 3) {
-        fprintf(stderr, "Usage: acctd-raw SOCKET CASE [ARG]\ncases: serve hold flood");
+        fprintf(stderr, "Usage: acctd-raw SOCKET CASE [ARG]\ncases: serve hold flood idle noread tcp-silent");
         for (const struct rcase *c = cases; c->name != NULL; c++)
             fprintf(stderr, " %s", c->name);
         fprintf(stderr, "\n");
@@ -561,6 +778,12 @@ int main(int argc, char **argv)
         return hold(argv[1], arg);
     if (strcmp(argv[2], "flood") == 0)
         return flood(argv[1], arg);
+    if (strcmp(argv[2], "idle") == 0)
+        return idle(argv[1], arg);
+    if (strcmp(argv[2], "noread") == 0)
+        return noread(argv[1], arg);
+    if (strcmp(argv[2], "tcp-silent") == 0)
+        return tcp_silent(argv[1], arg);
     if (strcmp(argv[2], "serve") == 0)
         return serve(argv[1], arg);
     for (const struct rcase *c = cases; c->name != NULL; c++) {

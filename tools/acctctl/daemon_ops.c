@@ -131,6 +131,49 @@ out:
     return rc;
 }
 
+/* The key of a LIST_SAMPLES aggregate: where the next page starts. */
+struct page_key {
+    char p[ACCT_RULES_NAME_MAX + 1], i[ACCT_RULES_NAME_MAX + 1], coll[32], alg[64];
+    uint64_t u[5];
+};
+static const unsigned page_key_u64[5] = {ACCT_T_COMM_SIZE, ACCT_T_BYTES_BUCKET, ACCT_T_SEGMENT,
+                                         ACCT_T_FANOUT, ACCT_T_REORDER};
+
+/* The key of the reply's last group. 0, or -1 (none, or incomplete). */
+static int last_page_key(const struct acctctl_conn *conn, unsigned group, struct page_key *k)
+{
+    struct acct_iter it;
+    struct acct_field f, last = {0};
+    bool found = false;
+    acct_iter_init(&it, conn->msg.body, conn->msg.len);
+    while (acct_iter_next(&it, &f))
+        if (f.tag == group) {
+            last = f;
+            found = true;
+        }
+    if (!found || acct_get_str(last.val, last.len, ACCT_T_PARTITION, k->p, sizeof(k->p)) != 0 ||
+        acct_get_str(last.val, last.len, ACCT_T_INTERCONNECT, k->i, sizeof(k->i)) != 0 ||
+        acct_get_str(last.val, last.len, ACCT_T_COLLECTIVE, k->coll, sizeof(k->coll)) != 0 ||
+        acct_get_str(last.val, last.len, ACCT_T_ALGORITHM, k->alg, sizeof(k->alg)) != 0)
+        return -1;
+    for (size_t j = 0; j < 5; j++)
+        if (acct_get_u64(last.val, last.len, page_key_u64[j], &k->u[j]) != 0)
+            return -1;
+    return 0;
+}
+
+static void put_page_key(struct acct_wbuf *w, const struct page_key *k)
+{
+    acct_group_begin(w, ACCT_T_STAT);
+    acct_put_str(w, ACCT_T_PARTITION, k->p);
+    acct_put_str(w, ACCT_T_INTERCONNECT, k->i);
+    acct_put_str(w, ACCT_T_COLLECTIVE, k->coll);
+    acct_put_str(w, ACCT_T_ALGORITHM, k->alg);
+    for (size_t j = 0; j < 5; j++)
+        acct_put_u64(w, page_key_u64[j], k->u[j]);
+    acct_group_end(w);
+}
+
 int acctctl_list(const struct acctctl_common *c, unsigned type, unsigned group,
                  const struct acctctl_col *cols, size_t ncols)
 {
@@ -150,17 +193,35 @@ int acctctl_list(const struct acctctl_common *c, unsigned type, unsigned group,
             goto out;
         ic = resolved;
     }
-    acct_wbuf_free(&w);
-    acctctl_request(&conn, &w, type);
-    if (c->partition != NULL)
-        acct_put_str(&w, ACCT_T_PARTITION, c->partition);
-    if (ic != NULL)
-        acct_put_str(&w, ACCT_T_INTERCONNECT, ic);
-    if (c->collective != NULL)
-        acct_put_str(&w, ACCT_T_COLLECTIVE, c->collective);
-    if (acctctl_call(&conn, &w, NULL) != 0)
-        goto out;
-    acctctl_rows(&t, &conn, group);
+    /* LIST_SAMPLES comes in pages: each request after the first carries the
+     * key of the last STAT group of the previous page (docs/protocol.md) */
+    struct page_key k;
+    bool more = true, first = true;
+    while (more) {
+        acct_wbuf_free(&w);
+        acctctl_request(&conn, &w, type);
+        if (c->partition != NULL)
+            acct_put_str(&w, ACCT_T_PARTITION, c->partition);
+        if (ic != NULL)
+            acct_put_str(&w, ACCT_T_INTERCONNECT, ic);
+        if (c->collective != NULL)
+            acct_put_str(&w, ACCT_T_COLLECTIVE, c->collective);
+        if (!first)
+            put_page_key(&w, &k);
+        first = false;
+        if (acctctl_call(&conn, &w, NULL) != 0)
+            goto out;
+        acctctl_rows(&t, &conn, group);
+        uint64_t m = 0;
+        more = type == ACCT_MSG_LIST_SAMPLES &&
+               acct_get_u64(conn.msg.body, conn.msg.len, ACCT_T_MORE, &m) == 0 && m == 1;
+        if (more && last_page_key(&conn, group, &k) != 0) {
+            fprintf(stderr, ACCTCTL_NAME " %s: acctd said more follow after a page without a "
+                            "complete %s group\n",
+                    c->cmd, acct_tag_name(group));
+            goto out;
+        }
+    }
     if (acctctl_table_print(&t, c->format, stdout) == 0)
         rc = ACCTCTL_OK;
 out:
