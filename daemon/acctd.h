@@ -26,6 +26,7 @@
 #include "config.h"
 #include "policy.h"
 #include "store.h"
+#include "sync.h"
 
 /* ---- logging ------------------------------------------------------------------ */
 void acctd_log_init(int level);
@@ -63,6 +64,10 @@ struct client {
     bool awaiting_commit;/* a reply in out acknowledges this round's transaction */
     bool tcp;            /* a TCP peer (primary): no SO_PEERCRED ... */
     bool authed;         /* ... until AUTH with a munge credential */
+    bool follower;       /* TCP: a follower that proved itself (sync.c) */
+    char nonce[68];      /* TCP: the nonce this primary issued ("" = none yet) */
+    char peer_nonce[68]; /* TCP: the follower's nonce */
+    uint32_t last_id;    /* TCP: the last signed request id (ids must increase) */
 };
 
 /* ---- the active rules cache -------------------------------------------------------- */
@@ -98,6 +103,7 @@ struct acctd {
     bool rules_dirty;    /* activations happened: re-materialise after commit */
     bool reload_requested;
     int64_t samples_total; /* timed calls stored (STATUS NSAMPLES) */
+    struct sync_status sync; /* follower: its view of the primary (sync.c) */
 };
 
 /* ---- server (server.c) -------------------------------------------------------------- */

@@ -93,6 +93,10 @@ static const struct tag_def tags[] = {
     [ACCT_T_MORE] = {ACCT_T_MORE, ACCT_KIND_U64, "MORE"},
     [ACCT_T_NAME] = {ACCT_T_NAME, ACCT_KIND_STR, "NAME"},
     [ACCT_T_UID] = {ACCT_T_UID, ACCT_KIND_U64, "UID"},
+    [ACCT_T_NONCE] = {ACCT_T_NONCE, ACCT_KIND_STR, "NONCE"},
+    [ACCT_T_SYNC_PROTO] = {ACCT_T_SYNC_PROTO, ACCT_KIND_U64, "SYNC_PROTO"},
+    [ACCT_T_NEWEST] = {ACCT_T_NEWEST, ACCT_KIND_U64, "NEWEST"},
+    [ACCT_T_SYNC_STATE] = {ACCT_T_SYNC_STATE, ACCT_KIND_STR, "SYNC_STATE"},
 };
 
 /* Indexed by tag: the decoder looks a kind up per field. */
