@@ -1,20 +1,26 @@
 /* Multi-node: one primary acctd per cluster owns the decisions; followers
- * copy its versions and its active map (docs/acctd.md, "Multi-node").
+ * copy its versions and its active map (docs/acctd.md, "Multi-node" and
+ * "Security model"; docs/protocol.md, "TCP").
  *
  *   primary:  `listen: ADDR:PORT` opens a TCP socket next to the Unix one.
- *             A TCP peer has no SO_PEERCRED: its first message must be AUTH
- *             with a munge credential; munged vouches for its uid and gid.
- *             SYNC(VERSION = the follower's newest) answers the versions
- *             after it (verbatim: same ids, same texts) and the active map.
+ *             A TCP peer has no SO_PEERCRED: primary and follower prove to
+ *             each other with munge that they run as root (AUTH in two
+ *             steps, credentials bound to both sides' fresh nonces); then
+ *             every message carries a credential that signs it. A follower
+ *             may send SYNC and SAMPLES only. SYNC(VERSION = since) answers
+ *             the versions after it (verbatim: same ids, same texts), the
+ *             active map and the newest id.
  *   follower: `primary: HOST:PORT`. Every sync_interval seconds it connects,
- *             authenticates, SYNCs until nothing more, stores the versions
- *             and activates what the primary has active; then it forwards
- *             the samples its jobs sent (sample_outbox) with their uids. It
- *             refuses changes of its own (IMPORT, ACTIVATE, ... answer
- *             CONFLICT).
- * Versions are immutable and carry their ids, so replaying is idempotent; a
- * version id the follower holds with other content means the stores
- * diverged: it is logged and nothing is changed. */
+ *             authenticates (the primary first), SYNCs until nothing more,
+ *             stores the versions and activates what the primary has active
+ *             if it holds the same content; then it forwards the samples
+ *             its jobs sent (sample_outbox) with their uids. It refuses
+ *             changes of its own (IMPORT, ACTIVATE, ... answer CONFLICT).
+ * Versions are immutable and carry their ids, so replaying is idempotent. A
+ * follower ahead of its primary (ids above its newest) asks from what the
+ * primary can have; a version id it holds with other content (diverged) is
+ * reported, and a pair whose active version it cannot match is left without
+ * one. Both show in STATUS (SYNC_STATE). */
 #include <errno.h>
 #include <fcntl.h>
 #include <netdb.h>
@@ -65,6 +71,7 @@ int sync_listen_init(struct acctd *d)
     struct addrinfo hints = {.ai_socktype = SOCK_STREAM, .ai_flags = AI_PASSIVE}, *ai = NULL;
     int rc = -1, one = 1;
     d->tcp_fd = -1;
+    d->sync.primary_newest = -1; /* a follower learns it from its first sync */
     if (d->cfg.listen[0] == '\0')
         return 0;
     if (split_hostport(d->cfg.listen, host, sizeof(host), port, sizeof(port)) != 0 ||
@@ -79,6 +86,11 @@ int sync_listen_init(struct acctd *d)
         goto out;
     }
     LOG_I("primary: accepting munge-authenticated followers on %s", d->cfg.listen);
+    if (atoi(port) >= 1024)
+        LOG_W("listen: port %s is not privileged: a local user can take it while acctd is "
+              "down, and then this acctd cannot start (followers keep their state and trust "
+              "nothing it says; docs/acctd.md, \"Security model\"); prefer a port below 1024",
+              port);
     rc = 0;
 out:
     if (ai != NULL)
