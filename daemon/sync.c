@@ -433,10 +433,9 @@ static int auth_proof(struct acctd *d, struct client *c, const struct acct_msg *
         ok = 0;
     }
     /* PROOF_FOLLOWER "to HOST:PORT\n" then our nonce and theirs, nothing else */
-    const char *to = ok ? payload + strlen(PROOF_FOLLOWER) : NULL;
-    const char *eol = ok && strncmp(payload, PROOF_FOLLOWER "to ", strlen(PROOF_FOLLOWER) + 3) == 0
-                          ? strchr(to, '\n')
-                          : NULL;
+    bool prefix = ok && strncmp(payload, PROOF_FOLLOWER "to ", strlen(PROOF_FOLLOWER) + 3) == 0;
+    const char *to = prefix ? payload + strlen(PROOF_FOLLOWER) : NULL;
+    const char *eol = prefix ? strchr(to, '\n') : NULL;
     if (ok && eol == NULL) {
         snprintf(why, sizeof(why), "the credential's payload is not a follower's proof");
         ok = 0;
