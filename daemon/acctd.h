@@ -26,6 +26,7 @@
 #include "config.h"
 #include "policy.h"
 #include "store.h"
+#include "sync.h"
 
 /* ---- logging ------------------------------------------------------------------ */
 void acctd_log_init(int level);
@@ -83,6 +84,10 @@ struct client {
     uid_t out_uid;       /* whose queued output this is (uid at accept; AUTH may change uid) */
     time_t connected;
     char addr[48];       /* TCP: the peer's address (the per-address pool) */
+    bool follower;       /* TCP: a follower that proved itself (sync.c) */
+    char nonce[68];      /* TCP: the nonce this primary issued ("" = none yet) */
+    char peer_nonce[68]; /* TCP: the follower's nonce */
+    uint32_t last_id;    /* TCP: the last signed request id (ids must increase) */
 };
 
 /* ---- the active rules cache -------------------------------------------------------- */
@@ -154,6 +159,7 @@ struct acctd {
     int bg_phase;        /* 0 idle, 1 pruning, 2 refining */
     char bg_p[ACCT_RULES_NAME_MAX + 1], bg_i[ACCT_RULES_NAME_MAX + 1];
     size_t bg_next;      /* refining: index into pairs */
+    struct sync_status sync; /* follower: its view of the primary (sync.c) */
 };
 
 /* ---- server (server.c) -------------------------------------------------------------- */

@@ -53,6 +53,11 @@ int req_status(struct acctd *d, struct client *c, const struct acct_msg *m,
     acct_put_u64(out, ACCT_T_CLIENTS, d->nclients);
     acct_put_str(out, ACCT_T_POLICY, d->policies.dflt.name);
     rulesdir_put_status(d, out);
+    if (d->cfg.primary[0] != '\0') {
+        char st[1024];
+        sync_status_text(d, st, sizeof(st));
+        acct_put_str(out, ACCT_T_SYNC_STATE, st);
+    }
     if (check) {
         char ic[512];
         store_integrity(d->store, ic, sizeof(ic));

@@ -441,6 +441,11 @@ int acctd_handle_message(struct acctd *d, struct client *c, const uint8_t *buf, 
         rc = -1;
         goto out;
     }
+    /* a follower's requests are signed and limited to syncing (sync.c) */
+    if (c->follower && sync_check_request(d, c, &m, out) != 0) {
+        rc = -1;
+        goto out;
+    }
     const struct acctd_request *r = find_request(m.h.type);
     if (r == NULL) {
         acct_put_error(out, m.h.id, ACCT_ERR_UNKNOWN_TYPE, "unknown message type %u",
@@ -463,6 +468,10 @@ int acctd_handle_message(struct acctd *d, struct client *c, const uint8_t *buf, 
     }
     rc = r->fn(d, c, &m, out);
 out:
+    if (c->follower && rc == 0 && sync_sign_reply(d, c, &m, out) != 0) {
+        acct_put_error(out, m.h.id, ACCT_ERR_INTERNAL, "cannot sign the reply (see the log)");
+        rc = -1;
+    }
     if (acct_wbuf_finish(out) != 0) {
         acct_put_error(out, m.h.id, ACCT_ERR_INTERNAL, "reply too large or out of memory");
         acct_wbuf_finish(out);

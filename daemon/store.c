@@ -1114,6 +1114,52 @@ int64_t store_max_version(struct store *s)
     return scalar_i64(s, "SELECT coalesce(max(id), 0) FROM versions", -1);
 }
 
+int64_t store_max_version_upto(struct store *s, int64_t upto)
+{
+    sqlite3_stmt *st = NULL;
+    int64_t v = -1;
+    if (prep(s, "SELECT coalesce(max(id), 0) FROM versions WHERE id <= ?1", &st) != 0)
+        return -1;
+    sqlite3_bind_int64(st, 1, upto);
+    if (sqlite3_step(st) == SQLITE_ROW)
+        v = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return v;
+}
+
+int store_versions_above(struct store *s, int64_t above, store_version_cb cb, void *arg)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = -1;
+    if (prep(s, "SELECT " VERSION_COLS " FROM versions v WHERE v.id > ?1 ORDER BY v.id", &st) != 0)
+        goto out;
+    sqlite3_bind_int64(st, 1, above);
+    int r;
+    while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+        struct store_version v;
+        row_version(st, &v, -1);
+        int c = cb(arg, &v, 0);
+        if (c != 0) {
+            rc = c;
+            goto out;
+        }
+    }
+    rc = r == SQLITE_DONE ? 0 : -1;
+out:
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int store_deactivate(struct store *s, const char *partition, const char *interconnect)
+{
+    char now[ACCT_RULES_TIME_LEN + 1];
+    store_now(now);
+    return RUN(s,
+               "UPDATE activations SET undone = 1, undone_at = ?3 WHERE partition = ?1 AND "
+               "interconnect = ?2 AND undone = 0",
+               VT(partition), VT(interconnect), VT(now));
+}
+
 int store_versions_since(struct store *s, int64_t since, int limit, store_version_cb cb,
                          void *arg)
 {
@@ -1127,7 +1173,7 @@ int store_versions_since(struct store *s, int64_t since, int limit, store_versio
     while ((r = sqlite3_step(st)) == SQLITE_ROW) {
         struct store_version v;
         row_version(st, &v, 9);
-        int c = v.rules_text == NULL ? -1 : cb(arg, &v, 0);
+        int c = v.rules_text == NULL || mark_active(s, &v) != 0 ? -1 : cb(arg, &v, 0);
         store_version_free(&v);
         if (c != 0) {
             rc = c;

@@ -90,12 +90,19 @@ int64_t store_count_versions(struct store *s);
 
 /* ---- replication (sync.c) ---- */
 int64_t store_max_version(struct store *s);
-/* Versions with id > since, ascending, at most limit, with text. */
+/* The newest version id <= upto (0 if none); -1 on error. */
+int64_t store_max_version_upto(struct store *s, int64_t upto);
+/* Versions with id > since, ascending, at most limit, with text and active. */
 int store_versions_since(struct store *s, int64_t since, int limit, store_version_cb cb,
                          void *arg);
 /* Store a version verbatim (the primary's id and text). 0 stored, 1 already
  * there with the same hash, 2 there with another hash (diverged), -1. */
 int store_version_put(struct store *s, const struct store_version *v);
+/* Leave a pair without an active version: its live activations are marked
+ * undone (a follower whose primary has none there). 0 or -1. */
+int store_deactivate(struct store *s, const char *partition, const char *interconnect);
+/* Call cb for each version with id > above (id order, no text). 0 or -1. */
+int store_versions_above(struct store *s, int64_t above, store_version_cb cb, void *arg);
 
 /* Follower: queue an accepted sample for the primary. */
 int store_outbox_add(struct store *s, const struct store_sample *x, long uid);

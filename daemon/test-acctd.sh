@@ -542,15 +542,24 @@ s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=5)
 s.sendall(bytes.fromhex("41434354010200000000000000000001"))
 d = s.recv(4096)
 print(d[5], "".join(ch if ch.isprintable() else "." for ch in d[16:].decode("latin-1")))
+def field(tag, val):
+    return tag.to_bytes(2, "big") + len(val).to_bytes(4, "big") + val
+def auth(s, body, i):
+    s.sendall(b"ACCT" + bytes([1, 16, 0, 0]) + len(body).to_bytes(4, "big") + i.to_bytes(4, "big") + body)
+    d = s.recv(65536)
+    print(d[5], "".join(ch if ch.isprintable() else "." for ch in d[16:].decode("latin-1")))
+# a credential without the mutual handshake (an older follower)
 s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=5)
-cred = b"MUNGE:bogus:"
-body = bytes.fromhex("0054") + len(cred).to_bytes(4, "big") + cred
-s.sendall(b"ACCT" + bytes([1, 16, 0, 0]) + len(body).to_bytes(4, "big") + (2).to_bytes(4, "big") + body)
-d = s.recv(4096)
-print(d[5], "".join(ch if ch.isprintable() else "." for ch in d[16:].decode("latin-1")))
+auth(s, field(84, b"MUNGE:bogus:"), 2)
+# the handshake, then a forged credential
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=5)
+auth(s, field(121, (2).to_bytes(8, "big")) + field(120, b"ab" * 32), 3)
+auth(s, field(84, b"MUNGE:bogus:"), 4)
 EOF
 )
     expect "255 .*must authenticate first" "$out"
+    expect "255 .*AUTH: send NONCE first" "$out"
+    expect "144 .*MUNGE:" "$out" # the challenge: the primary proves itself
     expect "255 .*munge credential refused" "$out"
     kill -TERM "$FPID"
     wait "$FPID" || fail "follower exit code"

@@ -15,6 +15,7 @@
 
 #include "acct/alg.h"
 #include "acctd.h"
+#include "sha256.h"
 
 static void test_t_upper(void **state)
 {
@@ -293,6 +294,31 @@ static void test_drift(void **state)
     assert_int_equal(refine_drifts(v, n, 10, &p, &r, why, sizeof(why)), 0);
 }
 
+/* FIPS 180-4 / NIST CAVP vectors; the long one fed in uneven pieces. */
+static void test_sha256(void **state)
+{
+    (void)state;
+    char hex[ACCTD_SHA256_HEX];
+    acctd_sha256_hex("", 0, hex);
+    assert_string_equal(hex, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+    acctd_sha256_hex("abc", 3, hex);
+    assert_string_equal(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    const char *m = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
+    acctd_sha256_hex(m, strlen(m), hex);
+    assert_string_equal(hex, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+    struct acctd_sha256 s;
+    uint8_t a[997], d[ACCTD_SHA256_LEN];
+    memset(a, 'a', sizeof(a));
+    acctd_sha256_init(&s);
+    for (size_t done = 0, k = 1; done < 1000000; done += k, k = k % 997 + 1)
+        acctd_sha256_update(&s, a, done + k > 1000000 ? 1000000 - done : k);
+    acctd_sha256_final(&s, d);
+    static const uint8_t want[ACCTD_SHA256_LEN] = {
+        0xcd, 0xc7, 0x6e, 0x5c, 0x99, 0x14, 0xfb, 0x92, 0x81, 0xa1, 0xc7, 0xe2, 0x84, 0xd7, 0x3e, 0x67,
+        0xf1, 0x80, 0x9a, 0x48, 0xa4, 0x97, 0x20, 0x0e, 0x04, 0x6d, 0x39, 0xcc, 0xc7, 0x11, 0x2c, 0xd0};
+    assert_memory_equal(d, want, sizeof(want));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -303,6 +329,7 @@ int main(void)
         cmocka_unit_test(test_carve),
         cmocka_unit_test(test_config),
         cmocka_unit_test(test_policy),
+        cmocka_unit_test(test_sha256),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

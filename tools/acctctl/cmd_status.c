@@ -39,6 +39,7 @@ int acctctl_cmd_status(int argc, char **argv)
         ACCTCTL_COL_U64("clients", ACCT_T_CLIENTS),
         ACCTCTL_COL_STR("policy", ACCT_T_POLICY),
         ACCTCTL_COL_STR("integrity", ACCT_T_INTEGRITY),
+        ACCTCTL_COL_STR("sync", ACCT_T_SYNC_STATE), /* followers only */
     };
     static const unsigned required[] = { ACCT_T_SOFTWARE, ACCT_T_SCHEMA };
     struct acctctl_common c;

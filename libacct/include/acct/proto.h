@@ -165,6 +165,11 @@ enum acct_tag {
     ACCT_T_CHECKED = 91,       /* U64 0/1: forwarded SAMPLES: the follower checked the job */
     ACCT_T_WARNING = 110,      /* STR, repeated: done, but something needs attention */
     ACCT_T_RULES_PENDING = 111,/* U64: active pairs whose rules file is not written */
+    /* primary/follower authentication (sync protocol 2, docs/protocol.md "TCP") */
+    ACCT_T_NONCE = 120,        /* STR: 64 hex digits, fresh per connection */
+    ACCT_T_SYNC_PROTO = 121,   /* U64: the sync protocol the peer speaks (2) */
+    ACCT_T_NEWEST = 122,       /* U64: the primary's newest version id (SYNC reply) */
+    ACCT_T_SYNC_STATE = 123,   /* STR: a follower's view of its primary (STATUS) */
 };
 
 /* Kind of a tag; ACCT_KIND_UNKNOWN for tags this build does not know. */
