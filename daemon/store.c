@@ -577,6 +577,32 @@ out:
     return rc;
 }
 
+/* Calls cb(arg, v, 0) for each row of st (VERSION_COLS, then rules_text at
+ * text_col when >= 0: a row without it is an error) until cb returns
+ * non-zero, and finalizes st. active: the id of the pair's active version
+ * (0: none), or ACTIVE_LOOKUP to ask the store for each row's pair.
+ * Returns 0, cb's non-zero value, or -1. */
+#define ACTIVE_LOOKUP (-1)
+static int each_version(struct store *s, sqlite3_stmt *st, int text_col, int64_t active,
+                        store_version_cb cb, void *arg)
+{
+    int r = SQLITE_DONE, rc = 0;
+    while (rc == 0 && (r = sqlite3_step(st)) == SQLITE_ROW) {
+        struct store_version v;
+        row_version(st, &v, text_col);
+        if (active != ACTIVE_LOOKUP)
+            v.active = v.id == active;
+        bool bad = (text_col >= 0 && v.rules_text == NULL) ||
+                   (active == ACTIVE_LOOKUP && mark_active(s, &v) != 0);
+        rc = bad ? -1 : cb(arg, &v, 0);
+        store_version_free(&v);
+    }
+    if (rc == 0 && r != SQLITE_DONE)
+        rc = -1;
+    sqlite3_finalize(st);
+    return rc;
+}
+
 int store_versions(struct store *s, const char *partition, const char *interconnect,
                    store_version_cb cb, void *arg)
 {
@@ -591,18 +617,7 @@ int store_versions(struct store *s, const char *partition, const char *interconn
              &st) != 0)
         goto out;
     BIND(st, VT(partition), VT(interconnect));
-    int r;
-    while ((r = sqlite3_step(st)) == SQLITE_ROW) {
-        struct store_version v;
-        row_version(st, &v, -1);
-        v.active = v.id == active;
-        int c = cb(arg, &v, 0);
-        if (c != 0) {
-            rc = c;
-            goto out;
-        }
-    }
-    rc = r == SQLITE_DONE ? 0 : -1;
+    return each_version(s, st, -1, active, cb, arg);
 out:
     sqlite3_finalize(st);
     return rc;
@@ -1134,17 +1149,7 @@ int store_versions_above(struct store *s, int64_t above, store_version_cb cb, vo
     if (prep(s, "SELECT " VERSION_COLS " FROM versions v WHERE v.id > ?1 ORDER BY v.id", &st) != 0)
         goto out;
     sqlite3_bind_int64(st, 1, above);
-    int r;
-    while ((r = sqlite3_step(st)) == SQLITE_ROW) {
-        struct store_version v;
-        row_version(st, &v, -1);
-        int c = cb(arg, &v, 0);
-        if (c != 0) {
-            rc = c;
-            goto out;
-        }
-    }
-    rc = r == SQLITE_DONE ? 0 : -1;
+    return each_version(s, st, -1, 0, cb, arg);
 out:
     sqlite3_finalize(st);
     return rc;
@@ -1169,18 +1174,7 @@ int store_versions_since(struct store *s, int64_t since, int limit, store_versio
                 "ORDER BY v.id LIMIT ?2", &st) != 0)
         goto out;
     BIND(st, VI(since), VI(limit));
-    int r;
-    while ((r = sqlite3_step(st)) == SQLITE_ROW) {
-        struct store_version v;
-        row_version(st, &v, 9);
-        int c = v.rules_text == NULL || mark_active(s, &v) != 0 ? -1 : cb(arg, &v, 0);
-        store_version_free(&v);
-        if (c != 0) {
-            rc = c;
-            goto out;
-        }
-    }
-    rc = r == SQLITE_DONE ? 0 : -1;
+    return each_version(s, st, 9, ACTIVE_LOOKUP, cb, arg);
 out:
     sqlite3_finalize(st);
     return rc;
