@@ -24,7 +24,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "acctd.h"
+#include "fuzz_acctd.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -40,39 +40,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static struct acctd d;
 static char dir[64];
 
-static void cleanup(void)
+static void cleanup(void) { fuzz_acctd_close(&d, dir); }
+
+static void configure(struct acctd_config *cfg)
 {
-    char cmd[128];
-    rulesdir_fini(&d);
-    store_close(d.store);
-    policy_set_free(&d.policies);
-    free(d.rates);
-    free(d.urows);
-    free(d.outq);
-    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-    if (system(cmd) != 0)
-        fprintf(stderr, "cannot remove %s\n", dir);
+    cfg->samples_per_job = 1000;
+    cfg->sample_rows_per_user = 5000;
 }
 
 static void init(void)
 {
-    char err[512];
-    snprintf(dir, sizeof(dir), "/tmp/acctd-fuzz-conn.XXXXXX");
-    CHECK(mkdtemp(dir) != NULL, "mkdtemp");
-    acctd_config_defaults(&d.cfg);
-    snprintf(d.cfg.state_dir, sizeof(d.cfg.state_dir), "%s", dir);
-    snprintf(d.cfg.runtime_dir, sizeof(d.cfg.runtime_dir), "%s", dir);
-    snprintf(d.cfg.policy_dir, sizeof(d.cfg.policy_dir), "%s/none", dir);
-    d.cfg.samples_per_job = 1000;
-    d.cfg.sample_rows_per_user = 5000;
-    struct acct_diags dg = ACCT_DIAGS_INIT;
-    CHECK(acctd_config_validate(&d.cfg, &dg) == 0, "config");
-    acct_diags_free(&dg);
-    acctd_log_init(-1); /* quiet */
-    d.listen_fd = d.tcp_fd = -1;
-    policy_builtin(&d.policies.dflt);
-    d.store = store_open(d.cfg.database, err, sizeof(err));
-    CHECK(d.store != NULL, err);
+    fuzz_acctd_open(&d, dir, sizeof(dir), "conn", configure);
     CHECK(quota_load(&d) == 0, "quota_load");
     atexit(cleanup);
 }

@@ -10,48 +10,20 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "acctd.h"
+#include "fuzz_acctd.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static struct acctd d;
 static char dir[64];
 
-static void cleanup(void)
-{
-    char cmd[128];
-    rulesdir_fini(&d);
-    store_close(d.store);
-    policy_set_free(&d.policies);
-    free(d.rates);
-    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-    if (system(cmd) != 0)
-        fprintf(stderr, "cannot remove %s\n", dir);
-}
+static void cleanup(void) { fuzz_acctd_close(&d, dir); }
+
+static void configure(struct acctd_config *cfg) { cfg->samples_per_job = 1000; }
 
 static void init(void)
 {
-    char err[512];
-    snprintf(dir, sizeof(dir), "/tmp/acctd-fuzz.XXXXXX");
-    if (mkdtemp(dir) == NULL)
-        abort();
-    acctd_config_defaults(&d.cfg);
-    snprintf(d.cfg.state_dir, sizeof(d.cfg.state_dir), "%s", dir);
-    snprintf(d.cfg.runtime_dir, sizeof(d.cfg.runtime_dir), "%s", dir);
-    snprintf(d.cfg.policy_dir, sizeof(d.cfg.policy_dir), "%s/none", dir);
-    d.cfg.samples_per_job = 1000;
-    struct acct_diags dg = ACCT_DIAGS_INIT;
-    if (acctd_config_validate(&d.cfg, &dg) != 0)
-        abort();
-    acct_diags_free(&dg);
-    acctd_log_init(-1); /* quiet */
-    d.listen_fd = d.tcp_fd = -1;
-    policy_builtin(&d.policies.dflt);
-    d.store = store_open(d.cfg.database, err, sizeof(err));
-    if (d.store == NULL) {
-        fprintf(stderr, "%s\n", err);
-        abort();
-    }
+    fuzz_acctd_open(&d, dir, sizeof(dir), "requests", configure);
     atexit(cleanup);
 }
 

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "acctd.h"
+#include "fuzz_acctd.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -32,40 +32,17 @@ static const char v1[] = "acct_rules: 1\n"
                          "  barrier:\n"
                          "    - {comm_size: [2, max], algorithm: dissemination}\n";
 
-static void cleanup(void)
+static void cleanup(void) { fuzz_acctd_close(&d, dir); }
+
+static void configure(struct acctd_config *cfg)
 {
-    char cmd[128];
-    store_close(d.store);
-    policy_set_free(&d.policies);
-    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-    if (system(cmd) != 0)
-        fprintf(stderr, "cannot remove %s\n", dir);
+    snprintf(cfg->primary, sizeof(cfg->primary), "127.0.0.1:1");
 }
 
 static void init(void)
 {
-    char err[512];
-    snprintf(dir, sizeof(dir), "/tmp/acctd-fuzz-sync.XXXXXX");
-    if (mkdtemp(dir) == NULL)
-        abort();
-    acctd_config_defaults(&d.cfg);
-    snprintf(d.cfg.state_dir, sizeof(d.cfg.state_dir), "%s", dir);
-    snprintf(d.cfg.runtime_dir, sizeof(d.cfg.runtime_dir), "%s", dir);
-    snprintf(d.cfg.policy_dir, sizeof(d.cfg.policy_dir), "%s/none", dir);
-    snprintf(d.cfg.primary, sizeof(d.cfg.primary), "127.0.0.1:1");
-    struct acct_diags dg = ACCT_DIAGS_INIT;
-    if (acctd_config_validate(&d.cfg, &dg) != 0)
-        abort();
-    acct_diags_free(&dg);
-    acctd_log_init(-1); /* quiet */
-    d.listen_fd = d.tcp_fd = -1;
+    fuzz_acctd_open(&d, dir, sizeof(dir), "sync", configure);
     d.sync.primary_newest = -1;
-    policy_builtin(&d.policies.dflt);
-    d.store = store_open(d.cfg.database, err, sizeof(err));
-    if (d.store == NULL) {
-        fprintf(stderr, "%s\n", err);
-        abort();
-    }
     struct store_version v = {.id = 1, .hash = acct_rules_hash(v1, strlen(v1))};
     snprintf(v.partition, sizeof(v.partition), "eth");
     snprintf(v.interconnect, sizeof(v.interconnect), "tcp");
