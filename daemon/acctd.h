@@ -41,9 +41,7 @@ void acctd_log(int level, const char *fmt, ...) __attribute__((format(printf, 2,
 /* Send state ("READY=1", ...) to $NOTIFY_SOCKET if set. 0, or -1 (logged). */
 int acctd_notify(const char *state);
 
-/* ---- names ------------------------------------------------------------------------ */
-/* 1..max characters of A-Z a-z 0-9 . _ + - (docs/rules.md "name"). */
-bool acctd_name_ok(const char *s, size_t max);
+/* ---- names: acct_proto_name_ok (acct/proto.h) -------------------------------------- */
 /* mkdir -p: parents 0755, the last one mode. 0 or -1 (errno). */
 int acctd_mkdir_p(const char *path, mode_t mode);
 

@@ -44,20 +44,6 @@ void acctd_log(int level, const char *fmt, ...)
         fprintf(stderr, "acctd: %s: %s\n", names[level], msg);
 }
 
-bool acctd_name_ok(const char *s, size_t max)
-{
-    size_t n = strlen(s);
-    if (n == 0 || n > max)
-        return false;
-    for (size_t i = 0; i < n; i++) {
-        char c = s[i];
-        if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-              c == '.' || c == '_' || c == '+' || c == '-'))
-            return false;
-    }
-    return strcmp(s, ".") != 0 && strcmp(s, "..") != 0;
-}
-
 int acctd_mkdir_p(const char *path, mode_t mode)
 {
     char tmp[ACCTD_PATH_MAX];

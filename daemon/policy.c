@@ -8,9 +8,8 @@
 #include <string.h>
 
 #include "acct/common.h"
+#include "acct/proto.h"
 #include "ytree.h"
-
-bool acctd_name_ok(const char *s, size_t max);
 
 void policy_builtin(struct policy *p)
 {
@@ -164,7 +163,7 @@ int policy_load(const char *dir, struct policy_set *set, struct acct_diags *d)
         }
         memcpy(part, e->d_name, l - 5);
         part[l - 5] = '\0';
-        if (!acctd_name_ok(part, ACCT_RULES_NAME_MAX)) {
+        if (!acct_proto_name_ok(part, ACCT_RULES_NAME_MAX)) {
             acct_diags_add(d, 0, 0, NULL, "%s/%s: not a partition name", dir, e->d_name);
             continue;
         }

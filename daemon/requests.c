@@ -44,7 +44,7 @@ int req_name(const struct acct_msg *m, unsigned tag, bool required, char *buf, s
         acct_put_error(out, id, ACCT_ERR_INVALID, "%s: required", acct_tag_name(tag));
         return -1;
     }
-    if (r != 0 || !acctd_name_ok(buf, cap - 1)) {
+    if (r != 0 || !acct_proto_name_ok(buf, cap - 1)) {
         acct_put_error(out, id, ACCT_ERR_INVALID,
                        "%s: not a valid name (1-%zu characters of A-Z a-z 0-9 . _ + -)",
                        acct_tag_name(tag), cap - 1);

@@ -50,8 +50,8 @@ static int collect_pair(void *arg, const struct store_version *v, int64_t nversi
 {
     struct collect *c = arg;
     (void)nversions;
-    if (!acctd_name_ok(v->partition, ACCT_RULES_NAME_MAX) ||
-        !acctd_name_ok(v->interconnect, ACCT_RULES_NAME_MAX)) {
+    if (!acct_proto_name_ok(v->partition, ACCT_RULES_NAME_MAX) ||
+        !acct_proto_name_ok(v->interconnect, ACCT_RULES_NAME_MAX)) {
         LOG_E("store holds an invalid pair name; skipping version %lld", (long long)v->id);
         return 0;
     }
@@ -212,7 +212,7 @@ static void remove_stale(const struct acctd *d)
     DIR *top = opendir(d->cfg.rules_dir);
     struct dirent *pe;
     while (top != NULL && (pe = readdir(top)) != NULL) {
-        if (!acctd_name_ok(pe->d_name, ACCT_RULES_NAME_MAX))
+        if (!acct_proto_name_ok(pe->d_name, ACCT_RULES_NAME_MAX))
             continue;
         char pdir[ACCTD_PATH_MAX + 80];
         snprintf(pdir, sizeof(pdir), "%s/%.64s", d->cfg.rules_dir, pe->d_name);
@@ -227,7 +227,7 @@ static void remove_stale(const struct acctd *d)
             char inter[ACCT_RULES_NAME_MAX + 1];
             memcpy(inter, ie->d_name, l - 5);
             inter[l - 5] = '\0';
-            if (!acctd_name_ok(inter, ACCT_RULES_NAME_MAX) ||
+            if (!acct_proto_name_ok(inter, ACCT_RULES_NAME_MAX) ||
                 rulesdir_find(d, pe->d_name, inter) != NULL)
                 continue;
             char path[ACCTD_PATH_MAX + 400];

@@ -765,8 +765,8 @@ int sync_apply(struct acctd *d, const struct acct_msg *m, bool last, struct sync
                       rl->prov.version == (int64_t)id &&
                       strcmp(rl->prov.partition, v.partition) == 0 &&
                       strcmp(rl->prov.interconnect, v.interconnect) == 0 &&
-                      acctd_name_ok(v.partition, ACCT_RULES_NAME_MAX) &&
-                      acctd_name_ok(v.interconnect, ACCT_RULES_NAME_MAX);
+                      acct_proto_name_ok(v.partition, ACCT_RULES_NAME_MAX) &&
+                      acct_proto_name_ok(v.interconnect, ACCT_RULES_NAME_MAX);
             acct_rules_free(rl);
             acct_diags_free(&dg);
             if (!ok) {

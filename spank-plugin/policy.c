@@ -9,18 +9,6 @@
 #include "acct/common.h"
 #include "acct/env.h"
 
-bool acct_spank_name_ok(const char *name)
-{
-    bool ok = name != NULL;
-    size_t n = 0;
-    for (; ok && name[n] != '\0'; n++) {
-        char c = name[n];
-        ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-             c == '.' || c == '_' || c == '+' || c == '-';
-    }
-    return ok && n >= 1 && n <= ACCT_SPANK_NAME_MAX;
-}
-
 /* ---- configuration ----------------------------------------------------- */
 
 struct parse {
@@ -133,7 +121,7 @@ static void set_lib(struct parse *p, struct acct_spank_conf *conf, const char *v
 
 static void set_interconnect(struct parse *p, const char *v, char *dst)
 {
-    if (!acct_spank_name_ok(v))
+    if (!acct_proto_name_ok(v, ACCT_SPANK_NAME_MAX))
         problem(p, "interconnect",
                 "\"%.80s\" is not a name (1-64 of A-Z a-z 0-9 . _ + -); keeping %s", v,
                 dst[0] != '\0' ? dst : "none");
@@ -142,7 +130,7 @@ static void set_interconnect(struct parse *p, const char *v, char *dst)
 }
 
 /* The first len characters of src, cut to fit dst (size bytes). A name cut
- * here is one character too long for acct_spank_name_ok. */
+ * here is one character too long for acct_proto_name_ok. */
 static void copy_cut(char *dst, size_t size, const char *src, size_t len)
 {
     size_t n = len < size - 1 ? len : size - 1;
@@ -166,13 +154,13 @@ static bool map_entry(struct parse *p, const char *s, size_t len, size_t k,
     }
     copy_cut(e->partition, sizeof(e->partition), s, (size_t)(colon - s));
     copy_cut(e->interconnect, sizeof(e->interconnect), colon + 1, len - (size_t)(colon - s) - 1);
-    if ((size_t)(colon - s) > ACCT_SPANK_NAME_MAX || !acct_spank_name_ok(e->partition)) {
+    if ((size_t)(colon - s) > ACCT_SPANK_NAME_MAX || !acct_proto_name_ok(e->partition, ACCT_SPANK_NAME_MAX)) {
         problem(p, "interconnect_map", "entry %zu: partition \"%.80s\" is not a name", k,
                 e->partition);
         goto done;
     }
     if (len - (size_t)(colon - s) - 1 > ACCT_SPANK_NAME_MAX ||
-        !acct_spank_name_ok(e->interconnect)) {
+        !acct_proto_name_ok(e->interconnect, ACCT_SPANK_NAME_MAX)) {
         problem(p, "interconnect_map", "entry %zu: interconnect \"%.80s\" is not a name", k,
                 e->interconnect);
         goto done;

@@ -10,6 +10,7 @@
 #ifndef ACCT_SPANK_POLICY_H
 #define ACCT_SPANK_POLICY_H
 
+#include "acct/proto.h" /* acct_proto_name_ok: the one name check */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -24,7 +25,6 @@
 /* Longest LD_PRELOAD the plugin writes; a longer one is left alone. */
 #define ACCT_SPANK_PRELOAD_MAX 8192
 
-bool acct_spank_name_ok(const char *name);
 
 struct acct_spank_map_entry {
     char partition[ACCT_SPANK_NAME_MAX + 1];

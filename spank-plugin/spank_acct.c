@@ -173,7 +173,7 @@ static void inject(spank_t sp, const struct step *st)
         goto done;
     }
     if (!job_getenv(sp, "SLURM_JOB_PARTITION", partition, (int)sizeof(partition)) ||
-        !acct_spank_name_ok(partition)) {
+        !acct_proto_name_ok(partition, ACCT_SPANK_NAME_MAX)) {
         slurm_info(LOG_PREFIX "job %s: partition \"%.70s\" unknown or not a valid name; step "
                    "runs without ACCT", st->id, partition);
         goto done;
@@ -301,7 +301,7 @@ ACCT_EXPORT int slurm_spank_init_post_opt(spank_t sp, int ac, char *argv[])
         snprintf(id, sizeof(id), "%" PRIu32 ".%" PRIu32, job, step);
     if ((kind != ACCT_SPANK_STEP_NORMAL && kind != ACCT_SPANK_STEP_BATCH) ||
         !job_getenv(sp, "SLURM_JOB_PARTITION", partition, (int)sizeof(partition)) ||
-        !acct_spank_name_ok(partition) || (ic = acct_spank_interconnect(&conf, partition)) == NULL ||
+        !acct_proto_name_ok(partition, ACCT_SPANK_NAME_MAX) || (ic = acct_spank_interconnect(&conf, partition)) == NULL ||
         !is_file(conf.socket, S_IFSOCK, &err))
         goto done; /* no samples can come from this step: user_init says why */
     if (step_request(id, uid, partition, ic, false, why, sizeof(why)) != 0) {

@@ -37,21 +37,26 @@ static int parse(struct acct_spank_conf *c, int ac, char *const *av)
 
 static void test_names(void)
 {
-    CHECK(acct_spank_name_ok("eth"));
-    CHECK(acct_spank_name_ok("tcp-1g"));
-    CHECK(acct_spank_name_ok("a.b_c+d-e"));
-    CHECK(!acct_spank_name_ok(""));
-    CHECK(!acct_spank_name_ok(NULL));
-    CHECK(!acct_spank_name_ok("../etc"));
-    CHECK(!acct_spank_name_ok("a/b"));
-    CHECK(!acct_spank_name_ok("a b"));
+    CHECK(acct_proto_name_ok("eth", ACCT_SPANK_NAME_MAX));
+    CHECK(acct_proto_name_ok("tcp-1g", ACCT_SPANK_NAME_MAX));
+    CHECK(acct_proto_name_ok("a.b_c+d-e", ACCT_SPANK_NAME_MAX));
+    CHECK(!acct_proto_name_ok("", ACCT_SPANK_NAME_MAX));
+    CHECK(!acct_proto_name_ok(NULL, ACCT_SPANK_NAME_MAX));
+    CHECK(!acct_proto_name_ok("../etc", ACCT_SPANK_NAME_MAX));
+    /* "." and ".." are refused as acctd and the runtime refuse them (they
+     * become a path component: rules/PARTITION/INTERCONNECT.yaml) */
+    CHECK(!acct_proto_name_ok(".", ACCT_SPANK_NAME_MAX));
+    CHECK(!acct_proto_name_ok("..", ACCT_SPANK_NAME_MAX));
+    CHECK(acct_proto_name_ok("...", ACCT_SPANK_NAME_MAX));
+    CHECK(!acct_proto_name_ok("a/b", ACCT_SPANK_NAME_MAX));
+    CHECK(!acct_proto_name_ok("a b", ACCT_SPANK_NAME_MAX));
     char long_name[80];
     memset(long_name, 'x', 64);
     long_name[64] = '\0';
-    CHECK(acct_spank_name_ok(long_name));
+    CHECK(acct_proto_name_ok(long_name, ACCT_SPANK_NAME_MAX));
     long_name[64] = 'x';
     long_name[65] = '\0';
-    CHECK(!acct_spank_name_ok(long_name));
+    CHECK(!acct_proto_name_ok(long_name, ACCT_SPANK_NAME_MAX));
 }
 
 static void test_conf(void)

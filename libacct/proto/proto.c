@@ -773,3 +773,17 @@ out:
     }
     return rc;
 }
+
+bool acct_proto_name_ok(const char *s, size_t max)
+{
+    size_t n = s != NULL ? strlen(s) : 0;
+    if (n == 0 || n > max)
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+              c == '.' || c == '_' || c == '+' || c == '-'))
+            return false;
+    }
+    return strcmp(s, ".") != 0 && strcmp(s, "..") != 0;
+}

@@ -89,23 +89,6 @@ static struct {
     atomic_uint_fast64_t rng;  /* xorshift64 state of the gaps */
 } smp = {.busy = ATOMIC_FLAG_INIT};
 
-/* A name as docs/rules.md defines partition and interconnect names (and
- * docs/protocol.md the JOB identity): 1-64 of [A-Za-z0-9._+-], not "." or
- * "..". The daemon refuses a request whose names fail this. */
-static bool name_ok(const char *s)
-{
-    size_t n = s != NULL ? strlen(s) : 0;
-    if (n == 0 || n > ACCT_RULES_NAME_MAX)
-        return false;
-    for (size_t i = 0; i < n; i++) {
-        char c = s[i];
-        if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-              c == '.' || c == '_' || c == '+' || c == '-'))
-            return false;
-    }
-    return strcmp(s, ".") != 0 && strcmp(s, "..") != 0;
-}
-
 /* This process's rank on its node from the launcher (Open MPI's mpirun,
  * Slurm's srun, MPICH's Hydra), or -1 if none says. */
 static int local_rank(void)
@@ -274,11 +257,11 @@ void rt_samples_init(int world_rank, int thread_level)
         why = "ACCT_SOCKET is not set";
     else if (strlen(sock) >= sizeof(smp.socket))
         why = "ACCT_SOCKET is too long for a Unix socket path";
-    else if (!name_ok(job))
+    else if (!acct_proto_name_ok(job, ACCT_RULES_NAME_MAX))
         why = "ACCT_JOB is not set or not a valid job identity";
-    else if (!name_ok(part))
+    else if (!acct_proto_name_ok(part, ACCT_RULES_NAME_MAX))
         why = "ACCT_PARTITION is not set or not a valid name";
-    else if (!name_ok(inter))
+    else if (!acct_proto_name_ok(inter, ACCT_RULES_NAME_MAX))
         why = "ACCT_INTERCONNECT is not set or not a valid name";
     if (why != NULL || !selected(world_rank, &why)) {
         acct_debug("samples: off: %s", why);

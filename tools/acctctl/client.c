@@ -45,7 +45,7 @@ static int common_opt(struct acctctl_common *c, int ch, const char *arg, const c
         return -1;
     case 'p':
     case 'i':
-        if (!acctctl_name_ok(arg, ACCT_RULES_NAME_MAX))
+        if (!acct_proto_name_ok(arg, ACCT_RULES_NAME_MAX))
             return acctctl_not_a_name(c->cmd, ch == 'p' ? "--partition" : "--interconnect", arg);
         *(ch == 'p' ? &c->partition : &c->interconnect) = arg;
         return -1;
@@ -434,20 +434,6 @@ out:
     if (fd >= 0 && !is_stdin)
         close(fd);
     return rc;
-}
-
-bool acctctl_name_ok(const char *s, size_t max)
-{
-    size_t n = strlen(s);
-    if (n == 0 || n > max)
-        return false;
-    for (; *s != '\0'; s++) {
-        char ch = *s;
-        if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
-              ch == '.' || ch == '_' || ch == '+' || ch == '-'))
-            return false;
-    }
-    return true;
 }
 
 int acctctl_parse_version(const char *s, uint64_t *out)

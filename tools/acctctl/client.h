@@ -131,8 +131,6 @@ const char *acctctl_str(const uint8_t *body, size_t len, unsigned tag, char *buf
  * "FILE:LINE:COLUMN: binary data (a NUL byte): not a text file". */
 int acctctl_read_file(const char *cmd, const char *path, size_t max, char **out, size_t *len);
 
-/* Valid name (docs/rules.md): 1..max characters of [A-Za-z0-9._+-]. */
-bool acctctl_name_ok(const char *s, size_t max);
 
 /* Parse a decision version: decimal, 1..2^63-1. */
 int acctctl_parse_version(const char *s, uint64_t *out);

@@ -227,6 +227,12 @@ void acct_iter_init(struct acct_iter *it, const uint8_t *body, size_t len);
 void acct_iter_group(struct acct_iter *it, const struct acct_field *group);
 /* Next field: true and *f, or false at the end (or on a malformed field in
  * input that was not decoded by acct_proto_decode). */
+/* A name as docs/rules.md defines partition and interconnect names and
+ * docs/protocol.md the JOB identity: 1..max characters of [A-Za-z0-9._+-],
+ * and not "." or ".." (names become path components: rules/P/I.yaml). The
+ * one check of the runtime, acctd, acctctl and spank_acct. */
+bool acct_proto_name_ok(const char *s, size_t max);
+
 bool acct_iter_next(struct acct_iter *it, struct acct_field *f);
 
 uint64_t acct_field_u64(const struct acct_field *f);
