@@ -803,8 +803,13 @@ static bool get_string(struct yt_parse *p, const struct ynode *y, const char *fi
 bool acct_yt_get_name(struct yt_parse *p, const struct ynode *y, const char *field, size_t max,
                       char *out)
 {
-    return get_string(p, y, field, max, out, name_char, "a name",
-                      "letters, digits and . _ + -");
+    if (!get_string(p, y, field, max, out, name_char, "a name", "letters, digits and . _ + -"))
+        return false;
+    if (strcmp(out, ".") == 0 || strcmp(out, "..") == 0) { /* as acct_proto_name_ok */
+        YT_ERR_AT(p, y, field, "\"%s\" is not a name: names become file names (rules/PARTITION/INTERCONNECT.yaml)", out);
+        return false;
+    }
+    return true;
 }
 
 bool acct_yt_get_text(struct yt_parse *p, const struct ynode *y, const char *field, size_t max,

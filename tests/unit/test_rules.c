@@ -488,6 +488,9 @@ static void test_provenance(void **state)
     snprintf(src, sizeof(src), "%s  partition: \"eth 0\"\n  interconnect: tcp\n  version: 1\n"
              "  source: manual\n  created: \"2024-02-29T23:59:59Z\"\n", pre);
     expect_error(src, 1, 4, 14, "provenance.partition", "may only contain letters");
+    snprintf(src, sizeof(src), "%s  partition: eth\n  interconnect: \"..\"\n  version: 1\n"
+             "  source: manual\n  created: \"2024-02-29T23:59:59Z\"\n", pre);
+    expect_error(src, 1, 5, 17, "provenance.interconnect", "\"..\" is not a name");
     snprintf(src, sizeof(src), "%s  partition: eth\n  interconnect: tcp\n  version: 1\n"
              "  source: manual\n  created: \"2024-02-29T23:59:59Z\"\n"
              "  layout: {ranks_per_node: 0, placement: diagonal, nodes: 3}\n", pre);
