@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# 140: samples are bounded per job and per user (DESIGN.md rule 4;
+# 140: samples are bounded per job and per user (docs/architecture.md rule 4;
 # docs/acctd.md, "Limits"): with samples_per_job 100 and
 # samples_per_user_hour 300, a job's excess is refused (counted in
 # REJECTED, nothing of it stored), a user's jobs stop at 300 records, and

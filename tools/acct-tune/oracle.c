@@ -7,7 +7,7 @@
  * timed repetitions, a repetition's time = the max over ranks), rank 0
  * summarises it and broadcasts the summary; so every rank sees the same
  * numbers, the search takes the same path everywhere and the next forced
- * method is the same on every rank (DESIGN.md rule 1). The budget is rank
+ * method is the same on every rank (docs/architecture.md rule 1). The budget is rank
  * 0's verdict, broadcast before every experiment. Measurements found in the
  * resume journal are replayed without running anything. */
 #include "oracle.h"

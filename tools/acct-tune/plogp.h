@@ -1,5 +1,6 @@
-/* Measuring pLogP parameters between two ranks (Kielmann, Bal & Verstoep's
- * method as used by seeds/001 and seeds/000; docs/models.md "Measuring").
+/* Measuring pLogP parameters between two ranks (Kielmann et al. 2000's
+ * method as used by Barchet-Estefanel & Mounié 2004 and Vadhiyar et al.
+ * 2004; docs/models.md "Measuring", docs/references.md).
  * acct-tune calls it once per partition; the result feeds acct/model.h. */
 #ifndef ACCT_TUNE_PLOGP_H
 #define ACCT_TUNE_PLOGP_H

@@ -9,7 +9,7 @@
  *   output.c     the tuning result, the rules file, the Open MPI rules file
  *   search.c     the strategies (search.h; no MPI)
  *
- * Rule 1 of DESIGN.md holds for the tool itself: every rank parses the same
+ * Rule 1 of docs/architecture.md holds for the tool itself: every rank parses the same
  * command line to the same verdict; every value a decision depends on (a
  * measured time, the budget's verdict, the resumed state) is rank 0's and is
  * broadcast, so the deterministic search takes the same path on every rank

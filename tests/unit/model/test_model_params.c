@@ -1,5 +1,5 @@
 /* pLogP tables: validation, interpolation, and the pLogP <-> LogGP
- * conversions of seeds/004 Fig. 2 (docs/models.md). */
+ * conversions of March et al., Fig. 2 (docs/models.md). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -88,7 +88,7 @@ static void check_rejects(void **state)
     assert_int_equal(acct_plogp_to_loggp(&t, &lg), -1);
 }
 
-/* seeds/004 Fig. 2: L = L' + g(1) - os(1) - or(1), o = (os(1) + or(1)) / 2,
+/* March et al., Fig. 2: L = L' + g(1) - os(1) - or(1), o = (os(1) + or(1)) / 2,
  * g = g(1), G = g(m)/m. The one-byte message costs the same in both. */
 static void plogp_to_loggp(void **state)
 {
@@ -143,7 +143,7 @@ static void plogp_to_loggp_never_negative(void **state)
 
 /* LogGP -> pLogP -> LogGP is the identity, and the pLogP form reproduces
  * LogGP's point-to-point time L + 2o + (m - 1)G at every size. Numbers:
- * the blocking values of seeds/004 Fig. 4 (L 1.95, o 0.65, g 0.65 us) with
+ * the blocking values of March et al., Fig. 4 (L 1.95, o 0.65, g 0.65 us) with
  * G of 1 GB/s (the papers give no pLogP sample table to convert). */
 static void loggp_roundtrip(void **state)
 {
@@ -177,7 +177,7 @@ static void loggp_roundtrip(void **state)
     assert_close(out.G_us_per_byte, in.G_us_per_byte, 1e-4 * in.G_us_per_byte);
 }
 
-/* seeds/001 Table 3 bounds and the contention ratio, by hand. */
+/* Barchet-Estefanel & Mounié 2004, Table 3: bounds and the contention ratio, by hand. */
 static void alltoall_contention(void **state)
 {
     (void)state;
