@@ -22,11 +22,9 @@
 #include "acct/tool.h"
 #include "oracle.h"
 
-#ifdef ACCT_TUNE_HAVE_PLOGP
 #include "acct/model.h"
 #include "plogp.h"
 #include "plogp_file.h"
-#endif
 
 #define HOST_NAME_LEN MPI_MAX_PROCESSOR_NAME
 
@@ -141,7 +139,6 @@ static int share_state(struct tune_ctx *x, int rank, uint64_t fp)
 
 /* ---- model ---------------------------------------------------------------------------- */
 
-#ifdef ACCT_TUNE_HAVE_PLOGP
 static struct acct_model model;
 
 static double model_cost(void *ctx, enum acct_coll_id coll, const struct acct_decision *d, int p,
@@ -185,15 +182,6 @@ static int setup_model(struct tune_ctx *x, struct tune_run_info *run)
     }
     return rc;
 }
-#else
-static int setup_model(struct tune_ctx *x, struct tune_run_info *run)
-{
-    (void)run;
-    snprintf(x->err, sizeof(x->err), "--source model and hybrid need the pLogP measurement "
-             "(tools/acct-tune/plogp.c), which this build does not have");
-    return kit_agree(-1, x->err, sizeof(x->err), MPI_COMM_WORLD);
-}
-#endif
 
 /* ---- the grid ------------------------------------------------------------------------- */
 

@@ -15,9 +15,7 @@
 #include "acct/rules.h"
 #include "client.h"
 #include "daemon_ops.h"
-#ifdef ACCTCTL_HAVE_DECISION_EXPORT
 #include "acct/decision.h"
-#endif
 
 enum export_format { EXPORT_YAML, EXPORT_OMPI, EXPORT_C };
 
@@ -33,14 +31,11 @@ static int write_export(const char *cmd, FILE *f, const char *text, size_t len,
                         const struct export_opts *o)
 {
     int rc = -1;
-#ifdef ACCTCTL_HAVE_DECISION_EXPORT
     struct acct_diags diags = ACCT_DIAGS_INIT, notes = ACCT_DIAGS_INIT;
     struct acct_rules *r = NULL;
-#endif
 
     if (o->format == EXPORT_YAML)
         return fwrite(text, 1, len, f) == len ? 0 : -1;
-#ifdef ACCTCTL_HAVE_DECISION_EXPORT
     if (acct_rules_parse_buffer("acctd reply", text, len, &r, &diags) != ACCT_RULES_OK) {
         acct_diags_print(&diags, stderr);
         fprintf(stderr, ACCTCTL_NAME " %s: acctd sent rules this acctctl cannot read\n", cmd);
@@ -60,14 +55,6 @@ out:
     acct_rules_free(r);
     acct_diags_free(&diags);
     acct_diags_free(&notes);
-#else
-    (void)f;
-    (void)text;
-    fprintf(stderr,
-            ACCTCTL_NAME " %s: this acctctl was built without libacct/decision's exporters; "
-            "only --format yaml is available\n",
-            cmd);
-#endif
     return rc;
 }
 
