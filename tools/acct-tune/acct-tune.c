@@ -359,6 +359,73 @@ static void make_run_id(const struct tune_opts *o, const char *started, char *id
     snprintf(id, len, "r-%s-%s", compact, o->partition);
 }
 
+/* Every rank must run ACCT's runtime, or nothing can be measured. */
+static int check_active(struct tune_ctx *x, const struct tune_opts *o)
+{
+    int active = acct_tool_active(), all = 0;
+
+    if (o->source == ACCT_RESULT_MODEL)
+        return 0;
+    PMPI_Allreduce(&active, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (all)
+        return 0;
+    snprintf(x->err, sizeof(x->err), "ACCT is not active in this job (ACCT_DISABLE set, "
+             "or the runtime did not load): nothing can be measured");
+    return -1;
+}
+
+/* Tune every collective asked for, over the job's points. */
+static int tune_all(struct tune_ctx *x, const struct tune_opts *o, int rank, int world)
+{
+    int rc = -1;
+    size_t room = o->sizes.n + o->comm_sizes.n + o->nused + 1;
+    uint64_t *comm = malloc(room * sizeof(*comm));
+    uint64_t *bytes = malloc(room * sizeof(*bytes));
+
+    if (comm == NULL || bytes == NULL)
+        snprintf(x->err, sizeof(x->err), "out of memory");
+    if (kit_agree(comm == NULL || bytes == NULL ? -1 : 0, x->err, sizeof(x->err),
+                  MPI_COMM_WORLD) != 0)
+        goto out;
+    x->total = count_points(o, world, comm, bytes);
+    for (int c = 0; c < ACCT_COLL_COUNT; c++) {
+        if (o->coll[c] &&
+            tune_collective(x, (enum acct_coll_id)c, rank, world, comm, bytes) != 0)
+            goto out;
+    }
+    acct_tool_force("");
+    rc = 0;
+out:
+    free(comm);
+    free(bytes);
+    return rc;
+}
+
+/* Rank 0 writes the result (and the rules files asked for); agreed. */
+static int write_outputs(struct tune_ctx *x, const struct tune_opts *o, struct tune_run_info *run,
+                         int rank)
+{
+    int wrc = 0;
+
+    tune_utc_now(run->finished, sizeof(run->finished));
+    make_run_id(o, run->started, run->id, sizeof(run->id));
+    run->complete = !x->incomplete && !x->stopped;
+    run->experiments = x->experiments;
+    run->experiment_s = x->experiment_s;
+    if (rank == 0)
+        wrc = tune_write_outputs(o, run, x->recs, x->nrecs, x->decided, x->ndecided, x->err,
+                                 sizeof(x->err));
+    if (kit_agree(wrc, x->err, sizeof(x->err), MPI_COMM_WORLD) != 0)
+        return -1;
+    if (rank == 0)
+        printf(TUNE_NAME ": wrote %s (%zu measurements, %s): %llu experiments run, %llu taken "
+               "from the state file, %.1f s in experiments\n", o->out, x->nrecs,
+               run->complete ? "complete" : "incomplete: stopped by the budget",
+               (unsigned long long)x->experiments, (unsigned long long)x->replayed,
+               x->experiment_s);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     int rc = TUNE_EXIT_FAIL;
@@ -366,7 +433,6 @@ int main(int argc, char **argv)
     struct tune_opts opts;
     struct tune_ctx x;
     struct tune_run_info run;
-    uint64_t *comm = NULL, *bytes = NULL;
 
     memset(&opts, 0, sizeof(opts));
     memset(&x, 0, sizeof(x));
@@ -389,63 +455,20 @@ int main(int argc, char **argv)
         goto out;
     x.o = &opts;
     rc = TUNE_EXIT_FAIL;
-    if (opts.source != ACCT_RESULT_MODEL) {
-        int active = acct_tool_active(), all = 0;
-        PMPI_Allreduce(&active, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-        if (!all) {
-            snprintf(x.err, sizeof(x.err), "ACCT is not active in this job (ACCT_DISABLE set, "
-                     "or the runtime did not load): nothing can be measured");
-            goto out;
-        }
-    }
-    if (load_used(&opts, rank, x.err, sizeof(x.err)) != 0 ||
+    if (check_active(&x, &opts) != 0 ||
+        load_used(&opts, rank, x.err, sizeof(x.err)) != 0 ||
         gather_conditions(rank, world, &run.cond, x.err, sizeof(x.err)) != 0 ||
-        share_state(&x, rank, tune_state_fingerprint(&opts, world)) != 0)
+        share_state(&x, rank, tune_state_fingerprint(&opts, world)) != 0 ||
+        (opts.source != ACCT_RESULT_MEASURED && setup_model(&x, &run) != 0) ||
+        tune_all(&x, &opts, rank, world) != 0 ||
+        write_outputs(&x, &opts, &run, rank) != 0)
         goto out;
-    if (opts.source != ACCT_RESULT_MEASURED && setup_model(&x, &run) != 0)
-        goto out;
-    size_t room = opts.sizes.n + opts.comm_sizes.n + opts.nused + 1;
-    comm = malloc(room * sizeof(*comm));
-    bytes = malloc(room * sizeof(*bytes));
-    if (comm == NULL || bytes == NULL)
-        snprintf(x.err, sizeof(x.err), "out of memory");
-    if (kit_agree(comm == NULL || bytes == NULL ? -1 : 0, x.err, sizeof(x.err),
-                  MPI_COMM_WORLD) != 0)
-        goto out;
-    x.total = count_points(&opts, world, comm, bytes);
-    for (int c = 0; c < ACCT_COLL_COUNT; c++) {
-        if (opts.coll[c] &&
-            tune_collective(&x, (enum acct_coll_id)c, rank, world, comm, bytes) != 0)
-            goto out;
-    }
-    acct_tool_force("");
-
-    /* output (rank 0) */
-    tune_utc_now(run.finished, sizeof(run.finished));
-    make_run_id(&opts, run.started, run.id, sizeof(run.id));
-    run.complete = !x.incomplete && !x.stopped;
-    run.experiments = x.experiments;
-    run.experiment_s = x.experiment_s;
-    int wrc = 0;
-    if (rank == 0)
-        wrc = tune_write_outputs(&opts, &run, x.recs, x.nrecs, x.decided, x.ndecided, x.err,
-                                 sizeof(x.err));
-    if (kit_agree(wrc, x.err, sizeof(x.err), MPI_COMM_WORLD) != 0)
-        goto out;
-    if (rank == 0)
-        printf(TUNE_NAME ": wrote %s (%zu measurements, %s): %llu experiments run, %llu taken "
-               "from the state file, %.1f s in experiments\n", opts.out, x.nrecs,
-               run.complete ? "complete" : "incomplete: stopped by the budget",
-               (unsigned long long)x.experiments, (unsigned long long)x.replayed,
-               x.experiment_s);
     rc = TUNE_EXIT_OK;
 out:
     if (rank == 0 && rc != TUNE_EXIT_OK)
         fprintf(stderr, TUNE_NAME ": error: %s\n", x.err);
     if (rank == 0 && rc == TUNE_EXIT_OK && opts.help)
         tune_usage(stdout);
-    free(comm);
-    free(bytes);
     free(x.recs);
     free(x.decided);
     tune_state_close(&x.seen);

@@ -560,6 +560,71 @@ static int plane_rows(struct tune_ctx *x, struct plane_mpi *s, size_t nrows)
     return TUNE_OK;
 }
 
+/* Append one decision to rank 0's list of decisions that were not measured
+ * (for the decision maps). 0, or -1 when out of memory. */
+static int keep_decided(struct tune_ctx *x, int p, uint64_t m, const struct acct_decision *dec)
+{
+    if (x->ndecided == x->capdecided) {
+        size_t c = x->capdecided ? 2 * x->capdecided : 256;
+        struct tune_record *nv = realloc(x->decided, c * sizeof(*nv));
+        if (nv == NULL)
+            return -1;
+        x->decided = nv;
+        x->capdecided = c;
+    }
+    struct tune_record *d = &x->decided[x->ndecided++];
+    memset(d, 0, sizeof(*d));
+    d->coll = (int32_t)x->coll;
+    d->comm_size = p;
+    d->bytes = m;
+    d->alg = (int32_t)acct_alg_index(dec->alg);
+    d->fanout = dec->fanout;
+    d->segment = dec->segment_bytes;
+    d->ok = 1;
+    return 0;
+}
+
+/* Rank 0 keeps the plane's interpolated decisions; agreed by all ranks. */
+static int plane_keep_interpolated(struct tune_ctx *x, const int *p, size_t nrows,
+                                   const struct tune_plane_cell *cells)
+{
+    int ok = 1;
+
+    for (size_t i = 0; x->rank == 0 && i < nrows * x->nsizes && ok; i++) {
+        const struct tune_plane_cell *v = &cells[i];
+        if (v->kind == TUNE_CELL_INTERPOLATED && v->set)
+            ok = keep_decided(x, p[i / x->nsizes], x->sizes[i % x->nsizes], &v->d) == 0;
+    }
+    if (!oracle_ready(x, ok)) {
+        snprintf(x->err, sizeof(x->err), "out of memory for the plane's decisions");
+        return TUNE_ENOMEM;
+    }
+    return TUNE_OK;
+}
+
+/* One progress line per cell, and with --progress the plane's summary. */
+static void plane_report(struct tune_ctx *x, const int *p, size_t nrows,
+                         const struct tune_plane_cell *cells)
+{
+    size_t kinds[4] = { 0, 0, 0, 0 };
+
+    for (size_t r = 0; r < nrows; r++) {
+        x->esize = p[r];
+        for (size_t c = 0; c < x->nsizes; c++) {
+            const struct tune_plane_cell *v = &cells[r * x->nsizes + c];
+            bool complete = v->kind != TUNE_CELL_NONE && !v->stopped;
+            progress_line(x, x->sizes[c], v->set ? &v->d : NULL, complete, cell_how[v->kind]);
+            kinds[v->kind]++;
+            x->incomplete |= !complete;
+        }
+    }
+    if (x->rank == 0 && x->o->progress)
+        fprintf(stderr, TUNE_NAME ": %s plane of %zu x %zu cells: %zu searched, %zu verified, "
+                "%zu interpolated, %zu not decided\n", acct_coll_name(x->coll), nrows,
+                x->nsizes, kinds[TUNE_CELL_FULL], kinds[TUNE_CELL_VERIFIED],
+                kinds[TUNE_CELL_INTERPOLATED], kinds[TUNE_CELL_NONE]);
+}
+
 int tune_plane(struct tune_ctx *x, const int *p, size_t nrows)
 {
     int rc = TUNE_OK;
@@ -596,53 +661,10 @@ int tune_plane(struct tune_ctx *x, const int *p, size_t nrows)
                                       .check = x->o->check, .params = x->o->params };
         rc = tune_plane_walk(&src, &po, cells);
     }
-    /* rank 0: the interpolated decisions, for the decision maps */
-    int ok = 1;
-    for (size_t i = 0; rc == TUNE_OK && x->rank == 0 && i < nrows * x->nsizes && ok; i++) {
-        const struct tune_plane_cell *v = &cells[i];
-        if (v->kind != TUNE_CELL_INTERPOLATED || !v->set)
-            continue;
-        if (x->ndecided == x->capdecided) {
-            size_t c = x->capdecided ? 2 * x->capdecided : 256;
-            struct tune_record *nv = realloc(x->decided, c * sizeof(*nv));
-            ok = nv != NULL;
-            if (ok) {
-                x->decided = nv;
-                x->capdecided = c;
-            }
-        }
-        if (ok) {
-            struct tune_record *d = &x->decided[x->ndecided++];
-            memset(d, 0, sizeof(*d));
-            d->coll = (int32_t)x->coll;
-            d->comm_size = p[i / x->nsizes];
-            d->bytes = x->sizes[i % x->nsizes];
-            d->alg = (int32_t)acct_alg_index(v->d.alg);
-            d->fanout = v->d.fanout;
-            d->segment = v->d.segment_bytes;
-            d->ok = 1;
-        }
-    }
-    if (rc == TUNE_OK && !oracle_ready(x, ok)) {
-        snprintf(x->err, sizeof(x->err), "out of memory for the plane's decisions");
-        rc = TUNE_ENOMEM;
-    }
-    size_t kinds[4] = { 0, 0, 0, 0 };
-    for (size_t r = 0; r < nrows && rc == TUNE_OK; r++) {
-        x->esize = p[r];
-        for (size_t c = 0; c < x->nsizes; c++) {
-            const struct tune_plane_cell *v = &cells[r * x->nsizes + c];
-            bool complete = v->kind != TUNE_CELL_NONE && !v->stopped;
-            progress_line(x, x->sizes[c], v->set ? &v->d : NULL, complete, cell_how[v->kind]);
-            kinds[v->kind]++;
-            x->incomplete |= !complete;
-        }
-    }
-    if (rc == TUNE_OK && x->rank == 0 && x->o->progress)
-        fprintf(stderr, TUNE_NAME ": %s plane of %zu x %zu cells: %zu searched, %zu verified, "
-                "%zu interpolated, %zu not decided\n", acct_coll_name(x->coll), nrows,
-                x->nsizes, kinds[TUNE_CELL_FULL], kinds[TUNE_CELL_VERIFIED],
-                kinds[TUNE_CELL_INTERPOLATED], kinds[TUNE_CELL_NONE]);
+    if (rc == TUNE_OK)
+        rc = plane_keep_interpolated(x, p, nrows, cells);
+    if (rc == TUNE_OK)
+        plane_report(x, p, nrows, cells);
     sync_state(x);
     if (rc != TUNE_OK && x->err[0] == '\0')
         snprintf(x->err, sizeof(x->err), "%s plane: %s", acct_coll_name(x->coll),
