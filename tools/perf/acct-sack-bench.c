@@ -1,4 +1,5 @@
-/* acct-sack-bench: the SACK reordering experiment of paper 002 (§5): a
+/* acct-sack-bench: the SACK reordering experiment of Vadhiyar et al.
+ * 2000 (§5): a
  * bcast from rank 0 while some processes enter it late.
  *
  *   mpirun -np 8 [-x LD_PRELOAD=libacct.so -x ACCT_RULES=R [-x ACCT_SACK_FILL=df|bf]]
@@ -77,62 +78,180 @@ static long parse_size(const char *s)
     return v;
 }
 
-int main(int argc, char **argv)
-{
-    const char *pattern = "interior";
-    long bytes = 1 << 20;
-    int reps = 5, ndelay = 3, rank, size, bad = 0;
-    long delays[MAX_LATE] = {200, 300, 400};
-    unsigned long long seed = 2000;
-    const char *alternate = NULL; /* ACCT_FORCE spec of mode A; B = the rules */
-    const char *alternate_b = NULL; /* --alternate-b: ACCT_FORCE spec of mode B (NULL: rules) */
-    int timeline = 0;             /* --timeline 1: per-rank end times of every repetition */
-    int warmup = 1;               /* --warmup N: repetitions without delays, not counted */
+/* The command line; the defaults are the documented ones. */
+struct bench {
+    const char *pattern;
+    long bytes;
+    int reps, ndelay, warmup, timeline;
+    long delays[MAX_LATE];
+    unsigned long long seed;
+    const char *alternate;   /* ACCT_FORCE spec of mode A; B = the rules */
+    const char *alternate_b; /* --alternate-b: ACCT_FORCE spec of mode B (NULL: rules) */
+    int fixed[3];            /* the late ranks of the interior/leaf patterns */
+    int is_random;
+    int rank, size;
+};
 
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
+/* Parse argv into b; 0, or -1 on a bad command line. */
+static int parse_args(struct bench *b, int argc, char **argv)
+{
+    int bad = 0;
+
     for (int i = 1; i < argc; i++) {
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (v == NULL)
             bad = 1;
         else if (strcmp(argv[i], "--pattern") == 0)
-            pattern = v;
+            b->pattern = v;
         else if (strcmp(argv[i], "--bytes") == 0)
-            bytes = parse_size(v);
+            b->bytes = parse_size(v);
         else if (strcmp(argv[i], "--reps") == 0)
-            reps = atoi(v);
+            b->reps = atoi(v);
         else if (strcmp(argv[i], "--alternate") == 0)
-            alternate = v;
+            b->alternate = v;
         else if (strcmp(argv[i], "--alternate-b") == 0)
-            alternate_b = v;
+            b->alternate_b = v;
         else if (strcmp(argv[i], "--warmup") == 0)
-            warmup = atoi(v);
+            b->warmup = atoi(v);
         else if (strcmp(argv[i], "--timeline") == 0)
-            timeline = atoi(v);
+            b->timeline = atoi(v);
         else if (strcmp(argv[i], "--seed") == 0)
-            seed = strtoull(v, NULL, 10);
+            b->seed = strtoull(v, NULL, 10);
         else if (strcmp(argv[i], "--delays") == 0) {
             char *copy = strdup(v), *save = NULL;
-            ndelay = 0;
-            for (char *t = strtok_r(copy, ",", &save); t && ndelay < MAX_LATE;
+            b->ndelay = 0;
+            for (char *t = strtok_r(copy, ",", &save); t && b->ndelay < MAX_LATE;
                  t = strtok_r(NULL, ",", &save))
-                delays[ndelay++] = atol(t);
+                b->delays[b->ndelay++] = atol(t);
             free(copy);
         } else
             bad = 1;
         i++;
     }
-    int fixed[3] = {1, 2, 4};
-    if (strcmp(pattern, "leaf") == 0) {
-        fixed[0] = 3, fixed[1] = 5, fixed[2] = 7;
+    if (strcmp(b->pattern, "leaf") == 0) {
+        b->fixed[0] = 3, b->fixed[1] = 5, b->fixed[2] = 7;
     }
-    int is_fixed = strcmp(pattern, "interior") == 0 || strcmp(pattern, "leaf") == 0;
-    int is_random = strcmp(pattern, "random") == 0, is_none = strcmp(pattern, "none") == 0;
-    if (bad || bytes < 0 || bytes > (1L << 30) || reps < 1 || ndelay < 1 || warmup < 1 ||
-        !(is_fixed || is_random || is_none) || (is_fixed && (size < 8 || ndelay > 3)) ||
-        (is_random && ndelay >= size)) {
-        if (rank == 0)
+    int is_fixed = strcmp(b->pattern, "interior") == 0 || strcmp(b->pattern, "leaf") == 0;
+    int is_none = strcmp(b->pattern, "none") == 0;
+    b->is_random = strcmp(b->pattern, "random") == 0;
+    if (bad || b->bytes < 0 || b->bytes > (1L << 30) || b->reps < 1 || b->ndelay < 1 ||
+        b->warmup < 1 || !(is_fixed || b->is_random || is_none) ||
+        (is_fixed && (b->size < 8 || b->ndelay > 3)) || (b->is_random && b->ndelay >= b->size))
+        return -1;
+    if (is_none)
+        b->ndelay = 0;
+    return 0;
+}
+
+/* The late ranks of one repetition: fixed, or drawn without repetition. */
+static void pick_late(const struct bench *b, int *late)
+{
+    for (int i = 0; i < b->ndelay; i++) {
+        if (!b->is_random) {
+            late[i] = b->fixed[i];
+            continue;
+        }
+        int x, dup;
+        do {
+            x = 1 + (int)(next_rand() % (unsigned)(b->size - 1));
+            dup = 0;
+            for (int j = 0; j < i; j++)
+                dup |= late[j] == x;
+        } while (dup);
+        late[i] = x;
+    }
+}
+
+/* "rank:ms,..." of the first repetition; random patterns add ",...". */
+static void describe_late(const struct bench *b, const int *late, int more, char *desc,
+                          size_t len)
+{
+    desc[0] = '\0';
+    for (int i = 0; i < b->ndelay; i++) {
+        size_t l = strlen(desc);
+        snprintf(desc + l, len - l, "%s%d:%ld", i ? "," : "", late[i], b->delays[i]);
+    }
+    if (more) {
+        size_t l = strlen(desc);
+        snprintf(desc + l, len - l, ",...");
+    }
+}
+
+/* One timed bcast of repetition r in mode m: the slowest rank's time
+ * (rank 0; ms), after my_delay ms of lateness; counts wrong bytes in *bad. */
+static double one_bcast(const struct bench *b, char *buf, int r, int m, long my_delay, int *bad)
+{
+    for (long i = 0; i < b->bytes; i++)
+        buf[i] = b->rank == 0 ? (char)(i * 7 + r + b->warmup) : 0;
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = now_s();
+    if (my_delay > 0) {
+        struct timespec ts = {my_delay / 1000, (my_delay % 1000) * 1000000L};
+        nanosleep(&ts, NULL);
+    }
+    MPI_Bcast(buf, (int)b->bytes, MPI_BYTE, 0, MPI_COMM_WORLD);
+    double dt = now_s() - t0, worst = 0;
+    for (long i = 0; i < b->bytes; i++)
+        *bad += buf[i] != (char)(i * 7 + r + b->warmup);
+    MPI_Reduce(&dt, &worst, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    if (b->timeline && r >= 0) { /* when each rank left the bcast (ms after the barrier) */
+        double *all = b->rank == 0 ? malloc(sizeof(double) * (size_t)b->size) : NULL;
+        MPI_Gather(&dt, 1, MPI_DOUBLE, all, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+        if (b->rank == 0 && all != NULL) {
+            printf("timeline rep=%d mode=%c", r, 'A' + m);
+            for (int q = 0; q < b->size; q++)
+                printf(" %d:%.1f", q, all[q] * 1e3);
+            printf("\n");
+        }
+        free(all);
+    }
+    return worst * 1e3;
+}
+
+static double median_sorted(const double *x, int n)
+{
+    return n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
+}
+
+/* Rank 0's one line: medians and extremes per mode, B/A's median ratio. */
+static void report(const struct bench *b, double *t, double *ratio, int modes,
+                   const char *late_desc, int all_bad)
+{
+    double med[2], lo[2], hi[2];
+    int reps = b->reps;
+
+    for (int m = 0; m < modes; m++) {
+        double *x = t + m * reps;
+        qsort(x, (size_t)reps, sizeof *x, cmp);
+        med[m] = median_sorted(x, reps);
+        lo[m] = x[0];
+        hi[m] = x[reps - 1];
+    }
+    printf("pattern=%s late=%s bytes=%ld ranks=%d acct=%d reps=%d median_ms=%.3f "
+           "min_ms=%.3f max_ms=%.3f",
+           b->pattern, b->ndelay ? late_desc : "-", b->bytes, b->size, acct_tool_active(), reps,
+           med[0], lo[0], hi[0]);
+    if (modes == 2) {
+        qsort(ratio, (size_t)reps, sizeof *ratio, cmp);
+        printf(" B_median_ms=%.3f B_min_ms=%.3f B_max_ms=%.3f B_over_A_median=%.3f", med[1],
+               lo[1], hi[1], median_sorted(ratio, reps));
+    }
+    printf("%s\n", all_bad ? " WRONG-DATA" : "");
+}
+
+int main(int argc, char **argv)
+{
+    struct bench b = { .pattern = "interior", .bytes = 1 << 20, .reps = 5, .ndelay = 3,
+                       .warmup = 1, .delays = {200, 300, 400}, .seed = 2000,
+                       .fixed = {1, 2, 4} };
+    int bad = 0, all_bad = 0;
+    char late_desc[256] = "";
+
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &b.rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &b.size);
+    if (parse_args(&b, argc, argv) != 0) {
+        if (b.rank == 0)
             fprintf(stderr, "usage: acct-sack-bench [--pattern none|interior|leaf|random] "
                             "[--bytes N[K|M]] [--reps N] [--delays MS,MS,...] [--seed N] "
                             "[--alternate FORCE_SPEC [--alternate-b FORCE_SPEC]] [--timeline 1] [--warmup N] "
@@ -140,100 +259,33 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return 2;
     }
-    if (strcmp(pattern, "none") == 0)
-        ndelay = 0;
-    char *buf = malloc((size_t)bytes + 1);
-    int modes = alternate != NULL && acct_tool_active() ? 2 : 1;
-    double *t = malloc(sizeof(double) * (size_t)reps * 2), *ratio = malloc(sizeof(double) * (size_t)reps);
-    char late_desc[256] = "";
-    rng = seed;
-    for (int r = -warmup; r < reps; r++) { /* r < 0: warm-up, nobody late */
+    char *buf = malloc((size_t)b.bytes + 1);
+    int modes = b.alternate != NULL && acct_tool_active() ? 2 : 1;
+    double *t = malloc(sizeof(double) * (size_t)b.reps * 2);
+    double *ratio = malloc(sizeof(double) * (size_t)b.reps);
+    rng = b.seed;
+    for (int r = -b.warmup; r < b.reps; r++) { /* r < 0: warm-up, nobody late */
         int late[MAX_LATE];
-        for (int i = 0; i < ndelay; i++) {
-            if (strcmp(pattern, "random") == 0) {
-                int x, dup;
-                do {
-                    x = 1 + (int)(next_rand() % (unsigned)(size - 1));
-                    dup = 0;
-                    for (int j = 0; j < i; j++)
-                        dup |= late[j] == x;
-                } while (dup);
-                late[i] = x;
-            } else
-                late[i] = fixed[i];
-        }
+        pick_late(&b, late);
         long my_delay = 0;
-        for (int i = 0; r >= 0 && i < ndelay; i++)
-            if (late[i] == rank)
-                my_delay = delays[i];
-        if (r == 0 || (r > 0 && strcmp(pattern, "random") == 0 && r == 1)) {
-            late_desc[0] = '\0';
-            for (int i = 0; i < ndelay; i++) {
-                size_t l = strlen(late_desc);
-                snprintf(late_desc + l, sizeof late_desc - l, "%s%d:%ld", i ? "," : "", late[i],
-                         delays[i]);
-            }
-            if (strcmp(pattern, "random") == 0 && r == 1) {
-                size_t l = strlen(late_desc);
-                snprintf(late_desc + l, sizeof late_desc - l, ",...");
-            }
-        }
+        for (int i = 0; r >= 0 && i < b.ndelay; i++)
+            if (late[i] == b.rank)
+                my_delay = b.delays[i];
+        if (r == 0 || (r == 1 && b.is_random))
+            describe_late(&b, late, r == 1, late_desc, sizeof(late_desc));
         for (int m = 0; m < modes; m++) { /* A: forced spec, B: the rules */
-            if (modes == 2 && acct_tool_force(m == 0 ? alternate : alternate_b) != 0)
+            if (modes == 2 && acct_tool_force(m == 0 ? b.alternate : b.alternate_b) != 0)
                 bad++;
-            for (long i = 0; i < bytes; i++)
-                buf[i] = rank == 0 ? (char)(i * 7 + r + warmup) : 0;
-            MPI_Barrier(MPI_COMM_WORLD);
-            double t0 = now_s();
-            if (my_delay > 0) {
-                struct timespec ts = {my_delay / 1000, (my_delay % 1000) * 1000000L};
-                nanosleep(&ts, NULL);
-            }
-            MPI_Bcast(buf, (int)bytes, MPI_BYTE, 0, MPI_COMM_WORLD);
-            double dt = now_s() - t0, worst = 0;
-            for (long i = 0; i < bytes; i++)
-                bad += buf[i] != (char)(i * 7 + r + warmup);
-            MPI_Reduce(&dt, &worst, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-            if (timeline && r >= 0) { /* when each rank left the bcast (ms after the barrier) */
-                double *all = rank == 0 ? malloc(sizeof(double) * (size_t)size) : NULL;
-                MPI_Gather(&dt, 1, MPI_DOUBLE, all, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-                if (rank == 0 && all != NULL) {
-                    printf("timeline rep=%d mode=%c", r, 'A' + m);
-                    for (int q = 0; q < size; q++)
-                        printf(" %d:%.1f", q, all[q] * 1e3);
-                    printf("\n");
-                }
-                free(all);
-            }
+            double ms = one_bcast(&b, buf, r, m, my_delay, &bad);
             if (r >= 0)
-                t[m * reps + r] = worst * 1e3;
+                t[m * b.reps + r] = ms;
         }
         if (r >= 0 && modes == 2)
-            ratio[r] = t[reps + r] / t[r];
+            ratio[r] = t[b.reps + r] / t[r];
     }
-    int all_bad = 0;
     MPI_Reduce(&bad, &all_bad, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
-    if (rank == 0) {
-        double med[2], lo[2], hi[2];
-        for (int m = 0; m < modes; m++) {
-            double *x = t + m * reps;
-            qsort(x, (size_t)reps, sizeof *x, cmp);
-            med[m] = reps % 2 ? x[reps / 2] : (x[reps / 2 - 1] + x[reps / 2]) / 2;
-            lo[m] = x[0];
-            hi[m] = x[reps - 1];
-        }
-        printf("pattern=%s late=%s bytes=%ld ranks=%d acct=%d reps=%d median_ms=%.3f "
-               "min_ms=%.3f max_ms=%.3f",
-               pattern, ndelay ? late_desc : "-", bytes, size, acct_tool_active(), reps, med[0],
-               lo[0], hi[0]);
-        if (modes == 2) {
-            qsort(ratio, (size_t)reps, sizeof *ratio, cmp);
-            printf(" B_median_ms=%.3f B_min_ms=%.3f B_max_ms=%.3f B_over_A_median=%.3f",
-                   med[1], lo[1], hi[1],
-                   reps % 2 ? ratio[reps / 2] : (ratio[reps / 2 - 1] + ratio[reps / 2]) / 2);
-        }
-        printf("%s\n", all_bad ? " WRONG-DATA" : "");
-    }
+    if (b.rank == 0)
+        report(&b, t, ratio, modes, late_desc, all_bad);
     free(buf);
     free(t);
     free(ratio);
