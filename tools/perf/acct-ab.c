@@ -85,53 +85,143 @@ static void call(const char *coll, int *sbuf, int *rbuf, int n)
         MPI_Reduce_scatter_block(sbuf, rbuf, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
 }
 
-int main(int argc, char **argv)
+/* The command line and the two sides' ACCT_FORCE specs. */
+struct ab {
+    const char *coll, *spec, *sizes, *rounds_out;
+    int rounds, iters;
+    bool rules, barrier;
+    double target;
+    char native_spec[64];
+    force_fn force;
+    int rank;
+};
+
+/* Parse argv into a; 0, or 2 (usage printed). */
+static int parse_args(struct ab *a, int argc, char **argv)
 {
-    const char *coll = NULL, *spec = NULL, *sizes = "64K,256K,1M", *rounds_out = NULL;
-    int rounds = 15, iters = 5, rank, size, opt, rc = 0;
-    bool rules = false, barrier = false;
-    double target = 0;
-    char native_spec[64] = "";
+    static const char *const colls[] = { "bcast",  "reduce",    "allreduce", "gather",
+                                         "scatter", "allgather", "alltoall",  "reduce_scatter_block" };
+    int opt, rc = 0;
+    bool known = false;
+
     while ((opt = getopt(argc, argv, "c:f:m:r:n:RT:bo:")) != -1) {
         switch (opt) {
-        case 'c': coll = optarg; break;
-        case 'f': spec = optarg; break;
-        case 'm': sizes = optarg; break;
-        case 'r': rounds = atoi(optarg); break;
-        case 'n': iters = atoi(optarg); break;
-        case 'R': rules = true; break;
-        case 'b': barrier = true; break;
-        case 'T': target = atof(optarg); break;
-        case 'o': rounds_out = optarg; break;
+        case 'c': a->coll = optarg; break;
+        case 'f': a->spec = optarg; break;
+        case 'm': a->sizes = optarg; break;
+        case 'r': a->rounds = atoi(optarg); break;
+        case 'n': a->iters = atoi(optarg); break;
+        case 'R': a->rules = true; break;
+        case 'b': a->barrier = true; break;
+        case 'T': a->target = atof(optarg); break;
+        case 'o': a->rounds_out = optarg; break;
         default: rc = 2;
         }
     }
-    static const char *const colls[] = { "bcast",  "reduce",    "allreduce", "gather",
-                                         "scatter", "allgather", "alltoall",  "reduce_scatter_block" };
-    bool known = false;
-    for (size_t i = 0; coll != NULL && i < sizeof colls / sizeof colls[0]; i++)
-        known |= strcmp(coll, colls[i]) == 0;
-    if (coll != NULL && !known) {
-        fprintf(stderr, "acct-ab: unknown collective \"%s\"\n", coll);
+    for (size_t i = 0; a->coll != NULL && i < sizeof colls / sizeof colls[0]; i++)
+        known |= strcmp(a->coll, colls[i]) == 0;
+    if (a->coll != NULL && !known) {
+        fprintf(stderr, "acct-ab: unknown collective \"%s\"\n", a->coll);
         rc = 2;
     }
-    if (rc || coll == NULL || (spec == NULL) == !rules || rounds < 1 || iters < 1 ||
-        target < 0 || target > 60) {
+    if (rc || a->coll == NULL || (a->spec == NULL) == !a->rules || a->rounds < 1 ||
+        a->iters < 1 || a->target < 0 || a->target > 60) {
         fprintf(stderr, "usage: acct-ab -c COLL (-f SPEC | -R) [-m SIZES] [-r ROUNDS] [-n ITERS]"
                         " [-T SEC] [-b] [-o FILE]\n");
         return 2;
     }
-    if (rules) { /* ACCT side: the rules; native side: ACCT's native method */
-        snprintf(native_spec, sizeof native_spec, "%s=native", coll);
-        spec = "";
+    if (a->rules) { /* ACCT side: the rules; native side: ACCT's native method */
+        snprintf(a->native_spec, sizeof a->native_spec, "%s=native", a->coll);
+        a->spec = "";
     }
+    return 0;
+}
+
+/* Calls per block: ITERS, or with -T about SEC seconds of the slowest
+ * rank's time of one native call; alike on every rank. */
+static int calls_per_block(const struct ab *a, int *sbuf, int *rbuf, int n)
+{
+    if (a->target <= 0)
+        return a->iters;
+    a->force(a->native_spec);
+    call(a->coll, sbuf, rbuf, n);
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime(), one, mx;
+    call(a->coll, sbuf, rbuf, n);
+    one = MPI_Wtime() - t0;
+    MPI_Allreduce(&one, &mx, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    double want = mx > 0 ? a->target / mx : 100000;
+    return want > 100000 ? 100000 : want > a->iters ? (int)want : a->iters;
+}
+
+/* One block of it calls on one side: the slowest rank's µs per call (rank 0). */
+static double time_block(const struct ab *a, int side, int *sbuf, int *rbuf, int n, int it)
+{
+    a->force(side ? a->spec : a->native_spec);
+    call(a->coll, sbuf, rbuf, n); /* warm-up (schedule, scratch) */
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime(), busy = 0;
+    for (int i = 0; i < it; i++) {
+        if (a->barrier) {
+            MPI_Barrier(MPI_COMM_WORLD);
+            t0 = MPI_Wtime();
+        }
+        call(a->coll, sbuf, rbuf, n);
+        if (a->barrier)
+            busy += MPI_Wtime() - t0;
+    }
+    double dt = (a->barrier ? busy : MPI_Wtime() - t0) / it, mx;
+    MPI_Reduce(&dt, &mx, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    return mx * 1e6;
+}
+
+/* All rounds of one message size; rank 0 prints its row (and the rounds to raw). */
+static void one_size(const struct ab *a, long bytes, int size, FILE *raw)
+{
+    int n = (int)(bytes / (long)sizeof(int)), rounds = a->rounds;
+    size_t elems = (size_t)n * (size_t)size;
+    int *sbuf = calloc(elems ? elems : 1, sizeof(int));
+    int *rbuf = calloc(elems ? elems : 1, sizeof(int));
+    double *t[2], *ratio = malloc((size_t)rounds * sizeof *ratio);
+    t[0] = malloc((size_t)rounds * sizeof(double));
+    t[1] = malloc((size_t)rounds * sizeof(double));
+    for (size_t i = 0; i < elems; i++)
+        sbuf[i] = (int)(i + (size_t)a->rank);
+    int it = calls_per_block(a, sbuf, rbuf, n);
+    for (int r = 0; r < rounds; r++)
+        for (int k = 0; k < 2; k++) {
+            int side = (r + k) % 2; /* 0 native, 1 acct; order alternates */
+            t[side][r] = time_block(a, side, sbuf, rbuf, n, it);
+        }
+    if (a->rank == 0) {
+        for (int r = 0; r < rounds; r++) {
+            ratio[r] = t[0][r] / t[1][r];
+            if (raw != NULL)
+                fprintf(raw, "%s\t%ld\t%d\t%.9g\t%.9g\n", a->coll, bytes, r, t[0][r], t[1][r]);
+        }
+        double q25 = quantile(ratio, rounds, 0.25), q75 = quantile(ratio, rounds, 0.75);
+        double med = quantile(ratio, rounds, 0.5);
+        printf("%-22s %9ld %12.1f %12.1f %10.3f %8.3f-%-8.3f %7d\n", a->coll, bytes,
+               quantile(t[0], rounds, 0.5), quantile(t[1], rounds, 0.5), med, q25, q75, it);
+        fflush(stdout);
+    }
+    free(sbuf), free(rbuf), free(t[0]), free(t[1]), free(ratio);
+}
+
+int main(int argc, char **argv)
+{
+    struct ab a = { .sizes = "64K,256K,1M", .rounds = 15, .iters = 5 };
+    int size, rc = 0;
+
+    if (parse_args(&a, argc, argv) != 0)
+        return 2;
     MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_rank(MPI_COMM_WORLD, &a.rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     FILE *raw = NULL;
     int raw_ok = 1;
-    if (rank == 0 && rounds_out != NULL && (raw = fopen(rounds_out, "a")) == NULL) {
-        fprintf(stderr, "acct-ab: %s: cannot open for appending\n", rounds_out);
+    if (a.rank == 0 && a.rounds_out != NULL && (raw = fopen(a.rounds_out, "a")) == NULL) {
+        fprintf(stderr, "acct-ab: %s: cannot open for appending\n", a.rounds_out);
         raw_ok = 0;
     }
     MPI_Bcast(&raw_ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
@@ -139,78 +229,25 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return 2;
     }
-    force_fn force = (force_fn)(void (*)(void))dlsym(RTLD_DEFAULT, "acct_tool_force");
-    if (force == NULL || force(native_spec) != 0) {
-        if (rank == 0)
+    a.force = (force_fn)(void (*)(void))dlsym(RTLD_DEFAULT, "acct_tool_force");
+    if (a.force == NULL || a.force(a.native_spec) != 0) {
+        if (a.rank == 0)
             fprintf(stderr, "acct-ab: ACCT is not active (preload libacct.so)\n");
         MPI_Finalize();
         return 2;
     }
-    if (rank == 0)
+    if (a.rank == 0)
         printf("%-22s %9s %12s %12s %10s %17s %7s\n", "collective", "bytes", "native_us",
                "acct_us", "nat/acct", "ratio p25-p75", "calls");
-    for (const char *p = sizes; *p;) {
+    for (const char *p = a.sizes; *p;) {
         char *end;
         long bytes = parse_size(p, &end);
         p = *end == ',' ? end + 1 : end;
-        int n = (int)(bytes / (long)sizeof(int));
-        size_t elems = (size_t)n * (size_t)size;
-        int *sbuf = calloc(elems ? elems : 1, sizeof(int));
-        int *rbuf = calloc(elems ? elems : 1, sizeof(int));
-        double *t[2], *ratio = malloc((size_t)rounds * sizeof *ratio);
-        t[0] = malloc((size_t)rounds * sizeof(double));
-        t[1] = malloc((size_t)rounds * sizeof(double));
-        for (size_t i = 0; i < elems; i++)
-            sbuf[i] = (int)(i + (size_t)rank);
-        int it = iters;
-        if (target > 0) { /* calls per block from one call's time, alike on every rank */
-            force(native_spec);
-            call(coll, sbuf, rbuf, n);
-            MPI_Barrier(MPI_COMM_WORLD);
-            double t0 = MPI_Wtime(), one, mx;
-            call(coll, sbuf, rbuf, n);
-            one = MPI_Wtime() - t0;
-            MPI_Allreduce(&one, &mx, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-            double want = mx > 0 ? target / mx : 100000;
-            it = want > 100000 ? 100000 : want > iters ? (int)want : iters;
-        }
-        for (int r = 0; r < rounds; r++)
-            for (int k = 0; k < 2; k++) {
-                int side = (r + k) % 2; /* 0 native, 1 acct; order alternates */
-                force(side ? spec : native_spec);
-                call(coll, sbuf, rbuf, n); /* warm-up (schedule, scratch) */
-                MPI_Barrier(MPI_COMM_WORLD);
-                double t0 = MPI_Wtime(), busy = 0;
-                for (int i = 0; i < it; i++) {
-                    if (barrier) {
-                        MPI_Barrier(MPI_COMM_WORLD);
-                        t0 = MPI_Wtime();
-                    }
-                    call(coll, sbuf, rbuf, n);
-                    if (barrier)
-                        busy += MPI_Wtime() - t0;
-                }
-                double dt = (barrier ? busy : MPI_Wtime() - t0) / it, mx;
-                MPI_Reduce(&dt, &mx, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-                t[side][r] = mx * 1e6;
-            }
-        if (rank == 0) {
-            for (int r = 0; r < rounds; r++) {
-                ratio[r] = t[0][r] / t[1][r];
-                if (raw != NULL)
-                    fprintf(raw, "%s\t%ld\t%d\t%.9g\t%.9g\n", coll, bytes, r, t[0][r], t[1][r]);
-            }
-            double q25 = quantile(ratio, rounds, 0.25), q75 = quantile(ratio, rounds, 0.75);
-            double med = quantile(ratio, rounds, 0.5);
-            printf("%-22s %9ld %12.1f %12.1f %10.3f %8.3f-%-8.3f %7d\n", coll, bytes,
-                   quantile(t[0], rounds, 0.5), quantile(t[1], rounds, 0.5), med, q25, q75, it);
-            fflush(stdout);
-        }
-        free(sbuf), free(rbuf), free(t[0]), free(t[1]), free(ratio);
+        one_size(&a, bytes, size, raw);
     }
-    force(rules ? "" : native_spec);
+    a.force(a.rules ? "" : a.native_spec);
     if (raw != NULL && fclose(raw) != 0) {
-        fprintf(stderr, "acct-ab: %s: write failed\n", rounds_out);
+        fprintf(stderr, "acct-ab: %s: write failed\n", a.rounds_out);
         rc = 1;
     }
     MPI_Finalize();
