@@ -550,7 +550,8 @@ static int parse_pos(const char *s, long max, long *out)
     return 0;
 }
 
-int main(int argc, char **argv)
+/* The command line into o: 0, or the exit code (0 after --help, 2). */
+static int parse_args(struct opts *o, int argc, char **argv, bool *done)
 {
     static const struct option lopts[] = {
         { "acctd", required_argument, NULL, 'A' },   { "socket", required_argument, NULL, 's' },
@@ -564,28 +565,24 @@ int main(int argc, char **argv)
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
-    struct opts o = { .partition = "bench0", .interconnect = "ib" };
-    o.job_base = 900000L + (long)getpid() % 10000 * 100; /* distinct per run */
     long clients = 16, samples = 200000, batch = 256, cps = 3, fetches = 10000, cfetches = 2000,
          pairs = 8, days = 365, v;
     bool set_clients = false, set_samples = false, set_fetches = false, set_days = false,
          set_cf = false;
-    char sock[PATH_MAX];
-    pid_t own = -1;
-    int ch, rc = 0;
+    int ch;
 
     while ((ch = getopt_long(argc, argv, "h", lopts, NULL)) != -1) {
         long *target = NULL, max = 1000000000L;
         switch (ch) {
-        case 'A': o.acctd = optarg; continue;
-        case 's': o.socket = optarg; continue;
-        case 'q': o.quick = true; continue;
-        case 'r': o.partition = optarg; continue;
-        case 'i': o.interconnect = optarg; continue;
-        case 'L': o.ack_log = optarg; continue;
-        case 'h': usage(stdout); return 0;
-        case 'P': target = &o.pid; max = INT_MAX; break;
-        case 'J': target = &o.job_base; break;
+        case 'A': o->acctd = optarg; continue;
+        case 's': o->socket = optarg; continue;
+        case 'q': o->quick = true; continue;
+        case 'r': o->partition = optarg; continue;
+        case 'i': o->interconnect = optarg; continue;
+        case 'L': o->ack_log = optarg; continue;
+        case 'h': usage(stdout); *done = true; return 0;
+        case 'P': target = &o->pid; max = INT_MAX; break;
+        case 'J': target = &o->job_base; break;
         case 'c': target = &clients; max = 1024; set_clients = true; break;
         case 'n': target = &samples; set_samples = true; break;
         case 'b': target = &batch; max = ACCT_PROTO_MAX_SAMPLES; break;
@@ -609,37 +606,52 @@ int main(int argc, char **argv)
     }
     for (int i = optind; i < argc; i++) {
         if (strcmp(argv[i], "ingest") == 0)
-            o.ingest = true;
+            o->ingest = true;
         else if (strcmp(argv[i], "fetch") == 0)
-            o.fetch = true;
+            o->fetch = true;
         else if (strcmp(argv[i], "versions") == 0)
-            o.versions = true;
+            o->versions = true;
         else {
             usage(stderr);
             return 2;
         }
     }
-    if (!o.ingest && !o.fetch && !o.versions)
-        o.ingest = o.fetch = o.versions = true;
-    if ((o.acctd == NULL) == (o.socket == NULL)) {
+    if (!o->ingest && !o->fetch && !o->versions)
+        o->ingest = o->fetch = o->versions = true;
+    if ((o->acctd == NULL) == (o->socket == NULL)) {
         fprintf(stderr, "acctd-bench: give exactly one of --acctd and --socket\n");
         return 2;
     }
-    if (o.quick) { /* a smoke run: seconds, not minutes */
+    if (o->quick) { /* a smoke run: seconds, not minutes */
         clients = set_clients ? clients : 4;
         samples = set_samples ? samples : 4000;
         fetches = set_fetches ? fetches : 500;
         cfetches = set_cf ? cfetches : 100;
         days = set_days ? days : 5;
     }
-    o.clients = (int)clients;
-    o.samples = samples;
-    o.batch = (int)batch;
-    o.count_per_sample = (int)cps;
-    o.fetches = fetches;
-    o.connect_fetches = cfetches;
-    o.pairs = (int)pairs;
-    o.days = (int)days;
+    o->clients = (int)clients;
+    o->samples = samples;
+    o->batch = (int)batch;
+    o->count_per_sample = (int)cps;
+    o->fetches = fetches;
+    o->connect_fetches = cfetches;
+    o->pairs = (int)pairs;
+    o->days = (int)days;
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    struct opts o = { .partition = "bench0", .interconnect = "ib" };
+    char sock[PATH_MAX];
+    pid_t own = -1;
+    int rc = 0;
+    bool done = false;
+
+    o.job_base = 900000L + (long)getpid() % 10000 * 100; /* distinct per run */
+    rc = parse_args(&o, argc, argv, &done);
+    if (rc != 0 || done)
+        return rc;
     signal(SIGPIPE, SIG_IGN);
 
     if (o.acctd != NULL) {
