@@ -550,6 +550,26 @@ static int parse_pos(const char *s, long max, long *out)
     return 0;
 }
 
+/* The phases named after the options (none: all three). 0, or -1 (usage printed). */
+static int parse_phases(struct opts *o, int n, char **words)
+{
+    for (int i = 0; i < n; i++) {
+        if (strcmp(words[i], "ingest") == 0)
+            o->ingest = true;
+        else if (strcmp(words[i], "fetch") == 0)
+            o->fetch = true;
+        else if (strcmp(words[i], "versions") == 0)
+            o->versions = true;
+        else {
+            usage(stderr);
+            return -1;
+        }
+    }
+    if (!o->ingest && !o->fetch && !o->versions)
+        o->ingest = o->fetch = o->versions = true;
+    return 0;
+}
+
 /* The command line into o: 0, or the exit code (0 after --help, 2). */
 static int parse_args(struct opts *o, int argc, char **argv, bool *done)
 {
@@ -604,20 +624,8 @@ static int parse_args(struct opts *o, int argc, char **argv, bool *done)
         }
         *target = v;
     }
-    for (int i = optind; i < argc; i++) {
-        if (strcmp(argv[i], "ingest") == 0)
-            o->ingest = true;
-        else if (strcmp(argv[i], "fetch") == 0)
-            o->fetch = true;
-        else if (strcmp(argv[i], "versions") == 0)
-            o->versions = true;
-        else {
-            usage(stderr);
-            return 2;
-        }
-    }
-    if (!o->ingest && !o->fetch && !o->versions)
-        o->ingest = o->fetch = o->versions = true;
+    if (parse_phases(o, argc - optind, argv + optind) != 0)
+        return 2;
     if ((o->acctd == NULL) == (o->socket == NULL)) {
         fprintf(stderr, "acctd-bench: give exactly one of --acctd and --socket\n");
         return 2;
