@@ -606,20 +606,83 @@ static int noise_floor(const struct tune_state *st, const struct opts *o,
 
 /* ---- the model-accuracy report ------------------------------------------------------ */
 
+/* The model's accuracy over a set of points (one collective, or all). */
+struct accuracy {
+    double *err;          /* relative errors of every method compared, MAX_PEN at most */
+    size_t nerr;
+    size_t points, best;  /* points compared; the model's choice = the measured best */
+    size_t method;        /* the same method, whatever segment */
+    double pensum;        /* sum of the model's choice's penalties */
+};
+
+static void accuracy_add_error(struct accuracy *a, double e)
+{
+    if (a->nerr < MAX_PEN)
+        a->err[a->nerr++] = e;
+}
+
+/* Every measured method of one point against the model's prediction: errors
+ * into both accumulators, rows into f, and whether the model's cheapest
+ * method is the measured best. */
+static void report_point(struct point *x, const struct acct_model *mdl, FILE *f,
+                         struct accuracy *coll, struct accuracy *all)
+{
+    double best = INFINITY, pbest = INFINITY, pmeas = INFINITY;
+    const struct acct_decision *bd = NULL, *pd = NULL;
+    uint64_t bseg = 0, pseg = 0;
+
+    for (size_t i = 0; i < x->nm; i++)
+        for (size_t g = 0; g < x->nsegm[i]; g++) {
+            struct acct_decision d = x->methods[i].d;
+            d.segment_bytes = x->segs[g];
+            double meas = decision_cost(x, &d);
+            if (isinf(meas))
+                continue;
+            double pred = acct_model_predict(x->coll, &d, x->p, x->m, mdl);
+            if (meas < best) {
+                best = meas;
+                bd = &x->methods[i].d;
+                bseg = x->segs[g];
+            }
+            if (isnan(pred) || isinf(pred))
+                continue;
+            double e = fabs(pred - meas) / meas;
+            accuracy_add_error(coll, e);
+            accuracy_add_error(all, e);
+            if (pred < pbest) {
+                pbest = pred;
+                pmeas = meas;
+                pd = &x->methods[i].d;
+                pseg = x->segs[g];
+            }
+            if (f != NULL) {
+                char dec[128];
+                acct_decision_format(&d, dec, sizeof(dec));
+                fprintf(f, "%s\t%d\t%llu\t%s\t%.9g\t%.9g\t%.4f\n", acct_coll_name(x->coll),
+                        x->p, (unsigned long long)x->m, dec, meas, pred, e);
+            }
+        }
+    if (pd != NULL && bd != NULL) {
+        coll->points++;
+        coll->best += pd == bd && pseg == bseg;
+        coll->method += pd == bd;
+        coll->pensum += pmeas / best - 1.0;
+    }
+}
+
 static int model_report(const struct tune_state *st, const struct acct_model *mdl,
                         const struct opts *o, const struct plane_set *ps, size_t nps)
 {
     FILE *f = NULL;
-    double *err = malloc(MAX_PEN * sizeof(double));
-    size_t nerr_all = 0;
-    double *all = malloc(MAX_PEN * sizeof(double));
-    size_t tot_points = 0, tot_best = 0, tot_method = 0;
+    struct accuracy all = { .err = malloc(MAX_PEN * sizeof(double)) };
+    struct accuracy coll = { .err = malloc(MAX_PEN * sizeof(double)) };
+    int rc = -1;
 
-    if (err == NULL || all == NULL)
-        goto fail;
+    if (coll.err == NULL || all.err == NULL)
+        goto out;
     if (o->report != NULL && (f = fopen(o->report, "w")) == NULL) {
         fprintf(stderr, "acct-tune-replay: %s: %s\n", o->report, strerror(errno));
-        goto fail;
+        goto out;
     }
     if (f != NULL)
         fprintf(f, "# collective\tcomm_size\tbytes\tmethod\tmeasured_us\tpredicted_us"
@@ -629,81 +692,38 @@ static int model_report(const struct tune_state *st, const struct acct_model *md
            "|---|---|---|---|---|---|---|---|\n");
     for (size_t k = 0; k < nps; k++) {
         const struct plane_set *q = &ps[k];
-        size_t nerr = 0, points = 0, hit = 0, hitm = 0;
-        double pensum = 0.0;
+        coll.nerr = coll.points = coll.best = coll.method = 0;
+        coll.pensum = 0.0;
         for (size_t r = 0; r < q->nrows; r++)
             for (size_t col = 0; col < q->ncols[r]; col++) {
                 struct point x;
-                double best = INFINITY, pbest = INFINITY, pmeas = INFINITY;
-                const struct acct_decision *bd = NULL, *pd = NULL;
-                uint64_t bseg = 0, pseg = 0;
                 point_init(&x, st, mdl, o, q->coll, q->p[r], q->m[col]);
-                for (size_t i = 0; i < x.nm; i++)
-                    for (size_t g = 0; g < x.nsegm[i]; g++) {
-                        struct acct_decision d = x.methods[i].d;
-                        d.segment_bytes = x.segs[g];
-                        double meas = decision_cost(&x, &d);
-                        if (isinf(meas))
-                            continue;
-                        double pred = acct_model_predict(x.coll, &d, x.p, x.m, mdl);
-                        if (meas < best) {
-                            best = meas;
-                            bd = &x.methods[i].d;
-                            bseg = x.segs[g];
-                        }
-                        if (isnan(pred) || isinf(pred))
-                            continue;
-                        double e = fabs(pred - meas) / meas;
-                        if (nerr < MAX_PEN)
-                            err[nerr++] = e;
-                        if (nerr_all < MAX_PEN)
-                            all[nerr_all++] = e;
-                        if (pred < pbest) {
-                            pbest = pred;
-                            pmeas = meas;
-                            pd = &x.methods[i].d;
-                            pseg = x.segs[g];
-                        }
-                        if (f != NULL) {
-                            char dec[128];
-                            acct_decision_format(&d, dec, sizeof(dec));
-                            fprintf(f, "%s\t%d\t%llu\t%s\t%.9g\t%.9g\t%.4f\n",
-                                    acct_coll_name(x.coll), x.p, (unsigned long long)x.m, dec,
-                                    meas, pred, e);
-                        }
-                    }
-                if (pd != NULL && bd != NULL) {
-                    points++;
-                    hit += pd == bd && pseg == bseg;
-                    hitm += pd == bd;
-                    pensum += pmeas / best - 1.0;
-                }
+                report_point(&x, mdl, f, &coll, &all);
                 point_free(&x);
             }
-        qsort(err, nerr, sizeof(double), cmp_d);
-        tot_points += points;
-        tot_best += hit;
-        tot_method += hitm;
-        if (nerr > 0)
+        qsort(coll.err, coll.nerr, sizeof(double), cmp_d);
+        all.points += coll.points;
+        all.best += coll.best;
+        all.method += coll.method;
+        if (coll.nerr > 0)
             printf("| %s | %zu | %zu | %.0f%% | %.0f%% | %zu/%zu | %zu/%zu | %.0f%% |\n",
-                   acct_coll_name(q->coll), points, nerr, 100.0 * err[nerr / 2],
-                   100.0 * err[nerr - 1], hit, points, hitm, points,
-                   points ? 100.0 * pensum / (double)points : 0.0);
+                   acct_coll_name(q->coll), coll.points, coll.nerr,
+                   100.0 * coll.err[coll.nerr / 2], 100.0 * coll.err[coll.nerr - 1], coll.best,
+                   coll.points, coll.method, coll.points,
+                   coll.points ? 100.0 * coll.pensum / (double)coll.points : 0.0);
     }
-    qsort(all, nerr_all, sizeof(double), cmp_d);
-    if (nerr_all > 0)
-        printf("| all | %zu | %zu | %.0f%% | %.0f%% | %zu/%zu | %zu/%zu | |\n", tot_points,
-               nerr_all, 100.0 * all[nerr_all / 2], 100.0 * all[nerr_all - 1], tot_best,
-               tot_points, tot_method, tot_points);
+    qsort(all.err, all.nerr, sizeof(double), cmp_d);
+    if (all.nerr > 0)
+        printf("| all | %zu | %zu | %.0f%% | %.0f%% | %zu/%zu | %zu/%zu | |\n", all.points,
+               all.nerr, 100.0 * all.err[all.nerr / 2], 100.0 * all.err[all.nerr - 1], all.best,
+               all.points, all.method, all.points);
+    rc = 0;
     if (f != NULL && fclose(f) != 0)
-        goto fail;
-    free(err);
-    free(all);
-    return 0;
-fail:
-    free(err);
-    free(all);
-    return -1;
+        rc = -1;
+out:
+    free(coll.err);
+    free(all.err);
+    return rc;
 }
 
 int main(int argc, char **argv)
