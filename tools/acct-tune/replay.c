@@ -726,6 +726,59 @@ out:
     return rc;
 }
 
+/* The planes found in the journal and the replay's settings. */
+static void print_planes(const struct opts *o, const struct plane_set *ps, size_t nps)
+{
+    size_t npoints = 0;
+
+    for (size_t k = 0; k < nps; k++) {
+        printf("%s: comm sizes", acct_coll_name(ps[k].coll));
+        for (size_t r = 0; r < ps[k].nrows; r++) {
+            printf(" %d (%zu sizes)", ps[k].p[r], ps[k].ncols[r]);
+            npoints += ps[k].ncols[r];
+        }
+        printf("\n");
+    }
+    printf("%zu complete points; strides: %zu communicator sizes, %zu message sizes; "
+           "model margin %g; lookahead %d; keep %g; check %g; penalties on the %s; from %llu "
+           "bytes\n\n", npoints, o->row_stride, o->col_stride, o->model_margin, o->lookahead,
+           o->keep, o->check, o->pen_min ? "minimum" : "median", (unsigned long long)o->min_bytes);
+}
+
+/* Replay every strategy over every plane, one table row each (t[s]). */
+static int replay_strategies(const struct tune_state *st, const struct acct_model *mp,
+                             const struct opts *o, const struct plane_set *ps, size_t nps,
+                             struct tally *t)
+{
+    static const enum tune_strategy point_s[] = { TUNE_EXHAUSTIVE, TUNE_MGD, TUNE_SMGD,
+                                                  TUNE_PIPELINE, TUNE_MODEL, TUNE_HYBRID };
+
+    printf("| strategy | experiments | experiment-s | vs exhaustive (experiments) | "
+           "vs exhaustive (seconds) | mean penalty | median penalty | max penalty | exact |\n"
+           "|---|---|---|---|---|---|---|---|---|\n");
+    for (int s = 0; s < S_N; s++) {
+        bool needs_model = s == S_MODEL || s == S_HYBRID || s == S_COMBO;
+        if (needs_model && mp == NULL)
+            continue;
+        for (size_t k = 0; k < nps; k++) {
+            const struct plane_set *q = &ps[k];
+            if (s == S_COMBO || s == S_COMBO_SMGD) {
+                if (run_plane(st, mp, o, q, s == S_COMBO ? TUNE_HYBRID : TUNE_SMGD, &t[s]) !=
+                    TUNE_OK)
+                    return -1;
+                continue;
+            }
+            for (size_t r = 0; r < q->nrows; r++)
+                for (size_t col = 0; col < q->ncols[r]; col++)
+                    if (run_point_strategy(st, mp, o, point_s[s], q->coll, q->p[r], q->m[col],
+                                           &t[s]) != TUNE_OK)
+                        return -1;
+        }
+        tally_print(&t[s], &t[S_EXH]);
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     struct opts o;
@@ -738,8 +791,6 @@ int main(int argc, char **argv)
         "exhaustive", "mgd", "smgd", "pipeline (longest edge)", "model (nothing measured)",
         "model-pruned (hybrid)", "combination: plane + hybrid", "combination: plane + smgd",
     };
-    static const enum tune_strategy point_s[] = { TUNE_EXHAUSTIVE, TUNE_MGD, TUNE_SMGD,
-                                                  TUNE_PIPELINE, TUNE_MODEL, TUNE_HYBRID };
     int rc = 1;
 
     memset(t, 0, sizeof(t));
@@ -759,47 +810,14 @@ int main(int argc, char **argv)
         mp = &mdl;
     }
     size_t nps = find_planes(&st, &o, ps);
-    size_t npoints = 0;
-    for (size_t k = 0; k < nps; k++) {
-        printf("%s: comm sizes", acct_coll_name(ps[k].coll));
-        for (size_t r = 0; r < ps[k].nrows; r++) {
-            printf(" %d (%zu sizes)", ps[k].p[r], ps[k].ncols[r]);
-            npoints += ps[k].ncols[r];
-        }
-        printf("\n");
-    }
-    printf("%zu complete points; strides: %zu communicator sizes, %zu message sizes; "
-           "model margin %g; lookahead %d; keep %g; check %g; penalties on the %s; from %llu "
-           "bytes\n\n", npoints, o.row_stride, o.col_stride, o.model_margin, o.lookahead, o.keep,
-           o.check, o.pen_min ? "minimum" : "median", (unsigned long long)o.min_bytes);
+    print_planes(&o, ps, nps);
     for (int s = 0; s < S_N; s++) {
         t[s] = (struct tally){ .name = names[s], .pen = malloc(MAX_PEN * sizeof(double)) };
         if (t[s].pen == NULL)
             goto out;
     }
-    printf("| strategy | experiments | experiment-s | vs exhaustive (experiments) | "
-           "vs exhaustive (seconds) | mean penalty | median penalty | max penalty | exact |\n"
-           "|---|---|---|---|---|---|---|---|---|\n");
-    for (int s = 0; s < S_N; s++) {
-        bool needs_model = s == S_MODEL || s == S_HYBRID || s == S_COMBO;
-        if (needs_model && mp == NULL)
-            continue;
-        for (size_t k = 0; k < nps; k++) {
-            const struct plane_set *q = &ps[k];
-            if (s == S_COMBO || s == S_COMBO_SMGD) {
-                if (run_plane(&st, mp, &o, q, s == S_COMBO ? TUNE_HYBRID : TUNE_SMGD, &t[s]) !=
-                    TUNE_OK)
-                    goto out;
-                continue;
-            }
-            for (size_t r = 0; r < q->nrows; r++)
-                for (size_t col = 0; col < q->ncols[r]; col++)
-                    if (run_point_strategy(&st, mp, &o, point_s[s], q->coll, q->p[r], q->m[col],
-                                           &t[s]) != TUNE_OK)
-                        goto out;
-        }
-        tally_print(&t[s], &t[S_EXH]);
-    }
+    if (replay_strategies(&st, mp, &o, ps, nps, t) != 0)
+        goto out;
     if (o.noise != NULL && noise_floor(&st, &o, ps, nps) != 0)
         goto out;
     if (o.model_report) {
