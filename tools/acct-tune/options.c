@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <stddef.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -418,12 +419,75 @@ static int parse_source(const char *text, struct tune_opts *o, char *err, size_t
     return rc;
 }
 
+/* The numeric options: name, range, kind and where the value goes. */
+enum num_kind { NUM_INT, NUM_SIZE, NUM_DOUBLE };
+struct num_option {
+    int c;
+    const char *name;
+    enum num_kind kind;
+    double lo, hi;
+    size_t off; /* offsetof(struct tune_opts, ...) */
+};
+static const struct num_option num_options[] = {
+    { OPT_REPS, "--reps", NUM_INT, 1, MAX_REPS, offsetof(struct tune_opts, reps) },
+    { OPT_WARMUP, "--warmup", NUM_INT, 0, MAX_REPS, offsetof(struct tune_opts, warmup) },
+    { OPT_POINT_LIMIT, "--point-limit", NUM_DOUBLE, 0.0, 3600.0,
+      offsetof(struct tune_opts, point_limit_s) },
+    { OPT_MIN_TIME, "--min-time", NUM_DOUBLE, 0.0, 3600.0, offsetof(struct tune_opts, min_time_s) },
+    { OPT_QT_DEPTH, "--quadtree-depth", NUM_INT, 0, 60, offsetof(struct tune_opts, quadtree_depth) },
+    { OPT_QT_ACCURACY, "--quadtree-accuracy", NUM_DOUBLE, 0.001, 100.0,
+      offsetof(struct tune_opts, quadtree_accuracy) },
+    { OPT_STRIDE, "--stride", NUM_SIZE, 1, 64, offsetof(struct tune_opts, stride) },
+    { OPT_ROW_STRIDE, "--row-stride", NUM_SIZE, 1, 64, offsetof(struct tune_opts, row_stride) },
+    { OPT_COL_STRIDE, "--col-stride", NUM_SIZE, 1, 64, offsetof(struct tune_opts, col_stride) },
+    { OPT_KEEP, "--keep", NUM_DOUBLE, 0.0, 1e6, offsetof(struct tune_opts, keep) },
+    { OPT_CHECK, "--check", NUM_DOUBLE, 0.0, 1e6, offsetof(struct tune_opts, check) },
+    { OPT_MAX_SEGMENTS, "--max-segments", NUM_INT, 1, 40, offsetof(struct tune_opts, max_segments) },
+    { OPT_LOOKAHEAD, "--lookahead", NUM_INT, 0, 40,
+      offsetof(struct tune_opts, params) + offsetof(struct tune_params, lookahead) },
+    { OPT_THRESHOLD, "--threshold", NUM_DOUBLE, 1.001, 1e6,
+      offsetof(struct tune_opts, params) + offsetof(struct tune_params, threshold) },
+    { OPT_MODEL_MARGIN, "--model-margin", NUM_DOUBLE, 0.0, 100.0,
+      offsetof(struct tune_opts, params) + offsetof(struct tune_params, model_margin) },
+};
+
+/* If c is a numeric option: parse arg into its field, *rc = 0 or -1, and
+ * return true; else false. */
+static bool parse_number_option(int c, const char *arg, struct tune_opts *o, int *rc, char *err,
+                                size_t errlen)
+{
+    for (size_t i = 0; i < sizeof(num_options) / sizeof(num_options[0]); i++) {
+        const struct num_option *n = &num_options[i];
+        char *field = (char *)o + n->off;
+        int v = 0;
+        if (n->c != c)
+            continue;
+        switch (n->kind) {
+        case NUM_INT:
+            *rc = parse_int(n->name, arg, (long)n->lo, (long)n->hi, (int *)(void *)field, err,
+                            errlen);
+            break;
+        case NUM_SIZE:
+            *rc = parse_int(n->name, arg, (long)n->lo, (long)n->hi, &v, err, errlen);
+            if (*rc == 0)
+                *(size_t *)(void *)field = (size_t)v;
+            break;
+        case NUM_DOUBLE:
+            *rc = parse_num(n->name, arg, n->lo, n->hi, (double *)(void *)field, err, errlen);
+            break;
+        }
+        return true;
+    }
+    return false;
+}
+
 static int parse_one(int c, const char *arg, struct tune_opts *o, const char **sizes_text,
                      const char **comm_text, char *err, size_t errlen)
 {
     int rc = 0;
-    int v = 0;
 
+    if (parse_number_option(c, arg, o, &rc, err, errlen))
+        return rc;
     switch (c) {
     case OPT_COLLECTIVES: rc = parse_collectives(arg, o->coll, err, errlen); break;
     case OPT_COMM_SIZES: *comm_text = arg; break;
@@ -434,14 +498,6 @@ static int parse_one(int c, const char *arg, struct tune_opts *o, const char **s
         break;
     case OPT_STRATEGY: rc = parse_strategy(arg, o, err, errlen); break;
     case OPT_BUDGET: rc = parse_duration(arg, &o->budget_s, err, errlen); break;
-    case OPT_REPS: rc = parse_int("--reps", arg, 1, MAX_REPS, &o->reps, err, errlen); break;
-    case OPT_WARMUP: rc = parse_int("--warmup", arg, 0, MAX_REPS, &o->warmup, err, errlen); break;
-    case OPT_POINT_LIMIT:
-        rc = parse_num("--point-limit", arg, 0.0, 3600.0, &o->point_limit_s, err, errlen);
-        break;
-    case OPT_MIN_TIME:
-        rc = parse_num("--min-time", arg, 0.0, 3600.0, &o->min_time_s, err, errlen);
-        break;
     case OPT_OUT: o->out = arg; break;
     case OPT_RULES: o->rules = arg; break;
     case OPT_OMPI_RULES: o->ompi_rules = arg; break;
@@ -458,13 +514,6 @@ static int parse_one(int c, const char *arg, struct tune_opts *o, const char **s
         rc = parse_name("--run-id", arg, ACCT_RULES_RUN_MAX, o->run_id, err, errlen);
         break;
     case OPT_SOURCE: rc = parse_source(arg, o, err, errlen); break;
-    case OPT_QT_DEPTH:
-        rc = parse_int("--quadtree-depth", arg, 0, 60, &o->quadtree_depth, err, errlen);
-        break;
-    case OPT_QT_ACCURACY:
-        rc = parse_num("--quadtree-accuracy", arg, 0.001, 100.0, &o->quadtree_accuracy, err,
-                       errlen);
-        break;
     case OPT_QT_LEAF:
         if (strcmp(arg, "least-penalty") == 0) {
             o->quadtree_leaf = ACCT_QT_LEAF_MIN_PENALTY;
@@ -477,30 +526,6 @@ static int parse_one(int c, const char *arg, struct tune_opts *o, const char **s
         }
         break;
     case OPT_PROGRESS: o->progress = true; break;
-    case OPT_STRIDE:
-        rc = parse_int("--stride", arg, 1, 64, &v, err, errlen);
-        o->stride = (size_t)v;
-        break;
-    case OPT_ROW_STRIDE:
-    case OPT_COL_STRIDE:
-        rc = parse_int(c == OPT_ROW_STRIDE ? "--row-stride" : "--col-stride", arg, 1, 64, &v, err,
-                       errlen);
-        *(c == OPT_ROW_STRIDE ? &o->row_stride : &o->col_stride) = (size_t)v;
-        break;
-    case OPT_KEEP: rc = parse_num("--keep", arg, 0.0, 1e6, &o->keep, err, errlen); break;
-    case OPT_CHECK: rc = parse_num("--check", arg, 0.0, 1e6, &o->check, err, errlen); break;
-    case OPT_MAX_SEGMENTS:
-        rc = parse_int("--max-segments", arg, 1, 40, &o->max_segments, err, errlen);
-        break;
-    case OPT_LOOKAHEAD:
-        rc = parse_int("--lookahead", arg, 0, 40, &o->params.lookahead, err, errlen);
-        break;
-    case OPT_THRESHOLD:
-        rc = parse_num("--threshold", arg, 1.001, 1e6, &o->params.threshold, err, errlen);
-        break;
-    case OPT_MODEL_MARGIN:
-        rc = parse_num("--model-margin", arg, 0.0, 100.0, &o->params.model_margin, err, errlen);
-        break;
     case 'h': o->help = true; break;
     default: rc = -1; break;
     }
