@@ -9,7 +9,9 @@
 #include <getopt.h>
 #include <limits.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -199,6 +201,48 @@ static const char *opt_text(char **argv, int index, char *buf, size_t len)
     return t != NULL ? t : "?";
 }
 
+/* The numeric options: range, field, and what a valid value is. */
+struct num_option {
+    int opt;
+    long lo, hi;       /* integers; doubles are any number >= 0 */
+    bool is_double;
+    size_t off;        /* offsetof(struct bench_opts, ...) */
+    const char *valid; /* NULL: "an integer from LO to HI" */
+};
+static const struct num_option num_options[] = {
+    { 'n', 1, MAX_REPS, false, offsetof(struct bench_opts, iterations), NULL },
+    { 'w', 0, MAX_REPS, false, offsetof(struct bench_opts, warmup), NULL },
+    { OPT_ROOT, 0, INT_MAX, false, offsetof(struct bench_opts, root), "a rank (an integer >= 0)" },
+    { OPT_TIME_LIMIT, 0, 0, true, offsetof(struct bench_opts, time_limit),
+      "a number of seconds >= 0" },
+    { OPT_OUTLIER_K, 0, 0, true, offsetof(struct bench_opts, outlier_k), "a number >= 0" },
+};
+
+/* If opt is a numeric option: parse arg into its field, *rc = BENCH_EXIT_OK
+ * or BENCH_EXIT_USAGE (err set), and return true; else false. */
+static bool apply_number(int opt, const char *name, const char *arg, struct bench_opts *o,
+                         int *rc, char *err, size_t errlen)
+{
+    for (size_t i = 0; i < ACCT_ARRAY_LEN(num_options); i++) {
+        const struct num_option *n = &num_options[i];
+        char *field = (char *)o + n->off;
+        if (n->opt != opt)
+            continue;
+        int bad = n->is_double ? parse_nonneg(arg, (double *)(void *)field)
+                               : parse_int(arg, n->lo, n->hi, (int *)(void *)field);
+        *rc = BENCH_EXIT_OK;
+        if (bad != 0 && n->valid != NULL)
+            set_err(err, errlen, "%s: \"%s\" is not %s", name, arg, n->valid);
+        else if (bad != 0)
+            set_err(err, errlen, "%s: \"%s\" is not an integer from %ld to %ld", name, arg,
+                    n->lo, n->hi);
+        if (bad != 0)
+            *rc = BENCH_EXIT_USAGE;
+        return true;
+    }
+    return false;
+}
+
 /* Apply one option with argument arg. */
 static int apply(int opt, const char *name, const char *arg, struct bench_opts *o,
                  char *err, size_t errlen)
@@ -207,6 +251,8 @@ static int apply(int opt, const char *name, const char *arg, struct bench_opts *
     char serr[BENCH_ERRLEN] = "";
     char names[NAMES_LEN];
 
+    if (apply_number(opt, name, arg, o, &rc, err, errlen))
+        return rc;
     switch (opt) {
     case 'c':
         o->coll = bench_coll_find(arg);
@@ -217,51 +263,15 @@ static int apply(int opt, const char *name, const char *arg, struct bench_opts *
         }
         break;
     case 'm':
-        acct_size_list_free(&o->sizes);
-        if (acct_size_list_parse(arg, &o->sizes, serr, sizeof(serr)) != ACCT_STATS_OK) {
+    case OPT_COMM_SIZES: {
+        struct acct_size_list *l = opt == 'm' ? &o->sizes : &o->comm_sizes;
+        acct_size_list_free(l);
+        if (acct_size_list_parse(arg, l, serr, sizeof(serr)) != ACCT_STATS_OK) {
             set_err(err, errlen, "%s: %s", name, serr);
             goto out;
         }
         break;
-    case OPT_COMM_SIZES:
-        acct_size_list_free(&o->comm_sizes);
-        if (acct_size_list_parse(arg, &o->comm_sizes, serr, sizeof(serr)) != ACCT_STATS_OK) {
-            set_err(err, errlen, "%s: %s", name, serr);
-            goto out;
-        }
-        break;
-    case 'n':
-        if (parse_int(arg, 1, MAX_REPS, &o->iterations) != 0) {
-            set_err(err, errlen, "%s: \"%s\" is not an integer from 1 to %d", name, arg,
-                    MAX_REPS);
-            goto out;
-        }
-        break;
-    case 'w':
-        if (parse_int(arg, 0, MAX_REPS, &o->warmup) != 0) {
-            set_err(err, errlen, "%s: \"%s\" is not an integer from 0 to %d", name, arg,
-                    MAX_REPS);
-            goto out;
-        }
-        break;
-    case OPT_ROOT:
-        if (parse_int(arg, 0, INT_MAX, &o->root) != 0) {
-            set_err(err, errlen, "%s: \"%s\" is not a rank (an integer >= 0)", name, arg);
-            goto out;
-        }
-        break;
-    case OPT_TIME_LIMIT:
-        if (parse_nonneg(arg, &o->time_limit) != 0) {
-            set_err(err, errlen, "%s: \"%s\" is not a number of seconds >= 0", name, arg);
-            goto out;
-        }
-        break;
-    case OPT_OUTLIER_K:
-        if (parse_nonneg(arg, &o->outlier_k) != 0) {
-            set_err(err, errlen, "%s: \"%s\" is not a number >= 0", name, arg);
-            goto out;
-        }
-        break;
+    }
     case OPT_FORMAT: {
         size_t f = 0;
         while (f < ACCT_ARRAY_LEN(format_names) && strcmp(format_names[f], arg) != 0)
