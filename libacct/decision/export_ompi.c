@@ -312,6 +312,55 @@ struct vctx {
 
 #define OMPI_FILE_MAX (16u * 1024 * 1024)
 
+/* The value of the token s (L bytes) at line:col, or -1 with a message
+ * when Open MPI would read it differently from what it looks like. */
+static int token_value(const char *s, size_t L, int line, int col, struct acct_diags *d,
+                       uint64_t *out)
+{
+    bool digits = true;
+    for (size_t k = 0; k < L; k++)
+        if (!isdigit((unsigned char)s[k]))
+            digits = false;
+    char shown[40];
+    snprintf(shown, sizeof(shown), "%.*s%s", (int)(L > 24 ? 24 : L), s, L > 24 ? "..." : "");
+    for (size_t k = 0; k < strlen(shown); k++)
+        if (!isprint((unsigned char)shown[k]))
+            shown[k] = '?';
+    if (!digits) {
+        if (s[0] == '-')
+            acct_diags_add(d, line, col, "", "\"%s\": negative numbers make Open MPI "
+                           "drop the whole file", shown);
+        else if (L > 1 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+            acct_diags_add(d, line, col, "", "\"%s\": Open MPI reads hexadecimal here; "
+                           "write plain decimal", shown);
+        else if (isdigit((unsigned char)s[0]))
+            acct_diags_add(d, line, col, "", "\"%s\": not a plain decimal number (Open MPI "
+                           "reads the leading digits and silently skips the rest; no "
+                           "units)", shown);
+        else
+            acct_diags_add(d, line, col, "", "\"%s\": not a number (Open MPI skips it "
+                           "silently, character by character)", shown);
+        return -1;
+    }
+    if (L > 1 && s[0] == '0') {
+        acct_diags_add(d, line, col, "", "\"%s\": leading zero: Open MPI reads it as "
+                       "an octal number", shown);
+        return -1;
+    }
+    uint64_t v = 0;
+    for (size_t k = 0; k < L; k++) {
+        unsigned dg = (unsigned)(s[k] - '0');
+        if (v > (OMPI_LONG_MAX - dg) / 10) {
+            acct_diags_add(d, line, col, "", "\"%s\": larger than %ld, the largest number "
+                           "Open MPI reads", shown, LONG_MAX);
+            return -1;
+        }
+        v = v * 10 + dg;
+    }
+    *out = v;
+    return 0;
+}
+
 /* Split into numbers the way Open MPI would read them, refusing everything
  * Open MPI reads differently from what it looks like. */
 static int tokenize(const char *buf, size_t len, struct tok **out, size_t *nout,
@@ -349,51 +398,8 @@ static int tokenize(const char *buf, size_t len, struct tok **out, size_t *nout,
         int tcol = col;
         col += (int)L;
         i = j;
-        bool digits = true;
-        for (size_t k = 0; k < L; k++)
-            if (!isdigit((unsigned char)s[k]))
-                digits = false;
-        char shown[40];
-        snprintf(shown, sizeof(shown), "%.*s%s", (int)(L > 24 ? 24 : L), s, L > 24 ? "..." : "");
-        for (size_t k = 0; k < strlen(shown); k++)
-            if (!isprint((unsigned char)shown[k]))
-                shown[k] = '?';
-        if (!digits) {
-            if (s[0] == '-')
-                acct_diags_add(d, line, tcol, "", "\"%s\": negative numbers make Open MPI "
-                               "drop the whole file", shown);
-            else if (L > 1 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
-                acct_diags_add(d, line, tcol, "", "\"%s\": Open MPI reads hexadecimal here; "
-                               "write plain decimal", shown);
-            else if (isdigit((unsigned char)s[0]))
-                acct_diags_add(d, line, tcol, "", "\"%s\": not a plain decimal number (Open MPI "
-                               "reads the leading digits and silently skips the rest; no "
-                               "units)", shown);
-            else
-                acct_diags_add(d, line, tcol, "", "\"%s\": not a number (Open MPI skips it "
-                               "silently, character by character)", shown);
-            bad = 1;
-            continue;
-        }
-        if (L > 1 && s[0] == '0') {
-            acct_diags_add(d, line, tcol, "", "\"%s\": leading zero: Open MPI reads it as "
-                           "an octal number", shown);
-            bad = 1;
-            continue;
-        }
         uint64_t v = 0;
-        bool over = false;
-        for (size_t k = 0; k < L; k++) {
-            unsigned dg = (unsigned)(s[k] - '0');
-            if (v > (OMPI_LONG_MAX - dg) / 10) {
-                over = true;
-                break;
-            }
-            v = v * 10 + dg;
-        }
-        if (over) {
-            acct_diags_add(d, line, tcol, "", "\"%s\": larger than %ld, the largest number "
-                           "Open MPI reads", shown, LONG_MAX);
+        if (token_value(s, L, line, tcol, d, &v) != 0) {
             bad = 1;
             continue;
         }
@@ -448,132 +454,160 @@ void acct_ompi_rules_free(struct acct_ompi_rules *r)
     free(r);
 }
 
-static int parse_tokens(struct vctx *c, struct acct_ompi_rules *r)
+/* One message-size rule k of section s: msg_bytes alg faninout segsize. */
+static int parse_msg_rule(struct vctx *c, const struct acct_ompi_alg_rule *ar,
+                          struct acct_ompi_com_rule *cr, size_t s, size_t k, int amax)
+{
+    char field[96], base[80];
+    uint64_t v;
+    int line;
+    struct acct_ompi_msg_rule *mr = &cr->v[cr->n++];
+
+    snprintf(base, sizeof(base), "%s.section[%zu].rule[%zu]", ompi_coll_name(ar->coll_id), s, k);
+    snprintf(field, sizeof(field), "%s.msg_bytes", base);
+    if (!next(c, field, OMPI_LONG_MAX, &v, &line))
+        return ACCT_RULES_EINVAL;
+    mr->msg_bytes = v;
+    mr->line = line;
+    int col = c->t[c->i - 1].col;
+    if (k == 0 && v != 0) {
+        acct_diags_add(c->d, line, col, field, "the first rule must start at 0 "
+                       "bytes (Open MPI drops the whole file)");
+        c->bad = true;
+    } else if (k > 0 && v <= cr->v[k - 1].msg_bytes) {
+        acct_diags_add(c->d, line, col, field, "%llu is not above the previous "
+                       "rule's %llu", (unsigned long long)v,
+                       (unsigned long long)cr->v[k - 1].msg_bytes);
+        c->bad = true;
+    }
+    snprintf(field, sizeof(field), "%s.alg", base);
+    if (!next(c, field, INT_MAX, &v, &line))
+        return ACCT_RULES_EINVAL;
+    mr->alg = (int)v;
+    if (amax >= 0 && mr->alg > amax) {
+        acct_diags_add(c->d, line, c->t[c->i - 1].col, field, "algorithm %d does "
+                       "not exist for %s in Open MPI 4.1 (0 to %d): the call would "
+                       "fail", mr->alg, ompi_coll_name(ar->coll_id), amax);
+        c->bad = true;
+    }
+    snprintf(field, sizeof(field), "%s.faninout", base);
+    if (!next(c, field, INT_MAX, &v, &line))
+        return ACCT_RULES_EINVAL;
+    mr->faninout = (int)v;
+    bool chain = (ar->coll_id == ACCT_OMPI_BCAST || ar->coll_id == ACCT_OMPI_REDUCE) &&
+                 mr->alg == 2;
+    bool knomial = ar->coll_id == ACCT_OMPI_BCAST && mr->alg == 7;
+    if ((chain && (mr->faninout < 1 || mr->faninout > 32)) || (knomial && mr->faninout < 2)) {
+        acct_diags_add(c->d, line, c->t[c->i - 1].col, field, "fan-out %d is not "
+                       "valid for %s algorithm %d (%s)", mr->faninout,
+                       ompi_coll_name(ar->coll_id), mr->alg,
+                       chain ? "chain: 1 to 32" : "knomial radix: at least 2");
+        c->bad = true;
+    }
+    snprintf(field, sizeof(field), "%s.segsize", base);
+    if (!next(c, field, INT_MAX, &v, &line))
+        return ACCT_RULES_EINVAL;
+    mr->segsize = (int)v;
+    return ACCT_RULES_OK;
+}
+
+/* Section s of a collective: comm_size, the number of rules, the rules. */
+static int parse_section(struct vctx *c, struct acct_ompi_alg_rule *ar, size_t s, int amax)
 {
     char field[96];
     uint64_t v;
-    int line;
+    int line, rc = ACCT_RULES_OK;
+    struct acct_ompi_com_rule *cr = &ar->v[ar->n++];
+
+    snprintf(field, sizeof(field), "%s.section[%zu].comm_size", ompi_coll_name(ar->coll_id), s);
+    if (!next(c, field, INT_MAX, &v, &line))
+        return ACCT_RULES_EINVAL;
+    cr->comm_size = (int)v;
+    cr->line = line;
+    if (s > 0 && cr->comm_size <= ar->v[s - 1].comm_size) {
+        acct_diags_add(c->d, line, c->t[c->i - 1].col, field, "%d is not above the "
+                       "previous section's %d: Open MPI's lookup needs ascending "
+                       "sizes", cr->comm_size, ar->v[s - 1].comm_size);
+        c->bad = true;
+    }
+    snprintf(field, sizeof(field), "%s.section[%zu].rules", ompi_coll_name(ar->coll_id), s);
+    if (!next(c, field, INT_MAX, &v, &line))
+        return ACCT_RULES_EINVAL;
+    size_t nr = (size_t)v;
+    if (nr > (c->n - c->i) / 4 + 1) {
+        acct_diags_add(c->d, line, c->t[c->i - 1].col, field, "%zu rules announced, "
+                       "but the file is too short for them", nr);
+        c->bad = true;
+        return ACCT_RULES_EINVAL;
+    }
+    cr->v = calloc(nr ? nr : 1, sizeof(*cr->v));
+    if (cr->v == NULL)
+        return ACCT_RULES_ENOMEM;
+    for (size_t k = 0; k < nr && rc == ACCT_RULES_OK; k++)
+        rc = parse_msg_rule(c, ar, cr, s, k, amax);
+    return rc;
+}
+
+/* Collective a: its id, the number of sections, the sections. */
+static int parse_collective(struct vctx *c, struct acct_ompi_rules *r, size_t a, bool *seen)
+{
+    char field[96];
+    uint64_t v;
+    int line, rc = ACCT_RULES_OK;
+    struct acct_ompi_alg_rule *ar = &r->v[r->n++];
+
+    snprintf(field, sizeof(field), "collective[%zu].id", a);
+    if (!next(c, field, INT_MAX, &v, &line))
+        return ACCT_RULES_EINVAL;
+    ar->coll_id = (int)v;
+    ar->line = line;
+    int amax = ompi_alg_max(ar->coll_id);
+    if (v >= ACCT_OMPI_COLLCOUNT) {
+        acct_diags_add(c->d, line, c->t[c->i - 1].col, field, "%llu is not an Open MPI "
+                       "collective id (0 to %d)", (unsigned long long)v,
+                       ACCT_OMPI_COLLCOUNT - 1);
+        c->bad = true;
+    } else if (seen[v]) {
+        acct_diags_add(c->d, line, c->t[c->i - 1].col, field, "collective %s (id %llu) "
+                       "appears twice", ompi_coll_name((int)v), (unsigned long long)v);
+        c->bad = true;
+    } else {
+        seen[v] = true;
+    }
+    snprintf(field, sizeof(field), "%s.sections", ompi_coll_name(ar->coll_id));
+    if (!next(c, field, INT_MAX, &v, &line))
+        return ACCT_RULES_EINVAL;
+    size_t nsec = (size_t)v;
+    if (nsec > (c->n - c->i) / 2 + 1) { /* each section needs >= 2 more numbers */
+        acct_diags_add(c->d, line, c->t[c->i - 1].col, field, "%zu sections announced, "
+                       "but the file is too short for them", nsec);
+        c->bad = true;
+        return ACCT_RULES_EINVAL;
+    }
+    ar->v = calloc(nsec ? nsec : 1, sizeof(*ar->v));
+    if (ar->v == NULL)
+        return ACCT_RULES_ENOMEM;
+    for (size_t s = 0; s < nsec && rc == ACCT_RULES_OK; s++)
+        rc = parse_section(c, ar, s, amax);
+    return rc;
+}
+
+static int parse_tokens(struct vctx *c, struct acct_ompi_rules *r)
+{
+    uint64_t v;
+    int line, rc = ACCT_RULES_OK;
     bool seen[ACCT_OMPI_COLLCOUNT] = { false };
+
     if (!next(c, "number of collectives", ACCT_OMPI_COLLCOUNT, &v, &line))
         return ACCT_RULES_EINVAL;
     size_t ncoll = (size_t)v;
     r->v = calloc(ncoll ? ncoll : 1, sizeof(*r->v));
     if (r->v == NULL)
         return ACCT_RULES_ENOMEM;
-    for (size_t a = 0; a < ncoll; a++) {
-        struct acct_ompi_alg_rule *ar = &r->v[r->n++];
-        snprintf(field, sizeof(field), "collective[%zu].id", a);
-        if (!next(c, field, INT_MAX, &v, &line))
-            return ACCT_RULES_EINVAL;
-        ar->coll_id = (int)v;
-        ar->line = line;
-        int amax = ompi_alg_max(ar->coll_id);
-        if (v >= ACCT_OMPI_COLLCOUNT) {
-            acct_diags_add(c->d, line, c->t[c->i - 1].col, field, "%llu is not an Open MPI "
-                           "collective id (0 to %d)", (unsigned long long)v,
-                           ACCT_OMPI_COLLCOUNT - 1);
-            c->bad = true;
-        } else if (seen[v]) {
-            acct_diags_add(c->d, line, c->t[c->i - 1].col, field, "collective %s (id %llu) "
-                           "appears twice", ompi_coll_name((int)v), (unsigned long long)v);
-            c->bad = true;
-        } else {
-            seen[v] = true;
-        }
-        snprintf(field, sizeof(field), "%s.sections", ompi_coll_name(ar->coll_id));
-        if (!next(c, field, INT_MAX, &v, &line))
-            return ACCT_RULES_EINVAL;
-        size_t nsec = (size_t)v;
-        if (nsec > (c->n - c->i) / 2 + 1) { /* each section needs >= 2 more numbers */
-            acct_diags_add(c->d, line, c->t[c->i - 1].col, field, "%zu sections announced, "
-                           "but the file is too short for them", nsec);
-            c->bad = true;
-            return ACCT_RULES_EINVAL;
-        }
-        ar->v = calloc(nsec ? nsec : 1, sizeof(*ar->v));
-        if (ar->v == NULL)
-            return ACCT_RULES_ENOMEM;
-        for (size_t s = 0; s < nsec; s++) {
-            struct acct_ompi_com_rule *cr = &ar->v[ar->n++];
-            snprintf(field, sizeof(field), "%s.section[%zu].comm_size",
-                     ompi_coll_name(ar->coll_id), s);
-            if (!next(c, field, INT_MAX, &v, &line))
-                return ACCT_RULES_EINVAL;
-            cr->comm_size = (int)v;
-            cr->line = line;
-            if (s > 0 && cr->comm_size <= ar->v[s - 1].comm_size) {
-                acct_diags_add(c->d, line, c->t[c->i - 1].col, field, "%d is not above the "
-                               "previous section's %d: Open MPI's lookup needs ascending "
-                               "sizes", cr->comm_size, ar->v[s - 1].comm_size);
-                c->bad = true;
-            }
-            snprintf(field, sizeof(field), "%s.section[%zu].rules",
-                     ompi_coll_name(ar->coll_id), s);
-            if (!next(c, field, INT_MAX, &v, &line))
-                return ACCT_RULES_EINVAL;
-            size_t nr = (size_t)v;
-            if (nr > (c->n - c->i) / 4 + 1) {
-                acct_diags_add(c->d, line, c->t[c->i - 1].col, field, "%zu rules announced, "
-                               "but the file is too short for them", nr);
-                c->bad = true;
-                return ACCT_RULES_EINVAL;
-            }
-            cr->v = calloc(nr ? nr : 1, sizeof(*cr->v));
-            if (cr->v == NULL)
-                return ACCT_RULES_ENOMEM;
-            for (size_t k = 0; k < nr; k++) {
-                struct acct_ompi_msg_rule *mr = &cr->v[cr->n++];
-                char base[80];
-                snprintf(base, sizeof(base), "%s.section[%zu].rule[%zu]",
-                         ompi_coll_name(ar->coll_id), s, k);
-                snprintf(field, sizeof(field), "%s.msg_bytes", base);
-                if (!next(c, field, OMPI_LONG_MAX, &v, &line))
-                    return ACCT_RULES_EINVAL;
-                mr->msg_bytes = v;
-                mr->line = line;
-                int col = c->t[c->i - 1].col;
-                if (k == 0 && v != 0) {
-                    acct_diags_add(c->d, line, col, field, "the first rule must start at 0 "
-                                   "bytes (Open MPI drops the whole file)");
-                    c->bad = true;
-                } else if (k > 0 && v <= cr->v[k - 1].msg_bytes) {
-                    acct_diags_add(c->d, line, col, field, "%llu is not above the previous "
-                                   "rule's %llu", (unsigned long long)v,
-                                   (unsigned long long)cr->v[k - 1].msg_bytes);
-                    c->bad = true;
-                }
-                snprintf(field, sizeof(field), "%s.alg", base);
-                if (!next(c, field, INT_MAX, &v, &line))
-                    return ACCT_RULES_EINVAL;
-                mr->alg = (int)v;
-                if (amax >= 0 && mr->alg > amax) {
-                    acct_diags_add(c->d, line, c->t[c->i - 1].col, field, "algorithm %d does "
-                                   "not exist for %s in Open MPI 4.1 (0 to %d): the call would "
-                                   "fail", mr->alg, ompi_coll_name(ar->coll_id), amax);
-                    c->bad = true;
-                }
-                snprintf(field, sizeof(field), "%s.faninout", base);
-                if (!next(c, field, INT_MAX, &v, &line))
-                    return ACCT_RULES_EINVAL;
-                mr->faninout = (int)v;
-                bool chain = (ar->coll_id == ACCT_OMPI_BCAST || ar->coll_id == ACCT_OMPI_REDUCE) &&
-                             mr->alg == 2;
-                bool knomial = ar->coll_id == ACCT_OMPI_BCAST && mr->alg == 7;
-                if ((chain && (mr->faninout < 1 || mr->faninout > 32)) ||
-                    (knomial && mr->faninout < 2)) {
-                    acct_diags_add(c->d, line, c->t[c->i - 1].col, field, "fan-out %d is not "
-                                   "valid for %s algorithm %d (%s)", mr->faninout,
-                                   ompi_coll_name(ar->coll_id), mr->alg,
-                                   chain ? "chain: 1 to 32" : "knomial radix: at least 2");
-                    c->bad = true;
-                }
-                snprintf(field, sizeof(field), "%s.segsize", base);
-                if (!next(c, field, INT_MAX, &v, &line))
-                    return ACCT_RULES_EINVAL;
-                mr->segsize = (int)v;
-            }
-        }
-    }
+    for (size_t a = 0; a < ncoll && rc == ACCT_RULES_OK; a++)
+        rc = parse_collective(c, r, a, seen);
+    if (rc != ACCT_RULES_OK)
+        return rc;
     if (c->i < c->n) {
         const struct tok *t = &c->t[c->i];
         acct_diags_add(c->d, t->line, t->col, "", "%zu numbers after the last rule: Open MPI "
