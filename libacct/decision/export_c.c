@@ -57,33 +57,36 @@ static int cmp_rule_bytes(const void *pa, const void *pb)
     return ((*a)->bytes_min > (*b)->bytes_min) - ((*a)->bytes_min < (*b)->bytes_min);
 }
 
-static void emit_coll(FILE *f, const struct acct_rules *r, enum acct_coll_id coll,
-                      const char *prefix, int *bounds, struct acct_decision *tab,
-                      const struct acct_rule **sel)
+/* The method table of coll: native first, then every rule's method (and a
+ * power-of-two method's fallback); *ntab methods in tab. */
+static void emit_methods(FILE *f, const struct acct_rule_list *l, enum acct_coll_id coll,
+                         const char *prefix, struct acct_decision *tab, size_t *ntab)
 {
-    const struct acct_rule_list *l = &r->coll[coll];
     const char *name = acct_coll_name(coll);
-    size_t ntab = 0, nb = 0;
     struct acct_decision native = { .alg = acct_alg_native(coll) };
-    method_index(tab, &ntab, &native);
+
+    method_index(tab, ntab, &native);
     for (size_t i = 0; i < l->n; i++) {
-        method_index(tab, &ntab, &l->v[i].d);
+        method_index(tab, ntab, &l->v[i].d);
         if (l->v[i].d.alg->flags & ACCT_ALG_POW2) { /* and its fallback's */
             struct acct_decision fb = acct_decision_for_size(&l->v[i].d, coll, 3);
-            method_index(tab, &ntab, &fb);
+            method_index(tab, ntab, &fb);
         }
     }
-
     fprintf(f, "\n/* %s: %zu rules */\nconst struct acct_gen_decision %s_%s_methods[%zu] = {\n",
-            name, l->n, prefix, name, ntab);
-    for (size_t i = 0; i < ntab; i++)
+            name, l->n, prefix, name, *ntab);
+    for (size_t i = 0; i < *ntab; i++)
         fprintf(f, "    { \"%s\", UINT64_C(%llu), %d, %s },\n", tab[i].alg->name,
                 (unsigned long long)tab[i].segment_bytes, tab[i].fanout,
                 tab[i].reorder ? "true" : "false");
-    fprintf(f, "};\n\nint %s_%s(int comm_size, uint64_t bytes)\n{\n", prefix, name);
-    fprintf(f, "    (void)bytes;\n    if (comm_size < 1)\n        return 0;\n");
+}
 
-    /* Interval starts: 1, every comm_min and comm_max + 1. */
+/* The starts of the communicator-size intervals: 1, every comm_min and
+ * comm_max + 1, sorted and unique. Returns how many. */
+static size_t interval_starts(const struct acct_rule_list *l, int *bounds)
+{
+    size_t nb = 0, u = 0;
+
     bounds[nb++] = 1;
     for (size_t i = 0; i < l->n; i++) {
         bounds[nb++] = l->v[i].comm_min;
@@ -91,18 +94,68 @@ static void emit_coll(FILE *f, const struct acct_rules *r, enum acct_coll_id col
             bounds[nb++] = l->v[i].comm_max + 1;
     }
     qsort(bounds, nb, sizeof(*bounds), cmp_int);
-    size_t u = 0;
     for (size_t i = 0; i < nb; i++)
         if (u == 0 || bounds[i] != bounds[u - 1])
             bounds[u++] = bounds[i];
-    nb = u;
+    return u;
+}
+
+/* The body of one interval lo..hi whose rules (ns of them, in sel) do not
+ * overlap: one return per rule, in bytes order. */
+static void emit_interval(FILE *f, enum acct_coll_id coll, const struct acct_rule **sel,
+                          size_t ns, struct acct_decision *tab, size_t *ntab)
+{
+    uint64_t next = 0;
+    bool full = false;
+
+    qsort(sel, ns, sizeof(*sel), cmp_rule_bytes);
+    for (size_t s = 0; s < ns && !full; s++) {
+        const struct acct_rule *x = sel[s];
+        size_t k = method_index(tab, ntab, &x->d);
+        if (x->bytes_min > next)
+            fprintf(f, "        if (bytes < UINT64_C(%llu))\n            return 0;\n",
+                    (unsigned long long)x->bytes_min);
+        char ret[96];
+        if (x->d.alg->flags & ACCT_ALG_POW2) {
+            /* every size that is not a power of two falls back alike */
+            struct acct_decision fb = acct_decision_for_size(&x->d, coll, 3);
+            size_t k2 = method_index(tab, ntab, &fb); /* already in the table */
+            snprintf(ret, sizeof(ret), "(comm_size & (comm_size - 1)) == 0 ? %zu : %zu", k, k2);
+        } else
+            snprintf(ret, sizeof(ret), "%zu", k);
+        if (x->bytes_max == UINT64_MAX) {
+            fprintf(f, "        return %s;\n", ret);
+            full = true;
+        } else {
+            fprintf(f, "        if (bytes <= UINT64_C(%llu))\n            return %s;\n",
+                    (unsigned long long)x->bytes_max, ret);
+            next = x->bytes_max + 1;
+        }
+    }
+    if (!full)
+        fprintf(f, "        return 0;\n");
+}
+
+static void emit_coll(FILE *f, const struct acct_rules *r, enum acct_coll_id coll,
+                      const char *prefix, int *bounds, struct acct_decision *tab,
+                      const struct acct_rule **sel)
+{
+    const struct acct_rule_list *l = &r->coll[coll];
+    size_t ntab = 0;
+
+    emit_methods(f, l, coll, prefix, tab, &ntab);
+    fprintf(f, "};\n\nint %s_%s(int comm_size, uint64_t bytes)\n{\n", prefix,
+            acct_coll_name(coll));
+    fprintf(f, "    (void)bytes;\n    if (comm_size < 1)\n        return 0;\n");
+    size_t nb = interval_starts(l, bounds);
     for (size_t b = 0; b < nb; b++) {
         int lo = bounds[b], hi = b + 1 < nb ? bounds[b + 1] - 1 : INT_MAX;
-        /* The rules of this interval (they do not overlap), in bytes order. */
-        size_t nsel = 0;
-        for (size_t i = 0; i < l->n && nsel == 0; i++)
-            nsel += l->v[i].comm_min <= lo && lo <= l->v[i].comm_max;
-        if (nsel == 0) {
+        /* The rules of this interval (they do not overlap). */
+        size_t ns = 0;
+        for (size_t i = 0; i < l->n; i++)
+            if (l->v[i].comm_min <= lo && lo <= l->v[i].comm_max)
+                sel[ns++] = &l->v[i];
+        if (ns == 0) {
             if (hi != INT_MAX)
                 fprintf(f, "    if (comm_size <= %d)   /* %d..%d: no rule */\n        return 0;\n",
                         hi, lo, hi);
@@ -112,38 +165,7 @@ static void emit_coll(FILE *f, const struct acct_rules *r, enum acct_coll_id col
             fprintf(f, "    {   /* %d and more */\n", lo);
         else
             fprintf(f, "    if (comm_size <= %d) {   /* %d..%d */\n", hi, lo, hi);
-        uint64_t next = 0;
-        bool full = false;
-        size_t ns = 0;
-        for (size_t i = 0; i < l->n; i++)
-            if (l->v[i].comm_min <= lo && lo <= l->v[i].comm_max)
-                sel[ns++] = &l->v[i];
-        qsort(sel, ns, sizeof(*sel), cmp_rule_bytes);
-        for (size_t s = 0; s < ns && !full; s++) {
-            const struct acct_rule *x = sel[s];
-            size_t k = method_index(tab, &ntab, &x->d);
-            if (x->bytes_min > next)
-                fprintf(f, "        if (bytes < UINT64_C(%llu))\n            return 0;\n",
-                        (unsigned long long)x->bytes_min);
-            char ret[96];
-            if (x->d.alg->flags & ACCT_ALG_POW2) {
-                /* every size that is not a power of two falls back alike */
-                struct acct_decision fb = acct_decision_for_size(&x->d, coll, 3);
-                size_t k2 = method_index(tab, &ntab, &fb); /* already in the table */
-                snprintf(ret, sizeof(ret), "(comm_size & (comm_size - 1)) == 0 ? %zu : %zu", k, k2);
-            } else
-                snprintf(ret, sizeof(ret), "%zu", k);
-            if (x->bytes_max == UINT64_MAX) {
-                fprintf(f, "        return %s;\n", ret);
-                full = true;
-            } else {
-                fprintf(f, "        if (bytes <= UINT64_C(%llu))\n            return %s;\n",
-                        (unsigned long long)x->bytes_max, ret);
-                next = x->bytes_max + 1;
-            }
-        }
-        if (!full)
-            fprintf(f, "        return 0;\n");
+        emit_interval(f, coll, sel, ns, tab, &ntab);
         fprintf(f, "    }\n");
     }
     fprintf(f, "    return 0;\n}\n");
