@@ -153,6 +153,92 @@ static int tree_node(enum acct_reduce_tree kind, int fanout, int t, int size, st
     return -1;
 }
 
+/* The operands of node t in combining order (children's slots numbered in
+ * that order); own data last when it may be overwritten, rank order for
+ * non-commutative operations. Returns how many. */
+static int order_operands(const struct acct_tree *tr, int t, int shift, int p, bool comm,
+                          bool own_w, struct operand *ops)
+{
+    int nops = 0;
+
+    if (!(comm && own_w))
+        ops[nops++] = (struct operand){.rank = OWN, .t = t};
+    for (int i = 0; i < tr->nchildren; i++)
+        ops[nops++] = (struct operand){.rank = (tr->children[i] + shift) % p,
+                                       .t = tr->children[i], .slot = i};
+    if (comm && own_w)
+        ops[nops++] = (struct operand){.rank = OWN, .t = t};
+    if (!comm) /* rank order: subtrees are contiguous ranges around t */
+        for (int i = 1; i < nops; i++)
+            for (int j = i; j > 0 && ops[j - 1].t > ops[j].t; j--) {
+                struct operand x = ops[j];
+                ops[j] = ops[j - 1];
+                ops[j - 1] = x;
+            }
+    for (int i = 0, slot = 0; i < nops; i++)
+        if (ops[i].rank != OWN)
+            ops[i].slot = slot++;
+    return nops;
+}
+
+/* How the accumulator is placed and filled. */
+struct acc_plan {
+    bool last_into_out; /* the last operand is received straight into out */
+    bool copy_own;      /* own data is copied into the accumulator first */
+    bool copy_out;      /* the result is copied from the accumulator to out */
+};
+
+/* The accumulator: the last operand's buffer, made writable (pl->tkind,
+ * tslot, nslots). */
+static struct acc_plan choose_accumulator(struct plan *pl, const struct operand *ops, int nops,
+                                          bool final, bool own_w)
+{
+    struct acc_plan a = {false, false, false};
+    const int last = nops - 1;
+
+    if (ops[last].rank != OWN) {
+        if (final && !own_w) {
+            a.last_into_out = true;
+            pl->tkind = T_OUT;
+        } else {
+            pl->tkind = T_SLOT;
+            pl->tslot = ops[last].slot;
+            a.copy_out = final;
+        }
+    } else if (nops == 1) {
+        pl->tkind = T_OWN; /* a leaf sends its own data */
+    } else if (own_w) {
+        pl->tkind = T_OUT;
+    } else if (final) {
+        pl->tkind = T_OUT;
+        a.copy_own = true;
+    } else {
+        pl->tkind = T_SLOT;
+        pl->tslot = pl->nslots++;
+        a.copy_own = true;
+    }
+    return a;
+}
+
+/* Segment k's combining: own data in, every operand reduced into the
+ * accumulator from the last but one down, the result out. */
+static void combine_segment(const struct acct_call *c, struct acct_sched *s,
+                            const struct plan *pl, const struct operand *ops, int nops,
+                            const struct acc_plan *a, uint64_t k)
+{
+    uint64_t len = acct_seg_len(c->count, c->seg, k);
+    struct loc acc = acc_loc(pl, k);
+
+    if (a->copy_own)
+        acct_sched_copy(s, pl->own, k * c->seg, len, acc.buf, acc.off, len);
+    for (int i = nops - 2; i >= 0; i--) {
+        struct loc l = op_loc(pl, &ops[i], false, k);
+        acct_sched_reduce(s, l.buf, l.off, acc.buf, acc.off, len);
+    }
+    if (a->copy_out)
+        acct_sched_copy(s, acc.buf, acc.off, len, pl->out, k * c->seg, len);
+}
+
 int acct_reduce_tree_io(const struct acct_call *c, struct acct_sched *s,
                         enum acct_reduce_tree kind, int fanout, enum acct_buf own,
                         enum acct_buf out, enum acct_buf tmp)
@@ -189,51 +275,10 @@ int acct_reduce_tree_io(const struct acct_call *c, struct acct_sched *s,
     const bool own_w = is_root && own == out; /* own data may be overwritten */
     const int parent = tr.parent < 0 ? -1 : (tr.parent + shift) % p;
 
-    /* Operands in combining order. */
-    int nops = 0;
-    if (!(comm && own_w))
-        ops[nops++] = (struct operand){.rank = OWN, .t = t};
-    for (int i = 0; i < tr.nchildren; i++)
-        ops[nops++] = (struct operand){.rank = (tr.children[i] + shift) % p,
-                                       .t = tr.children[i], .slot = i};
-    if (comm && own_w)
-        ops[nops++] = (struct operand){.rank = OWN, .t = t};
-    if (!comm) /* rank order: subtrees are contiguous ranges around t */
-        for (int i = 1; i < nops; i++)
-            for (int j = i; j > 0 && ops[j - 1].t > ops[j].t; j--) {
-                struct operand x = ops[j];
-                ops[j] = ops[j - 1];
-                ops[j - 1] = x;
-            }
-    for (int i = 0, slot = 0; i < nops; i++)
-        if (ops[i].rank != OWN)
-            ops[i].slot = slot++;
-
-    /* The accumulator: the last operand's buffer, made writable. */
+    const int nops = order_operands(&tr, t, shift, p, comm, own_w, ops);
     const int last = nops - 1;
-    bool last_into_out = false, copy_own = false, copy_out = false;
     pl.nslots = tr.nchildren;
-    if (ops[last].rank != OWN) {
-        if (final && !own_w) {
-            last_into_out = true;
-            pl.tkind = T_OUT;
-        } else {
-            pl.tkind = T_SLOT;
-            pl.tslot = ops[last].slot;
-            copy_out = final;
-        }
-    } else if (nops == 1) {
-        pl.tkind = T_OWN; /* a leaf sends its own data */
-    } else if (own_w) {
-        pl.tkind = T_OUT;
-    } else if (final) {
-        pl.tkind = T_OUT;
-        copy_own = true;
-    } else {
-        pl.tkind = T_SLOT;
-        pl.tslot = pl.nslots++;
-        copy_own = true;
-    }
+    const struct acc_plan a = choose_accumulator(&pl, ops, nops, final, own_w);
 
     const uint64_t nseg = acct_nsegs(c->count, c->seg);
     pl.full = forward_to >= 0 || nseg == 1;
@@ -246,7 +291,7 @@ int acct_reduce_tree_io(const struct acct_call *c, struct acct_sched *s,
             uint64_t len = acct_seg_len(c->count, c->seg, k);
             for (int i = 0; i < nops; i++)
                 if (ops[i].rank != OWN) {
-                    struct loc l = op_loc(&pl, &ops[i], i == last && last_into_out, k);
+                    struct loc l = op_loc(&pl, &ops[i], i == last && a.last_into_out, k);
                     acct_sched_recv(s, ops[i].rank, l.buf, l.off, len);
                 }
         }
@@ -254,18 +299,8 @@ int acct_reduce_tree_io(const struct acct_call *c, struct acct_sched *s,
             struct loc l = acc_loc(&pl, k - 1);
             acct_sched_send(s, parent, l.buf, l.off, acct_seg_len(c->count, c->seg, k - 1));
         }
-        if (k < nseg && nops > 1) {
-            uint64_t len = acct_seg_len(c->count, c->seg, k);
-            struct loc acc = acc_loc(&pl, k);
-            if (copy_own)
-                acct_sched_copy(s, own, k * c->seg, len, acc.buf, acc.off, len);
-            for (int i = last - 1; i >= 0; i--) {
-                struct loc l = op_loc(&pl, &ops[i], false, k);
-                acct_sched_reduce(s, l.buf, l.off, acc.buf, acc.off, len);
-            }
-            if (copy_out)
-                acct_sched_copy(s, acc.buf, acc.off, len, out, k * c->seg, len);
-        }
+        if (k < nseg && nops > 1)
+            combine_segment(c, s, &pl, ops, nops, &a, k);
     }
     if (forward_to >= 0) {
         struct loc l = acc_loc(&pl, 0);
