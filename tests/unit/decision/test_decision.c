@@ -433,7 +433,7 @@ static void test_table(void)
 }
 
 /* ---- measured data ------------------------------------------------------------
- * tests/data/bcast-shm-np8.yaml: acct-bench timings of 9 bcast methods on
+ * data/bcast-shm-np8.yaml: acct-bench timings of 9 bcast methods on
  * 2..8 ranks of this host (docs/decisions.md), read with the tuning-result
  * parser when libacct has it. */
 
