@@ -35,6 +35,9 @@ import struct
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from acct_wire import field, frame  # noqa: E402
+
 AUTH, SYNC, SAMPLES, REPLY, ERROR = 16, 17, 10, 0x80, 0xFF
 T_ERR_MSG, T_PARTITION, T_INTERCONNECT, T_VERSION = 11, 20, 21, 22
 T_SOURCE, T_CREATED, T_TUNING_RUN, T_ACTIVE, T_RULES_TEXT, T_HASH = 24, 25, 26, 27, 28, 29
@@ -43,18 +46,6 @@ T_JOB, T_COLLECTIVE, T_COMM_SIZE, T_BYTES_BUCKET, T_ALGORITHM, T_COUNT = 50, 51,
 T_SUM_US, T_NODE, T_CRED, T_MORE, T_UID = 59, 83, 84, 85, 87
 T_NONCE, T_SYNC_PROTO, T_NEWEST = 120, 121, 122
 FORGED_ID = 999999999
-
-
-def field(tag, val):
-    if isinstance(val, int):
-        val = val.to_bytes(8, "big")
-    elif isinstance(val, str):
-        val = val.encode()
-    return tag.to_bytes(2, "big") + len(val).to_bytes(4, "big") + val
-
-
-def frame(typ, rid, body):
-    return b"ACCT" + bytes([1, typ, 0, 0]) + len(body).to_bytes(4, "big") + rid.to_bytes(4, "big") + body
 
 
 def recv_exact(s, n):
