@@ -1,6 +1,7 @@
 /* What every C unit test shares (docs/testbed.md, "Where tests live"):
- * cmocka, and acct_test_run(), which runs one cmocka group made of the
- * cases a ctest entry selects by name on the command line. */
+ * cmocka, acct_assert() (a check with a message), and acct_test_run(),
+ * which runs one cmocka group made of the cases a ctest entry selects by
+ * name on the command line. */
 #ifndef ACCT_TEST_H
 #define ACCT_TEST_H
 
@@ -13,6 +14,16 @@
 #include <string.h>
 
 #include <cmocka.h>
+
+/* assert_true with a message: on failure prints FILE:LINE and the
+ * condition, then the printf-style message, and fails the test. */
+#define acct_assert(cond, ...)                                                   \
+    do {                                                                         \
+        if (!(cond)) {                                                           \
+            print_error("%s:%d: %s\n", __FILE__, __LINE__, #cond);               \
+            fail_msg(__VA_ARGS__);                                               \
+        }                                                                        \
+    } while (0)
 
 /* A case of a test program: the name a ctest entry passes as argv[1] and
  * one of the cmocka tests it runs (several rows may share a name). */
