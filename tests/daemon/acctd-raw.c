@@ -435,6 +435,21 @@ static int hold(const char *sock, const char *arg)
     return 0;
 }
 
+/* Closes the open ones of n connections and frees the array. */
+static void close_all(int *fds, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (fds[i] >= 0)
+            close(fds[i]);
+    free(fds);
+}
+
+/* Milliseconds from t0 to t1. */
+static long ms_since(const struct timespec *t0, const struct timespec *t1)
+{
+    return (t1->tv_sec - t0->tv_sec) * 1000L + (t1->tv_nsec - t0->tv_nsec) / 1000000L;
+}
+
 /* ARG connections at once, then a HELLO on each: those over max_clients
  * are answered LIMIT (and closed) by the daemon before they send anything. */
 static int flood(const char *sock, const char *arg)
@@ -470,10 +485,7 @@ static int flood(const char *sock, const char *arg)
         else
             answered++;
     }
-    for (int i = 0; i < n; i++)
-        if (fds[i] >= 0)
-            close(fds[i]);
-    free(fds);
+    close_all(fds, n);
     printf("flood: connections=%d answered=%d limited=%d failed=%d\n", n, answered, limited,
            failed);
     return 0;
@@ -547,14 +559,11 @@ static int idle(const char *sock, const char *arg)
                 }
             }
         clock_gettime(CLOCK_MONOTONIC, &t1);
-        ms = (t1.tv_sec - t0.tv_sec) * 1000L + (t1.tv_nsec - t0.tv_nsec) / 1000000L;
+        ms = ms_since(&t0, &t1);
     }
     printf("idle: closed=%d of %d after %ld ms\n", closed, answered, ms);
-    for (int i = 0; i < n; i++)
-        if (fds[i] >= 0)
-            close(fds[i]);
     free(p);
-    free(fds);
+    close_all(fds, n);
     return 0;
 }
 
@@ -615,22 +624,18 @@ static int tcp_silent(const char *hostport, const char *arg)
                     other++;
                 clock_gettime(CLOCK_MONOTONIC, &t1);
                 if (k <= 0)
-                    last_drop_ms = (t1.tv_sec - t0.tv_sec) * 1000L +
-                                   (t1.tv_nsec - t0.tv_nsec) / 1000000L;
+                    last_drop_ms = ms_since(&t0, &t1);
                 close(fds[i]);
                 fds[i] = -1;
                 left--;
             }
         clock_gettime(CLOCK_MONOTONIC, &t1);
-        ms = (t1.tv_sec - t0.tv_sec) * 1000L + (t1.tv_nsec - t0.tv_nsec) / 1000000L;
+        ms = ms_since(&t0, &t1);
     }
     printf("tcp-silent: limited=%d dropped=%d other=%d open=%d last drop after %ld ms\n",
            limited, dropped, other, left, last_drop_ms);
-    for (int i = 0; i < n; i++)
-        if (fds[i] >= 0)
-            close(fds[i]);
     free(p);
-    free(fds);
+    close_all(fds, n);
     return 0;
 }
 
@@ -660,10 +665,7 @@ static int noread(const char *sock, const char *arg)
     printf("noread: connections=%d requests=%d\n", conns, sent);
     fflush(stdout);
     sleep((unsigned)wait_s);
-    for (int i = 0; i < n; i++)
-        if (fds[i] >= 0)
-            close(fds[i]);
-    free(fds);
+    close_all(fds, n);
     return 0;
 }
 
