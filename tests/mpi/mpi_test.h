@@ -20,17 +20,20 @@ static inline void *xmalloc(size_t n)
     return p;
 }
 
-/* MPI_Init_thread asking for MPI_THREAD_MULTIPLE. False when the library
- * provides less: rank 0 has printed "NAME: SKIP|FAILED ..." (SKIP when the
- * caller exits with 77) and MPI is finalized. */
-static inline bool init_thread_multiple(int *argc, char ***argv, const char *name, int status)
+/* MPI_Init_thread asking for MPI_THREAD_MULTIPLE; *rank and *size in
+ * MPI_COMM_WORLD. False when the library provides less: rank 0 has printed
+ * "NAME: SKIP|FAILED ..." (SKIP when the caller exits with 77) and MPI is
+ * finalized. */
+static inline bool init_thread_multiple(int *argc, char ***argv, const char *name, int status,
+                                        int *rank, int *size)
 {
-    int provided, rank;
+    int provided;
     MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_rank(MPI_COMM_WORLD, rank);
+    MPI_Comm_size(MPI_COMM_WORLD, size);
     if (provided >= MPI_THREAD_MULTIPLE)
         return true;
-    if (rank == 0)
+    if (*rank == 0)
         printf("%s: %s the MPI library provides thread level %d, not MPI_THREAD_MULTIPLE\n", name,
                status == 77 ? "SKIP" : "FAILED", provided);
     MPI_Finalize();

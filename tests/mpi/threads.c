@@ -50,10 +50,8 @@ static void *run(void *arg)
 int main(int argc, char **argv)
 {
     int rank, size;
-    if (!init_thread_multiple(&argc, &argv, "threads", 1))
+    if (!init_thread_multiple(&argc, &argv, "threads", 1, &rank, &size))
         return 1;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
     struct work w[2];
     pthread_t t[2];
     for (int i = 0; i < 2; i++) {

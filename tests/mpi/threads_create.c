@@ -92,10 +92,8 @@ static void *run(void *arg)
 int main(int argc, char **argv)
 {
     int rank, size;
-    if (!init_thread_multiple(&argc, &argv, "threads_create", 77))
+    if (!init_thread_multiple(&argc, &argv, "threads_create", 77, &rank, &size))
         return 77;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
     struct work w[THREADS];
     pthread_t t[THREADS];
     MPI_Group world;
