@@ -540,19 +540,32 @@ static size_t probe_sizes(const struct acct_rules *r, uint64_t *out, size_t max)
     return n;
 }
 
+/* The example rules, exported for Open MPI with the options o (notes may
+ * be NULL) into a new buffer *buf of *len bytes. */
+static struct acct_rules *export_example(const struct acct_ompi_export_opts *o, char **buf,
+                                         size_t *len, struct acct_diags *notes)
+{
+    struct acct_rules *r = example_rules();
+    *buf = NULL;
+    *len = 0;
+    if (r == NULL)
+        return NULL;
+    FILE *f = open_memstream(buf, len);
+    assert_true(acct_export_ompi(f, r, o, notes) == 0);
+    fclose(f);
+    return r;
+}
+
 static void test_ompi(void **state)
 {
     (void)state;
-    struct acct_rules *r = example_rules();
-    if (r == NULL)
-        return;
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
+    char *buf;
+    size_t len;
     struct acct_diags notes = ACCT_DIAGS_INIT, d = ACCT_DIAGS_INIT;
     struct acct_ompi_export_opts o = { .max_comm_size = 24 };
-    assert_true(acct_export_ompi(f, r, &o, &notes) == 0);
-    fclose(f);
+    struct acct_rules *r = export_example(&o, &buf, &len, &notes);
+    if (r == NULL)
+        return;
     /* notes: allgather_reduce, alltoall gather_scatter (no equivalent),
      * binary's reorder */
     assert_true(notes.total == 3);
@@ -659,15 +672,12 @@ static void test_ompi_bad(void **state)
 static void test_ompi_mutations(void **state)
 {
     (void)state;
-    struct acct_rules *r = example_rules();
+    char *buf;
+    size_t len;
+    struct acct_ompi_export_opts o = { .max_comm_size = 6 };
+    struct acct_rules *r = export_example(&o, &buf, &len, NULL);
     if (r == NULL)
         return;
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    struct acct_ompi_export_opts o = { .max_comm_size = 6 };
-    assert_true(acct_export_ompi(f, r, &o, NULL) == 0);
-    fclose(f);
     unsigned seed = 4242;
     size_t accepted = 0;
     char *mut = malloc(len + 64);
