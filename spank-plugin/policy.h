@@ -3,7 +3,7 @@
  * Everything here is a pure function of its arguments: the plugin's
  * plugstack.conf arguments, the job's environment values, the step id, the
  * existing LD_PRELOAD. No Slurm call, no file access, no global state — the
- * unit test (test_policy.c) drives every branch without Slurm.
+ * unit test (tests/unit/spank/test_policy.c) drives every branch without Slurm.
  *
  * Reference: docs/spank_acct.md (spank_acct(8)); the job environment the
  * plugin sets is the contract in docs/files.md. */

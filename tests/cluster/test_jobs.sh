@@ -27,14 +27,11 @@ if [[ ! -f $so || ! -f $lib || ! -x $prog || ! -x $dlmain || ! -f $dlplugin || -
   echo "usage: test_jobs.sh SPANK_ACCT_SO LIBACCT_SO COLL_CHECK DLOPEN_MAIN DLOPEN_PLUGIN_SO PYTHON MPI4PY_CHECK_PY" >&2
   exit 2
 fi
-[[ -n ${ACCT_CLUSTER_SHARED:-} ]] || { echo "run me under with-cluster.sh" >&2; exit 2; }
 here=$(cd "$(dirname "$0")" && pwd)
 so=$(readlink -f "$so") lib=$(readlink -f "$lib") prog=$(readlink -f "$prog")
 dlmain=$(readlink -f "$dlmain") dlplugin=$(readlink -f "$dlplugin") pycheck=$(readlink -f "$pycheck")
 libdir=$(dirname "$lib")
-work=$ACCT_CLUSTER_SHARED/jobs-$$ # visible on every node (not under /tmp)
-mkdir -p "$work"
-cd "$work" || exit 1
+enter_workdir "jobs"
 nodes=(acct-n1 acct-n2 acct-n3 acct-n4)
 node_lib=/run/acct/lib/libacct.so # what the plugin preloads, per node
 

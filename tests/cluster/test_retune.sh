@@ -32,14 +32,11 @@ if [[ ! -f $so || ! -f $lib || ! -x $prog || ! -x $hold || ! -x $acctd || ! -x $
   echo "usage: test_retune.sh SPANK_ACCT_SO LIBACCT_SO COLL_CHECK HOLD ACCTD ACCTCTL ACCT_TUNE" >&2
   exit 2
 fi
-[[ -n ${ACCT_CLUSTER_SHARED:-} ]] || { echo "run me under with-cluster.sh" >&2; exit 2; }
 here=$(cd "$(dirname "$0")" && pwd)
 so=$(readlink -f "$so") lib=$(readlink -f "$lib") prog=$(readlink -f "$prog")
 hold=$(readlink -f "$hold") acctd=$(readlink -f "$acctd") acctctl=$(readlink -f "$acctctl")
 tune=$(readlink -f "$tune")
-work=$ACCT_CLUSTER_SHARED/retune-$$ # visible on every node (not under /tmp)
-mkdir -p "$work"
-cd "$work" || exit 1
+enter_workdir "retune"
 nodes=(acct-n1 acct-n2 acct-n3 acct-n4)
 port=16819
 primary_sock=$(noderun acct-n1)/acctd.sock

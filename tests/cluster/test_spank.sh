@@ -49,13 +49,10 @@ if [[ $part != inject && $part != faults && $part != acctd ]] ||
   echo "usage: test_spank.sh inject|faults SPANK_ACCT_SO LIBACCT_SO COLL_CHECK HOLD [ACCTD ACCTCTL]" >&2
   exit 2
 fi
-[[ -n ${ACCT_CLUSTER_SHARED:-} ]] || { echo "run me under with-cluster.sh" >&2; exit 2; }
 here=$(cd "$(dirname "$0")" && pwd)
 so=$(readlink -f "$so") lib=$(readlink -f "$lib") prog=$(readlink -f "$prog") hold=$(readlink -f "$hold")
 libdir=$(dirname "$lib")
-work=$ACCT_CLUSTER_SHARED/spank-$part-$$ # visible on every node (not under /tmp)
-mkdir -p "$work"
-cd "$work" || exit 1
+enter_workdir "spank-$part"
 nodes=(acct-n1 acct-n2 acct-n3 acct-n4)
 node_lib=/run/acct/lib/libacct.so # what the plugin preloads, per node
 declare -A IC=([eth]=tcp-1g [fast]=veth) VERSION=([eth]=101 [fast]=202)

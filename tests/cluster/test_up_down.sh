@@ -8,16 +8,7 @@ set -u
 # shellcheck source=testlib.sh
 . "$(dirname "$0")/testlib.sh"
 
-if ((EUID != 0)); then
-  echo "SKIP: the emulated cluster needs root"
-  exit 77
-fi
-for c in slurmctld slurmd munged srun tc nsenter; do
-  if ! command -v "$c" >/dev/null 2>&1; then
-    echo "SKIP: $c is not installed"
-    exit 77
-  fi
-done
+skip_without_cluster
 D=${ACCT_CLUSTER_DIR:-/run/acct-cluster}
 nodes=(acct-n1 acct-n2 acct-n3 acct-n4)
 export ACCT_CLUSTER_NODES=4

@@ -4,6 +4,11 @@
 #   check DESCRIPTION COMMAND...   run COMMAND, print "ok   - ..." or "FAIL - ..."
 #   finish                         print the tally, return non-zero on any FAIL
 #   alive PID                      PID exists and is not a zombie
+#   skip_without_cluster           exit 77 (ctest SKIP) unless root with the
+#                                  cluster's commands installed
+#   enter_workdir NAME             under with-cluster.sh only (else exit 2):
+#                                  work=$ACCT_CLUSTER_SHARED/NAME-PID, made and
+#                                  entered (visible on every node, not /tmp)
 #
 # CLUSTER is the acct-cluster script next to this file.
 
@@ -34,6 +39,27 @@ alive() {
   { read -r st <"/proc/$1/stat"; } 2>/dev/null || return 1
   st=${st##*) }
   [[ ${st:0:1} != Z ]]
+}
+
+skip_without_cluster() {
+  if ((EUID != 0)); then
+    echo "SKIP: the emulated cluster needs root"
+    exit 77
+  fi
+  local c
+  for c in slurmctld slurmd munged srun tc nsenter; do
+    if ! command -v "$c" >/dev/null 2>&1; then
+      echo "SKIP: $c is not installed"
+      exit 77
+    fi
+  done
+}
+
+enter_workdir() {
+  [[ -n ${ACCT_CLUSTER_SHARED:-} ]] || { echo "run me under with-cluster.sh" >&2; exit 2; }
+  work=$ACCT_CLUSTER_SHARED/$1-$$
+  mkdir -p "$work"
+  cd "$work" || exit 1
 }
 
 # Print a file with a header (for failure diagnostics).

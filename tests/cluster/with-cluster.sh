@@ -21,20 +21,13 @@ if (($# == 0)); then
   echo "usage: with-cluster.sh COMMAND [ARGS...]" >&2
   exit 2
 fi
-if ((EUID != 0)); then
-  echo "SKIP: the emulated cluster needs root"
-  exit 77
-fi
+# shellcheck source=testlib.sh
+. "$(dirname "$0")/testlib.sh"
+skip_without_cluster
 if ! unshare --net true 2>/dev/null; then
   echo "SKIP: cannot create network namespaces here"
   exit 77
 fi
-for c in slurmctld slurmd munged srun tc nsenter; do
-  if ! command -v "$c" >/dev/null 2>&1; then
-    echo "SKIP: $c is not installed"
-    exit 77
-  fi
-done
 
 state_dir=${ACCT_CLUSTER_DIR:-/run/acct-cluster}
 

@@ -3,7 +3,7 @@
 # acctd (SET_POLICY) and cleared again, an invalid policy refused with
 # FILE:LINE:COLUMN, a refinement pass run on request (nothing to refine
 # without samples), RELOAD. (Whether a refinement changes a decision is the
-# daemon's own test: the evidence rule, daemon/test_acctd_refine.c.)
+# daemon's own test: the evidence rule, tests/unit/daemon/test_acctd_refine.c.)
 . "$(dirname "$0")/lib.sh"
 POLICY=$(cd "$(dirname "$0")/../../policies" && pwd)/default.yaml
 write_config

@@ -27,6 +27,15 @@ write_config "rules_dir: $RULES"
 start_acctd || exit 1
 # in acctd's namespace
 in_ns() { nsenter -t "$ACCTD_PID" -m -- "$@"; }
+# Waits (60 s at most) until $F holds version 2; else fails, WHEN saying since what.
+wait_written() {
+    for _ in $(seq 600); do
+        in_ns "$ACCTCTL" validate "$F" >"$T/out" 2>&1
+        if grep -qF "version 2)" "$T/out"; then return 0; fi
+        sleep 0.1
+    done
+    fail "the rules file was not written within 60 s $1: $(cat "$T/out")"
+}
 in_ns findmnt -n -o FSTYPE "$RULES" >"$T/out" 2>&1
 expect "$T/out" "tmpfs"
 [ -e "$F" ] && fail "the tmpfs is visible outside acctd's namespace"
@@ -68,13 +77,7 @@ grep -q "rules files in $RULES: 1 not written; retrying in" "$LOG" || fail "no r
 
 # free the space: the file appears without another request
 in_ns rm -f "$RULES/zz-fill"
-ok=
-for i in $(seq 600); do
-    in_ns "$ACCTCTL" validate "$F" >"$T/out" 2>&1
-    if grep -qF "version 2)" "$T/out"; then ok=1; break; fi
-    sleep 0.1
-done
-[ -n "$ok" ] || fail "the rules file was not written within 60 s after space was freed: $(cat "$T/out")"
+wait_written "after space was freed"
 ctl 0 status --format tsv
 [ "$(tsv_field rules_pending)" = 0 ] || fail "rules_pending $(tsv_field rules_pending) after the retry"
 expect_not "$T/err" "warning"
@@ -95,11 +98,5 @@ ctl 0 status --format tsv
 [ "$(tsv_field rules_pending)" = 1 ] || fail "start on a full disk: rules_pending $(tsv_field rules_pending)"
 in_ns test -e "$F" && fail "$F exists on a full tmpfs"
 in_ns rm -f "$RULES/zz-fill"
-ok=
-for i in $(seq 600); do
-    in_ns "$ACCTCTL" validate "$F" >"$T/out" 2>&1
-    if grep -qF "version 2)" "$T/out"; then ok=1; break; fi
-    sleep 0.1
-done
-[ -n "$ok" ] || fail "the rules file was not written within 60 s of a start on a full disk"
+wait_written "of a start on a full disk"
 finish

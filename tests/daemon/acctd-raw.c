@@ -254,24 +254,6 @@ static int c_field_overrun(int fd, const char *arg)
     return send_msg(fd, ACCT_MSG_GET_RULES, b, 9);
 }
 
-static int c_bad_u64(int fd, const char *arg)
-{
-    uint8_t b[16];
-    (void)arg;
-    size_t n = put_field(b, ACCT_T_VERSION, "\0\0\0\1", 4);
-    return send_msg(fd, ACCT_MSG_SHOW, b, n);
-}
-
-static int c_nul_string(int fd, const char *arg)
-{
-    uint8_t b[32];
-    size_t n = 0;
-    (void)arg;
-    n += put_field(b + n, ACCT_T_PARTITION, "e\0th", 4);
-    n += put_field(b + n, ACCT_T_INTERCONNECT, "tcp", 3);
-    return send_msg(fd, ACCT_MSG_GET_RULES, b, n);
-}
-
 /* IMPORT of the file ARG as it is (NUL bytes included: the length says
  * where the text ends), NAME = ARG. */
 static int c_import_file(int fd, const char *arg)
@@ -300,28 +282,6 @@ static int c_nested_group(int fd, const char *arg)
     size_t ni = put_field(inner, ACCT_T_SAMPLE, NULL, 0);
     size_t no = put_field(outer, ACCT_T_SAMPLE, inner, (uint32_t)ni);
     return send_msg(fd, ACCT_MSG_SAMPLES, outer, no);
-}
-
-static int c_nonfinite(int fd, const char *arg)
-{
-    uint8_t b[16], v[8] = { 0x7f, 0xf0, 0, 0, 0, 0, 0, 0 }; /* +inf */
-    (void)arg;
-    size_t n = put_field(b, ACCT_T_SUM_US, v, 8);
-    return send_msg(fd, ACCT_MSG_SAMPLES, b, n);
-}
-
-static int c_unknown_type(int fd, const char *arg)
-{
-    (void)arg;
-    return send_msg(fd, 99, NULL, 0);
-}
-
-static int c_missing_field(int fd, const char *arg)
-{
-    uint8_t b[16];
-    (void)arg;
-    size_t n = put_field(b, ACCT_T_INTERCONNECT, "tcp", 3);
-    return send_msg(fd, ACCT_MSG_GET_RULES, b, n);
 }
 
 /* A sample batch with one good and two bad samples. */
@@ -404,29 +364,54 @@ static int c_get_rules(int fd, const char *arg)
     return send_wbuf(fd, &w);
 }
 
+/* A message of the given type made of at most two hand-made fields. */
+struct rfield {
+    unsigned tag;
+    const char *val;
+    uint32_t len;
+};
+struct rmsg {
+    unsigned type;
+    struct rfield f[2]; /* len 0 and val NULL: no field */
+};
+
+static int send_fields(int fd, const struct rmsg *m)
+{
+    uint8_t b[64];
+    size_t n = 0;
+    for (int i = 0; i < 2; i++)
+        if (m->f[i].val != NULL)
+            n += put_field(b + n, m->f[i].tag, m->f[i].val, m->f[i].len);
+    return send_msg(fd, m->type, n ? b : NULL, n);
+}
+
+/* A case sends with run(), or else the fields of msg. */
 static const struct rcase {
     const char *name;
     int (*run)(int fd, const char *arg);
     int replies; /* replies to read */
+    struct rmsg msg;
 } cases[] = {
-    { "bad-magic", c_bad_magic, 1 },
-    { "bad-version", c_bad_version, 1 },
-    { "too-large", c_too_large, 1 },
-    { "too-large-sent", c_too_large_sent, 1 },
-    { "field-overrun", c_field_overrun, 1 },
-    { "bad-u64", c_bad_u64, 1 },
-    { "nul-string", c_nul_string, 1 },
-    { "nested-group", c_nested_group, 1 },
-    { "import-file", c_import_file, 1 },
-    { "nonfinite", c_nonfinite, 1 },
-    { "unknown-type", c_unknown_type, 1 },
-    { "missing-field", c_missing_field, 1 },
-    { "bad-samples", c_bad_samples, 1 },
-    { "garbage", c_garbage, 1 },
-    { "truncated", c_truncated, 1 },
-    { "pipelined", c_pipelined, 2 },
-    { "get-rules", c_get_rules, 1 },
-    { NULL, NULL, 0 },
+    { "bad-magic", c_bad_magic, 1, {0} },
+    { "bad-version", c_bad_version, 1, {0} },
+    { "too-large", c_too_large, 1, {0} },
+    { "too-large-sent", c_too_large_sent, 1, {0} },
+    { "field-overrun", c_field_overrun, 1, {0} },
+    { .name = "bad-u64", .replies = 1, .msg = {ACCT_MSG_SHOW, {{ACCT_T_VERSION, "\0\0\0\1", 4}}} },
+    { .name = "nul-string", .replies = 1,
+      .msg = {ACCT_MSG_GET_RULES, {{ACCT_T_PARTITION, "e\0th", 4}, {ACCT_T_INTERCONNECT, "tcp", 3}}} },
+    { "nested-group", c_nested_group, 1, {0} },
+    { "import-file", c_import_file, 1, {0} },
+    /* nonfinite: SUM_US = +inf */
+    { .name = "nonfinite", .replies = 1, .msg = {ACCT_MSG_SAMPLES, {{ACCT_T_SUM_US, "\x7f\xf0\0\0\0\0\0\0", 8}}} },
+    { .name = "unknown-type", .replies = 1, .msg = {99, {{0}}} },
+    { .name = "missing-field", .replies = 1, .msg = {ACCT_MSG_GET_RULES, {{ACCT_T_INTERCONNECT, "tcp", 3}}} },
+    { "bad-samples", c_bad_samples, 1, {0} },
+    { "garbage", c_garbage, 1, {0} },
+    { "truncated", c_truncated, 1, {0} },
+    { "pipelined", c_pipelined, 2, {0} },
+    { "get-rules", c_get_rules, 1, {0} },
+    { NULL, NULL, 0, {0} },
 };
 
 /* Half a header, then wait: a slow client must not hold up the others. */
@@ -448,6 +433,21 @@ static int hold(const char *sock, const char *arg)
     printf("hold: closed=%s\n", closed ? "yes" : "no");
     close(fd);
     return 0;
+}
+
+/* Closes the open ones of n connections and frees the array. */
+static void close_all(int *fds, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (fds[i] >= 0)
+            close(fds[i]);
+    free(fds);
+}
+
+/* Milliseconds from t0 to t1. */
+static long ms_since(const struct timespec *t0, const struct timespec *t1)
+{
+    return (t1->tv_sec - t0->tv_sec) * 1000L + (t1->tv_nsec - t0->tv_nsec) / 1000000L;
 }
 
 /* ARG connections at once, then a HELLO on each: those over max_clients
@@ -485,10 +485,7 @@ static int flood(const char *sock, const char *arg)
         else
             answered++;
     }
-    for (int i = 0; i < n; i++)
-        if (fds[i] >= 0)
-            close(fds[i]);
-    free(fds);
+    close_all(fds, n);
     printf("flood: connections=%d answered=%d limited=%d failed=%d\n", n, answered, limited,
            failed);
     return 0;
@@ -562,14 +559,11 @@ static int idle(const char *sock, const char *arg)
                 }
             }
         clock_gettime(CLOCK_MONOTONIC, &t1);
-        ms = (t1.tv_sec - t0.tv_sec) * 1000L + (t1.tv_nsec - t0.tv_nsec) / 1000000L;
+        ms = ms_since(&t0, &t1);
     }
     printf("idle: closed=%d of %d after %ld ms\n", closed, answered, ms);
-    for (int i = 0; i < n; i++)
-        if (fds[i] >= 0)
-            close(fds[i]);
     free(p);
-    free(fds);
+    close_all(fds, n);
     return 0;
 }
 
@@ -630,22 +624,18 @@ static int tcp_silent(const char *hostport, const char *arg)
                     other++;
                 clock_gettime(CLOCK_MONOTONIC, &t1);
                 if (k <= 0)
-                    last_drop_ms = (t1.tv_sec - t0.tv_sec) * 1000L +
-                                   (t1.tv_nsec - t0.tv_nsec) / 1000000L;
+                    last_drop_ms = ms_since(&t0, &t1);
                 close(fds[i]);
                 fds[i] = -1;
                 left--;
             }
         clock_gettime(CLOCK_MONOTONIC, &t1);
-        ms = (t1.tv_sec - t0.tv_sec) * 1000L + (t1.tv_nsec - t0.tv_nsec) / 1000000L;
+        ms = ms_since(&t0, &t1);
     }
     printf("tcp-silent: limited=%d dropped=%d other=%d open=%d last drop after %ld ms\n",
            limited, dropped, other, left, last_drop_ms);
-    for (int i = 0; i < n; i++)
-        if (fds[i] >= 0)
-            close(fds[i]);
     free(p);
-    free(fds);
+    close_all(fds, n);
     return 0;
 }
 
@@ -675,10 +665,7 @@ static int noread(const char *sock, const char *arg)
     printf("noread: connections=%d requests=%d\n", conns, sent);
     fflush(stdout);
     sleep((unsigned)wait_s);
-    for (int i = 0; i < n; i++)
-        if (fds[i] >= 0)
-            close(fds[i]);
-    free(fds);
+    close_all(fds, n);
     return 0;
 }
 
@@ -794,7 +781,7 @@ int main(int argc, char **argv)
             printf("%s: cannot connect: %s\n", c->name, strerror(errno));
             return 1;
         }
-        if (c->run(fd, arg) != 0)
+        if ((c->run != NULL ? c->run(fd, arg) : send_fields(fd, &c->msg)) != 0)
             printf("%s: send failed: %s\n", c->name, strerror(errno));
         for (int i = 0; i < c->replies; i++)
             report(c->name, fd, i == c->replies - 1);

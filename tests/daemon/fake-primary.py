@@ -35,6 +35,9 @@ import struct
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from acct_wire import field, frame  # noqa: E402
+
 AUTH, SYNC, SAMPLES, REPLY, ERROR = 16, 17, 10, 0x80, 0xFF
 T_ERR_MSG, T_PARTITION, T_INTERCONNECT, T_VERSION = 11, 20, 21, 22
 T_SOURCE, T_CREATED, T_TUNING_RUN, T_ACTIVE, T_RULES_TEXT, T_HASH = 24, 25, 26, 27, 28, 29
@@ -43,18 +46,6 @@ T_JOB, T_COLLECTIVE, T_COMM_SIZE, T_BYTES_BUCKET, T_ALGORITHM, T_COUNT = 50, 51,
 T_SUM_US, T_NODE, T_CRED, T_MORE, T_UID = 59, 83, 84, 85, 87
 T_NONCE, T_SYNC_PROTO, T_NEWEST = 120, 121, 122
 FORGED_ID = 999999999
-
-
-def field(tag, val):
-    if isinstance(val, int):
-        val = val.to_bytes(8, "big")
-    elif isinstance(val, str):
-        val = val.encode()
-    return tag.to_bytes(2, "big") + len(val).to_bytes(4, "big") + val
-
-
-def frame(typ, rid, body):
-    return b"ACCT" + bytes([1, typ, 0, 0]) + len(body).to_bytes(4, "big") + rid.to_bytes(4, "big") + body
 
 
 def recv_exact(s, n):
@@ -138,29 +129,30 @@ def listener(addr):
     return ls
 
 
-def serve(addr, munge_sock, rules, log):
+def connections(addr, lg):
+    """The connections accepted on addr ("listening" logged once it listens),
+    until none comes for 60 s."""
     ls = listener(addr)
+    lg.write("listening\n")
+    while True:
+        try:
+            c, _ = ls.accept()
+        except socket.timeout:
+            return
+        yield c
+
+
+def serve(addr, munge_sock, rules, log):
     modes = ["own-cred", "no-proof", "forged-reply"]
-    n = 0
     with open(log, "a", buffering=1) as lg:
-        lg.write("listening\n")
-        while True:
-            try:
-                c, _ = ls.accept()
-            except socket.timeout:
-                return 0
+        for n, c in enumerate(connections(addr, lg)):
             mode = modes[n % len(modes)]
-            n += 1
             lg.write("connection %s\n" % mode)
             c.settimeout(5)
             nonce = "ab" * 32
             try:
                 while True:
-                    typ, rid, body = recv_msg(c)
-                    lg.write("recv %d\n" % typ)
-                    cred = get(body, T_CRED)
-                    if cred is not None:
-                        lg.write("cred %s\n" % cred.decode())
+                    typ, rid, body = recv_logged(c, lg)
                     if typ == SYNC:
                         lg.write("asked-sync\n")
                     theirs = get(body, T_NONCE)
@@ -181,28 +173,29 @@ def serve(addr, munge_sock, rules, log):
             except (EOFError, OSError, subprocess.CalledProcessError) as e:
                 lg.write("closed %s\n" % type(e).__name__)
             c.close()
+    return 0
+
+
+def recv_logged(c, lg):
+    """The next message on c, logged: "recv TYPE", and "cred CREDENTIAL"."""
+    typ, rid, body = recv_msg(c)
+    lg.write("recv %d\n" % typ)
+    cred = get(body, T_CRED)
+    if cred is not None:
+        lg.write("cred %s\n" % cred.decode())
+    return typ, rid, body
 
 
 def relay(addr, primary, munge_sock, rules, log):
-    ls = listener(addr)
     with open(log, "a", buffering=1) as lg:
-        lg.write("listening\n")
-        while True:
-            try:
-                c, _ = ls.accept()
-            except socket.timeout:
-                return 0
+        for c in connections(addr, lg):
             lg.write("connection relay\n")
             c.settimeout(5)
             p = socket.create_connection(hostport(primary), timeout=5)
             follower_nonce = primary_nonce = None
             try:
                 while True:
-                    typ, rid, body = recv_msg(c)
-                    lg.write("recv %d\n" % typ)
-                    cred = get(body, T_CRED)
-                    if cred is not None:
-                        lg.write("cred %s\n" % cred.decode())
+                    typ, rid, body = recv_logged(c, lg)
                     if typ == AUTH:
                         if get(body, T_NONCE) is not None:
                             follower_nonce = get(body, T_NONCE).decode()
@@ -231,6 +224,7 @@ def relay(addr, primary, munge_sock, rules, log):
                 lg.write("closed %s\n" % type(e).__name__)
             c.close()
             p.close()
+    return 0
 
 
 def auth(primary, munge_sock, mode, cred_file=None):

@@ -5,6 +5,10 @@ byte of fuzz_sync_apply.c. The target's store holds version 1 of (eth, tcp),
 active. Run from tests/fuzz: ./gen-sync-seeds.py"""
 import hashlib
 import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from acct_wire import field, frame  # noqa: E402
 
 RULES = """acct_rules: 1
 provenance:
@@ -19,14 +23,6 @@ collectives:
   bcast:
     - {comm_size: [2, 8], bytes: [0, 8191], algorithm: binomial}
 """
-
-
-def field(tag, val):
-    if isinstance(val, int):
-        val = val.to_bytes(8, "big")
-    elif isinstance(val, str):
-        val = val.encode()
-    return tag.to_bytes(2, "big") + len(val).to_bytes(4, "big") + val
 
 
 def fnv(b):
@@ -51,8 +47,7 @@ def pair(vid, part="eth", iface="tcp", h=None):
 def reply(body, last=True, signed=False):
     if signed:
         body += field(84, "MUNGE:" + hashlib.sha256(body).hexdigest() + ":")
-    return bytes([1 if last else 0]) + b"ACCT" + bytes([1, 0x91, 0, 0]) + \
-        len(body).to_bytes(4, "big") + (2).to_bytes(4, "big") + body
+    return bytes([1 if last else 0]) + frame(0x91, 2, body)
 
 
 v1 = (RULES % ("eth", "tcp", 1, 0)).encode()

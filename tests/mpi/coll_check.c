@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mpi_test.h"
+
 enum { C_BARRIER, C_BCAST, C_REDUCE, C_ALLREDUCE, C_GATHER, C_SCATTER, C_ALLGATHER,
        C_ALLTOALL, C_RSB, C_COUNT };
 static const char *const cname[C_COUNT] = {"barrier", "bcast", "reduce", "allreduce", "gather",
@@ -52,16 +54,6 @@ static void expect(int c, int ok, const char *what, int count, int root, long at
 /* Values: small integers (exact sums in int and double, in any order). */
 static int ival(int r, long i) { return (int)((r * 31 + i * 7) % 1000); }
 static double dval(int r, long i) { return r + (double)(i % 4096) * 0.5; }
-
-static void *xmalloc(size_t n)
-{
-    void *p = malloc(n ? n : 1);
-    if (!p) {
-        fprintf(stderr, "rank %d: out of memory\n", rank);
-        MPI_Abort(MPI_COMM_WORLD, 2);
-    }
-    return p;
-}
 
 static int roots[3];
 

@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "mpi_test.h"
+
 #define ITERS 200
 #define N 3000
 
@@ -47,16 +49,9 @@ static void *run(void *arg)
 
 int main(int argc, char **argv)
 {
-    int provided, rank, size;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (provided < MPI_THREAD_MULTIPLE) {
-        if (rank == 0)
-            printf("threads: MPI_THREAD_MULTIPLE not provided (%d) FAILED\n", provided);
-        MPI_Finalize();
+    int rank, size;
+    if (!init_thread_multiple(&argc, &argv, "threads", 1, &rank, &size))
         return 1;
-    }
     struct work w[2];
     pthread_t t[2];
     for (int i = 0; i < 2; i++) {

@@ -22,6 +22,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "mpi_test.h"
+
 #define THREADS 4
 #define ITERS 40
 #define N 1500
@@ -89,16 +91,9 @@ static void *run(void *arg)
 
 int main(int argc, char **argv)
 {
-    int provided, rank, size;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (provided < MPI_THREAD_MULTIPLE) {
-        if (rank == 0)
-            printf("threads_create: SKIP the MPI library provides thread level %d\n", provided);
-        MPI_Finalize();
+    int rank, size;
+    if (!init_thread_multiple(&argc, &argv, "threads_create", 77, &rank, &size))
         return 77;
-    }
     struct work w[THREADS];
     pthread_t t[THREADS];
     MPI_Group world;

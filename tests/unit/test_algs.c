@@ -14,12 +14,14 @@
  *   test_algs                 all algorithms
  *   test_algs COLL [ALG]      one collective / one algorithm
  *   test_algs --list          "COLL ALG segmented|plain FALLBACKS reorder|-" per
- *                             non-native algorithm (reorder: SACK-capable) */
+ *                             non-native algorithm (reorder: SACK-capable)
+ *
+ * One cmocka group a run: the fallback chains and the reorder flags of the
+ * whole registry, then one test per selected algorithm. */
 #include <inttypes.h>
 #include <stdbool.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+
+#include "acct_test.h"
 
 #include "acct/alg.h"
 #include "acct/simulate.h"
@@ -425,10 +427,10 @@ static int sweep(const struct acct_alg *alg, long *ran)
  * a SACK protocol in the runtime (bcast, scatter, gather, reduce) flag
  * algorithms, never
  * native; a reduction flagged one day would still never reorder with a
- * non-commutative operation. Returns the number of failures. */
-static int check_reorder(void)
+ * non-commutative operation. */
+static void test_reorder(void **state)
 {
-    int bad = 0;
+    (void)state;
     char msg[512];
     for (const struct acct_alg *a = acct_algs; a->name; a++) {
         bool flagged = (a->flags & ACCT_ALG_REORDER) != 0;
@@ -436,90 +438,110 @@ static int check_reorder(void)
             (flagged && a->coll != ACCT_COLL_bcast && a->coll != ACCT_COLL_scatter &&
              a->coll != ACCT_COLL_gather && a->coll != ACCT_COLL_reduce) ||
             ((a->flags & ACCT_ALG_NATIVE) && acct_alg_reorderable(a, NULL, NULL))) {
-            printf("FAIL %s/%s: reorder flag without a SACK protocol\n", acct_coll_name(a->coll),
-                   a->name);
-            bad++;
+            fail_msg("%s/%s: reorder flag without a SACK protocol", acct_coll_name(a->coll),
+                     a->name);
         }
     }
     struct acct_alg red = {.coll = ACCT_COLL_reduce, .name = "x", .flags = ACCT_ALG_REORDER};
     struct acct_call c = {.coll = ACCT_COLL_reduce, .size = 4, .commutative = false};
     const char *why = NULL;
     if (acct_alg_reorderable(&red, &c, &why) || why == NULL || !acct_alg_reorderable(&red, NULL, NULL)) {
-        printf("FAIL reorder: a non-commutative reduction may reorder\n");
-        bad++;
+        fail_msg("reorder: a non-commutative reduction may reorder");
     }
     c.commutative = true;
     if (!acct_alg_reorderable(&red, &c, NULL)) {
-        printf("FAIL reorder: a commutative reduction flagged reorder may not\n");
-        bad++;
+        fail_msg("reorder: a commutative reduction flagged reorder may not");
     }
     acct_alg_reorder_msg(acct_alg_find(ACCT_COLL_gather, "linear_sync"), msg, sizeof msg);
     if (strcmp(msg, "gather linear_sync has no SACK reordering (reorder-capable gather algorithms: "
                     "linear, chain, binomial)") != 0) {
-        printf("FAIL reorder message: %s\n", msg);
-        bad++;
+        fail_msg("reorder message: %s", msg);
     }
     acct_alg_reorder_msg(acct_alg_find(ACCT_COLL_allgather, "ring"), msg, sizeof msg);
     if (strcmp(msg, "allgather ring has no SACK reordering (reorder-capable allgather algorithms: "
                     "none)") != 0) {
-        printf("FAIL reorder message: %s\n", msg);
-        bad++;
+        fail_msg("reorder message: %s", msg);
     }
     acct_alg_reorder_msg(acct_alg_find(ACCT_COLL_scatter, "native"), msg, 40); /* truncated */
     if (strlen(msg) != 39) {
-        printf("FAIL reorder message truncation: %s\n", msg);
-        bad++;
+        fail_msg("reorder message truncation: %s", msg);
     }
-    return bad;
+}
+
+/* Every fallback names another, non-native algorithm of its collective. */
+static void test_fallbacks(void **state)
+{
+    (void)state;
+    for (const struct acct_alg *a = acct_algs; a->name; a++) {
+        if ((a->flags & ACCT_ALG_NATIVE) || a->fallback == NULL)
+            continue;
+        const struct acct_alg *f = acct_alg_find(a->coll, a->fallback);
+        if (f == NULL || f == a || (f->flags & ACCT_ALG_NATIVE))
+            fail_msg("%s/%s: fallback \"%s\" is not another algorithm of %s",
+                     acct_coll_name(a->coll), a->name, a->fallback, acct_coll_name(a->coll));
+    }
+}
+
+/* One algorithm's sweep (the state is its registry row). */
+static void test_sweep(void **state)
+{
+    const struct acct_alg *a = *state;
+    long ran = 0;
+    int f = sweep(a, &ran);
+    printf("%-7s %s/%s: %ld cases\n", f ? "FAIL" : "ok", acct_coll_name(a->coll), a->name, ran);
+    if (f)
+        fail_msg("%s/%s: %d cases failed (the first five above)", acct_coll_name(a->coll), a->name,
+                 f);
+}
+
+/* "COLL ALG segmented|plain FALLBACKS reorder|-" per non-native algorithm. */
+static void list(void)
+{
+    for (const struct acct_alg *a = acct_algs; a->name; a++) {
+        if (a->flags & ACCT_ALG_NATIVE)
+            continue;
+        printf("%s %s %s ", acct_coll_name(a->coll), a->name,
+               a->flags & ACCT_ALG_SEGMENTED ? "segmented" : "plain");
+        const struct acct_alg *f = a;
+        int n = 0;
+        while (f->fallback != NULL && n < acct_alg_count() &&
+               (f = acct_alg_find(a->coll, f->fallback)) != NULL)
+            printf("%s%s", n++ ? "," : "", f->name);
+        printf("%s %s\n", n ? "" : "-", acct_alg_reorderable(a, NULL, NULL) ? "reorder" : "-");
+    }
 }
 
 int main(int argc, char **argv)
 {
-    int failed_algs = 0, algs = 0;
     if (argc == 2 && strcmp(argv[1], "--list") == 0) {
-        /* coll alg kind fallback-chain ("-": none; else comma-separated) */
-        for (const struct acct_alg *a = acct_algs; a->name; a++) {
-            if (a->flags & ACCT_ALG_NATIVE)
-                continue;
-            printf("%s %s %s ", acct_coll_name(a->coll), a->name,
-                   a->flags & ACCT_ALG_SEGMENTED ? "segmented" : "plain");
-            const struct acct_alg *f = a;
-            int n = 0;
-            while (f->fallback != NULL && n < acct_alg_count() &&
-                   (f = acct_alg_find(a->coll, f->fallback)) != NULL)
-                printf("%s%s", n++ ? "," : "", f->name);
-            printf("%s %s\n", n ? "" : "-", acct_alg_reorderable(a, NULL, NULL) ? "reorder" : "-");
-        }
+        list();
         return 0;
     }
+    size_t n = 2;
+    struct CMUnitTest *tests = calloc((size_t)acct_alg_count() + n, sizeof *tests);
+    char (*names)[96] = calloc((size_t)acct_alg_count(), sizeof *names);
+    if (tests == NULL || names == NULL)
+        return 2;
+    tests[0] = (struct CMUnitTest)cmocka_unit_test(test_fallbacks);
+    tests[1] = (struct CMUnitTest)cmocka_unit_test(test_reorder);
     for (const struct acct_alg *a = acct_algs; a->name; a++) {
         if (a->flags & ACCT_ALG_NATIVE)
             continue;
-        if (a->fallback != NULL) {
-            const struct acct_alg *f = acct_alg_find(a->coll, a->fallback);
-            if (f == NULL || f == a || (f->flags & ACCT_ALG_NATIVE)) {
-                printf("FAIL %s/%s: fallback \"%s\" is not another algorithm of %s\n",
-                       acct_coll_name(a->coll), a->name, a->fallback, acct_coll_name(a->coll));
-                failed_algs++;
-            }
-        }
         if (argc >= 2 && strcmp(argv[1], acct_coll_name(a->coll)) != 0)
             continue;
         if (argc >= 3 && strcmp(argv[2], a->name) != 0)
             continue;
-        long ran = 0;
-        int f = sweep(a, &ran);
-        printf("%-7s %s/%s: %ld cases%s\n", f ? "FAIL" : "ok", acct_coll_name(a->coll), a->name,
-               ran, f ? "" : "");
-        algs++;
-        failed_algs += f != 0;
+        char *name = names[n - 2];
+        snprintf(name, sizeof *names, "%s/%s", acct_coll_name(a->coll), a->name);
+        tests[n++] = (struct CMUnitTest)cmocka_unit_test_prestate(test_sweep, (void *)a);
+        tests[n - 1].name = name;
     }
-    int reorder_bad = check_reorder();
-    if (algs == 0) {
+    if (n == 2) {
         fprintf(stderr, "test_algs: no registered algorithm matches\n");
         return 2;
     }
-    printf("%d passed, %d failed%s\n", algs - failed_algs, failed_algs,
-           reorder_bad ? " (and the reorder checks failed)" : "");
-    return failed_algs || reorder_bad ? 1 : 0;
+    int rc = _cmocka_run_group_tests("test_algs", tests, n, NULL, NULL);
+    free(names);
+    free(tests);
+    return rc ? 1 : 0;
 }

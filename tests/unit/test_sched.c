@@ -53,6 +53,78 @@ static void reduce_middle(struct acct_sched *s, int nseg, int sets)
     }
 }
 
+/* A hand-made schedule: its steps in order (HROUND closes a round), and
+ * the flags acct_sched_finish() must give (NULL: not checked). */
+enum hop { H_END, H_SEND, H_RECV, H_COPY, H_REDUCE, H_ROUND };
+struct hstep {
+    enum hop op;
+    int peer;
+    enum acct_buf a; /* SEND/RECV: the slice; COPY/REDUCE: the source */
+    uint64_t aoff, an;
+    enum acct_buf b; /* COPY/REDUCE: the destination */
+    uint64_t boff, bn;
+};
+#define HSEND(peer, buf, off, n) {H_SEND, (peer), (buf), (off), (n), 0, 0, 0}
+#define HRECV(peer, buf, off, n) {H_RECV, (peer), (buf), (off), (n), 0, 0, 0}
+#define HCOPY(a, aoff, an, b, boff, bn) {H_COPY, 0, (a), (aoff), (an), (b), (boff), (bn)}
+#define HREDUCE(a, aoff, b, boff, n) {H_REDUCE, 0, (a), (aoff), (n), (b), (boff), (n)}
+#define HROUND {H_ROUND, 0, 0, 0, 0, 0, 0, 0}
+#define B_SEND ACCT_BUF_SEND
+#define B_RECV ACCT_BUF_RECV
+#define B_TMP0 ACCT_BUF_TMP0
+#define B_TMP1 ACCT_BUF_TMP1
+
+struct hcase {
+    const char *what;
+    const char *early, *lazy;
+    struct hstep steps[16];
+};
+
+/* Builds c's schedule in s (reset first) and checks its flags. */
+static void run_hand_case(struct acct_sched *s, const struct hcase *c)
+{
+    char buf[64];
+    acct_sched_reset(s);
+    for (const struct hstep *x = c->steps; x->op != H_END; x++)
+        switch (x->op) {
+        case H_SEND: acct_sched_send(s, x->peer, x->a, x->aoff, x->an); break;
+        case H_RECV: acct_sched_recv(s, x->peer, x->a, x->aoff, x->an); break;
+        case H_COPY: acct_sched_copy(s, x->a, x->aoff, x->an, x->b, x->boff, x->bn); break;
+        case H_REDUCE: acct_sched_reduce(s, x->a, x->aoff, x->b, x->boff, x->an); break;
+        case H_ROUND: acct_sched_round(s); break;
+        case H_END: break;
+        }
+    assert_int_equal(acct_sched_finish(s), 0);
+    if (c->early != NULL && strcmp(early_string(s, buf, sizeof buf), c->early) != 0)
+        fail_msg("%s: early %s, want %s", c->what, buf, c->early);
+    if (c->lazy != NULL && strcmp(lazy_string(s, buf, sizeof buf), c->lazy) != 0)
+        fail_msg("%s: lazy %s, want %s", c->what, buf, c->lazy);
+}
+
+static const struct hcase lazy_cases[] = {
+    {"a round without local steps paces its sends: never lazy", NULL, "000",
+     {HSEND(1, B_SEND, 0, 8), HSEND(2, B_SEND, 8, 8), HROUND, HSEND(3, B_SEND, 16, 8)}},
+    {"recursive doubling: the round's reduction writes what it sends; a local step that "
+     "only reads the slice does not conflict", NULL, "01",
+     {HSEND(1, B_RECV, 0, 8), HRECV(1, B_TMP0, 0, 8), HREDUCE(B_TMP0, 0, B_RECV, 4, 4),
+      HSEND(2, B_RECV, 0, 8), HRECV(2, B_TMP0, 0, 8), HREDUCE(B_RECV, 0, B_TMP1, 0, 8)}},
+    {"a next round that sends to the same peer", NULL, "100",
+     {HSEND(1, B_SEND, 0, 8), HCOPY(B_SEND, 0, 8, B_RECV, 0, 8), HSEND(1, B_SEND, 8, 8),
+      HSEND(1, B_SEND, 16, 8)}},
+    {"a next round that sends to a new peer keeps the sends waited", NULL, "000",
+     {HSEND(1, B_SEND, 0, 8), HCOPY(B_SEND, 0, 8, B_RECV, 0, 8), HSEND(2, B_SEND, 8, 8),
+      HSEND(1, B_SEND, 16, 8)}},
+    {"the next round's receive (not early) into the sent slice blocks it", "0", "0",
+     {HSEND(1, B_RECV, 0, 8), HCOPY(B_SEND, 0, 8, B_TMP0, 0, 8), HRECV(3, B_RECV, 7, 2),
+      HCOPY(B_SEND, 0, 8, B_TMP1, 0, 8)}},
+    {"a receive two rounds on, early (peer 1), into the sent slice blocks it", "01", "0",
+     {HSEND(1, B_RECV, 0, 8), HCOPY(B_SEND, 0, 8, B_TMP0, 0, 8), HRECV(1, B_TMP1, 0, 8),
+      HCOPY(B_SEND, 0, 8, B_TMP0, 8, 8), HRECV(1, B_RECV, 0, 8)}},
+    {"a receive two rounds on, not early (peer 2), does not", "00", "1",
+     {HSEND(1, B_RECV, 0, 8), HCOPY(B_SEND, 0, 8, B_TMP0, 0, 8), HRECV(1, B_TMP1, 0, 8),
+      HCOPY(B_SEND, 0, 8, B_TMP0, 8, 8), HRECV(2, B_RECV, 0, 8)}},
+};
+
 static void test_lazy_hand_cases(void **state)
 {
     (void)state;
@@ -66,7 +138,6 @@ static void test_lazy_hand_cases(void **state)
     assert_int_equal(acct_sched_finish(&s), 0);
     assert_string_equal(early_string(&s, buf, sizeof buf), "011111");
     assert_string_equal(lazy_string(&s, buf, sizeof buf), "111110");
-
     /* Three: segment k+3's early receive (round k+3, posted during round
      * k+2) lands in the slot round k+1 sends from; only the sends with no
      * such receive two rounds on stay lazy. Two: the next round's receive. */
@@ -77,167 +148,58 @@ static void test_lazy_hand_cases(void **state)
     assert_int_equal(acct_sched_finish(&s), 0);
     assert_string_equal(lazy_string(&s, buf, sizeof buf), "000010");
 
-    /* A round without local steps paces its sends: never lazy. */
-    acct_sched_reset(&s);
-    acct_sched_send(&s, 1, ACCT_BUF_SEND, 0, 8);
-    acct_sched_send(&s, 2, ACCT_BUF_SEND, 8, 8);
-    acct_sched_round(&s);
-    acct_sched_send(&s, 3, ACCT_BUF_SEND, 16, 8);
-    assert_int_equal(acct_sched_finish(&s), 0);
-    assert_string_equal(lazy_string(&s, buf, sizeof buf), "000");
-
-    /* Recursive doubling: the round's reduction writes what it sends. A
-     * local step that only reads the slice does not conflict. */
-    acct_sched_reset(&s);
-    acct_sched_send(&s, 1, ACCT_BUF_RECV, 0, 8);
-    acct_sched_recv(&s, 1, ACCT_BUF_TMP0, 0, 8);
-    acct_sched_reduce(&s, ACCT_BUF_TMP0, 0, ACCT_BUF_RECV, 4, 4);
-    acct_sched_send(&s, 2, ACCT_BUF_RECV, 0, 8);
-    acct_sched_recv(&s, 2, ACCT_BUF_TMP0, 0, 8);
-    acct_sched_reduce(&s, ACCT_BUF_RECV, 0, ACCT_BUF_TMP1, 0, 8);
-    assert_int_equal(acct_sched_finish(&s), 0);
-    assert_string_equal(lazy_string(&s, buf, sizeof buf), "01");
-
-    /* A next round that sends to a new peer keeps the sends waited. */
-    for (int peer = 1; peer <= 2; peer++) {
-        acct_sched_reset(&s);
-        acct_sched_send(&s, 1, ACCT_BUF_SEND, 0, 8);
-        acct_sched_copy(&s, ACCT_BUF_SEND, 0, 8, ACCT_BUF_RECV, 0, 8);
-        acct_sched_send(&s, peer, ACCT_BUF_SEND, 8, 8);
-        acct_sched_send(&s, 1, ACCT_BUF_SEND, 16, 8);
-        assert_int_equal(acct_sched_finish(&s), 0);
-        assert_string_equal(lazy_string(&s, buf, sizeof buf), peer == 1 ? "100" : "000");
-    }
-
-    /* The next round's receive, early or not, into the sent slice blocks
-     * it; a receive two rounds on blocks it only if early. */
-    acct_sched_reset(&s);
-    acct_sched_send(&s, 1, ACCT_BUF_RECV, 0, 8);
-    acct_sched_copy(&s, ACCT_BUF_SEND, 0, 8, ACCT_BUF_TMP0, 0, 8);
-    acct_sched_recv(&s, 3, ACCT_BUF_RECV, 7, 2); /* round 1, not early */
-    acct_sched_copy(&s, ACCT_BUF_SEND, 0, 8, ACCT_BUF_TMP1, 0, 8);
-    assert_int_equal(acct_sched_finish(&s), 0);
-    assert_string_equal(early_string(&s, buf, sizeof buf), "0");
-    assert_string_equal(lazy_string(&s, buf, sizeof buf), "0");
-    for (int peer = 1; peer <= 2; peer++) { /* peer 1 is early in round 2 */
-        acct_sched_reset(&s);
-        acct_sched_send(&s, 1, ACCT_BUF_RECV, 0, 8);
-        acct_sched_copy(&s, ACCT_BUF_SEND, 0, 8, ACCT_BUF_TMP0, 0, 8);
-        acct_sched_recv(&s, 1, ACCT_BUF_TMP1, 0, 8);
-        acct_sched_copy(&s, ACCT_BUF_SEND, 0, 8, ACCT_BUF_TMP0, 8, 8);
-        acct_sched_recv(&s, peer, ACCT_BUF_RECV, 0, 8);
-        assert_int_equal(acct_sched_finish(&s), 0);
-        assert_string_equal(early_string(&s, buf, sizeof buf), peer == 1 ? "01" : "00");
-        assert_string_equal(lazy_string(&s, buf, sizeof buf), peer == 1 ? "0" : "1");
-    }
+    for (size_t i = 0; i < sizeof lazy_cases / sizeof *lazy_cases; i++)
+        run_hand_case(&s, &lazy_cases[i]);
 
     /* Reset and rebuild: no stale flags. */
+    static const struct hcase rebuilt = {"rebuilt after a reduce pipeline", NULL, "0",
+                                         {HSEND(1, B_SEND, 0, 8)}};
     reduce_middle(&s, 3, 4);
     assert_int_equal(acct_sched_finish(&s), 0);
-    acct_sched_reset(&s);
-    acct_sched_send(&s, 1, ACCT_BUF_SEND, 0, 8);
-    assert_int_equal(acct_sched_finish(&s), 0);
-    assert_string_equal(lazy_string(&s, buf, sizeof buf), "0");
+    run_hand_case(&s, &rebuilt);
     acct_sched_free(&s);
 }
+
+static const struct hcase early_cases[] = {
+    {"a pipeline's middle: receive k while forwarding k-1 (round 0: never)", "0111", NULL,
+     {HRECV(1, B_RECV, 0, 8), HROUND,
+      HRECV(1, B_RECV, 8, 8), HSEND(3, B_RECV, 0, 8), HROUND,
+      HRECV(1, B_RECV, 16, 8), HSEND(3, B_RECV, 8, 8), HROUND,
+      HRECV(1, B_RECV, 24, 8), HSEND(3, B_RECV, 16, 8), HROUND,
+      HSEND(3, B_RECV, 24, 8), HROUND}},
+    {"receiving into what the previous round sends (overlap by 4)", "0", NULL,
+     {HSEND(1, B_RECV, 0, 8), HROUND, HRECV(1, B_RECV, 4, 8)}},
+    {"adjacent slices and other buffers do not conflict", "011", NULL,
+     {HSEND(1, B_RECV, 0, 8), HRECV(1, B_TMP0, 0, 8), HROUND, HRECV(1, B_RECV, 8, 8),
+      HRECV(1, B_TMP1, 0, 8)}},
+    {"a peer the previous round does not receive from waits (recursive doubling's next "
+     "partner), and every receive after it", "000", NULL,
+     {HSEND(1, B_RECV, 0, 8), HRECV(1, B_TMP0, 0, 8), HROUND, HSEND(2, B_RECV, 0, 8),
+      HRECV(2, B_TMP1, 0, 8), HRECV(1, B_RECV, 8, 8)}},
+    {"a local step's source (a) counts", "00", NULL,
+     {HRECV(1, B_TMP1, 0, 8), HREDUCE(B_TMP0, 0, B_RECV, 16, 8), HRECV(1, B_TMP0, 6, 4)}},
+    {"a local step's destination (b) counts", "00", NULL,
+     {HRECV(1, B_TMP1, 0, 8), HREDUCE(B_TMP0, 0, B_RECV, 16, 8), HRECV(1, B_RECV, 20, 4)}},
+    {"a copy's destination counts", "00", NULL,
+     {HRECV(1, B_TMP1, 0, 8), HCOPY(B_TMP1, 0, 8, B_TMP0, 0, 8), HRECV(1, B_TMP0, 7, 1)}},
+    {"prefix: a receive after a blocked one waits too, whatever its peer", "00100", NULL,
+     {HSEND(1, B_RECV, 0, 8), HRECV(2, B_TMP0, 0, 8), HRECV(3, B_TMP1, 0, 8), HROUND,
+      HRECV(2, B_RECV, 8, 8), HRECV(1, B_RECV, 0, 8), HRECV(3, B_RECV, 16, 8)}},
+    {"only the previous round counts (round r-2 is complete by then, but for lazy sends, "
+     "which check round r+2 themselves); a zero-count receive touches nothing", "011", NULL,
+     {HSEND(1, B_RECV, 0, 8), HROUND, HSEND(1, B_RECV, 8, 8), HRECV(1, B_TMP0, 0, 8), HROUND,
+      HRECV(1, B_RECV, 0, 8), HRECV(1, B_RECV, 8, 0)}},
+    {"reset and rebuild: no stale flags", "0", NULL,
+     {HSEND(1, B_RECV, 0, 8), HROUND, HRECV(1, B_RECV, 0, 8)}},
+};
 
 static void test_hand_cases(void **state)
 {
     (void)state;
     struct acct_sched s;
-    char buf[64];
     acct_sched_init(&s);
-
-    /* A pipeline's middle: receive k while forwarding k-1. */
-    for (int k = 0; k <= 4; k++) {
-        if (k < 4)
-            acct_sched_recv(&s, 1, ACCT_BUF_RECV, (uint64_t)k * 8, 8);
-        if (k > 0)
-            acct_sched_send(&s, 3, ACCT_BUF_RECV, (uint64_t)(k - 1) * 8, 8);
-        acct_sched_round(&s);
-    }
-    assert_int_equal(acct_sched_finish(&s), 0);
-    assert_string_equal(early_string(&s, buf, sizeof buf), "0111"); /* round 0: never */
-
-    /* Receiving into what the previous round sends (overlap by 4). */
-    acct_sched_reset(&s);
-    acct_sched_send(&s, 1, ACCT_BUF_RECV, 0, 8);
-    acct_sched_round(&s);
-    acct_sched_recv(&s, 1, ACCT_BUF_RECV, 4, 8);
-    assert_int_equal(acct_sched_finish(&s), 0);
-    assert_string_equal(early_string(&s, buf, sizeof buf), "0");
-
-    /* Adjacent slices and other buffers do not conflict. */
-    acct_sched_reset(&s);
-    acct_sched_send(&s, 1, ACCT_BUF_RECV, 0, 8);
-    acct_sched_recv(&s, 1, ACCT_BUF_TMP0, 0, 8);
-    acct_sched_round(&s);
-    acct_sched_recv(&s, 1, ACCT_BUF_RECV, 8, 8);
-    acct_sched_recv(&s, 1, ACCT_BUF_TMP1, 0, 8);
-    assert_int_equal(acct_sched_finish(&s), 0);
-    assert_string_equal(early_string(&s, buf, sizeof buf), "011");
-
-    /* A peer the previous round does not receive from waits (recursive
-     * doubling's next partner), and every receive after it. */
-    acct_sched_reset(&s);
-    acct_sched_send(&s, 1, ACCT_BUF_RECV, 0, 8);
-    acct_sched_recv(&s, 1, ACCT_BUF_TMP0, 0, 8);
-    acct_sched_round(&s);
-    acct_sched_send(&s, 2, ACCT_BUF_RECV, 0, 8);
-    acct_sched_recv(&s, 2, ACCT_BUF_TMP1, 0, 8);
-    acct_sched_recv(&s, 1, ACCT_BUF_RECV, 8, 8);
-    assert_int_equal(acct_sched_finish(&s), 0);
-    assert_string_equal(early_string(&s, buf, sizeof buf), "000");
-
-    /* A local step's source (a) and destination (b) both count. */
-    for (int which = 0; which < 2; which++) {
-        acct_sched_reset(&s);
-        acct_sched_recv(&s, 1, ACCT_BUF_TMP1, 0, 8);
-        acct_sched_reduce(&s, ACCT_BUF_TMP0, 0, ACCT_BUF_RECV, 16, 8);
-        acct_sched_recv(&s, 1, which ? ACCT_BUF_RECV : ACCT_BUF_TMP0, which ? 20 : 6, 4);
-        assert_int_equal(acct_sched_finish(&s), 0);
-        assert_string_equal(early_string(&s, buf, sizeof buf), "00");
-    }
-    acct_sched_reset(&s);
-    acct_sched_recv(&s, 1, ACCT_BUF_TMP1, 0, 8);
-    acct_sched_copy(&s, ACCT_BUF_TMP1, 0, 8, ACCT_BUF_TMP0, 0, 8);
-    acct_sched_recv(&s, 1, ACCT_BUF_TMP0, 7, 1);
-    assert_int_equal(acct_sched_finish(&s), 0);
-    assert_string_equal(early_string(&s, buf, sizeof buf), "00");
-
-    /* Prefix: a receive after a blocked one waits too, whatever its peer. */
-    acct_sched_reset(&s);
-    acct_sched_send(&s, 1, ACCT_BUF_RECV, 0, 8);
-    acct_sched_recv(&s, 2, ACCT_BUF_TMP0, 0, 8);
-    acct_sched_recv(&s, 3, ACCT_BUF_TMP1, 0, 8);
-    acct_sched_round(&s);
-    acct_sched_recv(&s, 2, ACCT_BUF_RECV, 8, 8);
-    acct_sched_recv(&s, 1, ACCT_BUF_RECV, 0, 8);
-    acct_sched_recv(&s, 3, ACCT_BUF_RECV, 16, 8);
-    assert_int_equal(acct_sched_finish(&s), 0);
-    assert_string_equal(early_string(&s, buf, sizeof buf), "00100");
-
-    /* Only the previous round counts (round r-2 is complete by then, but
-     * for lazy sends, which check round r+2 themselves); a zero-count
-     * receive touches nothing. */
-    acct_sched_reset(&s);
-    acct_sched_send(&s, 1, ACCT_BUF_RECV, 0, 8);
-    acct_sched_round(&s);
-    acct_sched_send(&s, 1, ACCT_BUF_RECV, 8, 8);
-    acct_sched_recv(&s, 1, ACCT_BUF_TMP0, 0, 8);
-    acct_sched_round(&s);
-    acct_sched_recv(&s, 1, ACCT_BUF_RECV, 0, 8);
-    acct_sched_recv(&s, 1, ACCT_BUF_RECV, 8, 0);
-    assert_int_equal(acct_sched_finish(&s), 0);
-    assert_string_equal(early_string(&s, buf, sizeof buf), "011");
-
-    /* Reset and rebuild: no stale flags. */
-    acct_sched_reset(&s);
-    acct_sched_send(&s, 1, ACCT_BUF_RECV, 0, 8);
-    acct_sched_round(&s);
-    acct_sched_recv(&s, 1, ACCT_BUF_RECV, 0, 8);
-    assert_int_equal(acct_sched_finish(&s), 0);
-    assert_string_equal(early_string(&s, buf, sizeof buf), "0");
+    for (size_t i = 0; i < sizeof early_cases / sizeof *early_cases; i++)
+        run_hand_case(&s, &early_cases[i]);
     acct_sched_free(&s);
 }
 

@@ -217,38 +217,56 @@ static void test_size_valid(void **state)
     }
 }
 
+/* A text a parser must refuse with rc, quoting `quoted` in its message. */
+struct bad_text {
+    const char *text;
+    int rc;
+    const char *quoted;
+};
+
+static void expect_quoted(const char *text, const char *err, const char *quoted)
+{
+    if (strstr(err, quoted) == NULL)
+        fail_msg("message for \"%s\" does not quote \"%s\": %s", text, quoted, err);
+}
+
 /* Parse must fail with rc, leave *out alone, and quote `quoted` in the message. */
 static void expect_size_error(const char *text, int rc, const char *quoted)
 {
     uint64_t v = 42;
     char err[ERRLEN] = "";
+    int got = acct_size_parse(text, &v, err, sizeof(err));
 
-    assert_int_equal(acct_size_parse(text, &v, err, sizeof(err)), rc);
-    assert_int_equal(v, 42);
-    if (strstr(err, quoted) == NULL)
-        fail_msg("message for \"%s\" does not quote \"%s\": %s", text, quoted, err);
+    if (got != rc || v != 42)
+        fail_msg("\"%s\": rc %d (want %d), value %llu (want 42 untouched): %s", text, got, rc,
+                 (unsigned long long)v, err);
+    expect_quoted(text, err, quoted);
 }
 
 static void test_size_invalid(void **state)
 {
     (void)state;
-    expect_size_error("", ACCT_STATS_EINVAL, "empty size");
-    expect_size_error("12Q", ACCT_STATS_EINVAL, "\"Q\"");
-    expect_size_error("12Q", ACCT_STATS_EINVAL, "\"12Q\"");
-    expect_size_error("0", ACCT_STATS_ERANGE, "\"0\"");
-    expect_size_error("0K", ACCT_STATS_ERANGE, "\"0K\"");
-    expect_size_error("-8", ACCT_STATS_EINVAL, "\"-8\"");
-    expect_size_error("+8", ACCT_STATS_EINVAL, "\"+8\"");
-    expect_size_error(" 8", ACCT_STATS_EINVAL, "\" 8\"");
-    expect_size_error("8 ", ACCT_STATS_EINVAL, "\"8 \"");
-    expect_size_error("1.5K", ACCT_STATS_EINVAL, "\"1.5K\"");
-    expect_size_error("K", ACCT_STATS_EINVAL, "\"K\"");
-    expect_size_error("8KK", ACCT_STATS_EINVAL, "\"KK\"");
-    expect_size_error("8Kib2", ACCT_STATS_EINVAL, "\"8Kib2\"");
-    expect_size_error("18446744073709551616", ACCT_STATS_ERANGE, "too large");
-    expect_size_error("99999999999999999999999", ACCT_STATS_ERANGE, "too large");
-    expect_size_error("16777216T", ACCT_STATS_ERANGE, "\"16777216T\"");
-    expect_size_error("8:16", ACCT_STATS_EINVAL, "\"8:16\""); /* a list, not a size */
+    static const struct bad_text bad[] = {
+        {"", ACCT_STATS_EINVAL, "empty size"},
+        {"12Q", ACCT_STATS_EINVAL, "\"Q\""},
+        {"12Q", ACCT_STATS_EINVAL, "\"12Q\""},
+        {"0", ACCT_STATS_ERANGE, "\"0\""},
+        {"0K", ACCT_STATS_ERANGE, "\"0K\""},
+        {"-8", ACCT_STATS_EINVAL, "\"-8\""},
+        {"+8", ACCT_STATS_EINVAL, "\"+8\""},
+        {" 8", ACCT_STATS_EINVAL, "\" 8\""},
+        {"8 ", ACCT_STATS_EINVAL, "\"8 \""},
+        {"1.5K", ACCT_STATS_EINVAL, "\"1.5K\""},
+        {"K", ACCT_STATS_EINVAL, "\"K\""},
+        {"8KK", ACCT_STATS_EINVAL, "\"KK\""},
+        {"8Kib2", ACCT_STATS_EINVAL, "\"8Kib2\""},
+        {"18446744073709551616", ACCT_STATS_ERANGE, "too large"},
+        {"99999999999999999999999", ACCT_STATS_ERANGE, "too large"},
+        {"16777216T", ACCT_STATS_ERANGE, "\"16777216T\""},
+        {"8:16", ACCT_STATS_EINVAL, "\"8:16\""}, /* a list, not a size */
+    };
+    for (size_t i = 0; i < ACCT_ARRAY_LEN(bad); i++)
+        expect_size_error(bad[i].text, bad[i].rc, bad[i].quoted);
 
     /* NULL arguments and a NULL error buffer are fine. */
     uint64_t v = 0;
@@ -305,35 +323,38 @@ static void expect_list_error(const char *text, int rc, const char *quoted)
 {
     struct acct_size_list l = { NULL, 0 };
     char err[ERRLEN] = "";
+    int got = acct_size_list_parse(text, &l, err, sizeof(err));
 
-    assert_int_equal(acct_size_list_parse(text, &l, err, sizeof(err)), rc);
-    assert_null(l.v);
-    assert_int_equal(l.n, 0);
-    if (strstr(err, quoted) == NULL)
-        fail_msg("message for \"%s\" does not quote \"%s\": %s", text, quoted, err);
+    if (got != rc || l.v != NULL || l.n != 0)
+        fail_msg("\"%s\": rc %d (want %d), %zu sizes (want none): %s", text, got, rc, l.n, err);
+    expect_quoted(text, err, quoted);
 }
 
 static void test_size_list_invalid(void **state)
 {
     (void)state;
-    expect_list_error("", ACCT_STATS_EINVAL, "empty size list");
-    expect_list_error("8,", ACCT_STATS_EINVAL, "empty item");
-    expect_list_error(",8", ACCT_STATS_EINVAL, "empty item");
-    expect_list_error("8,,16", ACCT_STATS_EINVAL, "empty item");
-    expect_list_error("8,12Q,16", ACCT_STATS_EINVAL, "\"12Q\"");
-    expect_list_error("1M:8", ACCT_STATS_ERANGE, "\"1M:8\"");
-    expect_list_error("1M:8", ACCT_STATS_ERANGE, "FROM is larger than TO");
-    expect_list_error("0:8", ACCT_STATS_ERANGE, "\"0\"");
-    expect_list_error("8:0", ACCT_STATS_ERANGE, "\"0\"");
-    expect_list_error(":8", ACCT_STATS_EINVAL, "empty size");
-    expect_list_error("8:", ACCT_STATS_EINVAL, "empty size");
-    expect_list_error("-8:16", ACCT_STATS_EINVAL, "\"-8\"");
-    expect_list_error("8:16:1", ACCT_STATS_ERANGE, "FACTOR");
-    expect_list_error("8:16:0", ACCT_STATS_ERANGE, "FACTOR");
-    expect_list_error("8:16:x", ACCT_STATS_EINVAL, "FACTOR");
-    expect_list_error("8:16:", ACCT_STATS_EINVAL, "FACTOR");
-    expect_list_error("8:16:2:2", ACCT_STATS_EINVAL, "\"8:16:2:2\"");
-    expect_list_error("8:99999999999999999999", ACCT_STATS_ERANGE, "too large");
+    static const struct bad_text bad[] = {
+        {"", ACCT_STATS_EINVAL, "empty size list"},
+        {"8,", ACCT_STATS_EINVAL, "empty item"},
+        {",8", ACCT_STATS_EINVAL, "empty item"},
+        {"8,,16", ACCT_STATS_EINVAL, "empty item"},
+        {"8,12Q,16", ACCT_STATS_EINVAL, "\"12Q\""},
+        {"1M:8", ACCT_STATS_ERANGE, "\"1M:8\""},
+        {"1M:8", ACCT_STATS_ERANGE, "FROM is larger than TO"},
+        {"0:8", ACCT_STATS_ERANGE, "\"0\""},
+        {"8:0", ACCT_STATS_ERANGE, "\"0\""},
+        {":8", ACCT_STATS_EINVAL, "empty size"},
+        {"8:", ACCT_STATS_EINVAL, "empty size"},
+        {"-8:16", ACCT_STATS_EINVAL, "\"-8\""},
+        {"8:16:1", ACCT_STATS_ERANGE, "FACTOR"},
+        {"8:16:0", ACCT_STATS_ERANGE, "FACTOR"},
+        {"8:16:x", ACCT_STATS_EINVAL, "FACTOR"},
+        {"8:16:", ACCT_STATS_EINVAL, "FACTOR"},
+        {"8:16:2:2", ACCT_STATS_EINVAL, "\"8:16:2:2\""},
+        {"8:99999999999999999999", ACCT_STATS_ERANGE, "too large"},
+    };
+    for (size_t i = 0; i < ACCT_ARRAY_LEN(bad); i++)
+        expect_list_error(bad[i].text, bad[i].rc, bad[i].quoted);
 
     struct acct_size_list l = { NULL, 0 };
     assert_int_equal(acct_size_list_parse(NULL, &l, NULL, 0), ACCT_STATS_EINVAL);

@@ -16,6 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../mpi_test.h"
+
 __attribute__((visibility("default"))) int acct_plugin_run(void);
 
 enum { C_BARRIER, C_BCAST, C_REDUCE, C_ALLREDUCE, C_GATHER, C_ALLGATHER, C_ALLTOALL, C_COUNT };
@@ -40,16 +42,6 @@ static void expect(int ok, const char *what, int n, int root)
 /* Values exact in any summation order. */
 static double dval(int r, long i) { return r + (double)(i % 4096) * 0.5; }
 static long lval(int r, long i) { return (r * 31L + i * 7) % 1000; }
-
-static void *xmalloc(size_t n)
-{
-    void *p = malloc(n ? n : 1);
-    if (!p) {
-        fprintf(stderr, "rank %d: out of memory\n", rank);
-        MPI_Abort(MPI_COMM_WORLD, 2);
-    }
-    return p;
-}
 
 static void run_checks(void)
 {

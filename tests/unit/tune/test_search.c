@@ -20,8 +20,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "acct_test.h"
+
 #include "search.h"
-#include "test_check.h"
 
 #define MAXM 16
 #define MAXG 16
@@ -141,12 +142,12 @@ static void run_one(struct surface *sf, enum tune_strategy st, struct tally *t)
     pa.strategy = st;
     sf->calls = 0;
     int rc = tune_search(&sp, &or, &pa, &r);
-    CHECK(rc == TUNE_OK && r.found && r.complete, "%s: rc %d found %d", tune_strategy_name(st),
+    acct_assert(rc == TUNE_OK && r.found && r.complete, "%s: rc %d found %d", tune_strategy_name(st),
           rc, r.found);
     /* the cost of the decision, measured (the model's figure is a guess) */
     double got = r.found ? sf->cost[r.method][r.seg] : INFINITY;
     double pen = got / opt - 1.0;
-    CHECK(st == TUNE_MODEL || r.evals == sf->calls, "evals %zu != calls %zu", r.evals, sf->calls);
+    acct_assert(st == TUNE_MODEL || r.evals == sf->calls, "evals %zu != calls %zu", r.evals, sf->calls);
     t->evals += (double)(r.evals + r.proxy_evals);
     t->cost += r.eval_cost;
     t->pen_sum += pen;
@@ -177,18 +178,19 @@ static void compare(const char *title, double eps, int n, const double *max_pen)
                tune_strategy_name((enum tune_strategy)st), t[st].evals, t[st].cost / 1e6,
                red, 100.0 * t[st].pen_sum / t[st].n, 100.0 * t[st].pen_max, t[st].exact,
                t[st].n);
-        CHECK(t[st].pen_max <= max_pen[st] + 1e-12, "%s on %s: max penalty %.4f > %.4f",
+        acct_assert(t[st].pen_max <= max_pen[st] + 1e-12, "%s on %s: max penalty %.4f > %.4f",
               tune_strategy_name((enum tune_strategy)st), title, t[st].pen_max, max_pen[st]);
         if (st != TUNE_EXHAUSTIVE && st != TUNE_MODEL)
-            CHECK(t[st].evals < t[TUNE_EXHAUSTIVE].evals, "%s evaluates no less than exhaustive",
+            acct_assert(t[st].evals < t[TUNE_EXHAUSTIVE].evals, "%s evaluates no less than exhaustive",
                   tune_strategy_name((enum tune_strategy)st));
     }
-    CHECK(t[TUNE_EXHAUSTIVE].exact == n, "exhaustive is not exact");
+    acct_assert(t[TUNE_EXHAUSTIVE].exact == n, "exhaustive is not exact");
 }
 
 /* A budget stop: the best so far, complete = false, no further calls. */
-static void test_stop(void)
+static void test_stop(void **state)
 {
+    (void)state;
     struct surface sf;
     make_surface(&sf, 6, 0.0);
     sf.stop_after = 5;
@@ -204,15 +206,16 @@ static void test_stop(void)
         pa.strategy = (enum tune_strategy)st;
         sf.calls = 0;
         int rc = tune_search(&sp, &or, &pa, &r);
-        CHECK(rc == TUNE_OK && !r.complete && r.evals == 5 && sf.calls == 5 && r.found,
+        acct_assert(rc == TUNE_OK && !r.complete && r.evals == 5 && sf.calls == 5 && r.found,
               "stop with %s: rc %d complete %d evals %zu", tune_strategy_name(pa.strategy), rc,
               r.complete, r.evals);
     }
 }
 
 /* Bad arguments are refused, never crash. */
-static void test_invalid(void)
+static void test_invalid(void **state)
 {
+    (void)state;
     size_t nsegs[2] = { 1, 0 };
     struct tune_space sp = { .nmethods = 2, .nsegs = nsegs };
     struct tune_oracle or = { .ctx = NULL, .measure = sf_measure };
@@ -220,22 +223,23 @@ static void test_invalid(void)
     struct tune_result r;
 
     tune_params_default(&pa);
-    CHECK(tune_search(&sp, &or, &pa, &r) == TUNE_EINVAL, "zero segments accepted");
+    acct_assert(tune_search(&sp, &or, &pa, &r) == TUNE_EINVAL, "zero segments accepted");
     nsegs[1] = 1;
     pa.strategy = TUNE_HYBRID;
-    CHECK(tune_search(&sp, &or, &pa, &r) == TUNE_EINVAL, "hybrid without a model accepted");
+    acct_assert(tune_search(&sp, &or, &pa, &r) == TUNE_EINVAL, "hybrid without a model accepted");
     pa.strategy = TUNE_SMGD;
     pa.threshold = 1.0;
-    CHECK(tune_search(&sp, &or, &pa, &r) == TUNE_EINVAL, "threshold 1 accepted");
-    CHECK(tune_search(NULL, &or, &pa, &r) == TUNE_EINVAL, "NULL space accepted");
+    acct_assert(tune_search(&sp, &or, &pa, &r) == TUNE_EINVAL, "threshold 1 accepted");
+    acct_assert(tune_search(NULL, &or, &pa, &r) == TUNE_EINVAL, "NULL space accepted");
     enum tune_strategy s;
-    CHECK(tune_strategy_from_name("smgd", &s) == 0 && s == TUNE_SMGD, "smgd name");
-    CHECK(tune_strategy_from_name("bogus", &s) == -1, "bogus name accepted");
+    acct_assert(tune_strategy_from_name("smgd", &s) == 0 && s == TUNE_SMGD, "smgd name");
+    acct_assert(tune_strategy_from_name("bogus", &s) == -1, "bogus name accepted");
 }
 
 /* A method with an infinite cost (cannot run) is never chosen. */
-static void test_cannot_run(void)
+static void test_cannot_run(void **state)
 {
+    (void)state;
     struct surface sf;
     make_surface(&sf, 4, 0.0);
     size_t best = 0;
@@ -250,15 +254,16 @@ static void test_cannot_run(void)
             continue;
         memset(&t, 0, sizeof(t));
         run_one(&sf, (enum tune_strategy)st, &t);
-        CHECK(t.pen_max < 0.5 && isfinite(t.pen_max), "%s picked a method that cannot run",
+        acct_assert(t.pen_max < 0.5 && isfinite(t.pen_max), "%s picked a method that cannot run",
               tune_strategy_name((enum tune_strategy)st));
     }
 }
 
 /* hybrid measures the methods the model cannot predict (NAN), and model
  * alone never picks them. */
-static void test_unknown_model(void)
+static void test_unknown_model(void **state)
 {
+    (void)state;
     struct surface sf;
     struct tally t;
     make_surface(&sf, 6, 0.0);
@@ -273,10 +278,10 @@ static void test_unknown_model(void)
         sf.model[best][g] = NAN;
     memset(&t, 0, sizeof(t));
     run_one(&sf, TUNE_HYBRID, &t);
-    CHECK(t.exact == 1, "hybrid dropped the method the model cannot predict");
+    acct_assert(t.exact == 1, "hybrid dropped the method the model cannot predict");
     memset(&t, 0, sizeof(t));
     run_one(&sf, TUNE_MODEL, &t);
-    CHECK(t.exact == 0 && isfinite(t.pen_max), "model picked a method it cannot predict");
+    acct_assert(t.exact == 0 && isfinite(t.pen_max), "model picked a method it cannot predict");
 }
 
 /* ---- reduced primary grid -------------------------------------------------- */
@@ -331,8 +336,9 @@ static int prim_search(void *ctx, size_t i, const size_t *allowed, size_t nallow
     return rc;
 }
 
-static void test_reduced(void)
+static void test_reduced(void **state)
 {
+    (void)state;
     struct primary_fixture f;
     struct tune_primary p = { .ctx = &f, .search = prim_search };
     struct tune_result out[NSIZES];
@@ -341,7 +347,7 @@ static void test_reduced(void)
     for (size_t stride = 1; stride <= 8; stride++) {
         make_primary(&f);
         int rc = tune_reduced_grid(NSIZES, stride, &p, out);
-        CHECK(rc == TUNE_OK, "reduced grid stride %zu: rc %d", stride, rc);
+        acct_assert(rc == TUNE_OK, "reduced grid stride %zu: rc %d", stride, rc);
         int right = 0;
         for (size_t i = 0; i < NSIZES; i++) {
             size_t best = 0;
@@ -355,11 +361,11 @@ static void test_reduced(void)
         printf("reduced grid stride %zu: %zu searches, %zu evaluations (full grid %zu: %.1fx "
                "fewer), %d/%d sizes decided right\n", stride, f.searches, f.evals, full_evals,
                (double)full_evals / (double)f.evals, right, NSIZES);
-        CHECK(right == NSIZES, "stride %zu: %d of %d sizes right", stride, right, NSIZES);
+        acct_assert(right == NSIZES, "stride %zu: %d of %d sizes right", stride, right, NSIZES);
         if (stride >= 4)
-            CHECK(f.evals < full_evals, "stride %zu does not save evaluations", stride);
+            acct_assert(f.evals < full_evals, "stride %zu does not save evaluations", stride);
     }
-    CHECK(tune_reduced_grid(NSIZES, 0, &p, out) == TUNE_EINVAL, "stride 0 accepted");
+    acct_assert(tune_reduced_grid(NSIZES, 0, &p, out) == TUNE_EINVAL, "stride 0 accepted");
 }
 
 /* ---- the combination: a reduced plane of (comm size, message size) ---------- */
@@ -505,7 +511,7 @@ static double plane_run(struct plane_fix *f, size_t rs, size_t cs, double *worst
     memset(f->dec, 0, sizeof(f->dec));
     f->evals = 0;
     int rc = tune_plane_search(&pl, rs, cs, kind);
-    CHECK(rc == TUNE_OK, "plane search: rc %d", rc);
+    acct_assert(rc == TUNE_OK, "plane search: rc %d", rc);
     *worst = 0.0;
     *ndec = *cells = 0;
     for (size_t r = 0; r < PR; r++)
@@ -525,8 +531,9 @@ static double plane_run(struct plane_fix *f, size_t rs, size_t cs, double *worst
     return *cells ? sum / (double)*cells : 0.0;
 }
 
-static void test_plane(void)
+static void test_plane(void **state)
 {
+    (void)state;
     struct plane_fix f;
     size_t exhaustive = 0, ndec = 0, cells = 0;
     double worst = 0.0;
@@ -540,7 +547,7 @@ static void test_plane(void)
     /* stride 1: every cell searched (SMGD per cell) */
     double mean = plane_run(&f, 1, 1, &worst, &ndec, &cells);
     size_t all_cells = f.evals;
-    CHECK(ndec == cells && mean == 0.0, "plane stride 1: %zu/%zu decided, mean %g", ndec, cells,
+    acct_assert(ndec == cells && mean == 0.0, "plane stride 1: %zu/%zu decided, mean %g", ndec, cells,
           mean);
     for (size_t st = 2; st <= 4; st++) {
         mean = plane_run(&f, st, st, &worst, &ndec, &cells);
@@ -548,40 +555,48 @@ static void test_plane(void)
                "smgd on every cell %zu), mean penalty %.2f%%, worst %.1f%%, %zu/%zu decided\n",
                PR, PC, st, f.evals, exhaustive, (double)exhaustive / (double)f.evals, all_cells,
                100.0 * mean, 100.0 * worst, ndec, cells);
-        CHECK(ndec == cells, "strides %zu: %zu of %zu cells decided", st, ndec, cells);
-        CHECK(mean <= 0.03, "strides %zu: mean penalty %.2f%% > 3%%", st, 100.0 * mean);
+        acct_assert(ndec == cells, "strides %zu: %zu of %zu cells decided", st, ndec, cells);
+        acct_assert(mean <= 0.03, "strides %zu: mean penalty %.2f%% > 3%%", st, 100.0 * mean);
         size_t fewer = st == 2 ? 2 : 4;
-        CHECK(f.evals * fewer < all_cells, "strides %zu: %zu evaluations, not %zux below %zu",
+        acct_assert(f.evals * fewer < all_cells, "strides %zu: %zu evaluations, not %zux below %zu",
               st, f.evals, fewer, all_cells);
     }
     /* a ragged plane: the last rows stop early; every cell is still decided */
     f.ncols[5] = 11;
     f.ncols[6] = 7;
     mean = plane_run(&f, 3, 3, &worst, &ndec, &cells);
-    CHECK(ndec == cells && mean <= 0.03, "ragged plane: %zu/%zu decided, mean %.2f%%", ndec,
+    acct_assert(ndec == cells && mean <= 0.03, "ragged plane: %zu/%zu decided, mean %.2f%%", ndec,
           cells, 100.0 * mean);
     struct tune_plane bad = { .ctx = &f, .nrows = PR, .ncols = f.ncols };
     enum tune_cell_kind kind[PR * PC];
-    CHECK(tune_plane_search(&bad, 3, 3, kind) == TUNE_EINVAL, "missing callbacks accepted");
+    acct_assert(tune_plane_search(&bad, 3, 3, kind) == TUNE_EINVAL, "missing callbacks accepted");
+}
+
+/* maximum penalty allowed per strategy, in registry order:
+ * exhaustive mgd smgd pipeline model hybrid */
+static void test_smooth(void **state)
+{
+    (void)state;
+    static const double smooth[TUNE_STRATEGY_COUNT] = { 0, 0, 0, 0, 0.15, 0 };
+    rng_state = 42;
+    compare("smooth surfaces", 0.0, 300, smooth);
+}
+
+/* after test_smooth: the random surfaces go on from where it left off */
+static void test_bumpy(void **state)
+{
+    (void)state;
+    static const double bumpy[TUNE_STRATEGY_COUNT] = { 0, 0.03, 0.03, 0.05, 0.15, 0.03 };
+    compare("bumpy surfaces (+0..4% noise per point)", 0.04, 300, bumpy);
 }
 
 int main(void)
 {
-    /* maximum penalty allowed per strategy, in registry order:
-     * exhaustive mgd smgd pipeline model hybrid */
-    static const double smooth[TUNE_STRATEGY_COUNT] = { 0, 0, 0, 0, 0.15, 0 };
-    static const double bumpy[TUNE_STRATEGY_COUNT] = { 0, 0.03, 0.03, 0.05, 0.15, 0.03 };
-
-    rng_state = 42;
-    compare("smooth surfaces", 0.0, 300, smooth);
-    compare("bumpy surfaces (+0..4% noise per point)", 0.04, 300, bumpy);
-    test_stop();
-    test_invalid();
-    test_cannot_run();
-    test_unknown_model();
-    test_reduced();
-    test_plane();
-    if (failures > 0)
-        fprintf(stderr, "%d failure(s)\n", failures);
-    return failures > 0;
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_smooth),       cmocka_unit_test(test_bumpy),
+        cmocka_unit_test(test_stop),         cmocka_unit_test(test_invalid),
+        cmocka_unit_test(test_cannot_run),   cmocka_unit_test(test_unknown_model),
+        cmocka_unit_test(test_reduced),      cmocka_unit_test(test_plane),
+    };
+    return cmocka_run_group_tests_name("test_search", tests, NULL, NULL) == 0 ? 0 : 1;
 }

@@ -21,23 +21,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "acct_test.h"
+
 #include "acct/proto.h"
 
 #include <slurm/slurm.h>
 #include <slurm/spank.h>
 
 #define EXPORT __attribute__((visibility("default")))
-
-static int fails, checks;
-
-#define CHECK(cond)                                                                          \
-    do {                                                                                     \
-        checks++;                                                                            \
-        if (!(cond)) {                                                                       \
-            fails++;                                                                         \
-            fprintf(stderr, "%s:%d: FAIL: %s\n", __FILE__, __LINE__, #cond);                 \
-        }                                                                                    \
-    } while (0)
 
 /* ---- the fake host ---------------------------------------------------- */
 
@@ -274,33 +265,34 @@ static void touch(const char *path)
         abort();
 }
 
-static void test_on(void)
+static void test_on(void **state)
 {
+    (void)state;
     fresh();
-    CHECK(step(NULL) == 0);
-    CHECK(streq(env_get("LD_PRELOAD"), lib));
-    CHECK(streq(env_get("ACCT_RULES"), rules));
-    CHECK(streq(env_get("ACCT_PARTITION"), "eth"));
-    CHECK(streq(env_get("ACCT_INTERCONNECT"), "tcp-1g"));
-    CHECK(streq(env_get("ACCT_JOB"), "7.3"));
-    CHECK(env_get("ACCT_SOCKET") == NULL); /* no socket yet */
-    CHECK(env_get("ACCT_DISABLE") == NULL);
-    CHECK(host.ninfo == 1 && host.nerror == 0 && logged("job 7.3: acctd socket") == 1);
+    assert_true(step(NULL) == 0);
+    assert_true(streq(env_get("LD_PRELOAD"), lib));
+    assert_true(streq(env_get("ACCT_RULES"), rules));
+    assert_true(streq(env_get("ACCT_PARTITION"), "eth"));
+    assert_true(streq(env_get("ACCT_INTERCONNECT"), "tcp-1g"));
+    assert_true(streq(env_get("ACCT_JOB"), "7.3"));
+    assert_true(env_get("ACCT_SOCKET") == NULL); /* no socket yet */
+    assert_true(env_get("ACCT_DISABLE") == NULL);
+    assert_true(host.ninfo == 1 && host.nerror == 0 && logged("job 7.3: acctd socket") == 1);
 
     /* The user's preloads stay, after libacct; libacct never twice. */
     fresh();
     env_put("LD_PRELOAD", "/u/a.so /u/b.so");
-    CHECK(step(NULL) == 0);
+    assert_true(step(NULL) == 0);
     char want[256];
     snprintf(want, sizeof(want), "%s:/u/a.so /u/b.so", lib);
-    CHECK(streq(env_get("LD_PRELOAD"), want));
-    CHECK(step(NULL) == 0); /* a step inheriting it */
-    CHECK(streq(env_get("LD_PRELOAD"), want));
+    assert_true(streq(env_get("LD_PRELOAD"), want));
+    assert_true(step(NULL) == 0); /* a step inheriting it */
+    assert_true(streq(env_get("LD_PRELOAD"), want));
     fresh();
     env_put("LD_PRELOAD", "/home/u/build/lib/libacct.so");
-    CHECK(step(NULL) == 0);
-    CHECK(streq(env_get("LD_PRELOAD"), "/home/u/build/lib/libacct.so"));
-    CHECK(streq(env_get("ACCT_RULES"), rules));
+    assert_true(step(NULL) == 0);
+    assert_true(streq(env_get("LD_PRELOAD"), "/home/u/build/lib/libacct.so"));
+    assert_true(streq(env_get("ACCT_RULES"), rules));
 
     /* An LD_PRELOAD the plugin cannot hold: left alone, one line. */
     fresh();
@@ -310,88 +302,90 @@ static void test_on(void)
     big[8999] = '\0';
     env_put("LD_PRELOAD", big);
     free(big);
-    CHECK(step(NULL) == 0);
-    CHECK(env_get("ACCT_RULES") == NULL && strlen(env_get("LD_PRELOAD")) == 8999);
-    CHECK(host.ninfo == 1 && logged("cannot read LD_PRELOAD") == 1);
+    assert_true(step(NULL) == 0);
+    assert_true(env_get("ACCT_RULES") == NULL && strlen(env_get("LD_PRELOAD")) == 8999);
+    assert_true(host.ninfo == 1 && logged("cannot read LD_PRELOAD") == 1);
 
     /* The socket exists: passed on, nothing logged. */
     int fd = socket(AF_UNIX, SOCK_STREAM, 0);
     struct sockaddr_un sa = {.sun_family = AF_UNIX};
-    CHECK(strlen(sock) < sizeof(sa.sun_path));
+    assert_true(strlen(sock) < sizeof(sa.sun_path));
     memcpy(sa.sun_path, sock, strlen(sock) < sizeof(sa.sun_path) ? strlen(sock) + 1 : 0);
-    CHECK(fd >= 0 && bind(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0);
+    assert_true(fd >= 0 && bind(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0);
     fresh();
-    CHECK(step(NULL) == 0);
-    CHECK(streq(env_get("ACCT_SOCKET"), sock) && streq(env_get("LD_PRELOAD"), lib));
-    CHECK(host.nlog == 0);
+    assert_true(step(NULL) == 0);
+    assert_true(streq(env_get("ACCT_SOCKET"), sock) && streq(env_get("LD_PRELOAD"), lib));
+    assert_true(host.nlog == 0);
     close(fd);
     unlink(sock);
 }
 
-static void test_off(void)
+static void test_off(void **state)
 {
+    (void)state;
     /* --acct=off: ACCT_DISABLE=1, nothing else, no log line. */
     fresh();
     host.optval = "off";
-    CHECK(step(NULL) == 0);
-    CHECK(streq(env_get("ACCT_DISABLE"), "1") && env_get("LD_PRELOAD") == NULL &&
+    assert_true(step(NULL) == 0);
+    assert_true(streq(env_get("ACCT_DISABLE"), "1") && env_get("LD_PRELOAD") == NULL &&
           env_get("ACCT_RULES") == NULL);
-    CHECK(host.nlog == 0);
+    assert_true(host.nlog == 0);
 
     /* The environment says off: left as it is. */
     fresh();
     env_put("ACCT_DISABLE", "yes");
-    CHECK(step(NULL) == 0);
-    CHECK(streq(env_get("ACCT_DISABLE"), "yes") && env_get("LD_PRELOAD") == NULL);
-    CHECK(host.nlog == 0);
+    assert_true(step(NULL) == 0);
+    assert_true(streq(env_get("ACCT_DISABLE"), "yes") && env_get("LD_PRELOAD") == NULL);
+    assert_true(host.nlog == 0);
     fresh();
     env_put("ACCT", "off");
-    CHECK(step(NULL) == 0);
-    CHECK(env_get("LD_PRELOAD") == NULL && host.nlog == 0);
+    assert_true(step(NULL) == 0);
+    assert_true(env_get("LD_PRELOAD") == NULL && host.nlog == 0);
 
     /* Not a boolean (or too long to be one): off, one line. */
     fresh();
     env_put("ACCT_DISABLE", "perhaps");
-    CHECK(step(NULL) == 0);
-    CHECK(env_get("LD_PRELOAD") == NULL && host.ninfo == 1 && logged("not on/off") == 1);
+    assert_true(step(NULL) == 0);
+    assert_true(env_get("LD_PRELOAD") == NULL && host.ninfo == 1 && logged("not on/off") == 1);
     fresh();
     env_put("ACCT_DISABLE",
             "0                                                                          ");
-    CHECK(step(NULL) == 0);
-    CHECK(env_get("LD_PRELOAD") == NULL && host.ninfo == 1);
+    assert_true(step(NULL) == 0);
+    assert_true(env_get("LD_PRELOAD") == NULL && host.ninfo == 1);
 
     /* --acct=on beats the environment, which libacct is made to agree with. */
     fresh();
     host.optval = "on";
     env_put("ACCT_DISABLE", "1");
     env_put("ACCT", "off");
-    CHECK(step(NULL) == 0);
-    CHECK(streq(env_get("LD_PRELOAD"), lib) && env_get("ACCT_DISABLE") == NULL &&
+    assert_true(step(NULL) == 0);
+    assert_true(streq(env_get("LD_PRELOAD"), lib) && env_get("ACCT_DISABLE") == NULL &&
           env_get("ACCT") == NULL);
 
     /* default=off: opt-in through the environment or the option. */
     fresh();
-    CHECK(step("default=off") == 0);
-    CHECK(env_get("LD_PRELOAD") == NULL && host.nlog == 0);
+    assert_true(step("default=off") == 0);
+    assert_true(env_get("LD_PRELOAD") == NULL && host.nlog == 0);
     env_put("ACCT", "on");
-    CHECK(step("default=off") == 0);
-    CHECK(streq(env_get("LD_PRELOAD"), lib));
+    assert_true(step("default=off") == 0);
+    assert_true(streq(env_get("LD_PRELOAD"), lib));
 
     /* The kill switch beats everything, with one line. */
     touch(kill_file);
     fresh();
     host.optval = "on";
-    CHECK(step(NULL) == 0);
-    CHECK(env_get("LD_PRELOAD") == NULL && streq(env_get("ACCT_DISABLE"), "1"));
-    CHECK(host.ninfo == 1 && logged("kill switch") == 1);
+    assert_true(step(NULL) == 0);
+    assert_true(env_get("LD_PRELOAD") == NULL && streq(env_get("ACCT_DISABLE"), "1"));
+    assert_true(host.ninfo == 1 && logged("kill switch") == 1);
     fresh();
-    CHECK(step("killswitch=") == 0); /* check switched off */
-    CHECK(streq(env_get("LD_PRELOAD"), lib));
+    assert_true(step("killswitch=") == 0); /* check switched off */
+    assert_true(streq(env_get("LD_PRELOAD"), lib));
     unlink(kill_file);
 }
 
-static void test_missing(void)
+static void test_missing(void **state)
 {
+    (void)state;
     /* Each missing piece: nothing set, exactly one info line naming it. */
     struct {
         const char *what, *partition, *extra, *text;
@@ -407,78 +401,80 @@ static void test_missing(void)
         host_reset(S_CTX_REMOTE);
         if (cases[i].partition != NULL)
             env_put("SLURM_JOB_PARTITION", cases[i].partition);
-        CHECK(step(cases[i].extra) == 0);
-        CHECK(env_get("LD_PRELOAD") == NULL && env_get("ACCT_RULES") == NULL &&
+        assert_true(step(cases[i].extra) == 0);
+        assert_true(env_get("LD_PRELOAD") == NULL && env_get("ACCT_RULES") == NULL &&
               env_get("ACCT_JOB") == NULL);
-        CHECK(host.ninfo == 1 && host.nerror == 0 && logged(cases[i].text) == 1);
         if (host.ninfo != 1 || logged(cases[i].text) != 1)
             fprintf(stderr, "  case %s: got \"%s\"\n", cases[i].what, host.log[0]);
+        assert_true(host.ninfo == 1 && host.nerror == 0 && logged(cases[i].text) == 1);
     }
     /* The interconnect= fallback covers other partitions. */
     host_reset(S_CTX_REMOTE);
     env_put("SLURM_JOB_PARTITION", "fast");
     char fast_dir[200];
     snprintf(fast_dir, sizeof(fast_dir), "%s/fast", rules_dir);
-    CHECK(mkdir(fast_dir, 0755) == 0);
+    assert_true(mkdir(fast_dir, 0755) == 0);
     char fast_rules[240];
     snprintf(fast_rules, sizeof(fast_rules), "%s/other.yaml", fast_dir);
     touch(fast_rules);
-    CHECK(step("interconnect=other") == 0);
-    CHECK(streq(env_get("ACCT_RULES"), fast_rules) &&
+    assert_true(step("interconnect=other") == 0);
+    assert_true(streq(env_get("ACCT_RULES"), fast_rules) &&
           streq(env_get("ACCT_INTERCONNECT"), "other"));
     /* A rules "file" that is a directory. */
     unlink(fast_rules);
-    CHECK(mkdir(fast_rules, 0755) == 0);
+    assert_true(mkdir(fast_rules, 0755) == 0);
     host_reset(S_CTX_REMOTE);
     env_put("SLURM_JOB_PARTITION", "fast");
-    CHECK(step("interconnect=other") == 0);
-    CHECK(env_get("LD_PRELOAD") == NULL && logged("not a regular file") == 1);
+    assert_true(step("interconnect=other") == 0);
+    assert_true(env_get("LD_PRELOAD") == NULL && logged("not a regular file") == 1);
     rmdir(fast_rules);
     rmdir(fast_dir);
 }
 
-static void test_host_failures(void)
+static void test_host_failures(void **state)
 {
+    (void)state;
     /* Slurm cannot tell the ids: nothing done, one error, step not failed. */
     fresh();
     host.fail_items = 1;
-    CHECK(step(NULL) == 0);
-    CHECK(env_get("LD_PRELOAD") == NULL && host.nerror == 1 && logged("job and step ids") == 1);
+    assert_true(step(NULL) == 0);
+    assert_true(env_get("LD_PRELOAD") == NULL && host.nerror == 1 && logged("job and step ids") == 1);
     /* spank_setenv fails half-way: never a preload without ACCT_RULES & co. */
     fresh();
     host.fail_setenv = 'A';
-    CHECK(step(NULL) == 0);
-    CHECK(env_get("LD_PRELOAD") == NULL && host.nerror == 1 &&
+    assert_true(step(NULL) == 0);
+    assert_true(env_get("LD_PRELOAD") == NULL && host.nerror == 1 &&
           logged("cannot set ACCT_RULES") == 1);
     fresh();
     host.fail_setenv = 'L';
-    CHECK(step(NULL) == 0);
-    CHECK(env_get("LD_PRELOAD") == NULL && streq(env_get("ACCT_RULES"), rules) &&
+    assert_true(step(NULL) == 0);
+    assert_true(env_get("LD_PRELOAD") == NULL && streq(env_get("ACCT_RULES"), rules) &&
           logged("cannot set LD_PRELOAD") == 1);
 }
 
-static void test_steps(void)
+static void test_steps(void **state)
 {
+    (void)state;
     uint32_t skipped[] = {SLURM_EXTERN_CONT, SLURM_INTERACTIVE_STEP, SLURM_PENDING_STEP};
     for (size_t i = 0; i < 3; i++) {
         fresh();
         host.step = skipped[i];
-        CHECK(step(NULL) == 0);
-        CHECK(env_get("LD_PRELOAD") == NULL && host.nlog == 0);
+        assert_true(step(NULL) == 0);
+        assert_true(env_get("LD_PRELOAD") == NULL && host.nlog == 0);
     }
     fresh();
     host.step = SLURM_BATCH_SCRIPT;
-    CHECK(step(NULL) == 0);
-    CHECK(streq(env_get("ACCT_JOB"), "7.batch") && streq(env_get("LD_PRELOAD"), lib));
+    assert_true(step(NULL) == 0);
+    assert_true(streq(env_get("ACCT_JOB"), "7.batch") && streq(env_get("LD_PRELOAD"), lib));
     fresh();
     host.step = SLURM_BATCH_SCRIPT;
-    CHECK(step("batch_step=off") == 0);
-    CHECK(env_get("LD_PRELOAD") == NULL && env_get("ACCT_JOB") == NULL);
+    assert_true(step("batch_step=off") == 0);
+    assert_true(env_get("LD_PRELOAD") == NULL && env_get("ACCT_JOB") == NULL);
     fresh();
     host.step = SLURM_BATCH_SCRIPT;
     host.optval = "off"; /* sbatch --acct=off still tells the job's steps */
-    CHECK(step("batch_step=off") == 0);
-    CHECK(streq(env_get("ACCT_DISABLE"), "1"));
+    assert_true(step("batch_step=off") == 0);
+    assert_true(streq(env_get("ACCT_DISABLE"), "1"));
 }
 
 /* ---- step registration with a fake acctd ------------------------------- */
@@ -563,7 +559,7 @@ static void fake_done(pid_t pid, int rd, char *buf, size_t cap)
         n += (size_t)k;
     buf[n] = '\0';
     close(rd);
-    CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    assert_true(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0);
     unlink(sock);
 }
 
@@ -582,90 +578,92 @@ static int whole_step(const char *extra)
     return rc;
 }
 
-static void test_register(void)
+static void test_register(void **state)
 {
+    (void)state;
     char got[1024];
     int rd;
     /* A normal step: registered before the tasks, ended after; no log line. */
     fresh();
     pid_t pid = fake_acctd(2, 0, &rd);
-    CHECK(whole_step(NULL) == 0);
+    assert_true(whole_step(NULL) == 0);
     fake_done(pid, rd, got, sizeof(got));
-    CHECK(streq(got, "STEP 7.3 1234 eth tcp-1g 0\nSTEP 7.3 1234 - - 1\n"));
     if (!streq(got, "STEP 7.3 1234 eth tcp-1g 0\nSTEP 7.3 1234 - - 1\n"))
         fprintf(stderr, "  fake acctd got: %s", got);
-    CHECK(host.nlog == 0 && streq(env_get("ACCT_SOCKET"), sock));
+    assert_true(streq(got, "STEP 7.3 1234 eth tcp-1g 0\nSTEP 7.3 1234 - - 1\n"));
+    assert_true(host.nlog == 0 && streq(env_get("ACCT_SOCKET"), sock));
     /* The batch step registers as JOBID.batch, like its ACCT_JOB. */
     fresh();
     host.step = SLURM_BATCH_SCRIPT;
     host.uid = 99;
     pid = fake_acctd(2, 0, &rd);
-    CHECK(whole_step(NULL) == 0);
+    assert_true(whole_step(NULL) == 0);
     fake_done(pid, rd, got, sizeof(got));
-    CHECK(streq(got, "STEP 7.batch 99 eth tcp-1g 0\nSTEP 7.batch 99 - - 1\n"));
-    CHECK(streq(env_get("ACCT_JOB"), "7.batch"));
+    assert_true(streq(got, "STEP 7.batch 99 eth tcp-1g 0\nSTEP 7.batch 99 - - 1\n"));
+    assert_true(streq(env_get("ACCT_JOB"), "7.batch"));
     /* acctd refuses: one info line, the step still gets ACCT, no end sent. */
     fresh();
     pid = fake_acctd(1, 1, &rd);
-    CHECK(whole_step(NULL) == 0);
+    assert_true(whole_step(NULL) == 0);
     fake_done(pid, rd, got, sizeof(got));
-    CHECK(streq(got, "STEP 7.3 1234 eth tcp-1g 0\n"));
-    CHECK(host.ninfo == 1 && logged("job 7.3: cannot register the step with acctd (acctd "
+    assert_true(streq(got, "STEP 7.3 1234 eth tcp-1g 0\n"));
+    assert_true(host.ninfo == 1 && logged("job 7.3: cannot register the step with acctd (acctd "
                                     "refused: STEP: needs root)") == 1);
-    CHECK(streq(env_get("LD_PRELOAD"), lib));
+    assert_true(streq(env_get("LD_PRELOAD"), lib));
     /* Nobody listens on the socket: one line, no wait. */
     fresh();
     int fd = socket(AF_UNIX, SOCK_STREAM, 0);
     struct sockaddr_un sa = {.sun_family = AF_UNIX};
     memcpy(sa.sun_path, sock, strlen(sock) + 1);
-    CHECK(fd >= 0 && bind(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0);
-    CHECK(whole_step(NULL) == 0);
-    CHECK(host.ninfo == 1 && logged("cannot register the step with acctd") == 1);
+    assert_true(fd >= 0 && bind(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0);
+    assert_true(whole_step(NULL) == 0);
+    assert_true(host.ninfo == 1 && logged("cannot register the step with acctd") == 1);
     close(fd);
     unlink(sock);
     /* No socket, the extern step, a partition without interconnect: no
      * request (and the existing user_init line only). */
     fresh();
-    CHECK(whole_step(NULL) == 0 && host.ninfo == 1 && logged("acctd socket") == 1);
+    assert_true(whole_step(NULL) == 0 && host.ninfo == 1 && logged("acctd socket") == 1);
     fresh();
     host.step = SLURM_EXTERN_CONT;
     pid = fake_acctd(0, 0, &rd);
-    CHECK(whole_step(NULL) == 0 && host.nlog == 0);
+    assert_true(whole_step(NULL) == 0 && host.nlog == 0);
     fake_done(pid, rd, got, sizeof(got));
-    CHECK(streq(got, ""));
+    assert_true(streq(got, ""));
     fresh();
     env_put("SLURM_JOB_PARTITION", "fast");
     pid = fake_acctd(0, 0, &rd);
-    CHECK(whole_step(NULL) == 0);
+    assert_true(whole_step(NULL) == 0);
     fake_done(pid, rd, got, sizeof(got));
-    CHECK(streq(got, ""));
+    assert_true(streq(got, ""));
 }
 
-static void test_contexts(void)
+static void test_contexts(void **state)
 {
+    (void)state;
     char *bogus[] = {"colour=blue", "lib=relative"};
     /* Remote: configuration problems are logged, one error each, not fatal. */
     fresh();
-    CHECK(run(S_CTX_REMOTE, 2, bogus) == 0);
-    CHECK(host.nerror == 2 && logged("plugstack.conf argument 1 (colour=blue)") == 1);
+    assert_true(run(S_CTX_REMOTE, 2, bogus) == 0);
+    assert_true(host.nerror == 2 && logged("plugstack.conf argument 1 (colour=blue)") == 1);
     /* srun/sbatch: --acct registered, configuration not read (no lines on
      * the user's terminal), a bad value refused there, never on the node. */
     spank_context_t local[] = {S_CTX_LOCAL, S_CTX_ALLOCATOR};
     for (int i = 0; i < 2; i++) {
         host_reset(local[i]);
-        CHECK(run(local[i], 2, bogus) == 0);
-        CHECK(host.nlog == 0 && host.opt != NULL);
-        CHECK(host.opt != NULL && strcmp(host.opt->name, "acct") == 0 && host.opt->has_arg == 1);
-        CHECK(host.opt != NULL && host.opt->cb(host.opt->val, "off", 0) == 0);
-        CHECK(host.opt != NULL && host.opt->cb(host.opt->val, "ON", 0) == 0);
-        CHECK(host.opt != NULL && host.opt->cb(host.opt->val, "maybe", 0) != 0);
-        CHECK(host.opt != NULL && host.opt->cb(host.opt->val, NULL, 0) != 0);
-        CHECK(host.opt != NULL && host.opt->cb(host.opt->val, "maybe", 1) == 0);
-        CHECK(p_user_init(&handle, 0, NULL) == 0 && host.env[0] == NULL);
+        assert_true(run(local[i], 2, bogus) == 0);
+        assert_true(host.nlog == 0 && host.opt != NULL);
+        assert_true(host.opt != NULL && strcmp(host.opt->name, "acct") == 0 && host.opt->has_arg == 1);
+        assert_true(host.opt != NULL && host.opt->cb(host.opt->val, "off", 0) == 0);
+        assert_true(host.opt != NULL && host.opt->cb(host.opt->val, "ON", 0) == 0);
+        assert_true(host.opt != NULL && host.opt->cb(host.opt->val, "maybe", 0) != 0);
+        assert_true(host.opt != NULL && host.opt->cb(host.opt->val, NULL, 0) != 0);
+        assert_true(host.opt != NULL && host.opt->cb(host.opt->val, "maybe", 1) == 0);
+        assert_true(p_user_init(&handle, 0, NULL) == 0 && host.env[0] == NULL);
     }
     /* Job script and slurmd contexts: nothing at all. */
     host_reset(S_CTX_SLURMD);
-    CHECK(run(S_CTX_SLURMD, 2, bogus) == 0 && host.nlog == 0 && host.opt == NULL);
+    assert_true(run(S_CTX_SLURMD, 2, bogus) == 0 && host.nlog == 0 && host.opt == NULL);
 }
 
 int main(int argc, char **argv)
@@ -684,10 +682,12 @@ int main(int argc, char **argv)
     p_post_opt = (spank_f *)(uintptr_t)dlsym(h, "slurm_spank_init_post_opt");
     p_exit = (spank_f *)(uintptr_t)dlsym(h, "slurm_spank_exit");
     const char *type = dlsym(h, "plugin_type");
-    CHECK(p_init != NULL && p_user_init != NULL && type != NULL && strcmp(type, "spank") == 0);
-    CHECK(p_post_opt != NULL && p_exit != NULL);
-    if (p_init == NULL || p_user_init == NULL || p_post_opt == NULL || p_exit == NULL)
+    if (p_init == NULL || p_user_init == NULL || type == NULL || strcmp(type, "spank") != 0 ||
+        p_post_opt == NULL || p_exit == NULL) {
+        fprintf(stderr, "%s: no slurm_spank_init/_user_init/_init_post_opt/_exit, or plugin_type "
+                        "is not \"spank\"\n", argv[1]);
         return 1;
+    }
 
     snprintf(dir, sizeof(dir), "/tmp/spank-glue-XXXXXX");
     if (mkdtemp(dir) == NULL)
@@ -708,13 +708,13 @@ int main(int argc, char **argv)
     touch(lib);
     touch(rules);
 
-    test_on();
-    test_off();
-    test_missing();
-    test_steps();
-    test_host_failures();
-    test_contexts();
-    test_register();
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_on),       cmocka_unit_test(test_off),
+        cmocka_unit_test(test_missing),  cmocka_unit_test(test_steps),
+        cmocka_unit_test(test_host_failures), cmocka_unit_test(test_contexts),
+        cmocka_unit_test(test_register),
+    };
+    int failed = cmocka_run_group_tests_name("test_spank_glue", tests, NULL, NULL);
 
     unlink(rules);
     unlink(lib);
@@ -723,6 +723,5 @@ int main(int argc, char **argv)
     rmdir(dir);
     host_reset(S_CTX_ERROR);
     dlclose(h);
-    printf("test_spank_glue: %d checks, %d failed\n", checks, fails);
-    return fails == 0 ? 0 : 1;
+    return failed == 0 ? 0 : 1;
 }

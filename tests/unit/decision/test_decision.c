@@ -4,6 +4,7 @@
  *   test_decision [CASE]    CASE: small, random, table, ompi, ompi_bad, c_export
  *
  * The "table" case prints the penalty table of synthetic maps at depth 1..6. */
+#include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -12,17 +13,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "acct_test.h"
+
 #include "acct/decision.h"
 
-static int failures;
-
-#define CHECK(cond)                                                              \
-    do {                                                                         \
-        if (!(cond)) {                                                           \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-            failures++;                                                          \
-        }                                                                        \
-    } while (0)
 
 #define NEAR(a, b) (fabs((a) - (b)) < 1e-9)
 
@@ -58,15 +52,15 @@ static struct acct_rules *roundtrip(const struct acct_rules *r)
     FILE *f = open_memstream(&buf, &len);
     struct acct_rules *back = NULL;
     struct acct_diags d = ACCT_DIAGS_INIT;
-    CHECK(f != NULL && acct_rules_write(f, r) == 0);
+    assert_true(f != NULL && acct_rules_write(f, r) == 0);
     fclose(f);
     int rc = acct_rules_parse_buffer("generated.yaml", buf, len, &back, &d);
     if (rc != ACCT_RULES_OK) {
         acct_diags_print(&d, stderr);
         fprintf(stderr, "%s", buf);
     }
-    CHECK(rc == ACCT_RULES_OK);
-    CHECK(back == NULL || acct_rules_equal(r, back));
+    assert_true(rc == ACCT_RULES_OK);
+    assert_true(back == NULL || acct_rules_equal(r, back));
     acct_diags_free(&d);
     free(buf);
     return back;
@@ -74,8 +68,9 @@ static struct acct_rules *roundtrip(const struct acct_rules *r)
 
 /* ---- a small map computed by hand ------------------------------------------ */
 
-static void test_small(void)
+static void test_small(void **state)
 {
+    (void)state;
     const int comm[] = { 2, 8 };
     const uint64_t bytes[] = { 8, 1024, 65536 };
     struct acct_decision m2[2] = { dec(ACCT_COLL_bcast, "binomial", 0, 0),
@@ -85,112 +80,112 @@ static void test_small(void)
     const double B[2][3] = { { 20, 30, 50 }, { 30, 20, 100 } };
     struct acct_dmap *m = NULL;
     struct acct_diags d = ACCT_DIAGS_INIT;
-    CHECK(acct_dmap_create(ACCT_COLL_bcast, comm, 2, bytes, 3, m2, 2, &m, &d) == 0);
+    assert_true(acct_dmap_create(ACCT_COLL_bcast, comm, 2, bytes, 3, m2, 2, &m, &d) == 0);
     for (size_t i = 0; i < 2; i++)
         for (size_t j = 0; j < 3; j++) {
-            CHECK(acct_dmap_set(m, i, j, 0, A[i][j]) == 0);
-            CHECK(acct_dmap_set(m, i, j, 1, B[i][j]) == 0);
+            assert_true(acct_dmap_set(m, i, j, 0, A[i][j]) == 0);
+            assert_true(acct_dmap_set(m, i, j, 1, B[i][j]) == 0);
         }
-    CHECK(acct_dmap_set(m, 2, 0, 0, 1.0) == ACCT_RULES_EINVAL);
-    CHECK(acct_dmap_set(m, 0, 0, 0, -1.0) == ACCT_RULES_EINVAL);
-    CHECK(acct_dmap_set(m, 0, 0, 0, NAN) == ACCT_RULES_EINVAL);
-    CHECK(acct_dmap_finish(m, &d) == 0);
+    assert_true(acct_dmap_set(m, 2, 0, 0, 1.0) == ACCT_RULES_EINVAL);
+    assert_true(acct_dmap_set(m, 0, 0, 0, -1.0) == ACCT_RULES_EINVAL);
+    assert_true(acct_dmap_set(m, 0, 0, 0, NAN) == ACCT_RULES_EINVAL);
+    assert_true(acct_dmap_finish(m, &d) == 0);
     /* best: A A B / A B B */
     const int32_t best[6] = { 0, 0, 1, 0, 1, 1 };
     for (int c = 0; c < 6; c++)
-        CHECK(m->best[c] == best[c]);
+        assert_true(m->best[c] == best[c]);
     /* extents: geometric midpoints */
-    CHECK(m->comm_lo[0] == 1 && m->comm_hi[0] == 4 && m->comm_lo[1] == 5 &&
+    assert_true(m->comm_lo[0] == 1 && m->comm_hi[0] == 4 && m->comm_lo[1] == 5 &&
           m->comm_hi[1] == comm[1]); /* never beyond the largest measured size */
-    CHECK(m->bytes_lo[0] == 0 && m->bytes_hi[0] == 90 && m->bytes_hi[1] == 8192 &&
+    assert_true(m->bytes_lo[0] == 0 && m->bytes_hi[0] == 90 && m->bytes_hi[1] == 8192 &&
           m->bytes_hi[2] == UINT64_MAX);
-    CHECK(acct_dmap_row(m, 1) == 0 && acct_dmap_row(m, 4) == 0 && acct_dmap_row(m, 5) == 1);
-    CHECK(acct_dmap_col(m, 90) == 0 && acct_dmap_col(m, 91) == 1 && acct_dmap_col(m, 8193) == 2);
+    assert_true(acct_dmap_row(m, 1) == 0 && acct_dmap_row(m, 4) == 0 && acct_dmap_row(m, 5) == 1);
+    assert_true(acct_dmap_col(m, 90) == 0 && acct_dmap_col(m, 91) == 1 && acct_dmap_col(m, 8193) == 2);
 
     struct acct_penalty_stats st;
     struct acct_quadtree *qt = NULL;
     /* depth 0: one leaf, the majority (tie 3:3 -> the lower index, A) */
     struct acct_qt_params p0 = { 0, 100.0, ACCT_QT_LEAF_MAJORITY };
-    CHECK(acct_qt_build(m, &p0, &qt, &d) == 0);
-    CHECK(acct_qt_stats(qt, m, &st) == 0);
-    CHECK(st.leaves == 1 && st.nodes == 1 && st.depth_max == 0 && st.depth_min == 0);
-    CHECK(NEAR(st.pen_min, 0) && NEAR(st.pen_max, 300) && NEAR(st.pen_mean, 500.0 / 6) &&
+    assert_true(acct_qt_build(m, &p0, &qt, &d) == 0);
+    assert_true(acct_qt_stats(qt, m, &st) == 0);
+    assert_true(st.leaves == 1 && st.nodes == 1 && st.depth_max == 0 && st.depth_min == 0);
+    assert_true(NEAR(st.pen_min, 0) && NEAR(st.pen_max, 300) && NEAR(st.pen_mean, 500.0 / 6) &&
           NEAR(st.pen_median, 50));
-    CHECK(st.compared == 6 && st.unknown == 0);
+    assert_true(st.compared == 6 && st.unknown == 0);
     acct_qt_free(qt);
     /* depth 1: NW {A A} NE {B} SW {A B} -> A (tie), SE {B}: one miss of 100% */
     struct acct_qt_params p1 = { 1, 100.0, ACCT_QT_LEAF_MAJORITY };
-    CHECK(acct_qt_build(m, &p1, &qt, &d) == 0);
-    CHECK(acct_qt_stats(qt, m, &st) == 0);
-    CHECK(st.leaves == 4 && st.nodes == 5 && st.depth_max == 1 && st.depth_min == 1);
-    CHECK(NEAR(st.pen_max, 100) && NEAR(st.pen_mean, 100.0 / 6) && NEAR(st.pen_median, 0));
-    CHECK(acct_qt_lookup(qt, 8, 1024)->alg == m2[0].alg); /* the miss */
-    CHECK(acct_qt_lookup(qt, 3, 70000)->alg == m2[1].alg);
+    assert_true(acct_qt_build(m, &p1, &qt, &d) == 0);
+    assert_true(acct_qt_stats(qt, m, &st) == 0);
+    assert_true(st.leaves == 4 && st.nodes == 5 && st.depth_max == 1 && st.depth_min == 1);
+    assert_true(NEAR(st.pen_max, 100) && NEAR(st.pen_mean, 100.0 / 6) && NEAR(st.pen_median, 0));
+    assert_true(acct_qt_lookup(qt, 8, 1024)->alg == m2[0].alg); /* the miss */
+    assert_true(acct_qt_lookup(qt, 3, 70000)->alg == m2[1].alg);
     acct_qt_free(qt);
     /* exact: SW splits once more */
     struct acct_qt_params pe = ACCT_QT_PARAMS_EXACT;
-    CHECK(acct_qt_build(m, &pe, &qt, &d) == 0);
-    CHECK(acct_qt_stats(qt, m, &st) == 0);
-    CHECK(st.leaves == 5 && st.nodes == 7 && st.depth_max == 2 && st.depth_min == 1);
-    CHECK(NEAR(st.depth_mean, 7.0 / 5) && NEAR(st.pen_max, 0) && NEAR(st.pen_mean, 0));
+    assert_true(acct_qt_build(m, &pe, &qt, &d) == 0);
+    assert_true(acct_qt_stats(qt, m, &st) == 0);
+    assert_true(st.leaves == 5 && st.nodes == 7 && st.depth_max == 2 && st.depth_min == 1);
+    assert_true(NEAR(st.depth_mean, 7.0 / 5) && NEAR(st.pen_max, 0) && NEAR(st.pen_mean, 0));
     acct_qt_free(qt);
     /* accuracy 50%: the root's majority holds 3 of 6 cells: one leaf */
     struct acct_qt_params pa = { ACCT_QT_UNLIMITED, 50.0, ACCT_QT_LEAF_MAJORITY };
-    CHECK(acct_qt_build(m, &pa, &qt, &d) == 0);
-    CHECK(qt->nleaves == 1);
+    assert_true(acct_qt_build(m, &pa, &qt, &d) == 0);
+    assert_true(qt->nleaves == 1);
     acct_qt_free(qt);
     /* min-penalty leaves: the depth-0 leaf picks B (penalties 100+50+100+0+0+0 = 250% vs 500%) */
     struct acct_qt_params pm = { 0, 100.0, ACCT_QT_LEAF_MIN_PENALTY };
-    CHECK(acct_qt_build(m, &pm, &qt, &d) == 0);
-    CHECK(acct_qt_stats(qt, m, &st) == 0);
-    CHECK(qt->nodes[0].method == 1 && NEAR(st.pen_mean, 250.0 / 6));
+    assert_true(acct_qt_build(m, &pm, &qt, &d) == 0);
+    assert_true(acct_qt_stats(qt, m, &st) == 0);
+    assert_true(qt->nodes[0].method == 1 && NEAR(st.pen_mean, 250.0 / 6));
     acct_qt_free(qt);
     /* bad parameters */
     struct acct_qt_params bad1 = { -2, 100.0, 0 }, bad2 = { 3, 0.0, 0 }, bad3 = { 3, 101, 0 };
-    CHECK(acct_qt_build(m, &bad1, &qt, &d) == ACCT_RULES_EINVAL && qt == NULL);
-    CHECK(acct_qt_build(m, &bad2, &qt, &d) == ACCT_RULES_EINVAL);
-    CHECK(acct_qt_build(m, &bad3, &qt, &d) == ACCT_RULES_EINVAL);
+    assert_true(acct_qt_build(m, &bad1, &qt, &d) == ACCT_RULES_EINVAL && qt == NULL);
+    assert_true(acct_qt_build(m, &bad2, &qt, &d) == ACCT_RULES_EINVAL);
+    assert_true(acct_qt_build(m, &bad3, &qt, &d) == ACCT_RULES_EINVAL);
 
     /* exact map -> 4 rules, parsed back */
     struct acct_rules *r = new_rules();
-    CHECK(acct_dmap_rules(m, r, &d) == 0);
-    CHECK(r->coll[ACCT_COLL_bcast].n == 4 && r->nrules == 4);
+    assert_true(acct_dmap_rules(m, r, &d) == 0);
+    assert_true(r->coll[ACCT_COLL_bcast].n == 4 && r->nrules == 4);
     const struct acct_rule *v = r->coll[ACCT_COLL_bcast].v;
-    CHECK(v[0].comm_min == 1 && v[0].comm_max == 4 && v[0].bytes_min == 0 &&
+    assert_true(v[0].comm_min == 1 && v[0].comm_max == 4 && v[0].bytes_min == 0 &&
           v[0].bytes_max == 8192 && v[0].d.alg == m2[0].alg);
-    CHECK(v[1].comm_min == 1 && v[1].bytes_min == 8193 && v[1].bytes_max == UINT64_MAX &&
+    assert_true(v[1].comm_min == 1 && v[1].bytes_min == 8193 && v[1].bytes_max == UINT64_MAX &&
           v[1].d.alg == m2[1].alg && v[1].d.segment_bytes == 8192);
-    CHECK(v[2].comm_min == 5 && v[2].comm_max == comm[1] && v[2].bytes_max == 90);
-    CHECK(v[3].comm_min == 5 && v[3].bytes_min == 91);
-    CHECK(acct_dmap_rules(m, r, &d) == ACCT_RULES_EINVAL); /* already has bcast rules */
+    assert_true(v[2].comm_min == 5 && v[2].comm_max == comm[1] && v[2].bytes_max == 90);
+    assert_true(v[3].comm_min == 5 && v[3].bytes_min == 91);
+    assert_true(acct_dmap_rules(m, r, &d) == ACCT_RULES_EINVAL); /* already has bcast rules */
     struct acct_rules *back = roundtrip(r);
-    CHECK(acct_penalty_rules(m, back, &st) == 0 && NEAR(st.pen_max, 0) && st.compared == 6);
+    assert_true(acct_penalty_rules(m, back, &st) == 0 && NEAR(st.pen_max, 0) && st.compared == 6);
     acct_rules_free(back);
     acct_rules_free(r);
 
     /* a hole: cell (8, 8) unmeasured takes its nearest neighbour's decision */
     struct acct_dmap *h = NULL;
-    CHECK(acct_dmap_create(ACCT_COLL_bcast, comm, 2, bytes, 3, m2, 2, &h, &d) == 0);
+    assert_true(acct_dmap_create(ACCT_COLL_bcast, comm, 2, bytes, 3, m2, 2, &h, &d) == 0);
     for (size_t i = 0; i < 2; i++)
         for (size_t j = 0; j < 3; j++)
             if (!(i == 1 && j == 0)) {
                 acct_dmap_set(h, i, j, 0, A[i][j]);
                 acct_dmap_set(h, i, j, 1, B[i][j]);
             }
-    CHECK(acct_dmap_finish(h, &d) == 0);
-    CHECK(!h->measured[3] && h->best[3] == 0); /* above: A (distance 1, lower row first) */
-    CHECK(acct_penalty_rules(h, NULL, &st) == 0 && st.compared == 0 && st.unknown == 5);
+    assert_true(acct_dmap_finish(h, &d) == 0);
+    assert_true(!h->measured[3] && h->best[3] == 0); /* above: A (distance 1, lower row first) */
+    assert_true(acct_penalty_rules(h, NULL, &st) == 0 && st.compared == 0 && st.unknown == 5);
     acct_dmap_free(h);
 
     /* invalid grids */
     const int badc[] = { 4, 2 };
-    CHECK(acct_dmap_create(ACCT_COLL_bcast, badc, 2, bytes, 3, m2, 2, &h, &d) ==
+    assert_true(acct_dmap_create(ACCT_COLL_bcast, badc, 2, bytes, 3, m2, 2, &h, &d) ==
           ACCT_RULES_EINVAL && h == NULL);
     struct acct_decision wrong = dec(ACCT_COLL_reduce, "binomial", 0, 0);
-    CHECK(acct_dmap_create(ACCT_COLL_bcast, comm, 2, bytes, 3, &wrong, 1, &h, &d) ==
+    assert_true(acct_dmap_create(ACCT_COLL_bcast, comm, 2, bytes, 3, &wrong, 1, &h, &d) ==
           ACCT_RULES_EINVAL);
-    CHECK(acct_dmap_create(ACCT_COLL_bcast, comm, 2, bytes, 3, m2, 2, &h, &d) == 0);
-    CHECK(acct_dmap_finish(h, &d) == ACCT_RULES_EINVAL); /* nothing measured */
+    assert_true(acct_dmap_create(ACCT_COLL_bcast, comm, 2, bytes, 3, m2, 2, &h, &d) == 0);
+    assert_true(acct_dmap_finish(h, &d) == ACCT_RULES_EINVAL); /* nothing measured */
     acct_dmap_free(h);
     acct_diags_free(&d);
     acct_dmap_free(m);
@@ -198,8 +193,9 @@ static void test_small(void)
 
 /* ---- from tuning-result points -------------------------------------------- */
 
-static void test_points(void)
+static void test_points(void **state)
 {
+    (void)state;
     struct acct_result_point pts[5];
     memset(pts, 0, sizeof(pts));
     const struct { int p; uint64_t b; const char *alg; double t; } in[5] = {
@@ -216,35 +212,35 @@ static void test_points(void)
     }
     struct acct_dmap *m = NULL;
     struct acct_diags d = ACCT_DIAGS_INIT;
-    CHECK(acct_dmap_from_points(pts, 5, ACCT_COLL_allreduce, &m, &d) == 0 && m != NULL);
-    CHECK(m->ncomm == 2 && m->nbytes == 2 && m->nmethods == 2);
-    CHECK(m->best[0] == 1 && m->best[1] == 0 && m->best[2] == 0 && m->best[3] == 1);
+    assert_true(acct_dmap_from_points(pts, 5, ACCT_COLL_allreduce, &m, &d) == 0 && m != NULL);
+    assert_true(m->ncomm == 2 && m->nbytes == 2 && m->nmethods == 2);
+    assert_true(m->best[0] == 1 && m->best[1] == 0 && m->best[2] == 0 && m->best[3] == 1);
     /* CSV: a header and one line per cell */
     char *csv = NULL;
     size_t clen = 0;
     FILE *cf = open_memstream(&csv, &clen);
-    CHECK(acct_dmap_write_csv(cf, m, NULL) == 0);
+    assert_true(acct_dmap_write_csv(cf, m, NULL) == 0);
     fclose(cf);
     size_t lines = 0;
     for (size_t i = 0; i < clen; i++)
         lines += csv[i] == '\n';
-    CHECK(lines == 5 && strstr(csv, "allreduce,4,1024,1,\"recursive_doubling\",40,") != NULL);
+    assert_true(lines == 5 && strstr(csv, "allreduce,4,1024,1,\"recursive_doubling\",40,") != NULL);
     free(csv);
     acct_dmap_free(m);
     /* all collectives at once */
     struct acct_rules *r = new_rules();
     struct acct_penalty_stats st[ACCT_COLL_COUNT];
     struct acct_qt_params p1 = { 1, 100, ACCT_QT_LEAF_MAJORITY };
-    CHECK(acct_decide_from_points(pts, 5, NULL, r, st, &d) == 0);
-    CHECK(r->coll[ACCT_COLL_allreduce].n >= 2 && r->coll[ACCT_COLL_bcast].n == 0 &&
+    assert_true(acct_decide_from_points(pts, 5, NULL, r, st, &d) == 0);
+    assert_true(r->coll[ACCT_COLL_allreduce].n >= 2 && r->coll[ACCT_COLL_bcast].n == 0 &&
           st[ACCT_COLL_allreduce].compared == 4 && st[ACCT_COLL_allreduce].pen_max == 0);
     acct_rules_free(roundtrip(r));
     acct_rules_free(r);
     r = new_rules();
-    CHECK(acct_decide_from_points(pts, 5, &p1, r, st, &d) == 0);
-    CHECK(st[ACCT_COLL_allreduce].leaves == 4);
+    assert_true(acct_decide_from_points(pts, 5, &p1, r, st, &d) == 0);
+    assert_true(st[ACCT_COLL_allreduce].leaves == 4);
     acct_rules_free(r);
-    CHECK(acct_dmap_from_points(pts, 5, ACCT_COLL_bcast, &m, &d) == 0 && m == NULL);
+    assert_true(acct_dmap_from_points(pts, 5, ACCT_COLL_bcast, &m, &d) == 0 && m == NULL);
     /* decisions without a measurement (acct-tune --strategy plane's
      * interpolated cells): a row of their own (8 ranks) and a cell that is
      * also measured (the measurement wins); the hole at (16, 64 KiB) is
@@ -263,25 +259,25 @@ static void test_points(void)
         dc[i].d = dec(ACCT_COLL_allreduce, di[i].alg, di[i].seg, 0);
         dc[i].median_us = -1; /* ignored */
     }
-    CHECK(acct_dmap_from_points_decided(pts, 5, dc, 3, ACCT_COLL_allreduce, &m, &d) == 0 &&
+    assert_true(acct_dmap_from_points_decided(pts, 5, dc, 3, ACCT_COLL_allreduce, &m, &d) == 0 &&
           m != NULL);
     if (m != NULL) {
-        CHECK(m->ncomm == 3 && m->nbytes == 3 && m->nmethods == 4);
+        assert_true(m->ncomm == 3 && m->nbytes == 3 && m->nmethods == 4);
         size_t i8 = acct_dmap_row(m, 8), i16 = acct_dmap_row(m, 16);
         size_t j1k = acct_dmap_col(m, 1024), j64k = acct_dmap_col(m, 65536);
         const struct acct_decision *b8 = &m->methods[m->best[i8 * m->nbytes + j1k]];
-        CHECK(strcmp(b8->alg->name, "segmented_ring") == 0 && b8->segment_bytes == 4096);
-        CHECK(!m->measured[i8 * m->nbytes + j1k]);
+        assert_true(strcmp(b8->alg->name, "segmented_ring") == 0 && b8->segment_bytes == 4096);
+        assert_true(!m->measured[i8 * m->nbytes + j1k]);
         /* measured recursive_doubling (40 us) beats the decided ring */
-        CHECK(strcmp(m->methods[m->best[acct_dmap_row(m, 4) * m->nbytes + j1k]].alg->name,
+        assert_true(strcmp(m->methods[m->best[acct_dmap_row(m, 4) * m->nbytes + j1k]].alg->name,
                      "recursive_doubling") == 0);
         const struct acct_decision *h = &m->methods[m->best[i16 * m->nbytes + j64k]];
-        CHECK(strcmp(h->alg->name, "segmented_ring") == 0 && h->segment_bytes == 8192);
+        assert_true(strcmp(h->alg->name, "segmented_ring") == 0 && h->segment_bytes == 8192);
         acct_dmap_free(m);
     }
-    CHECK(acct_dmap_decide(NULL, 0, 0, 0) == ACCT_RULES_EINVAL);
+    assert_true(acct_dmap_decide(NULL, 0, 0, 0) == ACCT_RULES_EINVAL);
     pts[2].median_us = -5;
-    CHECK(acct_dmap_from_points(pts, 5, ACCT_COLL_allreduce, &m, &d) == ACCT_RULES_EINVAL);
+    assert_true(acct_dmap_from_points(pts, 5, ACCT_COLL_allreduce, &m, &d) == ACCT_RULES_EINVAL);
     acct_diags_free(&d);
 }
 
@@ -296,7 +292,7 @@ static void check_tree(const struct acct_dmap *m, const struct acct_quadtree *qt
     for (size_t k = 0; k < qt->nnodes; k++) {
         const struct acct_qt_node *nd = &qt->nodes[k];
         if (p->max_depth != ACCT_QT_UNLIMITED)
-            CHECK(nd->depth <= p->max_depth);
+            assert_true(nd->depth <= p->max_depth);
         if (nd->nchild != 0)
             continue;
         /* a leaf is uniform, at the depth limit, or meets the threshold */
@@ -308,52 +304,52 @@ static void check_tree(const struct acct_dmap *m, const struct acct_quadtree *qt
         for (size_t q = 0; q < m->nmethods; q++)
             if (cnt[q] > mx)
                 mx = cnt[q];
-        CHECK(mx == n || nd->depth == p->max_depth || (double)mx * 100 >= p->accuracy * (double)n);
+        assert_true(mx == n || nd->depth == p->max_depth || (double)mx * 100 >= p->accuracy * (double)n);
         if (p->leaf_choice == ACCT_QT_LEAF_MAJORITY)
-            CHECK(cnt[nd->method] == mx);
+            assert_true(cnt[nd->method] == mx);
     }
     /* the in-memory lookup agrees with the cells, at measured sizes and anywhere */
     for (size_t i = 0; i < m->ncomm; i++)
         for (size_t j = 0; j < m->nbytes; j++)
-            CHECK(acct_qt_lookup(qt, m->comm[i], m->bytes[j]) ==
+            assert_true(acct_qt_lookup(qt, m->comm[i], m->bytes[j]) ==
                   &qt->methods[cells[i * m->nbytes + j]]);
     for (int t = 0; t < 2000; t++) {
         int cs = 1 + rand_r(seed) % 2000;
         uint64_t b = (uint64_t)rand_r(seed) << (rand_r(seed) % 30);
         if (cs > m->comm[m->ncomm - 1]) { /* beyond what was measured: nothing */
-            CHECK(acct_qt_lookup(qt, cs, b) == NULL);
+            assert_true(acct_qt_lookup(qt, cs, b) == NULL);
             continue;
         }
         size_t i = acct_dmap_row(m, cs), j = acct_dmap_col(m, b);
-        CHECK(cs >= m->comm_lo[i] && cs <= m->comm_hi[i]);
-        CHECK(b >= m->bytes_lo[j] && b <= m->bytes_hi[j]);
-        CHECK(acct_qt_lookup(qt, cs, b) == &qt->methods[cells[i * m->nbytes + j]]);
+        assert_true(cs >= m->comm_lo[i] && cs <= m->comm_hi[i]);
+        assert_true(b >= m->bytes_lo[j] && b <= m->bytes_hi[j]);
+        assert_true(acct_qt_lookup(qt, cs, b) == &qt->methods[cells[i * m->nbytes + j]]);
     }
     /* rules: valid file, same decisions as the tree everywhere */
     struct acct_rules *r = new_rules();
     struct acct_diags d = ACCT_DIAGS_INIT;
-    CHECK(acct_qt_rules(qt, r, &d) == 0);
-    CHECK(r->coll[m->coll].n <= qt->nleaves);
+    assert_true(acct_qt_rules(qt, r, &d) == 0);
+    assert_true(r->coll[m->coll].n <= qt->nleaves);
     struct acct_rules *back = roundtrip(r);
     if (back != NULL) {
         for (int t = 0; t < 300; t++) {
             int cs = 1 + rand_r(seed) % 3000;
             struct acct_table *tab = NULL;
-            CHECK(acct_rules_resolve(back, m->coll, cs, &tab) == 0);
+            assert_true(acct_rules_resolve(back, m->coll, cs, &tab) == 0);
             for (int u = 0; u < 20; u++) {
                 uint64_t b = (uint64_t)rand_r(seed) << (rand_r(seed) % 34);
                 const struct acct_decision *want = acct_qt_lookup(qt, cs, b),
                                            *got = acct_table_lookup(tab, b);
                 if (want == NULL) /* beyond the largest measured size: native */
-                    CHECK(got == NULL || (got->alg->flags & ACCT_ALG_NATIVE));
+                    assert_true(got == NULL || (got->alg->flags & ACCT_ALG_NATIVE));
                 else
-                    CHECK(got != NULL && acct_decision_equal(got, want));
+                    assert_true(got != NULL && acct_decision_equal(got, want));
             }
             acct_table_free(tab);
         }
         struct acct_penalty_stats a, b;
-        CHECK(acct_qt_stats(qt, m, &a) == 0 && acct_penalty_rules(m, back, &b) == 0);
-        CHECK(NEAR(a.pen_mean, b.pen_mean) && NEAR(a.pen_max, b.pen_max) &&
+        assert_true(acct_qt_stats(qt, m, &a) == 0 && acct_penalty_rules(m, back, &b) == 0);
+        assert_true(NEAR(a.pen_mean, b.pen_mean) && NEAR(a.pen_max, b.pen_max) &&
               a.compared == b.compared);
     }
     acct_rules_free(back);
@@ -363,13 +359,14 @@ static void check_tree(const struct acct_dmap *m, const struct acct_quadtree *qt
     free(cells);
 }
 
-static void test_random(void)
+static void test_random(void **state)
 {
+    (void)state;
     unsigned seed = 12345;
     for (int trial = 0; trial < 30; trial++) {
         struct acct_dmap *m = NULL;
         size_t nc = 1 + (size_t)(rand_r(&seed) % 14), nb = 1 + (size_t)(rand_r(&seed) % 24);
-        CHECK(acct_synth_map(ACCT_COLL_bcast, nc, nb, 1 + rand_r(&seed) % 6, seed, &m) == 0);
+        assert_true(acct_synth_map(ACCT_COLL_bcast, nc, nb, 1 + rand_r(&seed) % 6, seed, &m) == 0);
         if (m == NULL)
             continue;
         const struct acct_qt_params ps[] = {
@@ -384,7 +381,7 @@ static void test_random(void)
         for (size_t k = 0; k < sizeof(ps) / sizeof(ps[0]); k++) {
             struct acct_quadtree *qt = NULL;
             struct acct_diags d = ACCT_DIAGS_INIT;
-            CHECK(acct_qt_build(m, &ps[k], &qt, &d) == 0);
+            assert_true(acct_qt_build(m, &ps[k], &qt, &d) == 0);
             if (qt == NULL)
                 continue;
             check_tree(m, qt, &ps[k], &seed);
@@ -392,12 +389,12 @@ static void test_random(void)
                 struct acct_penalty_stats st;
                 int32_t *cells = malloc(nc * nb * sizeof(*cells));
                 acct_qt_cells(qt, cells);
-                CHECK(memcmp(cells, m->best, nc * nb * sizeof(*cells)) == 0);
-                CHECK(acct_qt_stats(qt, m, &st) == 0 && st.pen_max == 0);
+                assert_true(memcmp(cells, m->best, nc * nb * sizeof(*cells)) == 0);
+                assert_true(acct_qt_stats(qt, m, &st) == 0 && st.pen_max == 0);
                 int lim = 0;
                 while ((1u << lim) < (nc > nb ? nc : nb))
                     lim++;
-                CHECK(st.depth_max <= lim);
+                assert_true(st.depth_max <= lim);
                 free(cells);
             }
             acct_diags_free(&d);
@@ -407,10 +404,11 @@ static void test_random(void)
     }
 }
 
-static void test_table(void)
+static void test_table(void **state)
 {
+    (void)state;
     struct acct_dmap *m = NULL;
-    CHECK(acct_synth_map(ACCT_COLL_bcast, 32, 32, 5, 7, &m) == 0);
+    assert_true(acct_synth_map(ACCT_COLL_bcast, 32, 32, 5, 7, &m) == 0);
     if (m == NULL)
         return;
     printf("synthetic bcast map 32 x 32, 5 methods, random blocks (acct_synth_map seed 7)\n");
@@ -419,38 +417,38 @@ static void test_table(void)
         struct acct_qt_params p = { depth, 100, ACCT_QT_LEAF_MAJORITY };
         struct acct_quadtree *qt = NULL;
         struct acct_penalty_stats st;
-        CHECK(acct_qt_build(m, &p, &qt, NULL) == 0);
-        CHECK(acct_qt_stats(qt, m, &st) == 0);
+        assert_true(acct_qt_build(m, &p, &qt, NULL) == 0);
+        assert_true(acct_qt_stats(qt, m, &st) == 0);
         char label[16];
         snprintf(label, sizeof(label), "depth %d", depth);
         acct_penalty_print_row(stdout, label, &st);
-        CHECK(st.depth_max <= depth);
+        assert_true(st.depth_max <= depth);
         if (depth == 5) /* 32 x 32: depth 5 is exact */
-            CHECK(st.pen_max == 0);
+            assert_true(st.pen_max == 0);
         acct_qt_free(qt);
     }
     acct_dmap_free(m);
 }
 
 /* ---- measured data ------------------------------------------------------------
- * tests/data/bcast-shm-np8.yaml: acct-bench timings of 9 bcast methods on
+ * data/bcast-shm-np8.yaml: acct-bench timings of 9 bcast methods on
  * 2..8 ranks of this host (docs/decisions.md), read with the tuning-result
- * parser when libacct has it. */
+ * parser. */
 
-static void test_real(void)
+static void test_real(void **state)
 {
-#ifdef ACCT_HAVE_RESULT_PARSER
+    (void)state;
     struct acct_result *res = NULL;
     struct acct_diags d = ACCT_DIAGS_INIT;
     int rc = acct_result_parse_file(ACCT_DECISION_TESTDATA "/bcast-shm-np8.yaml", &res, &d);
     if (rc != ACCT_RULES_OK)
         acct_diags_print(&d, stderr);
-    CHECK(rc == ACCT_RULES_OK);
+    assert_true(rc == ACCT_RULES_OK);
     struct acct_dmap *m = NULL;
     if (res != NULL)
-        CHECK(acct_dmap_from_points(res->points, res->npoints, ACCT_COLL_bcast, &m, &d) == 0);
+        assert_true(acct_dmap_from_points(res->points, res->npoints, ACCT_COLL_bcast, &m, &d) == 0);
     if (m != NULL) {
-        CHECK(m->ncomm == 5 && m->nbytes == 9 && m->nmethods == 9);
+        assert_true(m->ncomm == 5 && m->nbytes == 9 && m->nmethods == 9);
         for (int lc = 0; lc < 2; lc++) {
             printf("measured bcast map 5 x 9, 9 methods, leaves: %s\n",
                    lc ? "least total penalty" : "majority");
@@ -460,13 +458,13 @@ static void test_real(void)
                                             (enum acct_qt_leaf_choice)lc };
                 struct acct_quadtree *qt = NULL;
                 struct acct_penalty_stats st;
-                CHECK(acct_qt_build(m, &p, &qt, &d) == 0);
-                CHECK(qt != NULL && acct_qt_stats(qt, m, &st) == 0);
+                assert_true(acct_qt_build(m, &p, &qt, &d) == 0);
+                assert_true(qt != NULL && acct_qt_stats(qt, m, &st) == 0);
                 char label[16];
                 snprintf(label, sizeof(label), depth == 5 ? "exact" : "depth %d", depth);
                 acct_penalty_print_row(stdout, label, &st);
                 if (depth == 5)
-                    CHECK(st.pen_max == 0 && st.compared == 45);
+                    assert_true(st.pen_max == 0 && st.compared == 45);
                 acct_qt_free(qt);
             }
         }
@@ -474,9 +472,6 @@ static void test_real(void)
     acct_dmap_free(m);
     acct_result_free(res);
     acct_diags_free(&d);
-#else
-    printf("skipped: built without the tuning-result parser\n");
-#endif
 }
 
 /* ---- exports ------------------------------------------------------------------ */
@@ -519,7 +514,7 @@ static struct acct_rules *example_rules(void)
     int rc = acct_rules_parse_buffer("example.yaml", rules_yaml, strlen(rules_yaml), &r, &d);
     if (rc != ACCT_RULES_OK)
         acct_diags_print(&d, stderr);
-    CHECK(rc == ACCT_RULES_OK);
+    assert_true(rc == ACCT_RULES_OK);
     acct_diags_free(&d);
     return r;
 }
@@ -545,21 +540,35 @@ static size_t probe_sizes(const struct acct_rules *r, uint64_t *out, size_t max)
     return n;
 }
 
-static void test_ompi(void)
+/* The example rules, exported for Open MPI with the options o (notes may
+ * be NULL) into a new buffer *buf of *len bytes. */
+static struct acct_rules *export_example(const struct acct_ompi_export_opts *o, char **buf,
+                                         size_t *len, struct acct_diags *notes)
 {
     struct acct_rules *r = example_rules();
+    *buf = NULL;
+    *len = 0;
     if (r == NULL)
-        return;
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
+        return NULL;
+    FILE *f = open_memstream(buf, len);
+    assert_true(acct_export_ompi(f, r, o, notes) == 0);
+    fclose(f);
+    return r;
+}
+
+static void test_ompi(void **state)
+{
+    (void)state;
+    char *buf;
+    size_t len;
     struct acct_diags notes = ACCT_DIAGS_INIT, d = ACCT_DIAGS_INIT;
     struct acct_ompi_export_opts o = { .max_comm_size = 24 };
-    CHECK(acct_export_ompi(f, r, &o, &notes) == 0);
-    fclose(f);
+    struct acct_rules *r = export_example(&o, &buf, &len, &notes);
+    if (r == NULL)
+        return;
     /* notes: allgather_reduce, alltoall gather_scatter (no equivalent),
      * binary's reorder */
-    CHECK(notes.total == 3);
+    assert_true(notes.total == 3);
     if (getenv("ACCT_TEST_VERBOSE")) {
         fputs(buf, stdout);
         acct_diags_print(&notes, stdout);
@@ -570,7 +579,7 @@ static void test_ompi(void)
         acct_diags_print(&d, stderr);
         fputs(buf, stderr);
     }
-    CHECK(rc == 0);
+    assert_true(rc == 0);
     uint64_t sizes[256];
     size_t ns = probe_sizes(r, sizes, 256);
     size_t compared = 0;
@@ -578,7 +587,7 @@ static void test_ompi(void)
         int id = acct_ompi_coll_id((enum acct_coll_id)c);
         for (int p = 1; p <= o.max_comm_size; p++) {
             struct acct_table *t = NULL;
-            CHECK(acct_rules_resolve(r, (enum acct_coll_id)c, p, &t) == 0);
+            assert_true(acct_rules_resolve(r, (enum acct_coll_id)c, p, &t) == 0);
             for (size_t k = 0; k < ns; k++) {
                 uint64_t m = c == ACCT_COLL_barrier ? 0 : sizes[k];
                 const struct acct_decision *want = acct_table_lookup(t, m);
@@ -589,24 +598,21 @@ static void test_ompi(void)
                 if (msg > (uint64_t)LONG_MAX)
                     continue; /* beyond what Open MPI can express */
                 compared++;
-                if (galg != mp->id) {
-                    fprintf(stderr, "%s p=%d m=%llu: Open MPI alg %d, want %d (%s)\n",
-                            acct_coll_name((enum acct_coll_id)c), p, (unsigned long long)m,
-                            galg, mp->id, want->alg->name);
-                    failures++;
-                    continue;
-                }
+                if (galg != mp->id)
+                    fail_msg("%s p=%d m=%llu: Open MPI alg %d, want %d (%s)",
+                             acct_coll_name((enum acct_coll_id)c), p, (unsigned long long)m,
+                             galg, mp->id, want->alg->name);
                 if (galg == 0)
                     continue;
                 int fan = want->alg->flags & ACCT_ALG_FANOUT
                               ? (want->fanout ? want->fanout : want->alg->fanout_default)
                               : 0;
-                CHECK(got->segsize == (int)want->segment_bytes && got->faninout == fan);
+                assert_true(got->segsize == (int)want->segment_bytes && got->faninout == fan);
             }
             acct_table_free(t);
         }
     }
-    CHECK(compared > 1000);
+    assert_true(compared > 1000);
     /* the example's shape: pairs (1, 1) of sections for bcast */
     acct_ompi_rules_free(om);
     acct_diags_free(&notes);
@@ -615,8 +621,9 @@ static void test_ompi(void)
     acct_rules_free(r);
 }
 
-static void test_ompi_bad(void)
+static void test_ompi_bad(void **state)
 {
+    (void)state;
     static const struct {
         const char *text;
         int line; /* of the first problem */
@@ -646,16 +653,14 @@ static void test_ompi_bad(void)
         int rc = acct_ompi_parse_buffer("bad.conf", cases[i].text, strlen(cases[i].text), &om,
                                         &d);
         if (cases[i].needle == NULL) {
-            CHECK(rc == 0 && om != NULL && d.total == 0);
+            assert_true(rc == 0 && om != NULL && d.total == 0);
         } else {
             char line[1024] = "";
             if (d.n > 0)
                 acct_diag_format(&d, 0, line, sizeof(line));
             if (rc != ACCT_RULES_EINVAL || om != NULL || d.n == 0 ||
-                d.v[0].line != cases[i].line || strstr(line, cases[i].needle) == NULL) {
-                fprintf(stderr, "case %zu: rc %d, first problem: %s\n", i, rc, line);
-                failures++;
-            }
+                d.v[0].line != cases[i].line || strstr(line, cases[i].needle) == NULL)
+                fail_msg("case %zu: rc %d, first problem: %s", i, rc, line);
         }
         acct_ompi_rules_free(om);
         acct_diags_free(&d);
@@ -664,17 +669,15 @@ static void test_ompi_bad(void)
 
 /* Random mutations of an exported file: the validator never crashes, and
  * whatever it accepts answers lookups. */
-static void test_ompi_mutations(void)
+static void test_ompi_mutations(void **state)
 {
-    struct acct_rules *r = example_rules();
+    (void)state;
+    char *buf;
+    size_t len;
+    struct acct_ompi_export_opts o = { .max_comm_size = 6 };
+    struct acct_rules *r = export_example(&o, &buf, &len, NULL);
     if (r == NULL)
         return;
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    struct acct_ompi_export_opts o = { .max_comm_size = 6 };
-    CHECK(acct_export_ompi(f, r, &o, NULL) == 0);
-    fclose(f);
     unsigned seed = 4242;
     size_t accepted = 0;
     char *mut = malloc(len + 64);
@@ -704,8 +707,8 @@ static void test_ompi_mutations(void)
         struct acct_ompi_rules *om = NULL;
         struct acct_diags d = ACCT_DIAGS_INIT;
         int rc = acct_ompi_parse_buffer("mut.conf", mut, n, &om, &d);
-        CHECK((rc == 0) == (om != NULL));
-        CHECK(rc == 0 || d.total > 0);
+        assert_true((rc == 0) == (om != NULL));
+        assert_true(rc == 0 || d.total > 0);
         if (om != NULL) {
             accepted++;
             for (int p = 0; p < 10; p++)
@@ -730,27 +733,25 @@ static int write_file(const char *path, const char *text)
     return fclose(f);
 }
 
-static void test_c_export(void)
+static void test_c_export(void **state)
 {
+    (void)state;
     struct acct_rules *r = example_rules();
     if (r == NULL)
         return;
     char dir[] = "/tmp/acct-cexport-XXXXXX";
-    if (mkdtemp(dir) == NULL) {
-        failures++;
-        acct_rules_free(r);
-        return;
-    }
+    if (mkdtemp(dir) == NULL)
+        fail_msg("mkdtemp %s: %s", dir, strerror(errno));
     char gen[256], drv[256], in[256], exe[256], cmd[2048];
     snprintf(gen, sizeof(gen), "%s/gen.c", dir);
     snprintf(drv, sizeof(drv), "%s/drv.c", dir);
     snprintf(in, sizeof(in), "%s/in.txt", dir);
     snprintf(exe, sizeof(exe), "%s/drv", dir);
     FILE *f = fopen(gen, "w");
-    CHECK(f != NULL && acct_export_c(f, r, NULL) == 0);
+    assert_true(f != NULL && acct_export_c(f, r, NULL) == 0);
     if (f)
         fclose(f);
-    CHECK(acct_export_c(stdout, r, "9bad") == ACCT_RULES_EINVAL);
+    assert_true(acct_export_c(stdout, r, "9bad") == ACCT_RULES_EINVAL);
 
     /* A driver: reads "coll p bytes" lines, prints the decision. */
     char *dsrc = NULL;
@@ -778,7 +779,7 @@ static void test_c_export(void)
                 "        printf(\"%%s %%llu %%d %%d\\n\", d->alg, (unsigned long long)d->segment, "
                 "d->fanout, (int)d->reorder);\n    }\n    return 0;\n}\n");
     fclose(ds);
-    CHECK(write_file(drv, dsrc) == 0);
+    assert_true(write_file(drv, dsrc) == 0);
     free(dsrc);
 
     /* Queries and the expected answers from acct_rules_resolve. */
@@ -795,7 +796,7 @@ static void test_c_export(void)
             continue;
         for (size_t pi = 0; pi < sizeof(ps) / sizeof(ps[0]); pi++) {
             struct acct_table *t = NULL;
-            CHECK(acct_rules_resolve(r, (enum acct_coll_id)c, ps[pi], &t) == 0);
+            assert_true(acct_rules_resolve(r, (enum acct_coll_id)c, ps[pi], &t) == 0);
             for (size_t k = 0; k < ns; k++) {
                 const struct acct_decision *dd = acct_table_lookup(t, sizes[k]);
                 fprintf(q, "%s %d %llu\n", acct_coll_name((enum acct_coll_id)c), ps[pi],
@@ -821,8 +822,8 @@ static void test_c_export(void)
         fputs(line, g);
     int st = pp ? pclose(pp) : -1;
     fclose(g);
-    CHECK(st == 0);
-    CHECK(glen == wlen && memcmp(got, want, wlen) == 0);
+    assert_true(st == 0);
+    assert_true(glen == wlen && memcmp(got, want, wlen) == 0);
     if (glen != wlen || memcmp(got, want, wlen) != 0)
         fprintf(stderr, "generated C disagrees with acct_table_lookup (kept in %s)\n", dir);
     else {
@@ -840,27 +841,17 @@ static void test_c_export(void)
 
 int main(int argc, char **argv)
 {
-    const char *which = argc > 1 ? argv[1] : "all";
-    int all = strcmp(which, "all") == 0;
-    if (all || strcmp(which, "small") == 0) {
-        test_small();
-        test_points();
-    }
-    if (all || strcmp(which, "random") == 0)
-        test_random();
-    if (all || strcmp(which, "table") == 0) {
-        test_table();
-        test_real();
-    }
-    if (all || strcmp(which, "ompi") == 0)
-        test_ompi();
-    if (all || strcmp(which, "ompi_bad") == 0) {
-        test_ompi_bad();
-        test_ompi_mutations();
-    }
-    if (all || strcmp(which, "c_export") == 0)
-        test_c_export();
-    if (failures)
-        fprintf(stderr, "%d checks failed\n", failures);
-    return failures ? 1 : 0;
+    static const struct acct_test_case cases[] = {
+        ACCT_TEST_CASE("small", test_small),
+        ACCT_TEST_CASE("small", test_points),
+        ACCT_TEST_CASE("random", test_random),
+        ACCT_TEST_CASE("table", test_table),
+        ACCT_TEST_CASE("table", test_real),
+        ACCT_TEST_CASE("ompi", test_ompi),
+        ACCT_TEST_CASE("ompi_bad", test_ompi_bad),
+        ACCT_TEST_CASE("ompi_bad", test_ompi_mutations),
+        ACCT_TEST_CASE("c_export", test_c_export),
+    };
+    return acct_test_run("test_decision", cases, sizeof cases / sizeof *cases,
+                         argc > 1 ? argv[1] : NULL) == 0 ? 0 : 1;
 }

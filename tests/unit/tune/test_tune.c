@@ -5,8 +5,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "acct_test.h"
+
 #include "acct/alg.h"
-#include "test_check.h"
 #include "tune.h"
 
 
@@ -34,41 +35,42 @@ static int parse(const char *line, int world, struct tune_opts *o, char *err, si
     return tune_opts_parse(argc, argv, world, o, err, len);
 }
 
-static void test_options(void)
+static void test_options(void **state)
 {
+    (void)state;
     struct tune_opts o;
     char err[TUNE_ERRLEN];
 
-    CHECK(parse("", 8, &o, err, sizeof(err)) == TUNE_EXIT_OK, "defaults: %s", err);
-    CHECK(o.comm_sizes.n == 5 && o.comm_sizes.v[0] == 2 && o.comm_sizes.v[1] == 3 &&
+    acct_assert(parse("", 8, &o, err, sizeof(err)) == TUNE_EXIT_OK, "defaults: %s", err);
+    acct_assert(o.comm_sizes.n == 5 && o.comm_sizes.v[0] == 2 && o.comm_sizes.v[1] == 3 &&
               o.comm_sizes.v[3] == 6 && o.comm_sizes.v[4] == 8,
           "default comm sizes on 8 ranks: 2,3,4,6,8 (got %zu)", o.comm_sizes.n);
-    CHECK(o.sizes.n == 18 && o.sizes.v[0] == 8 && o.sizes.v[17] == 1048576, "default sizes");
-    CHECK(o.strategy == TUNE_SMGD && o.primary == TUNE_PRIMARY_FULL, "default strategy");
+    acct_assert(o.sizes.n == 18 && o.sizes.v[0] == 8 && o.sizes.v[17] == 1048576, "default sizes");
+    acct_assert(o.strategy == TUNE_SMGD && o.primary == TUNE_PRIMARY_FULL, "default strategy");
     tune_opts_free(&o);
 
-    CHECK(parse("--budget 10m --sizes 64K,8,8 --strategy reduced", 4, &o, err, sizeof(err)) ==
+    acct_assert(parse("--budget 10m --sizes 64K,8,8 --strategy reduced", 4, &o, err, sizeof(err)) ==
               TUNE_EXIT_OK && o.budget_s == 600.0 && o.sizes.n == 2 && o.sizes.v[0] == 8 &&
               o.primary == TUNE_PRIMARY_REDUCED,
           "budget, sorted unique sizes, reduced: %s", err);
     tune_opts_free(&o);
-    CHECK(parse("--source hybrid", 4, &o, err, sizeof(err)) == TUNE_EXIT_OK &&
+    acct_assert(parse("--source hybrid", 4, &o, err, sizeof(err)) == TUNE_EXIT_OK &&
               o.strategy == TUNE_HYBRID && strcmp(o.strategy_word, "hybrid") == 0,
           "--source hybrid implies the hybrid strategy");
     tune_opts_free(&o);
-    CHECK(parse("--strategy plane", 4, &o, err, sizeof(err)) == TUNE_EXIT_OK &&
+    acct_assert(parse("--strategy plane", 4, &o, err, sizeof(err)) == TUNE_EXIT_OK &&
               o.primary == TUNE_PRIMARY_PLANE && o.strategy == TUNE_SMGD &&
               o.row_stride == 2 && o.col_stride == 2 && o.keep < 0 && o.check == 0.2 &&
               strcmp(o.strategy_word, "plane") == 0,
           "--strategy plane and its defaults: %s", err);
     tune_opts_free(&o);
-    CHECK(parse("--strategy plane --source hybrid --row-stride 3 --col-stride 4 --keep 0.5 "
+    acct_assert(parse("--strategy plane --source hybrid --row-stride 3 --col-stride 4 --keep 0.5 "
                 "--check 0", 4, &o, err, sizeof(err)) == TUNE_EXIT_OK &&
               o.strategy == TUNE_HYBRID && strcmp(o.strategy_word, "plane") == 0 &&
               o.row_stride == 3 && o.col_stride == 4 && o.keep == 0.5 && o.check == 0.0,
           "plane with hybrid searches keeps its word; strides, keep, check: %s", err);
     tune_opts_free(&o);
-    CHECK(parse("--source model --plogp-out p.txt", 4, &o, err, sizeof(err)) == TUNE_EXIT_OK &&
+    acct_assert(parse("--source model --plogp-out p.txt", 4, &o, err, sizeof(err)) == TUNE_EXIT_OK &&
               o.plogp_out != NULL && strcmp(o.plogp_out, "p.txt") == 0,
           "--plogp-out with --source model");
     tune_opts_free(&o);
@@ -97,49 +99,51 @@ static void test_options(void)
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         err[0] = '\0';
         int rc = parse(bad[i].args, 4, &o, err, sizeof(err));
-        CHECK(rc == TUNE_EXIT_USAGE && strstr(err, bad[i].msg) != NULL,
+        acct_assert(rc == TUNE_EXIT_USAGE && strstr(err, bad[i].msg) != NULL,
               "\"%s\": rc %d, message \"%s\"", bad[i].args, rc, err);
         tune_opts_free(&o);
     }
 }
 
-static void test_grid(void)
+static void test_grid(void **state)
 {
+    (void)state;
     uint64_t segs[40];
     size_t n = tune_segments(65536, 1024, 12, segs);
 
-    CHECK(n == 7 && segs[0] == 0 && segs[1] == 32768 && segs[6] == 1024,
+    acct_assert(n == 7 && segs[0] == 0 && segs[1] == 32768 && segs[6] == 1024,
           "segments of 64K from 1K: 0,32K..1K (got %zu)", n);
-    CHECK(tune_segments(1024, 1024, 12, segs) == 1, "no segment below the minimum");
-    CHECK(tune_segments(1048576, 1024, 4, segs) == 4 && segs[3] == 131072, "max segments");
+    acct_assert(tune_segments(1024, 1024, 12, segs) == 1, "no segment below the minimum");
+    acct_assert(tune_segments(1048576, 1024, 4, segs) == 4 && segs[3] == 131072, "max segments");
 
     struct tune_method *m = NULL;
     size_t nm = 0;
-    CHECK(tune_methods(ACCT_COLL_bcast, 3, &m, &nm) == 0 && nm > 0, "bcast methods");
+    acct_assert(tune_methods(ACCT_COLL_bcast, 3, &m, &nm) == 0 && nm > 0, "bcast methods");
     for (size_t i = 0; i < nm; i++) {
-        CHECK(m[i].d.alg->coll == ACCT_COLL_bcast, "method of another collective");
-        CHECK(!(m[i].d.alg->flags & ACCT_ALG_POW2), "power-of-two method on 3 ranks");
-        CHECK(!(m[i].d.alg->flags & ACCT_ALG_FANOUT) || m[i].d.fanout < 3,
+        acct_assert(m[i].d.alg->coll == ACCT_COLL_bcast, "method of another collective");
+        acct_assert(!(m[i].d.alg->flags & ACCT_ALG_POW2), "power-of-two method on 3 ranks");
+        acct_assert(!(m[i].d.alg->flags & ACCT_ALG_FANOUT) || m[i].d.fanout < 3,
               "fan-out %d not below 3", m[i].d.fanout);
-        CHECK((m[i].proxy == 0) == ((m[i].d.alg->flags & ACCT_ALG_SEGMENTED) != 0),
+        acct_assert((m[i].proxy == 0) == ((m[i].d.alg->flags & ACCT_ALG_SEGMENTED) != 0),
               "bcast segmented methods have the pipeline proxy");
     }
     free(m);
-    CHECK(tune_methods(ACCT_COLL_alltoall, 4, &m, &nm) == 0 && nm >= 4, "alltoall methods");
+    acct_assert(tune_methods(ACCT_COLL_alltoall, 4, &m, &nm) == 0 && nm >= 4, "alltoall methods");
     for (size_t i = 0; i < nm; i++)
-        CHECK(m[i].proxy == -1, "alltoall has no proxy");
+        acct_assert(m[i].proxy == -1, "alltoall has no proxy");
     free(m);
 }
 
-static void test_used(void)
+static void test_used(void **state)
 {
+    (void)state;
     char path[256], err[TUNE_ERRLEN];
     struct tune_used_point *pts = NULL;
     size_t n = 0;
 
     snprintf(path, sizeof(path), "%s/used.txt", dir);
     write_file(path, "# points\nbcast 8 64K\n\n  allreduce 4 8   # small\nbarrier 16 0\n");
-    CHECK(tune_used_parse(path, &pts, &n, err, sizeof(err)) == 0 && n == 3 &&
+    acct_assert(tune_used_parse(path, &pts, &n, err, sizeof(err)) == 0 && n == 3 &&
               pts[0].coll == ACCT_COLL_bcast && pts[0].comm_size == 8 &&
               pts[0].bytes == 65536 && pts[1].bytes == 8 && pts[2].coll == ACCT_COLL_barrier,
           "used file: %s", err);
@@ -157,7 +161,7 @@ static void test_used(void)
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         write_file(path, bad[i].text);
         err[0] = '\0';
-        CHECK(tune_used_parse(path, &pts, &n, err, sizeof(err)) == -1 && pts == NULL &&
+        acct_assert(tune_used_parse(path, &pts, &n, err, sizeof(err)) == -1 && pts == NULL &&
                   strstr(err, bad[i].msg) != NULL,
               "used file %zu: \"%s\"", i, err);
     }
@@ -182,29 +186,30 @@ static struct tune_record rec(int p, uint64_t bytes, uint64_t seg, double med)
     return r;
 }
 
-static void test_state(void)
+static void test_state(void **state)
 {
+    (void)state;
     char path[256], err[TUNE_ERRLEN];
     struct tune_state s;
     struct tune_record a = rec(4, 65536, 8192, 123.456789012345678);
     struct tune_record b = rec(4, 1024, 0, 7.25);
 
     snprintf(path, sizeof(path), "%s/state.txt", dir);
-    CHECK(tune_state_open(&s, path, 42, err, sizeof(err)) == 0 && s.n == 0, "new: %s", err);
-    CHECK(tune_state_append(&s, &a) == 0 && tune_state_append(&s, &b) == 0 &&
+    acct_assert(tune_state_open(&s, path, 42, err, sizeof(err)) == 0 && s.n == 0, "new: %s", err);
+    acct_assert(tune_state_append(&s, &a) == 0 && tune_state_append(&s, &b) == 0 &&
               tune_state_sync(&s) == 0, "append");
     tune_state_close(&s);
     /* a kill in the middle of a line */
     FILE *f = fopen(path, "a");
     fputs("m bcast 4 8 binomial 0 0 1 10 1.5 1.", f);
     fclose(f);
-    CHECK(tune_state_open(&s, path, 42, err, sizeof(err)) == 0 && s.n == 2, "reload: %s (n %zu)",
+    acct_assert(tune_state_open(&s, path, 42, err, sizeof(err)) == 0 && s.n == 2, "reload: %s (n %zu)",
           err, s.n);
     const struct tune_record *hit = tune_state_find(&s, &a);
-    CHECK(hit != NULL && hit->median_us == a.median_us && hit->q3_us == a.q3_us,
+    acct_assert(hit != NULL && hit->median_us == a.median_us && hit->q3_us == a.q3_us,
           "exact replay of the numbers");
     struct tune_record c = rec(4, 8, 0, 1.0);
-    CHECK(tune_state_find(&s, &c) == NULL, "the torn record is gone");
+    acct_assert(tune_state_find(&s, &c) == NULL, "the torn record is gone");
     tune_state_close(&s);
     f = fopen(path, "r");
     char line[512];
@@ -215,17 +220,17 @@ static void test_state(void)
     }
     if (f != NULL)
         fclose(f);
-    CHECK(lines == 3 && !torn, "rewritten without the torn line (%d lines)", lines);
-    CHECK(tune_state_open(&s, path, 43, err, sizeof(err)) == -1 &&
+    acct_assert(lines == 3 && !torn, "rewritten without the torn line (%d lines)", lines);
+    acct_assert(tune_state_open(&s, path, 43, err, sizeof(err)) == -1 &&
               strstr(err, ":1:1: recorded with other --reps") != NULL,
           "other fingerprint refused: %s", err);
     write_file(path, "acct-tune-state 1 000000000000002a\nm bcast 4 8 nosuch 0 0 1 10 1 1 1 1 1\n");
-    CHECK(tune_state_open(&s, path, 42, err, sizeof(err)) == -1 &&
+    acct_assert(tune_state_open(&s, path, 42, err, sizeof(err)) == -1 &&
               strstr(err, ":2:1: invalid record") != NULL, "bad record: %s", err);
     write_file(path, "acct-tune-state 1 000000000000002a\nm bcast 4 8 binomial 0 0 1 10 5 1 1 1 1\n");
-    CHECK(tune_state_open(&s, path, 42, err, sizeof(err)) == -1, "unordered quartiles accepted");
+    acct_assert(tune_state_open(&s, path, 42, err, sizeof(err)) == -1, "unordered quartiles accepted");
     write_file(path, "something else\n");
-    CHECK(tune_state_open(&s, path, 42, err, sizeof(err)) == -1 &&
+    acct_assert(tune_state_open(&s, path, 42, err, sizeof(err)) == -1 &&
               strstr(err, "not an acct-tune state file") != NULL, "not a state file: %s", err);
 }
 
@@ -235,17 +240,14 @@ int main(void)
         perror("mkdtemp");
         return 1;
     }
-    test_options();
-    test_grid();
-    test_used();
-    test_state();
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_options), cmocka_unit_test(test_grid),
+        cmocka_unit_test(test_used),    cmocka_unit_test(test_state),
+    };
+    int failed = cmocka_run_group_tests_name("test_tune", tests, NULL, NULL);
     char cmd[300];
     snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
     if (system(cmd) != 0)
         fprintf(stderr, "cannot remove %s\n", dir);
-    if (failures > 0)
-        fprintf(stderr, "%d failure(s)\n", failures);
-    else
-        printf("test_tune: ok\n");
-    return failures > 0;
+    return failed == 0 ? 0 : 1;
 }
