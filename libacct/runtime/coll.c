@@ -26,9 +26,9 @@
 #include "sack.h"
 #include "sack_rooted.h"
 #include "samples.h"
+#include "tags.h"
 
 #define RT_NATIVE (-1)  /* run the native collective instead */
-#define RT_TAG 0x4143   /* the one tag of ACCT messages on the private comm */
 
 static int type_size(MPI_Datatype dt, uint64_t *out)
 {
@@ -142,7 +142,7 @@ static int run(struct rt_comm *st, const struct acct_alg *alg, const struct acct
     MPI_Comm priv = rt_comm_priv(st);
     if (priv == MPI_COMM_NULL)
         return MPI_ERR_INTERN;
-    return rt_exec(sched, b, op, priv, RT_TAG, &st->scratch);
+    return rt_exec(sched, b, op, priv, RT_TAG_SCHED, &st->scratch);
 }
 
 /* A bcast with SACK reordering on the private communicator (sack.h). */

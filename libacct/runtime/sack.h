@@ -11,8 +11,7 @@
  * it gets only if it arrived early enough to be given one).
  *
  * Messages use ACCT's private duplicate of the communicator and their own
- * tags (never coll.c's): no message can match the application's or a
- * schedule's. */
+ * tags (tags.h): no message can match the application's or a schedule's. */
 #ifndef ACCT_RT_SACK_H
 #define ACCT_RT_SACK_H
 
@@ -22,27 +21,9 @@
 #include <mpi.h>
 
 #include "acct/rules.h"
+#include "sack_ctl.h"
 #include "sack_plan.h"
-
-/* The tags of the protocol (all below MPI's guaranteed MPI_TAG_UB 32767). */
-enum {
-    SACK_TAG_SACK = 0x5341,  /* non-root -> root: start-acknowledge */
-    SACK_TAG_CTRL = 0x5342,  /* root -> parent: "position p is rank r" */
-    SACK_TAG_FIRST = 0x5343, /* parent -> child: position (+ segment 0) */
-    SACK_TAG_DATA = 0x5344,  /* parent -> child: the other segments */
-    SACK_TAG_VOTE = 0x5350,  /* root -> every rank: the probe's vote (automatic mode) */
-    /* FIRST of a call with a call number (rt_sack_bcast_auto with state):
-     * 0x5400 + number mod 1024, so that a FIRST sent to a rank before it
-     * entered the call (placed on a leaf early) cannot match the receive
-     * of a call it is still in */
-    SACK_TAG_FIRST_SEQ = 0x5400,
-    SACK_SEQ_TAGS = 1024,
-};
-
-/* The fill order the root uses: ACCT_SACK_FILL=df|bf, read once (default
- * df). Only the root's value matters (the other ranks learn their places
- * from messages), so it need not be agreed between ranks. */
-enum sack_fill rt_sack_fill(void);
+#include "tags.h"
 
 /* Broadcast `bytes` bytes at buf (the root's are the input) from root over
  * tree t (t->size = the communicator size) in segments of seg bytes (0: one
