@@ -481,11 +481,10 @@ static const enum acct_coll_id auto_colls[SACK_AUTO_COLLS] = {ACCT_COLL_bcast, A
                                                                ACCT_COLL_reduce};
 
 struct sack_auto_site *rt_sack_auto_site(struct sack_auto *a, enum acct_coll_id coll,
-                                         const struct acct_table *tab, uint64_t bytes)
+                                         size_t entry)
 {
     int row = auto_row(coll);
-    size_t i = tab != NULL && row >= 0 ? acct_table_index(tab, bytes) : SACK_AUTO_SITES;
-    return i < SACK_AUTO_SITES ? &a->site[row][i] : NULL;
+    return row >= 0 && entry < SACK_AUTO_SITES ? &a->site[row][entry] : NULL;
 }
 
 bool rt_sack_auto_begin(struct sack_auto *a, struct sack_auto_site *site, struct sack_probe *pr)

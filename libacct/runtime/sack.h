@@ -83,11 +83,12 @@ int rt_sack_bcast_auto(char *buf, uint64_t bytes, uint64_t seg, int root,
                        const struct sack_tree *t, MPI_Comm priv, int rank, struct sack_auto *a,
                        struct sack_probe *pr);
 
-/* The site of a call of collective coll (bcast, gather or reduce) of
- * `bytes` (table tab: the communicator's rules of coll), or NULL: no
- * automatic mode for it. */
+/* The site of a call of collective coll (bcast, gather or reduce) whose
+ * decision came from entry `entry` of the communicator's rules table of
+ * coll (rt_decide_call; SIZE_MAX: none), or NULL: no automatic mode for
+ * it. */
 struct sack_auto_site *rt_sack_auto_site(struct sack_auto *a, enum acct_coll_id coll,
-                                         const struct acct_table *tab, uint64_t bytes);
+                                         size_t entry);
 
 /* Before the call: counts it; true if it runs with reordering (the site is
  * on, or the call is a probe); fills *pr. */
@@ -96,7 +97,7 @@ bool rt_sack_auto_begin(struct sack_auto *a, struct sack_auto_site *site, struct
 /* After a successful call that took the SACK branch: keeps the rate
  * measured, feeds the vote; log (one process, e.g. rank 0 of the
  * communicator) writes a debug line when the state changes. The site's
- * bytes range comes from tab (as for rt_sack_auto_site) and, with
+ * bytes range comes from tab (the communicator's rules of the collective) and, with
  * comm_size, keys this process's record for the report (rt_sack_auto_report). */
 void rt_sack_auto_end(struct sack_auto *a, struct sack_auto_site *site, const struct sack_probe *pr,
                       uint64_t bytes, bool log, int comm_size, const struct acct_table *tab);
