@@ -118,9 +118,8 @@ static void say_first(void)
         acct_debug("SACK reordering: first bcast as root, fill %s", sack_fill_name(rt_sack_fill()));
 }
 
+/* What this rank sends each child (its rank and position: sack_ctl). */
 struct sack_child {
-    int rank;        /* -1 until known */
-    int pos;
     uint64_t next;   /* next segment to send */
     int inflight;    /* sends pending */
     bool first_sent;
@@ -151,8 +150,7 @@ struct sack_run {
     int win, swin;    /* receive window, send window per child (segments) */
     uint64_t pace;    /* ACCT_SACK_PACE (segments; 0: off) */
     unsigned char got[SACK_WINDOW]; /* segment k (have <= k < have + W) arrived */
-    int nchild;
-    struct sack_child *kids;
+    struct sack_child *kids; /* x.nchild */
     char *stage;      /* nchild FIRST messages */
     char *first_in;   /* FIRST message (non-root) */
     /* the automatic mode (sack.h) */
@@ -175,32 +173,20 @@ static int first_len(const struct sack_run *r)
     return SACK_HDR + (r->piggy ? (int)r->seg0 : 0);
 }
 
-/* This rank's children at position pos, all unknown yet; their send windows. */
-static int kids_init(struct sack_run *r, int pos)
+/* This rank's place is known (sack_ctl): its children's send state and windows. */
+static int kids_init(struct sack_run *r)
 {
-    int n = sack_tree_children(r->x.t, pos, NULL, 0);
-    int *list = NULL, rc = MPI_SUCCESS;
-    if (n < 0)
-        return MPI_ERR_INTERN;
-    r->nchild = n;
+    int n = r->x.nchild;
     if (n == 0)
         return MPI_SUCCESS;
-    list = malloc((size_t)n * sizeof *list);
     r->kids = calloc((size_t)n, sizeof *r->kids);
     r->stage = malloc((size_t)n * (size_t)first_len(r));
-    if (list == NULL || r->kids == NULL || r->stage == NULL)
-        rc = MPI_ERR_NO_MEM;
-    else if (sack_tree_children(r->x.t, pos, list, n) != n)
-        rc = MPI_ERR_INTERN;
-    for (int c = 0; rc == MPI_SUCCESS && c < n; c++) {
-        r->kids[c].rank = -1;
-        r->kids[c].pos = list[c];
-    }
+    if (r->kids == NULL || r->stage == NULL)
+        return MPI_ERR_NO_MEM;
     /* send windows: r->win each, at most SACK_REQS_KIDS requests in all (4 at least) */
     r->swin = SACK_REQS_KIDS / n < r->win ? SACK_REQS_KIDS / n : r->win;
     r->swin = r->swin < 4 ? 4 : r->swin;
-    free(list);
-    return rc;
+    return MPI_SUCCESS;
 }
 
 /* Post every receive and send that can go now. */
@@ -219,10 +205,10 @@ static int pump(void *run)
     uint64_t limit = UINT64_MAX;
     if (r->pace > 0) {
         uint64_t lead = 0, slow = UINT64_MAX;
-        for (int c = 0; c < r->nchild; c++)
+        for (int c = 0; c < r->x.nchild; c++)
             if (r->kids[c].first_sent && r->kids[c].next > lead)
                 lead = r->kids[c].next;
-        for (int c = 0; c < r->nchild; c++)
+        for (int c = 0; c < r->x.nchild; c++)
             if (r->kids[c].first_sent && r->kids[c].next + r->pace >= lead &&
                 r->kids[c].next < slow)
                 slow = r->kids[c].next;
@@ -230,26 +216,26 @@ static int pump(void *run)
             limit = slow + r->pace;
     }
     /* each known child */
-    for (int c = 0; rc == MPI_SUCCESS && c < r->nchild; c++) {
+    for (int c = 0; rc == MPI_SUCCESS && c < r->x.nchild; c++) {
         struct sack_child *k = &r->kids[c];
-        if (k->rank < 0)
+        int to = r->x.kid_rank[c];
+        if (to < 0)
             continue;
         while (rc == MPI_SUCCESS && k->inflight < r->swin) {
             if (!k->first_sent) {
                 if (r->piggy && r->have < 1)
                     break;
                 char *m = r->stage + (size_t)c * (size_t)first_len(r);
-                int64_t hdr[2] = {k->pos, (int64_t)r->bytes};
+                int64_t hdr[2] = {r->x.kid_pos[c], (int64_t)r->bytes};
                 memcpy(m, hdr, sizeof hdr);
                 if (r->piggy)
                     memcpy(m + SACK_HDR, r->buf, r->seg0);
-                rc = sack_ctl_send(&r->x, m, first_len(r), MPI_BYTE, k->rank, r->first_tag, B_KID,
-                                   c, 0);
+                rc = sack_ctl_send(&r->x, m, first_len(r), MPI_BYTE, to, r->first_tag, B_KID, c, 0);
                 k->first_sent = true;
                 k->next = r->piggy ? 1 : 0;
             } else if (k->next < r->have && k->next < limit) {
                 rc = sack_ctl_send(&r->x, r->buf + k->next * r->seg, (int)seg_len(r, k->next),
-                                   MPI_BYTE, k->rank, SACK_TAG_DATA, B_KID, c, 0);
+                                   MPI_BYTE, to, SACK_TAG_DATA, B_KID, c, 0);
                 k->next++;
             } else
                 break;
@@ -286,13 +272,7 @@ static int place(struct sack_run *r, int x)
     r->is_placed[x] = 1;
     if ((rc = sack_ctl_place(&r->x, x, &at)) != MPI_SUCCESS)
         return rc;
-    if (at.up != 0)
-        return sack_ctl_tell_parent(&r->x, at.up, at.pos, x);
-    int c = sack_tree_child_slot(r->x.t, 0, at.pos);
-    if (c < 0 || c >= r->nchild)
-        return MPI_ERR_INTERN;
-    r->kids[c].rank = x;
-    return MPI_SUCCESS;
+    return at.up != 0 ? sack_ctl_tell_parent(&r->x, at.up, at.pos, x) : MPI_SUCCESS;
 }
 
 /* The root got x's SACK: give x the next position (unless x has one). */
@@ -311,16 +291,6 @@ static int on_arrival(void *run, int x)
     return rc;
 }
 
-/* A non-root learnt child slot c's rank from the root. */
-static int on_child(void *run, int c, int x)
-{
-    struct sack_run *r = run;
-    if (r->kids[c].rank >= 0)
-        return MPI_ERR_INTERN;
-    r->kids[c].rank = x;
-    return MPI_SUCCESS;
-}
-
 /* A non-root got its FIRST: parent, position, maybe segment 0. */
 static int on_first(struct sack_run *r, const MPI_Status *st)
 {
@@ -334,13 +304,14 @@ static int on_first(struct sack_run *r, const MPI_Status *st)
     r->parent = st->MPI_SOURCE;
     /* the meter starts at FIRST (segment 0, if it rides along, is not timed) */
     sack_meter_piece(&r->meter, r->x.batch, r->x.t_batch, 0);
-    if ((rc = kids_init(r, (int)hdr[0])) != MPI_SUCCESS)
+    if ((rc = sack_ctl_placed(&r->x, (int)hdr[0])) != MPI_SUCCESS ||
+        (rc = kids_init(r)) != MPI_SUCCESS)
         return rc;
     if (r->piggy) {
         memcpy(r->buf, r->first_in + SACK_HDR, r->seg0);
         r->have = r->posted = 1;
     }
-    return sack_ctl_placed(&r->x, (int)hdr[0]);
+    return MPI_SUCCESS;
 }
 
 static int on_data(struct sack_run *r, uint64_t k)
@@ -379,7 +350,7 @@ static int start_root(void *run)
     int rc;
     r->have = r->posted = r->nseg;
     if ((rc = sack_ctl_root_start(&r->x, r->probe)) != MPI_SUCCESS ||
-        (rc = kids_init(r, 0)) != MPI_SUCCESS)
+        (rc = kids_init(r)) != MPI_SUCCESS)
         return rc;
     if (r->early && sack_plan_defer_leaves(&r->x.plan) != 0)
         return MPI_ERR_NO_MEM;
@@ -406,8 +377,7 @@ static int start_nonroot(void *run)
 static pthread_once_t said = PTHREAD_ONCE_INIT;
 static const struct sack_ops bcast_ops = {
     .start_root = start_root, .start_nonroot = start_nonroot, .pump = pump,
-    .arrival = on_arrival, .child = on_child, .done = on_done, .say_first = say_first,
-    .said = &said};
+    .arrival = on_arrival, .done = on_done, .say_first = say_first, .said = &said};
 
 int rt_sack_bcast(char *buf, uint64_t bytes, uint64_t seg, int root, const struct sack_tree *t,
                   MPI_Comm priv, int rank)
@@ -450,8 +420,8 @@ int rt_sack_bcast_auto(char *buf, uint64_t bytes, uint64_t seg, int root,
     /* everything arrived and went out? */
     if (rc == MPI_SUCCESS && (r.have != r.nseg || !sack_ctl_complete(&r.x)))
         rc = MPI_ERR_INTERN;
-    for (int c = 0; rc == MPI_SUCCESS && c < r.nchild; c++)
-        if (r.kids[c].rank < 0 || r.kids[c].next != r.nseg)
+    for (int c = 0; rc == MPI_SUCCESS && c < r.x.nchild; c++)
+        if (r.kids[c].next != r.nseg)
             rc = MPI_ERR_INTERN;
     if (rc == MPI_SUCCESS && pr != NULL) {
         pr->vote = r.probe ? sack_ctl_voted(&r.x) : SACK_VOTE_NONE;

@@ -95,12 +95,31 @@ int sack_ctl_send(struct sack_ctl *x, const void *buf, int count, MPI_Datatype d
     return post(x, true, (void *)(uintptr_t)buf, count, dt, dst, tag, kind, a, b);
 }
 
+/* This rank is at position pos: its children, none known yet. */
+static int kids_at(struct sack_ctl *x, int pos)
+{
+    x->pos = pos;
+    x->nchild = sack_tree_children(x->t, pos, NULL, 0);
+    if (x->nchild < 0)
+        return MPI_ERR_INTERN;
+    x->kid_pos = malloc((size_t)(x->nchild + 1) * sizeof *x->kid_pos);
+    x->kid_rank = malloc((size_t)(x->nchild + 1) * sizeof *x->kid_rank);
+    if (x->kid_pos == NULL || x->kid_rank == NULL)
+        return MPI_ERR_NO_MEM;
+    for (int c = 0; c < x->nchild; c++)
+        x->kid_rank[c] = -1;
+    return sack_tree_children(x->t, pos, x->kid_pos, x->nchild) == x->nchild ? MPI_SUCCESS
+                                                                            : MPI_ERR_INTERN;
+}
+
 /* ---- the root ----------------------------------------------------------- */
 
 int sack_ctl_root_start(struct sack_ctl *x, bool timed)
 {
     const int n = x->size - 1;
-    int rc = MPI_SUCCESS;
+    int rc = kids_at(x, 0);
+    if (rc != MPI_SUCCESS)
+        return rc;
     if (sack_plan_init(&x->plan, x->t, rt_sack_fill()) != 0)
         return MPI_ERR_NO_MEM;
     x->rank_of_pos = malloc((size_t)x->size * sizeof *x->rank_of_pos);
@@ -150,6 +169,11 @@ int sack_ctl_place(struct sack_ctl *x, int r, struct sack_place *at)
         (at->head != at->pos && x->rank_of_pos[at->head] < 0))
         return MPI_ERR_INTERN;
     x->rank_of_pos[at->pos] = r;
+    at->kid = at->up == 0 ? sack_tree_child_slot(x->t, 0, at->pos) : -1;
+    if (at->up == 0 && (at->kid < 0 || at->kid >= x->nchild || x->kid_rank[at->kid] >= 0))
+        return MPI_ERR_INTERN;
+    if (at->kid >= 0)
+        x->kid_rank[at->kid] = r;
     return MPI_SUCCESS;
 }
 
@@ -195,29 +219,29 @@ int sack_ctl_hello(struct sack_ctl *x, double rate, bool probe)
 
 int sack_ctl_placed(struct sack_ctl *x, int pos)
 {
-    x->pos = pos;
-    x->nchild = sack_tree_children(x->t, pos, NULL, 0);
-    if (x->nchild < 0)
-        return MPI_ERR_INTERN;
+    int rc = kids_at(x, pos);
+    if (rc != MPI_SUCCESS)
+        return rc;
     x->ctrl_left = x->nchild;
     return x->ctrl_left > 0 ? sack_ctl_recv(x, x->ctrl_in, 2, MPI_INT32_T, x->root,
                                             x->proto->tag_ctrl, SACK_K_CTRL_IN, 0, 0)
                             : MPI_SUCCESS;
 }
 
-/* A CTRL came in: child slot c of this rank's position is rank r. */
+/* A CTRL came in: child c of this rank's position is rank r. */
 static int on_ctrl(struct sack_ctl *x, const struct sack_ops *ops, void *run)
 {
     int32_t pos = x->ctrl_in[0], r = x->ctrl_in[1];
     int c = pos > 0 && pos < x->size ? sack_tree_child_slot(x->t, x->pos, pos) : -1;
     int rc = MPI_SUCCESS;
-    if (c < 0 || c >= x->nchild || r < 0 || r >= x->size || r == x->rank || r == x->root ||
-        x->ctrl_left < 1)
+    if (c < 0 || c >= x->nchild || x->kid_rank[c] >= 0 || r < 0 || r >= x->size ||
+        r == x->rank || r == x->root || x->ctrl_left < 1)
         return MPI_ERR_INTERN;
+    x->kid_rank[c] = r;
     if (--x->ctrl_left > 0)
         rc = sack_ctl_recv(x, x->ctrl_in, 2, MPI_INT32_T, x->root, x->proto->tag_ctrl,
                            SACK_K_CTRL_IN, 0, 0);
-    return rc == MPI_SUCCESS ? ops->child(run, c, r) : rc;
+    return rc == MPI_SUCCESS && ops->child != NULL ? ops->child(run, c) : rc;
 }
 
 /* ---- the loop ----------------------------------------------------------- */
@@ -281,7 +305,12 @@ int sack_ctl_run(struct sack_ctl *x, const struct sack_ops *ops, void *run)
 
 bool sack_ctl_complete(const struct sack_ctl *x)
 {
-    return x->rank == x->root ? x->arrived == x->size - 1 : x->pos > 0 && x->ctrl_left == 0;
+    if (x->rank == x->root ? x->arrived != x->size - 1 : x->pos < 1 || x->ctrl_left != 0)
+        return false;
+    for (int c = 0; c < x->nchild; c++)
+        if (x->kid_rank[c] < 0)
+            return false;
+    return true;
 }
 
 int sack_ctl_voted(const struct sack_ctl *x)
@@ -299,6 +328,8 @@ void sack_ctl_fini(struct sack_ctl *x)
     free(x->rank_of_pos);
     free(x->sack_in);
     free(x->arrive);
+    free(x->kid_pos);
+    free(x->kid_rank);
     if (!x->leaked) {
         free(x->ctrl_out);
         free(x->vote_out);

@@ -53,7 +53,7 @@ struct sack_ops {
     int (*start_nonroot)(void *run);   /* the others' (then sack_ctl_hello) */
     int (*pump)(void *run);            /* post what can go now (NULL: nothing) */
     int (*arrival)(void *run, int x);  /* the root: x's SACK is in (counted, timed) */
-    int (*child)(void *run, int c, int x); /* a non-root: CTRL named child slot c: rank x */
+    int (*child)(void *run, int c);    /* a non-root: CTRL named child c (NULL: nothing to do) */
     /* a request of the protocol's own kinds (>= SACK_K_PROTO) completed */
     int (*done)(void *run, int kind, int a, int b, const MPI_Status *st);
     /* once per process, the first time it is the root: a debug line
@@ -95,8 +95,12 @@ struct sack_ctl {
     double *arrive;   /* with timing: per rank, s after t0 its SACK came in */
     double min_rate;  /* the fastest rate reported (s/B, 0: none) */
     int64_t *vote_out; /* a probe (heap: sends may outlive an error) */
+    /* this rank's place, once known (the root's at the start) */
+    int pos;
+    int nchild;       /* its children: */
+    int *kid_pos;     /* their positions (sack_tree_children's order) */
+    int *kid_rank;    /* their ranks, -1 until known (root: placed; others: CTRL) */
     /* a non-root */
-    int pos, nchild;  /* its position and children, once known */
     int ctrl_left;    /* CTRL messages still expected */
     int32_t ctrl_in[2];
     int64_t *sack_out;
@@ -131,10 +135,12 @@ struct sack_place {
     int up;   /* its parent's position */
     int head; /* the root child whose subtree holds pos (pos itself for a root child) */
     int src;  /* its source index (its rank is root + 1 + src) */
+    int kid;  /* a root child: its child index at the root (kid_rank), else -1 */
 };
 
 /* The root: give rank r the next position of the fill order (its parent's
- * position and the root child above it must have been handed out). */
+ * position and the root child above it must have been handed out); a root
+ * child becomes known in x->kid_rank. */
 int sack_ctl_place(struct sack_ctl *x, int r, struct sack_place *at);
 
 /* The root: tell the rank at position up that rank r has its child
@@ -148,7 +154,8 @@ int sack_ctl_vote(struct sack_ctl *x, int vote);
  * and, in a probe, receive the vote. */
 int sack_ctl_hello(struct sack_ctl *x, double rate, bool probe);
 
-/* A non-root got position pos: receive the CTRL of each of its children. */
+/* A non-root got position pos: its children (x->kid_pos), the CTRL that
+ * names each (x->kid_rank, then ops->child). */
 int sack_ctl_placed(struct sack_ctl *x, int pos);
 
 /* Run the call: ops' start for this rank, then ops->pump, MPI_Waitsome over
@@ -157,7 +164,7 @@ int sack_ctl_placed(struct sack_ctl *x, int pos);
  * (x->leaked: their buffers must not be freed). */
 int sack_ctl_run(struct sack_ctl *x, const struct sack_ops *ops, void *run);
 
-/* Every SACK arrived (the root) and every CTRL (a non-root)? */
+/* Every SACK arrived (the root), every CTRL (a non-root), every child known? */
 bool sack_ctl_complete(const struct sack_ctl *x);
 
 /* After a successful probe: the vote (the root's own, or the one it sent). */

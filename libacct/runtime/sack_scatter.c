@@ -47,9 +47,8 @@
 #define SC_MAGIC 0x53434154LL /* "SCAT" */
 #define SC_FIRST 3            /* int64 of a FIRST */
 
+/* What this rank sends each child (its rank and position: sack_ctl). */
 struct sc_kid {
-    int rank;          /* -1 until known */
-    int pos;
     bool first_sent;
     int n, next;       /* stream indices of this child's subtree: how many, next to send */
     int *items;        /* indices into the parent's stream */
@@ -79,8 +78,7 @@ struct sc_run {
     int *stream;         /* positions */
     unsigned char *got;  /* stream index i arrived */
     char *stage;         /* blocks of stream indices 1..ns-1 */
-    int nchild;
-    struct sc_kid *kids;
+    struct sc_kid *kids; /* x.nchild */
     /* root */
     int64_t *first_out; /* SC_FIRST per non-root */
 };
@@ -135,29 +133,20 @@ static int nonroot_start(void *run)
     return rc == MPI_SUCCESS ? sack_ctl_hello(&r->x, 0, false) : rc;
 }
 
-/* The stream of pos, its children and which child each item goes to. */
-static int nonroot_plan(struct sc_run *r, int pos)
+/* The stream of this rank's position, and which child each item goes to. */
+static int nonroot_plan(struct sc_run *r)
 {
     struct sack_plan plan;
     const struct sack_tree *t = r->x.t;
-    int rc = MPI_SUCCESS, *kidpos = NULL, *owner = NULL;
+    const int pos = r->x.pos, nchild = r->x.nchild;
+    int rc = MPI_SUCCESS, *owner = NULL;
     if (sack_plan_init(&plan, t, r->fill) != 0)
         return MPI_ERR_NO_MEM;
     r->stream = malloc((size_t)r->x.size * sizeof *r->stream);
     owner = malloc((size_t)r->x.size * sizeof *owner);
-    r->nchild = sack_tree_children(t, pos, NULL, 0);
-    if (r->stream == NULL || owner == NULL || r->nchild < 0) {
-        rc = r->nchild < 0 ? MPI_ERR_INTERN : MPI_ERR_NO_MEM;
-        goto out;
-    }
-    kidpos = malloc((size_t)(r->nchild + 1) * sizeof *kidpos);
-    r->kids = calloc((size_t)r->nchild + 1, sizeof *r->kids);
-    if (kidpos == NULL || r->kids == NULL) {
+    r->kids = calloc((size_t)nchild + 1, sizeof *r->kids);
+    if (r->stream == NULL || owner == NULL || r->kids == NULL) {
         rc = MPI_ERR_NO_MEM;
-        goto out;
-    }
-    if (sack_tree_children(t, pos, kidpos, r->nchild) != r->nchild) {
-        rc = MPI_ERR_INTERN;
         goto out;
     }
     /* the stream: fill order restricted to the subtree (pos first) */
@@ -173,7 +162,7 @@ static int nonroot_plan(struct sc_run *r, int pos)
             r->stream[r->ns++] = q;
         } else if (r->ns > 0 && sack_tree_child_towards(t, pos, q) >= 0) {
             int c = sack_tree_child_slot(t, pos, sack_tree_child_towards(t, pos, q));
-            if (c < 0 || c >= r->nchild) {
+            if (c < 0 || c >= nchild) {
                 rc = MPI_ERR_INTERN;
                 goto out;
             }
@@ -182,9 +171,7 @@ static int nonroot_plan(struct sc_run *r, int pos)
             r->kids[c].n++;
         }
     }
-    for (int c = 0; c < r->nchild; c++) {
-        r->kids[c].rank = -1;
-        r->kids[c].pos = kidpos[c];
+    for (int c = 0; c < nchild; c++) {
         r->kids[c].items = malloc((size_t)(r->kids[c].n ? r->kids[c].n : 1) * sizeof(int));
         if (r->kids[c].items == NULL) {
             rc = MPI_ERR_NO_MEM;
@@ -197,7 +184,6 @@ static int nonroot_plan(struct sc_run *r, int pos)
         k->items[k->n++] = i;
     }
 out:
-    free(kidpos);
     free(owner);
     sack_plan_fini(&plan);
     return rc;
@@ -215,7 +201,8 @@ static int nonroot_on_first(struct sc_run *r, const MPI_Status *st)
         return MPI_ERR_INTERN;
     r->parent = st->MPI_SOURCE;
     r->fill = (enum sack_fill)h[2];
-    if ((rc = nonroot_plan(r, (int)h[0])) != MPI_SUCCESS)
+    if ((rc = sack_ctl_placed(&r->x, (int)h[0])) != MPI_SUCCESS ||
+        (rc = nonroot_plan(r)) != MPI_SUCCESS)
         return rc;
     r->got = calloc((size_t)r->ns, 1);
     r->stage = malloc((size_t)(r->ns > 1 ? r->ns - 1 : 1) * r->block);
@@ -226,7 +213,7 @@ static int nonroot_on_first(struct sc_run *r, const MPI_Status *st)
         rc = sack_ctl_recv(&r->x, dst, (int)r->block, MPI_BYTE, r->parent, SACK_TAG_SC_DATA,
                            S_DATA, i, 0);
     }
-    return rc == MPI_SUCCESS ? sack_ctl_placed(&r->x, (int)h[0]) : rc;
+    return rc;
 }
 
 /* Forward what can go: to each known child, FIRST, then its blocks in
@@ -235,34 +222,26 @@ static int pump(void *run)
 {
     struct sc_run *r = run;
     int rc = MPI_SUCCESS;
-    for (int c = 0; rc == MPI_SUCCESS && c < r->nchild; c++) {
+    for (int c = 0; rc == MPI_SUCCESS && r->kids != NULL && c < r->x.nchild; c++) {
         struct sc_kid *k = &r->kids[c];
-        if (k->rank < 0)
+        int to = r->x.kid_rank[c];
+        if (to < 0)
             continue;
         if (!k->first_sent) {
-            k->hdr[0] = k->pos;
+            k->hdr[0] = r->x.kid_pos[c];
             k->hdr[1] = (int64_t)r->block;
             k->hdr[2] = r->fill;
-            rc = sack_ctl_send(&r->x, k->hdr, SC_FIRST * 8, MPI_BYTE, k->rank, SACK_TAG_SC_FIRST,
+            rc = sack_ctl_send(&r->x, k->hdr, SC_FIRST * 8, MPI_BYTE, to, SACK_TAG_SC_FIRST,
                                SACK_K_SEND, 0, 0);
             k->first_sent = true;
         }
         while (rc == MPI_SUCCESS && k->next < k->n && r->got[k->items[k->next]]) {
             int i = k->items[k->next++];
             rc = sack_ctl_send(&r->x, r->stage + (uint64_t)(i - 1) * r->block, (int)r->block,
-                               MPI_BYTE, k->rank, SACK_TAG_SC_DATA, SACK_K_SEND, 0, 0);
+                               MPI_BYTE, to, SACK_TAG_SC_DATA, SACK_K_SEND, 0, 0);
         }
     }
     return rc;
-}
-
-static int on_child(void *run, int c, int x)
-{
-    struct sc_run *r = run;
-    if (r->kids[c].rank >= 0)
-        return MPI_ERR_INTERN;
-    r->kids[c].rank = x;
-    return MPI_SUCCESS;
 }
 
 static int on_done(void *run, int kind, int a, int b, const MPI_Status *st)
@@ -280,8 +259,7 @@ static int on_done(void *run, int kind, int a, int b, const MPI_Status *st)
 static pthread_once_t said = PTHREAD_ONCE_INIT;
 static const struct sack_ops scatter_ops = {
     .start_root = root_start, .start_nonroot = nonroot_start, .pump = pump,
-    .arrival = on_arrival, .child = on_child, .done = on_done, .say_first = say_first,
-    .said = &said};
+    .arrival = on_arrival, .done = on_done, .say_first = say_first, .said = &said};
 
 int rt_sack_scatter(const char *sbuf, char *rbuf, uint64_t block, int root,
                     const struct sack_tree *t, MPI_Comm priv, int rank)
@@ -304,11 +282,11 @@ int rt_sack_scatter(const char *sbuf, char *rbuf, uint64_t block, int root,
     /* everything arrived and went out? */
     if (rc == MPI_SUCCESS && (!sack_ctl_complete(&r.x) || (rank != root && r.ns < 1)))
         rc = MPI_ERR_INTERN;
-    for (int c = 0; rc == MPI_SUCCESS && c < r.nchild; c++)
-        if (r.kids[c].rank < 0 || r.kids[c].next != r.kids[c].n)
+    for (int c = 0; rc == MPI_SUCCESS && rank != root && c < r.x.nchild; c++)
+        if (r.kids[c].next != r.kids[c].n)
             rc = MPI_ERR_INTERN;
     if (!r.x.leaked) { /* else MPI may still read them (FIRST headers are in kids) */
-        for (int c = 0; r.kids != NULL && c < r.nchild; c++)
+        for (int c = 0; r.kids != NULL && c < r.x.nchild; c++)
             free(r.kids[c].items);
         free(r.kids);
         free(r.stage);

@@ -79,8 +79,8 @@ static const struct sack_proto reduce_proto = {.tag_sack = SACK_TAG_UP_SACK,
                                                .tag_vote = SACK_TAG_UP_VOTE,
                                                .magic = UP_MAGIC_REDUCE};
 
+/* What this rank receives from each child (its rank and position: sack_ctl). */
 struct up_kid {
-    int pos, rank; /* rank -1 until known */
     int posted;    /* reduce: segments whose receive was posted */
     unsigned busy; /* reduce: ring slots holding a segment not reduced yet */
     char *ring;    /* reduce: UP_WINDOW segment slots (base - true lb) */
@@ -105,8 +105,8 @@ struct up_run {
     int *done;                      /* per segment: children reduced into acc */
     int next_up;                    /* next segment to send up */
     /* this rank's place */
-    int parent, nchild;
-    struct up_kid *kids;
+    int parent;
+    struct up_kid *kids; /* x.nchild */
     /* gather staging (non-root): a block per position of the subtree */
     int *stage_of; /* position -> staging index, -1 if not below this rank */
     char *stage;
@@ -163,8 +163,10 @@ static void timed(struct up_run *r, int c, int n, double piece)
     if (k->got != n)
         return;
     measured(r, sack_meter_rate(&k->meter));
-    if (r->x.rank == r->x.root && k->rank >= 0 && sack_tree_children(r->x.t, k->pos, NULL, 0) == 0)
-        measured(r, (r->x.t_batch - r->x.t0 - r->x.arrive[k->rank]) / r->wire);
+    int from = r->x.kid_rank[c];
+    if (r->x.rank == r->x.root && from >= 0 &&
+        sack_tree_children(r->x.t, r->x.kid_pos[c], NULL, 0) == 0)
+        measured(r, (r->x.t_batch - r->x.t0 - r->x.arrive[from]) / r->wire);
 }
 
 /* ---- reduce: the data part ----------------------------------------------- */
@@ -193,7 +195,8 @@ static int reduce_post(struct up_run *r, int c)
         int s = k->posted++;
         k->busy |= 1u << (s % UP_WINDOW);
         rc = sack_ctl_recv(&r->x, k->ring + (MPI_Aint)(s % UP_WINDOW) * r->span_seg,
-                           seg_count(r, s), r->dt, k->rank, SACK_TAG_UP_RDATA, K_REDUCE_IN, c, s);
+                           seg_count(r, s), r->dt, r->x.kid_rank[c], SACK_TAG_UP_RDATA, K_REDUCE_IN,
+                           c, s);
     }
     return rc;
 }
@@ -215,7 +218,7 @@ static int reduce_up(struct up_run *r)
 {
     int rc = MPI_SUCCESS;
     while (rc == MPI_SUCCESS && r->x.rank != r->x.root && r->next_up < r->nseg &&
-           r->done[r->next_up] == r->nchild) {
+           r->done[r->next_up] == r->x.nchild) {
         int s = r->next_up++;
         rc = sack_ctl_send(&r->x, seg_at(r, r->acc, s), seg_count(r, s), r->dt, r->parent,
                            SACK_TAG_UP_RDATA, SACK_K_SEND, 0, 0);
@@ -243,7 +246,7 @@ static int reduce_in(struct up_run *r, int c, int s)
 /* This rank's place is known (root: at the start): its partial result. */
 static int reduce_placed(struct up_run *r)
 {
-    if (r->nchild == 0) { /* a leaf: its input goes up as it is */
+    if (r->x.nchild == 0) { /* a leaf: its input goes up as it is */
         int rc = MPI_SUCCESS;
         for (int s = 0; s < r->nseg && rc == MPI_SUCCESS; s++)
             rc = sack_ctl_send(&r->x, seg_at(r, r->in, s), seg_count(r, s), r->dt, r->parent,
@@ -278,12 +281,11 @@ static int reduce_placed(struct up_run *r)
 /* Child c's rank is known (non-root): receive its subtree's blocks. */
 static int gather_kid_known(struct up_run *r, int c)
 {
-    int rc = MPI_SUCCESS;
-    const struct up_kid *k = &r->kids[c];
+    int rc = MPI_SUCCESS, pos = r->x.kid_pos[c];
     for (int q = 1; q < r->x.size && rc == MPI_SUCCESS; q++)
-        if (q == k->pos || sack_tree_child_towards(r->x.t, k->pos, q) >= 0)
+        if (q == pos || sack_tree_child_towards(r->x.t, pos, q) >= 0)
             rc = sack_ctl_recv(&r->x, r->stage + (uint64_t)r->stage_of[q] * r->block,
-                               (int)r->block, MPI_BYTE, k->rank, SACK_TAG_UP_GDATA + q,
+                               (int)r->block, MPI_BYTE, r->x.kid_rank[c], SACK_TAG_UP_GDATA + q,
                                K_GATHER_IN, q, 0);
     return rc;
 }
@@ -308,7 +310,7 @@ static int gather_in(struct up_run *r, int q)
 {
     int head = sack_tree_child_towards(r->x.t, r->x.pos, q);
     int c = head >= 0 ? sack_tree_child_slot(r->x.t, r->x.pos, head) : -1;
-    if (c < 0 || c >= r->nchild)
+    if (c < 0 || c >= r->x.nchild)
         return MPI_ERR_INTERN;
     if (r->pr != NULL)
         timed(r, c, subtree_size(r->x.t, head), (double)r->block);
@@ -323,25 +325,11 @@ static int gather_in(struct up_run *r, int q)
 
 /* ---- the root ------------------------------------------------------------ */
 
+/* This rank's place is known (sack_ctl): its children's receive state. */
 static int kids_init(struct up_run *r)
 {
-    r->nchild = sack_tree_children(r->x.t, r->x.pos, NULL, 0);
-    if (r->nchild < 0)
-        return MPI_ERR_INTERN;
-    int *kp = malloc((size_t)(r->nchild + 1) * sizeof *kp);
-    r->kids = calloc((size_t)r->nchild + 1, sizeof *r->kids);
-    if (kp == NULL || r->kids == NULL) {
-        free(kp);
-        return MPI_ERR_NO_MEM;
-    }
-    int rc = sack_tree_children(r->x.t, r->x.pos, kp, r->nchild) == r->nchild ? MPI_SUCCESS
-                                                                              : MPI_ERR_INTERN;
-    for (int c = 0; c < r->nchild; c++) {
-        r->kids[c].pos = kp[c];
-        r->kids[c].rank = -1;
-    }
-    free(kp);
-    return rc;
+    r->kids = calloc((size_t)r->x.nchild + 1, sizeof *r->kids);
+    return r->kids == NULL ? MPI_ERR_NO_MEM : MPI_SUCCESS;
 }
 
 static int root_start(void *run)
@@ -353,11 +341,10 @@ static int root_start(void *run)
     r->assign_out = malloc((size_t)(r->x.size - 1) * 3 * sizeof *r->assign_out);
     if (r->assign_out == NULL)
         return MPI_ERR_NO_MEM;
-    if ((rc = kids_init(r)) != MPI_SUCCESS)
+    if ((rc = sack_ctl_root_start(&r->x, r->pr != NULL)) != MPI_SUCCESS ||
+        (rc = kids_init(r)) != MPI_SUCCESS)
         return rc;
-    if (r->reduce && (rc = reduce_placed(r)) != MPI_SUCCESS)
-        return rc;
-    return sack_ctl_root_start(&r->x, r->pr != NULL);
+    return r->reduce ? reduce_placed(r) : MPI_SUCCESS;
 }
 
 /* The root of a probe, every SACK in: judge (sack_auto_judge_up) and send
@@ -399,18 +386,11 @@ static int on_arrival(void *run, int x)
         rc = root_vote(r);
     if (rc != MPI_SUCCESS)
         return rc;
-    int c = -1;
-    if (at.up == 0) { /* a root child */
-        c = sack_tree_child_slot(r->x.t, 0, at.pos);
-        if (c < 0 || c >= r->nchild || r->kids[c].rank >= 0)
-            return MPI_ERR_INTERN;
-        r->kids[c].rank = x;
-    }
     if (!r->reduce) /* x's block comes through the root child above p */
         return sack_ctl_recv(&r->x, r->rbuf + (uint64_t)x * r->block, (int)r->block, MPI_BYTE,
                              r->x.rank_of_pos[at.head], SACK_TAG_UP_GDATA + at.pos, K_GATHER_IN,
                              at.pos, 0);
-    return c >= 0 ? reduce_kid_known(r, c) : MPI_SUCCESS;
+    return at.kid >= 0 ? reduce_kid_known(r, at.kid) : MPI_SUCCESS; /* a root child */
 }
 
 /* ---- the other ranks ----------------------------------------------------- */
@@ -437,18 +417,15 @@ static int nonroot_on_assign(struct up_run *r, const MPI_Status *st)
         return rc;
     if (r->reduce)
         return reduce_placed(r);
-    if (r->nchild > 0 && (rc = gather_stage(r)) != MPI_SUCCESS)
+    if (r->x.nchild > 0 && (rc = gather_stage(r)) != MPI_SUCCESS)
         return rc;
     return sack_ctl_send(&r->x, r->sbuf, (int)r->block, MPI_BYTE, r->parent,
                          SACK_TAG_UP_GDATA + r->x.pos, SACK_K_SEND, 0, 0);
 }
 
-static int on_child(void *run, int c, int x)
+static int on_child(void *run, int c)
 {
     struct up_run *r = run;
-    if (r->kids[c].rank >= 0)
-        return MPI_ERR_INTERN;
-    r->kids[c].rank = x;
     return r->reduce ? reduce_kid_known(r, c) : gather_kid_known(r, c);
 }
 
@@ -487,11 +464,11 @@ static bool complete(const struct up_run *r)
         return false;
     } else if (!r->reduce)
         return r->forwarded == r->nstage;
-    for (int c = 0; r->reduce && c < r->nchild; c++)
-        if (r->kids[c].rank < 0 || r->kids[c].posted != r->nseg)
+    for (int c = 0; r->reduce && c < r->x.nchild; c++)
+        if (r->kids[c].posted != r->nseg)
             return false;
-    for (int s = 0; r->reduce && r->nchild > 0 && s < r->nseg; s++)
-        if (r->done[s] != r->nchild)
+    for (int s = 0; r->reduce && r->x.nchild > 0 && s < r->nseg; s++)
+        if (r->done[s] != r->x.nchild)
             return false;
     return true;
 }
@@ -505,7 +482,7 @@ static int run(struct up_run *r)
         r->pr->vote = r->probe ? sack_ctl_voted(&r->x) : SACK_VOTE_NONE;
         r->pr->rate = r->rate;
     }
-    for (int c = 0; r->kids != NULL && c < r->nchild; c++)
+    for (int c = 0; r->kids != NULL && c < r->x.nchild; c++)
         if (r->kids[c].ring != NULL && !r->x.leaked)
             free(r->kids[c].ring + r->tlb);
     free(r->kids);
