@@ -19,16 +19,16 @@
 #include <stdlib.h>
 
 #include "acct/alg.h"
+#include "account.h"
 #include "comm.h"
-#include "rt.h"
 #include "decide.h"
 #include "exec.h"
 #include "sack.h"
 #include "sack_rooted.h"
 #include "samples.h"
+#include "tags.h"
 
 #define RT_NATIVE (-1)  /* run the native collective instead */
-#define RT_TAG 0x4143   /* the one tag of ACCT messages on the private comm */
 
 static int type_size(MPI_Datatype dt, uint64_t *out)
 {
@@ -81,25 +81,97 @@ static int bytes_close(struct rt_bytes *v, void *buf, uint64_t count, MPI_Dataty
     return rc;
 }
 
-/* The algorithm for this call, or NULL for native. Fills shape->seg (in
- * elements of elem bytes) and shape->fanout. total_bytes bounds every
+/* One call's choice, made once by choose() from one lookup of the
+ * decision and passed to what runs the call: nothing about the call is
+ * looked up again. */
+struct rt_choice {
+    const struct acct_alg *alg;  /* the algorithm (fallbacks resolved); NULL: native */
+    uint64_t bytes;              /* the decision's key: the call's message bytes */
+    int fanout;                  /* the decision's fan-out (samples) */
+    bool reorder;                /* SACK reordering runs the call, over tree */
+    struct sack_tree tree;
+    struct sack_auto_site *site; /* the automatic mode's call site (NULL: none), with pr */
+    struct sack_probe pr;
+};
+
+/* A SACK protocol run for the chosen call, on the private communicator. */
+typedef int rt_sack_run(struct rt_comm *st, const struct acct_call *c, struct rt_choice *ch,
+                        const struct rt_bufs *b, MPI_Op op, MPI_Comm priv);
+static rt_sack_run sack_bcast, sack_scatter, sack_gather, sack_reduce;
+
+/* SACK reordering per collective (sack.h, sack_rooted.h): its protocol,
+ * whether the automatic mode may turn it on, and the largest call the
+ * protocol moves (scatter and gather send a block as one message, an int
+ * count; gather tags each block with its position). */
+static const struct rt_sack_coll {
+    rt_sack_run *run;
+    bool automatic;
+    uint64_t max_count; /* acct_call.count */
+    int max_size;       /* communicator size */
+} sack_colls[ACCT_COLL_COUNT] = {
+    [ACCT_COLL_bcast] = {sack_bcast, true, UINT64_MAX, INT_MAX},
+    [ACCT_COLL_scatter] = {sack_scatter, false, INT32_MAX, INT_MAX},
+    [ACCT_COLL_gather] = {sack_gather, true, INT32_MAX, SACK_UP_GATHER_MAX},
+    [ACCT_COLL_reduce] = {sack_reduce, true, UINT64_MAX, INT_MAX},
+};
+
+/* Does the call (shape c, decision d, entry of the communicator's rules
+ * table or SIZE_MAX) run with SACK reordering? The collective has a
+ * protocol for its shape, the registry allows it for ch->alg and this call
+ * (a reduction: commutative operations only), ch->alg has a tree, and
+ * either the decision asks for it or the automatic mode does: the decision
+ * came from rules with options.auto_reorder and the call site is on or
+ * probing (then ch->site is set and ch->pr filled; run_sack ends it).
+ * Agreed inputs, the call's shape and the site's call count only (rule 1). */
+static bool sack_choose(struct rt_comm *st, const struct acct_decision *d, size_t entry,
+                        const struct acct_call *c, struct rt_choice *ch)
+{
+    const struct rt_sack_coll *k = &sack_colls[c->coll];
+    const struct acct_rules *rules;
+    if (k->run == NULL || c->count > k->max_count || st->size > k->max_size ||
+        !acct_alg_reorderable(ch->alg, c, NULL) ||
+        sack_tree_of(ch->alg, c->fanout, st->size, &ch->tree) != 0)
+        return false;
+    if (d->reorder)
+        return true;
+    if (!k->automatic || (rules = rt_decide_rules()) == NULL || !rules->opts.auto_reorder)
+        return false;
+    ch->site = rt_sack_auto_site(&st->sack_auto, c->coll, entry);
+    if (ch->site != NULL && !rt_sack_auto_begin(&st->sack_auto, ch->site, &ch->pr))
+        ch->site = NULL; /* the static schedule this time */
+    return ch->site != NULL;
+}
+
+/* The choice for this call: the one decision lookup (which also counts
+ * the call for exploration, explore.h). false: native. Fills shape->seg
+ * (in elements of elem bytes) and shape->fanout. total_bytes bounds every
  * buffer the call touches (MPI counts are ints). */
-static const struct acct_alg *choose(struct rt_comm *st, struct acct_call *shape,
-                                     uint64_t bytes, uint64_t elem, uint64_t total_bytes)
+static bool choose(struct rt_comm *st, struct acct_call *shape, uint64_t bytes, uint64_t elem,
+                   uint64_t total_bytes, struct rt_choice *ch)
 {
     const struct acct_decision *d;
+    size_t entry;
+    ch->alg = NULL;
+    ch->reorder = false;
+    ch->site = NULL;
     if (st == NULL || st->unknown || st->inter || !rt_comm_runs_acct(st) || total_bytes > INT_MAX)
-        return NULL;
+        return false;
     if (shape->root != -1 && (shape->root < 0 || shape->root >= st->size))
-        return NULL; /* let the MPI library report the bad root */
-    d = rt_decide_call(&st->tabs, shape->coll, bytes); /* once per call (explore.h) */
+        return false; /* let the MPI library report the bad root */
+    d = rt_decide_call(&st->tabs, shape->coll, bytes, &entry);
     if (d == NULL || d->alg == NULL || (d->alg->flags & ACCT_ALG_NATIVE) ||
         d->alg->coll != shape->coll)
-        return NULL;
+        return false;
     shape->seg = d->segment_bytes == 0 ? 0 : (d->segment_bytes / elem ? d->segment_bytes / elem : 1);
     shape->fanout = d->fanout;
     const struct acct_alg *alg = acct_alg_resolve(d->alg, shape);
-    return (alg->flags & ACCT_ALG_NATIVE) ? NULL : alg;
+    if (alg->flags & ACCT_ALG_NATIVE)
+        return false;
+    ch->alg = alg;
+    ch->bytes = bytes;
+    ch->fanout = d->fanout;
+    ch->reorder = sack_choose(st, d, entry, shape, ch);
+    return true;
 }
 
 static bool same_call(const struct acct_call *a, const struct acct_call *b)
@@ -142,46 +214,62 @@ static int run(struct rt_comm *st, const struct acct_alg *alg, const struct acct
     MPI_Comm priv = rt_comm_priv(st);
     if (priv == MPI_COMM_NULL)
         return MPI_ERR_INTERN;
-    return rt_exec(sched, b, op, priv, RT_TAG, &st->scratch);
+    return rt_exec(sched, b, op, priv, RT_TAG_SCHED, &st->scratch);
 }
 
-/* A bcast with SACK reordering on the private communicator (sack.h). */
-static int run_sack(struct rt_comm *st, char *buf, uint64_t bytes, uint64_t seg, int root,
-                    const struct sack_tree *tree, struct sack_probe *pr)
+/* The SACK protocols (sack_colls), on the private communicator. */
+static int sack_bcast(struct rt_comm *st, const struct acct_call *c, struct rt_choice *ch,
+                      const struct rt_bufs *b, MPI_Op op, MPI_Comm priv)
+{
+    (void)op;
+    return rt_sack_bcast_auto(b->base[ACCT_BUF_RECV], c->count, c->seg, c->root, &ch->tree, priv,
+                              st->rank, &st->sack_auto, ch->site != NULL ? &ch->pr : NULL);
+}
+
+static int sack_scatter(struct rt_comm *st, const struct acct_call *c, struct rt_choice *ch,
+                        const struct rt_bufs *b, MPI_Op op, MPI_Comm priv)
+{
+    (void)op;
+    return rt_sack_scatter(b->base[ACCT_BUF_SEND], b->base[ACCT_BUF_RECV], c->count, c->root,
+                           &ch->tree, priv, st->rank);
+}
+
+static int sack_gather(struct rt_comm *st, const struct acct_call *c, struct rt_choice *ch,
+                       const struct rt_bufs *b, MPI_Op op, MPI_Comm priv)
+{
+    (void)op;
+    return rt_sack_gather(b->base[ACCT_BUF_SEND], b->base[ACCT_BUF_RECV], c->count, c->root,
+                          &ch->tree, priv, st->rank, ch->site != NULL ? &ch->pr : NULL);
+}
+
+static int sack_reduce(struct rt_comm *st, const struct acct_call *c, struct rt_choice *ch,
+                       const struct rt_bufs *b, MPI_Op op, MPI_Comm priv)
+{
+    return rt_sack_reduce(b->base[ACCT_BUF_SEND], b->base[ACCT_BUF_RECV], (int)c->count,
+                          b->type[ACCT_BUF_SEND], op, c->seg, c->root, &ch->tree, priv, st->rank,
+                          ch->site != NULL ? &ch->pr : NULL);
+}
+
+/* Run the call with SACK reordering (ch->reorder), then end the automatic
+ * mode's part of it (ch->site). */
+static int run_sack(struct rt_comm *st, const struct acct_call *c, struct rt_choice *ch,
+                    const struct rt_bufs *b, MPI_Op op)
 {
     MPI_Comm priv = rt_comm_priv(st);
     if (priv == MPI_COMM_NULL)
         return MPI_ERR_INTERN;
-    return rt_sack_bcast_auto(buf, bytes, seg, root, tree, priv, st->rank, &st->sack_auto, pr);
+    int rc = sack_colls[c->coll].run(st, c, ch, b, op, priv);
+    if (ch->site != NULL && rc == MPI_SUCCESS)
+        rt_sack_auto_end(&st->sack_auto, ch->site, &ch->pr, ch->bytes, st->rank == 0, st->size,
+                         st->tabs.t[c->coll]);
+    return rc;
 }
 
-/* Does this call of a rooted collective other than bcast run with SACK
- * reordering (sack_rooted.h)? The registry allows it for alg and this call
- * (a reduction: commutative operations only), alg has a tree, and either
- * the agreed decision asks for it or (gather, reduce) the automatic mode
- * does: the decision came from rules with options.auto_reorder and the
- * call site is on or probing (then *site is set and pr filled; the caller
- * ends the call with rt_sack_auto_end). Agreed inputs, the call's shape
- * and the site's call count only (rule 1). */
-static bool sack_rooted(struct rt_comm *st, const struct acct_alg *alg, const struct acct_call *c,
-                        uint64_t bytes, struct sack_tree *tree, struct sack_auto_site **site,
-                        struct sack_probe *pr)
+/* What runs the chosen call: SACK reordering or alg's schedule. */
+static int run_choice(struct rt_comm *st, const struct acct_call *c, struct rt_choice *ch,
+                      struct rt_bufs *b, MPI_Op op)
 {
-    const struct acct_decision *d = rt_decide(&st->tabs, c->coll, bytes);
-    const struct acct_rules *rules = rt_decide_rules();
-    *site = NULL;
-    if (d == NULL || !acct_alg_reorderable(alg, c, NULL) ||
-        sack_tree_of(alg, c->fanout, st->size, tree) != 0)
-        return false;
-    if (d->reorder)
-        return true;
-    if ((c->coll != ACCT_COLL_gather && c->coll != ACCT_COLL_reduce) || rt_forced.forced[c->coll] ||
-        rules == NULL || !rules->opts.auto_reorder)
-        return false;
-    *site = rt_sack_auto_site(&st->sack_auto, c->coll, st->tabs.t[c->coll], bytes);
-    if (*site != NULL && !rt_sack_auto_begin(&st->sack_auto, *site, pr))
-        *site = NULL; /* the static schedule this time */
-    return *site != NULL;
+    return ch->reorder ? run_sack(st, c, ch, b, op) : run(st, ch->alg, c, b, op);
 }
 
 /* An error after the decision: through the error handler, as MPI would. */
@@ -191,45 +279,9 @@ static int failed(MPI_Comm comm, int rc)
     return rc;
 }
 
-/* Registry index of each collective's native entry (filled once). */
-static int native_index[ACCT_COLL_COUNT];
-
-void rt_coll_init(void)
-{
-    for (int c = 0; c < ACCT_COLL_COUNT; c++) {
-        const struct acct_alg *n = acct_alg_native((enum acct_coll_id)c);
-        native_index[c] = n != NULL ? acct_alg_index(n) : -1;
-    }
-}
-
-/* What ran a call: an ACCT algorithm with its segment size in bytes, or
- * native (alg NULL). */
-struct rt_ran {
-    const struct acct_alg *alg;
-    uint64_t segment;
-    uint64_t bytes; /* the call's message bytes, set by the entry point when sampling */
-    bool reorder;   /* SACK reordering ran the call (samples; false unless set) */
-};
-
 /* The message bytes of a call, for samples only (0 unless the call is
  * timed, t0 != 0, while sampling). */
 #define SAMPLE_BYTES(t0, count, dt) ((t0) != 0 && rt_samples_on ? rt_samples_bytes(count, dt) : 0)
-
-/* Account the call to what ran: alg, or the collective's native; with a
- * report, also per (method, segment, communicator size); when sampling, to
- * the live samples (samples.h). */
-static void account(enum acct_coll_id coll, const struct rt_ran *ran, MPI_Comm comm, uint64_t t0)
-{
-    int idx = ran->alg != NULL ? acct_alg_index(ran->alg) : native_index[coll];
-    uint64_t ns = rt_account_end(idx, t0);
-    if (ran->reorder && idx >= 0 && idx < RT_MAX_ALGS)
-        atomic_fetch_add_explicit(&rt.alg[idx].reordered, 1, memory_order_relaxed);
-    int size = 0;
-    if (rt.timing && t0 != 0 && PMPI_Comm_size(comm, &size) == MPI_SUCCESS) /* a report */
-        rt_account_detail(idx, ran->segment, size, ns);
-    if (rt_samples_on && t0 != 0)
-        rt_samples_add(coll, idx, ran->segment, ran->reorder, ran->bytes, comm, ns, t0 + ns);
-}
 
 /* The state of comm if anything but native can run coll on it, else NULL
  * (the fast path of every call that ACCT leaves to the MPI library). */
@@ -258,24 +310,32 @@ static struct acct_call shape_of(enum acct_coll_id coll, const struct rt_comm *s
     return c;
 }
 
+/* What ran: the choice, unless the call went native after all (rc). */
+static void ran_choice(struct rt_ran *ran, const struct rt_choice *ch, uint64_t segment, int rc)
+{
+    if (rc == RT_NATIVE)
+        return;
+    ran->alg = ch->alg;
+    ran->segment = segment;
+    ran->fanout = ch->fanout;
+    ran->reorder = ch->reorder;
+}
+
 /* Each do_* returns RT_NATIVE when it did not run the call (then nothing
- * happened), else the call's MPI result; *ran says what ran. */
+ * happened), else the call's MPI result; *ran says what ran (the entry
+ * point's zeroed *ran: native). */
 
 static int do_barrier(MPI_Comm comm, struct rt_ran *ran)
 {
     struct rt_comm *st = candidate(comm, ACCT_COLL_barrier);
-    if (unknown(st)) {
-        ran->alg = NULL;
-        ran->segment = 0;
+    struct rt_choice ch;
+    if (unknown(st))
         return failed(comm, MPI_ERR_NO_MEM);
-    }
     struct acct_call c = shape_of(ACCT_COLL_barrier, st, -1);
-    const struct acct_alg *alg = choose(st, &c, 0, 1, 0);
     struct rt_bufs b;
     rt_bufs_init(&b);
-    int rc = alg ? run(st, alg, &c, &b, MPI_OP_NULL) : RT_NATIVE;
-    ran->alg = rc == RT_NATIVE ? NULL : alg;
-    ran->segment = 0;
+    int rc = choose(st, &c, 0, 1, 0, &ch) ? run_choice(st, &c, &ch, &b, MPI_OP_NULL) : RT_NATIVE;
+    ran_choice(ran, &ch, 0, rc);
     return rc == MPI_SUCCESS || rc == RT_NATIVE ? rc : failed(comm, rc);
 }
 
@@ -285,55 +345,29 @@ static int do_bcast(void *buffer, int count, MPI_Datatype dt, int root, MPI_Comm
     struct rt_comm *st = candidate(comm, ACCT_COLL_bcast);
     struct acct_call c = shape_of(ACCT_COLL_bcast, st, root);
     uint64_t size, bytes;
-    const struct acct_alg *alg = NULL;
+    struct rt_choice ch;
     struct rt_bytes v;
     struct rt_bufs b;
     int rc, rc2;
 
-    ran->alg = NULL;
-    ran->segment = 0;
     if (unknown(st))
         return failed(comm, MPI_ERR_NO_MEM);
     if (st == NULL || count < 0 || type_size(dt, &size) != 0)
         return RT_NATIVE;
     bytes = (uint64_t)count * size;
     c.count = c.scount = bytes;
-    if ((alg = choose(st, &c, bytes, 1, bytes)) == NULL)
+    if (!choose(st, &c, bytes, 1, bytes, &ch))
         return RT_NATIVE;
-    /* SACK reordering (sack.h): the agreed decision asks for it and alg is
-     * a tree; otherwise alg's static schedule. */
-    const struct acct_decision *d = rt_decide(&st->tabs, ACCT_COLL_bcast, bytes);
-    struct sack_tree tree;
-    bool is_tree = sack_tree_of(alg, c.fanout, st->size, &tree) == 0;
-    bool reorder = d != NULL && d->reorder && is_tree;
-    /* ... or the automatic mode does (a rules decision without reorder, the
-     * rules' options.auto_reorder; its state is the same on every rank) */
-    const struct acct_rules *rules = rt_decide_rules();
-    struct sack_probe pr;
-    struct sack_auto_site *site =
-        !reorder && is_tree && !rt_forced.forced[ACCT_COLL_bcast] && rules != NULL &&
-                rules->opts.auto_reorder
-            ? rt_sack_auto_site(&st->sack_auto, ACCT_COLL_bcast, st->tabs.t[ACCT_COLL_bcast], bytes)
-            : NULL;
-    if (site != NULL && !rt_sack_auto_begin(&st->sack_auto, site, &pr))
-        site = NULL; /* the static schedule this time */
-    reorder = reorder || site != NULL;
     rc = bytes_open(buffer, (uint64_t)count, dt, st->rank == root, comm, &v);
     if (rc != MPI_SUCCESS)
         return failed(comm, rc);
     rt_bufs_init(&b);
     rt_bufs_set(&b, ACCT_BUF_RECV, v.ptr, MPI_BYTE);
-    rc = reorder ? run_sack(st, v.ptr, bytes, c.seg, root, &tree, site != NULL ? &pr : NULL)
-                 : run(st, alg, &c, &b, MPI_OP_NULL);
-    if (site != NULL && rc == MPI_SUCCESS)
-        rt_sack_auto_end(&st->sack_auto, site, &pr, bytes, st->rank == 0, st->size,
-                         st->tabs.t[ACCT_COLL_bcast]);
+    rc = run_choice(st, &c, &ch, &b, MPI_OP_NULL);
     rc2 = bytes_close(&v, buffer, (uint64_t)count, dt, rc == MPI_SUCCESS && st->rank != root, comm);
+    ran_choice(ran, &ch, c.seg, rc);
     if (rc == RT_NATIVE)
         return rc;
-    ran->alg = alg;
-    ran->segment = c.seg;
-    ran->reorder = reorder;
     if (rc == MPI_SUCCESS)
         rc = rc2;
     return rc == MPI_SUCCESS ? rc : failed(comm, rc);
@@ -348,11 +382,9 @@ static int do_reduction(enum acct_coll_id coll, const void *sbuf, void *rbuf, in
     struct acct_call c = shape_of(coll, st, root);
     uint64_t size;
     int commute = 0;
+    struct rt_choice ch;
     struct rt_bufs b;
-    const struct acct_alg *alg;
 
-    ran->alg = NULL;
-    ran->segment = 0;
     if (unknown(st))
         return failed(comm, MPI_ERR_NO_MEM);
     if (st == NULL || count < 0 || type_size(dt, &size) != 0 ||
@@ -363,35 +395,16 @@ static int do_reduction(enum acct_coll_id coll, const void *sbuf, void *rbuf, in
     c.count = c.scount = (uint64_t)count;
     c.commutative = commute != 0;
     c.in_place = has_recv && sbuf == MPI_IN_PLACE;
-    alg = choose(st, &c, (uint64_t)count * size, size ? size : 1, (uint64_t)count * size * nblocks);
-    if (alg == NULL)
+    if (!choose(st, &c, (uint64_t)count * size, size ? size : 1, (uint64_t)count * size * nblocks,
+                &ch))
         return RT_NATIVE;
-    struct sack_tree tree;
-    struct sack_auto_site *site = NULL;
-    struct sack_probe pr;
-    const uint64_t key = (uint64_t)count * size;
-    bool reorder = coll == ACCT_COLL_reduce && sack_rooted(st, alg, &c, key, &tree, &site, &pr);
-    int rc;
-    if (reorder) { /* commutative reduce: sack_up.c */
-        MPI_Comm priv = rt_comm_priv(st);
-        rc = priv == MPI_COMM_NULL
-                 ? MPI_ERR_INTERN
-                 : rt_sack_reduce(c.in_place ? NULL : sbuf, rbuf, count, dt, op, c.seg, root, &tree,
-                                  priv, st->rank, site != NULL ? &pr : NULL);
-        if (site != NULL && rc == MPI_SUCCESS)
-            rt_sack_auto_end(&st->sack_auto, site, &pr, key, st->rank == 0, st->size,
-                             st->tabs.t[coll]);
-    } else {
-        rt_bufs_init(&b);
-        rt_bufs_set(&b, ACCT_BUF_SEND, c.in_place ? NULL : sbuf, dt);
-        rt_bufs_set(&b, ACCT_BUF_RECV, has_recv ? rbuf : NULL, dt);
-        rc = run(st, alg, &c, &b, op);
-        if (rc == RT_NATIVE)
-            return rc;
-    }
-    ran->alg = alg;
-    ran->segment = c.seg * size;
-    ran->reorder = reorder;
+    rt_bufs_init(&b);
+    rt_bufs_set(&b, ACCT_BUF_SEND, c.in_place ? NULL : sbuf, dt);
+    rt_bufs_set(&b, ACCT_BUF_RECV, has_recv ? rbuf : NULL, dt);
+    int rc = run_choice(st, &c, &ch, &b, op);
+    ran_choice(ran, &ch, c.seg * size, rc);
+    if (rc == RT_NATIVE)
+        return rc;
     return rc == MPI_SUCCESS ? rc : failed(comm, rc);
 }
 
@@ -417,12 +430,10 @@ static int do_blocks(const struct blocks_call *k, struct rt_ran *ran)
      * MPI_IN_PLACE); fill_recv: it holds input; unpack_recv: output */
     int send_blocks = 0, recv_blocks = 0, fill_recv = 0, unpack_recv = 0;
     struct rt_bytes sv = {0}, rv = {0};
+    struct rt_choice ch;
     struct rt_bufs b;
-    const struct acct_alg *alg;
     int rc, rc2;
 
-    ran->alg = NULL;
-    ran->segment = 0;
     if (unknown(st))
         return failed(k->comm, MPI_ERR_NO_MEM);
     if (st == NULL)
@@ -470,16 +481,8 @@ static int do_blocks(const struct blocks_call *k, struct rt_ran *ran)
     /* The block size every rank agrees on (equal type signatures). */
     block = send_blocks ? (uint64_t)k->scount * ssize : (uint64_t)k->rcount * rsize;
     c.count = c.scount = block;
-    if ((alg = choose(st, &c, block, 1, block * (uint64_t)p)) == NULL)
+    if (!choose(st, &c, block, 1, block * (uint64_t)p, &ch))
         return RT_NATIVE;
-    struct sack_tree tree;
-    struct sack_auto_site *site = NULL;
-    struct sack_probe pr;
-    /* (the SACK protocols move a block as one message: an int count) */
-    bool reorder = block <= (uint64_t)INT32_MAX &&
-                   (k->coll == ACCT_COLL_scatter ||
-                    (k->coll == ACCT_COLL_gather && p <= SACK_UP_GATHER_MAX)) &&
-                   sack_rooted(st, alg, &c, block, &tree, &site, &pr);
     rc = send_blocks ? bytes_open(k->sbuf, (uint64_t)k->scount * (uint64_t)send_blocks, k->stype, 1,
                                   k->comm, &sv)
                      : MPI_SUCCESS;
@@ -490,27 +493,14 @@ static int do_blocks(const struct blocks_call *k, struct rt_ran *ran)
         rt_bufs_init(&b);
         rt_bufs_set(&b, ACCT_BUF_SEND, sv.ptr, MPI_BYTE);
         rt_bufs_set(&b, ACCT_BUF_RECV, rv.ptr, MPI_BYTE);
-        if (reorder) { /* scatter: sack_scatter.c; gather: sack_up.c */
-            MPI_Comm priv = rt_comm_priv(st);
-            rc = priv == MPI_COMM_NULL ? MPI_ERR_INTERN
-                 : k->coll == ACCT_COLL_scatter
-                     ? rt_sack_scatter(sv.ptr, rv.ptr, block, k->root, &tree, priv, st->rank)
-                     : rt_sack_gather(sv.ptr, rv.ptr, block, k->root, &tree, priv, st->rank,
-                                      site != NULL ? &pr : NULL);
-            if (site != NULL && rc == MPI_SUCCESS)
-                rt_sack_auto_end(&st->sack_auto, site, &pr, block, st->rank == 0, st->size,
-                                 st->tabs.t[k->coll]);
-        } else
-            rc = run(st, alg, &c, &b, MPI_OP_NULL);
+        rc = run_choice(st, &c, &ch, &b, MPI_OP_NULL);
     }
     rc2 = bytes_close(&rv, k->rbuf, (uint64_t)k->rcount * (uint64_t)recv_blocks, k->rtype,
                       rc == MPI_SUCCESS && unpack_recv, k->comm);
     bytes_close(&sv, NULL, 0, k->stype, 0, k->comm);
+    ran_choice(ran, &ch, c.seg, rc);
     if (rc == RT_NATIVE)
         return rc;
-    ran->alg = alg;
-    ran->segment = c.seg;
-    ran->reorder = reorder;
     if (rc == MPI_SUCCESS)
         rc = rc2;
     return rc == MPI_SUCCESS ? rc : failed(k->comm, rc);
@@ -525,7 +515,7 @@ int rt_impl_Barrier(MPI_Comm comm)
     int rc = do_barrier(comm, &ran);
     if (rc == RT_NATIVE)
         rc = PMPI_Barrier(comm);
-    account(ACCT_COLL_barrier, &ran, comm, t0);
+    rt_account_call(ACCT_COLL_barrier, &ran, comm, t0);
     return rc;
 }
 
@@ -536,7 +526,7 @@ int rt_impl_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_
     int rc = do_bcast(buffer, count, datatype, root, comm, &ran);
     if (rc == RT_NATIVE)
         rc = PMPI_Bcast(buffer, count, datatype, root, comm);
-    account(ACCT_COLL_bcast, &ran, comm, t0);
+    rt_account_call(ACCT_COLL_bcast, &ran, comm, t0);
     return rc;
 }
 
@@ -548,7 +538,7 @@ int rt_impl_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
     int rc = do_reduction(ACCT_COLL_reduce, sendbuf, recvbuf, count, datatype, op, root, comm, &ran);
     if (rc == RT_NATIVE)
         rc = PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
-    account(ACCT_COLL_reduce, &ran, comm, t0);
+    rt_account_call(ACCT_COLL_reduce, &ran, comm, t0);
     return rc;
 }
 
@@ -560,7 +550,7 @@ int rt_impl_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatyp
     int rc = do_reduction(ACCT_COLL_allreduce, sendbuf, recvbuf, count, datatype, op, -1, comm, &ran);
     if (rc == RT_NATIVE)
         rc = PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
-    account(ACCT_COLL_allreduce, &ran, comm, t0);
+    rt_account_call(ACCT_COLL_allreduce, &ran, comm, t0);
     return rc;
 }
 
@@ -573,7 +563,7 @@ int rt_impl_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcou
                           -1, comm, &ran);
     if (rc == RT_NATIVE)
         rc = PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
-    account(ACCT_COLL_reduce_scatter_block, &ran, comm, t0);
+    rt_account_call(ACCT_COLL_reduce_scatter_block, &ran, comm, t0);
     return rc;
 }
 
@@ -588,7 +578,7 @@ int rt_impl_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcou
         int rc = do_blocks(&k, &ran);                                                              \
         if (rc == RT_NATIVE)                                                                       \
             rc = native_call;                                                                      \
-        account(ACCT_COLL_##lower, &ran, comm, t0);                                                \
+        rt_account_call(ACCT_COLL_##lower, &ran, comm, t0);                                                \
         return rc;                                                                                 \
     }
 

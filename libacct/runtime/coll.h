@@ -5,9 +5,6 @@
 
 #include "acct/mpi_wrap.h"
 
-/* Once, at runtime init. */
-void rt_coll_init(void);
-
 #define ACCT_X_DECL(Name, lower, params, args) int rt_impl_##Name params;
 ACCT_WRAPPED_COLLECTIVES(ACCT_X_DECL)
 #undef ACCT_X_DECL

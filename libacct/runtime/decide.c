@@ -110,16 +110,15 @@ bool rt_decide_possible(enum acct_coll_id coll)
 }
 
 const struct acct_decision *rt_decide_call(struct rt_tables *tabs, enum acct_coll_id coll,
-                                           uint64_t bytes)
+                                           uint64_t bytes, size_t *entry)
 {
     const struct acct_decision *d = acct_force_get(&rt_forced, coll);
-    if (tabs == NULL || (unsigned)coll >= ACCT_COLL_COUNT)
-        return d;
-    tabs->explore_now[coll] = NULL;
-    if (d != NULL || tabs->t[coll] == NULL)
+    *entry = SIZE_MAX;
+    if (tabs == NULL || (unsigned)coll >= ACCT_COLL_COUNT || d != NULL || tabs->t[coll] == NULL)
         return d;
     const struct acct_table *t = tabs->t[coll];
     size_t i = acct_table_index(t, bytes);
+    *entry = i;
     /* Only calls whose entry has a runner-up are counted: their entry
      * depends on (communicator size, bytes) only, so every rank counts the
      * same calls (rule 1). */
@@ -127,7 +126,6 @@ const struct acct_decision *rt_decide_call(struct rt_tables *tabs, enum acct_col
         acct_explore_pick(rt_explore.seed, rt_explore.period, (int)coll,
                           tabs->explore_calls[coll]++)) {
         char a[96], b[96];
-        tabs->explore_now[coll] = &t->ru[i];
         atomic_fetch_add_explicit(&rt_explored[coll], 1, memory_order_relaxed);
         acct_decision_format(&t->ru[i], a, sizeof a);
         acct_decision_format(&t->dec[i], b, sizeof b);
@@ -137,14 +135,4 @@ const struct acct_decision *rt_decide_call(struct rt_tables *tabs, enum acct_col
         return &t->ru[i];
     }
     return &t->dec[i];
-}
-
-const struct acct_decision *rt_decide(const struct rt_tables *tabs, enum acct_coll_id coll,
-                                      uint64_t bytes)
-{
-    const struct acct_decision *d = acct_force_get(&rt_forced, coll);
-    if (d == NULL && tabs != NULL && tabs->t[coll] != NULL)
-        d = tabs->explore_now[coll] != NULL ? tabs->explore_now[coll]
-                                            : acct_table_lookup(tabs->t[coll], bytes);
-    return d;
 }

@@ -7,6 +7,7 @@
 #define ACCT_RT_DECIDE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "acct/force.h"
@@ -26,13 +27,11 @@ const struct acct_force *rt_decide_force(void);
 
 /* The per-communicator tables: one per collective for a communicator size,
  * and the communicator's exploration state (explore.h): per collective, how
- * many calls could have explored so far (the same count on every rank),
- * and the runner-up the current call runs (NULL: not exploring). One
- * collective at a time per communicator, so no lock. */
+ * many calls could have explored so far (the same count on every rank).
+ * One collective at a time per communicator, so no lock. */
 struct rt_tables {
     struct acct_table *t[ACCT_COLL_COUNT]; /* NULL: no rules for it (native) */
     uint64_t explore_calls[ACCT_COLL_COUNT];
-    const struct acct_decision *explore_now[ACCT_COLL_COUNT];
 };
 
 /* 0, or -1 when out of memory (the caller reports an MPI error). */
@@ -60,16 +59,14 @@ static inline bool rt_decide_any(const struct rt_tables *tabs, enum acct_coll_id
 bool rt_decide_possible(enum acct_coll_id coll);
 
 /* The decision for a new call of `bytes` on a communicator with tables
- * tabs; NULL means native. Called once per call, where the call's method
- * is chosen: it counts the call for exploration and returns the rule's
- * runner-up when this call explores (explore.h). ACCT_FORCE wins and never
+ * tabs; NULL means native. Called once per call, by choose() in coll.c,
+ * which passes the answer on to whatever runs the call: it counts the call
+ * for exploration and returns the rule's runner-up when this call explores
+ * (explore.h). *entry: the index of the call's entry in tabs->t[coll]
+ * (the automatic mode's call site, sack.h), SIZE_MAX when ACCT_FORCE
+ * decided or there are no rules for coll. ACCT_FORCE wins and never
  * explores. */
 const struct acct_decision *rt_decide_call(struct rt_tables *tabs, enum acct_coll_id coll,
-                                           uint64_t bytes);
-
-/* The decision of the current call (after rt_decide_call for it): the same
- * answer again, the runner-up included when it explores. NULL: native. */
-const struct acct_decision *rt_decide(const struct rt_tables *tabs, enum acct_coll_id coll,
-                                      uint64_t bytes);
+                                           uint64_t bytes, size_t *entry);
 
 #endif

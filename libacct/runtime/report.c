@@ -1,16 +1,20 @@
 /* ACCT_REPORT: what libacct did in this job, written by rank 0 at
  * MPI_Finalize as YAML (docs/user-guide.md, "The report file").
  * Written to a temporary name and renamed, so a reader never sees half. */
+#include "report.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
+#include <mpi.h>
+
 #include "acct/alg.h"
 #include "acct/log.h"
+#include "account.h"
 #include "decide.h"
 #include "explore.h"
-#include "rt.h"
 #include "sack.h"
 
 static const char *thread_level_name(int level)
@@ -39,7 +43,7 @@ static void mpi_library(char *out, size_t len)
     out[o] = '\0';
 }
 
-int rt_report_write(const char *path)
+int rt_report_write(const char *path, const struct rt_report_job *job)
 {
     int rc = -1;
     char tmp[4096], lib[256];
@@ -58,13 +62,13 @@ int rt_report_write(const char *path)
     fprintf(f, "# ACCT report: what libacct did in this job (world rank 0's calls)\n");
     fprintf(f, "acct_report: 1\n");
     fprintf(f, "library_version: \"%s\"\n", ACCT_VERSION_STRING);
-    fprintf(f, "active: %s\n", rt.active ? "true" : "false");
-    if (!rt.active)
-        fprintf(f, "inactive_reason: \"%s\"\n", rt.inactive_why ? rt.inactive_why : "unknown");
+    fprintf(f, "active: %s\n", job->active ? "true" : "false");
+    if (!job->active)
+        fprintf(f, "inactive_reason: \"%s\"\n", job->inactive_why ? job->inactive_why : "unknown");
     fprintf(f, "mpi_library: \"%s\"\n", lib);
-    fprintf(f, "world_size: %d\n", rt.world_size);
-    fprintf(f, "thread_level: %s\n", thread_level_name(rt.thread_level));
-    const struct acct_rules *rules = rt.active ? rt_decide_rules() : NULL;
+    fprintf(f, "world_size: %d\n", job->world_size);
+    fprintf(f, "thread_level: %s\n", thread_level_name(job->thread_level));
+    const struct acct_rules *rules = job->active ? rt_decide_rules() : NULL;
     if (rules != NULL)
         fprintf(f, "rules: {partition: %s, interconnect: %s, version: %lld, source: %s, "
                    "created: \"%s\", hash: \"%016llx\"%s%s%s}\n",
@@ -76,7 +80,7 @@ int rt_report_write(const char *path)
     else
         fprintf(f, "rules: none\n");
     char force[1024] = "";
-    if (rt.active)
+    if (job->active)
         acct_force_format(rt_decide_force(), force, sizeof force);
     fprintf(f, "forced: \"%s\"\n", force);
     /* exploration (explore.h): the agreed options, and rank 0's calls that
@@ -105,9 +109,9 @@ int rt_report_write(const char *path)
     /* every collective's native row, and each algorithm that ran */
     for (int i = 0; i < acct_alg_count() && i < RT_MAX_ALGS; i++) {
         const struct acct_alg *a = &acct_algs[i];
-        unsigned long long calls = atomic_load(&rt.alg[i].calls);
-        unsigned long long ns = atomic_load(&rt.alg[i].nanoseconds);
-        unsigned long long reordered = atomic_load(&rt.alg[i].reordered);
+        unsigned long long calls = atomic_load(&rt_account_alg[i].calls);
+        unsigned long long ns = atomic_load(&rt_account_alg[i].nanoseconds);
+        unsigned long long reordered = atomic_load(&rt_account_alg[i].reordered);
         if (calls == 0 && !(a->flags & ACCT_ALG_NATIVE))
             continue;
         fprintf(f, "  - {collective: %s, algorithm: %s, calls: %llu, seconds: %.9f, reordered: %llu}\n",

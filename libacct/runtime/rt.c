@@ -5,114 +5,44 @@
  * only: an MPI_* call from here would re-enter the loader's wrappers
  * (a test checks that no MPI_* symbol is imported).
  *
- * Each collective is decided, run and accounted by coll.c: an ACCT
- * algorithm's schedule over PMPI point-to-point, or the native collective. */
-#include "rt.h"
-
-#include <pthread.h>
+ * Each collective is decided and run by coll.c (an ACCT algorithm's
+ * schedule over PMPI point-to-point, or the native collective) and
+ * accounted by account.c; report.c writes the counts at MPI_Finalize. */
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "acct/common.h"
 #include "acct/log.h"
+#include "acct/mpi_wrap.h"
 #include "acct/rt_abi.h"
+#include "account.h"
+#include "agree.h"
 #include "coll.h"
 #include "comm.h"
 #include "decide.h"
+#include "report.h"
 #include "samples.h"
 
 #ifndef ACCT_MPI_SONAME
 #error "ACCT_MPI_SONAME must be set by CMake"
 #endif
 
-struct rt_state rt;
-
-static inline uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-uint64_t rt_account_begin(void)
-{
-    return rt.timing || (rt_samples_on && rt_samples_tick()) ? now_ns() : 0; /* report, samples */
-}
-
-uint64_t rt_account_end(int alg_index, uint64_t t0)
-{
-    uint64_t ns = t0 != 0 ? now_ns() - t0 : 0;
-    if (alg_index < 0 || alg_index >= RT_MAX_ALGS)
-        return ns;
-    atomic_fetch_add_explicit(&rt.alg[alg_index].calls, 1, memory_order_relaxed);
-    if (t0 != 0)
-        atomic_fetch_add_explicit(&rt.alg[alg_index].nanoseconds, ns, memory_order_relaxed);
-    return ns;
-}
-
-/* The detail table: open addressing, linear probing (report mode only). */
-static struct rt_detail details[RT_DETAIL_SLOTS];
-static size_t ndetails;
-static uint64_t details_dropped;
-static pthread_mutex_t details_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static void details_reset(void)
-{
-    for (size_t i = 0; i < RT_DETAIL_SLOTS; i++)
-        details[i] = (struct rt_detail){.alg = -1};
-    ndetails = 0;
-    details_dropped = 0;
-}
-
-void rt_account_detail(int alg_index, uint64_t segment, int comm_size, uint64_t ns)
-{
-    uint64_t h = ((uint64_t)(unsigned)alg_index * 0x9E3779B97F4A7C15ull) ^
-                 (segment * 0xC2B2AE3D27D4EB4Full) ^ ((uint64_t)(unsigned)comm_size << 17);
-    h ^= h >> 29;
-    pthread_mutex_lock(&details_lock);
-    for (size_t probe = 0; probe < RT_DETAIL_SLOTS; probe++) {
-        struct rt_detail *d = &details[(h + probe) % RT_DETAIL_SLOTS];
-        if (d->alg == -1) {
-            if (ndetails >= RT_DETAIL_SLOTS * 3 / 4)
-                break; /* keep probes short: count it as dropped */
-            *d = (struct rt_detail){.alg = alg_index, .comm_size = comm_size, .segment = segment};
-            ndetails++;
-        }
-        if (d->alg == alg_index && d->comm_size == comm_size && d->segment == segment) {
-            d->calls++;
-            d->nanoseconds += ns;
-            pthread_mutex_unlock(&details_lock);
-            return;
-        }
-    }
-    details_dropped++;
-    pthread_mutex_unlock(&details_lock);
-}
-
-static int cmp_detail(const void *pa, const void *pb)
-{
-    const struct rt_detail *a = pa, *b = pb;
-    if (a->alg != b->alg)
-        return a->alg == -1 ? 1 : b->alg == -1 ? -1 : (a->alg > b->alg) - (a->alg < b->alg);
-    if (a->comm_size != b->comm_size)
-        return (a->comm_size > b->comm_size) - (a->comm_size < b->comm_size);
-    return (a->segment > b->segment) - (a->segment < b->segment);
-}
-
-size_t rt_account_details(const struct rt_detail **rows, uint64_t *dropped)
-{
-    /* called once, at MPI_Finalize, when no collective runs any more */
-    qsort(details, RT_DETAIL_SLOTS, sizeof *details, cmp_detail);
-    *rows = details;
-    *dropped = details_dropped;
-    return ndetails;
-}
+/* This process's runtime (one, written only at MPI_Init and MPI_Finalize). */
+static struct rt_state {
+    int world_rank;
+    int world_size;
+    int thread_level;
+    bool active;              /* ACCT algorithms may run (the ranks agreed) */
+    const char *inactive_why; /* static reason when !active */
+    struct rt_agreed agreed;  /* rank 0's rules and ACCT_FORCE, on every rank */
+    char *report_path;        /* ACCT_REPORT, owned */
+} rt;
 
 static void rt_pre_init(void)
 {
     memset(&rt, 0, sizeof rt);
-    details_reset();
+    rt_account_init(false);
     rt_agree_pre_init();
 }
 
@@ -134,7 +64,7 @@ static int rt_init(const struct acct_rt_init_args *args)
             acct_warn("out of memory; running with the native collectives");
             goto out;
         }
-        rt.timing = true;
+        rt_account_init(true);
     }
     rt_agree_post_init(rt.world_rank, rt.world_size, &rt.agreed);
     if (!rt.agreed.active) {
@@ -151,7 +81,6 @@ static int rt_init(const struct acct_rt_init_args *args)
         goto out;
     }
     rt_decide_init(getenv("ACCT_RULES"), rt.agreed.rules, rt.agreed.rules_len, rt.agreed.force);
-    rt_coll_init();
     rt_samples_init(rt.world_rank, rt.thread_level);
     rt.active = true;
     /* MPI_THREAD_MULTIPLE: MPI_COMM_WORLD's private duplicate now, while
@@ -168,8 +97,11 @@ static void rt_finalize(void)
     rt_samples_fini(); /* the last batch, never waiting */
     if (rt.active)
         rt_comm_fini();
-    if (rt.report_path != NULL && rt.world_rank == 0)
-        rt_report_write(rt.report_path);
+    if (rt.report_path != NULL && rt.world_rank == 0) {
+        struct rt_report_job job = {.active = rt.active, .inactive_why = rt.inactive_why,
+                                    .world_size = rt.world_size, .thread_level = rt.thread_level};
+        rt_report_write(rt.report_path, &job);
+    }
     free(rt.report_path);
     rt.report_path = NULL;
     if (rt.active)

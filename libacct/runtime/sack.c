@@ -51,6 +51,7 @@
 #include <string.h>
 
 #include "acct/log.h"
+#include "sack_ctl.h"
 
 #define SACK_WINDOW 128          /* most segments in flight per receiver and per child */
 #define SACK_INFLIGHT (1 << 20)  /* ... aiming at this many bytes in flight (ACCT_SACK_INFLIGHT) */
@@ -58,20 +59,6 @@
 #define SACK_PIGGY_MAX 16384     /* segment 0 rides with FIRST up to this many bytes */
 #define SACK_MAGIC 0x5341434bLL  /* "SACK" */
 #define SACK_HDR (2 * (int)sizeof(int64_t))  /* FIRST's header */
-#define SACK_LEN (3 * (int)sizeof(int64_t))  /* a SACK */
-#define SACK_PS 1e12                         /* rates travel as picoseconds per byte */
-
-static pthread_once_t fill_once = PTHREAD_ONCE_INIT;
-static enum sack_fill fill_mode = SACK_FILL_DF;
-
-static void fill_read(void)
-{
-    const char *s = getenv("ACCT_SACK_FILL");
-    if (sack_fill_parse(s, SACK_FILL_DF, &fill_mode) != 0) {
-        acct_warn("ACCT_SACK_FILL=\"%.32s\" is neither bf nor df; using df", s);
-        fill_mode = SACK_FILL_DF;
-    }
-}
 
 /* A whole number from environment variable name, in lo..hi: true and *out
  * if set and valid; unset or empty: false; anything else: one warning
@@ -131,73 +118,48 @@ static void say_first(void)
         acct_debug("SACK reordering: first bcast as root, fill %s", sack_fill_name(rt_sack_fill()));
 }
 
-enum sack_fill rt_sack_fill(void)
-{
-    pthread_once(&fill_once, fill_read);
-    return fill_mode;
-}
-
+/* What this rank sends each child (its rank and position: sack_ctl). */
 struct sack_child {
-    int rank;        /* -1 until known */
-    int pos;
     uint64_t next;   /* next segment to send */
     int inflight;    /* sends pending */
     bool first_sent;
 };
 
-/* Request slots: fixed ones, then per role. */
-enum { R_CTRL = 0, R_FIRST = 1, R_SACK = 2, R_VOTE = 3, R_DATA = 4, R_FIXED = R_DATA + SACK_WINDOW };
+/* What a request of the protocol's own is (sack_ctl.h). */
+enum {
+    B_FIRST = SACK_K_PROTO, /* a non-root: FIRST */
+    B_DATA,                 /* a non-root: segment b from the parent */
+    B_KID,                  /* a send to child slot a */
+};
+
+static const struct sack_proto bcast_proto = {
+    .tag_sack = SACK_TAG_SACK, .tag_ctrl = SACK_TAG_CTRL, .tag_vote = SACK_TAG_VOTE,
+    .magic = SACK_MAGIC};
 
 struct sack_run {
+    struct sack_ctl x; /* requests, SACK, CTRL, VOTE; the root's plan (sack_ctl.h) */
     /* the call */
     char *buf;
     uint64_t bytes, seg, nseg;
-    int root, rank, size;
-    MPI_Comm comm;
-    const struct sack_tree *t;
     bool piggy;       /* segment 0 rides with FIRST */
     uint64_t seg0;    /* bytes of segment 0 */
     /* this rank's place */
-    int pos, parent;  /* parent: rank, -1 for the root and until known */
+    int parent;       /* rank, -1 for the root and until known */
     uint64_t have;    /* segments 0..have-1 are here */
     uint64_t posted;  /* receives posted for segments < posted */
     int win, swin;    /* receive window, send window per child (segments) */
     uint64_t pace;    /* ACCT_SACK_PACE (segments; 0: off) */
-    uint64_t rseg[SACK_WINDOW];
     unsigned char got[SACK_WINDOW]; /* segment k (have <= k < have + W) arrived */
-    int nchild;
-    struct sack_child *kids;
+    struct sack_child *kids; /* x.nchild */
     char *stage;      /* nchild FIRST messages */
-    int ctrl_left;    /* CTRL messages still expected (non-root) */
-    int32_t ctrl_in[2];
-    char *first_in;   /* FIRST message (non-root), then the SACK sent */
-    int64_t *sack_out;
-    /* the root */
-    struct sack_plan plan;
-    int *rank_of_pos;
-    int arrived;
-    int64_t *sack_in;  /* 3 per non-root */
-    int32_t *ctrl_out; /* 2 per non-root */
+    char *first_in;   /* FIRST message (non-root) */
     /* the automatic mode (sack.h) */
     struct sack_probe *pr; /* NULL: not asked for */
     bool probe;
     bool early;        /* leaves placed before their SACK (sack_plan_defer_leaves) */
     int first_tag;
-    int placed;        /* the root: positions handed out (arrivals or early) */
     char *is_placed;   /* the root: per rank */
-    double t0;         /* the root's entry (PMPI_Wtime) */
-    double *arrive;    /* the root of a probe: per rank, s after t0 */
-    double min_rate;   /* the root: the fastest rate reported (s/B, 0: none) */
-    int64_t vote_in;
-    int64_t *vote_out; /* the root of a probe (heap: sends may outlive an error) */
     struct sack_meter meter; /* a non-root: FIRST, then its segments (rate) */
-    uint64_t batch;    /* MPI_Waitsome returns so far */
-    double t_batch;    /* when the last one returned (PMPI_Wtime) */
-    /* requests */
-    MPI_Request *reqs;
-    int nreqs, active, kids_base;
-    int *idx;
-    MPI_Status *stats;
 };
 
 static uint64_t seg_len(const struct sack_run *r, uint64_t k)
@@ -211,93 +173,42 @@ static int first_len(const struct sack_run *r)
     return SACK_HDR + (r->piggy ? (int)r->seg0 : 0);
 }
 
-/* Make room for n requests (new ones null). */
-static int reqs_grow(struct sack_run *r, int n)
+/* This rank's place is known (sack_ctl): its children's send state and windows. */
+static int kids_init(struct sack_run *r)
 {
-    if (n <= r->nreqs)
-        return MPI_SUCCESS;
-    MPI_Request *q = realloc(r->reqs, (size_t)n * sizeof *q);
-    if (q == NULL)
-        return MPI_ERR_NO_MEM;
-    r->reqs = q;
-    int *ix = realloc(r->idx, (size_t)n * sizeof *ix);
-    if (ix == NULL)
-        return MPI_ERR_NO_MEM;
-    r->idx = ix;
-    MPI_Status *st = realloc(r->stats, (size_t)n * sizeof *st);
-    if (st == NULL)
-        return MPI_ERR_NO_MEM;
-    r->stats = st;
-    for (int i = r->nreqs; i < n; i++)
-        r->reqs[i] = MPI_REQUEST_NULL;
-    r->nreqs = n;
-    return MPI_SUCCESS;
-}
-
-/* This rank's children at position pos, all unknown yet; their send slots. */
-static int kids_init(struct sack_run *r, int pos)
-{
-    int n = sack_tree_children(r->t, pos, NULL, 0);
-    int *list = NULL, rc = MPI_SUCCESS;
-    if (n < 0)
-        return MPI_ERR_INTERN;
-    r->pos = pos;
-    r->nchild = n;
+    int n = r->x.nchild;
     if (n == 0)
         return MPI_SUCCESS;
-    list = malloc((size_t)n * sizeof *list);
     r->kids = calloc((size_t)n, sizeof *r->kids);
     r->stage = malloc((size_t)n * (size_t)first_len(r));
-    if (list == NULL || r->kids == NULL || r->stage == NULL)
-        rc = MPI_ERR_NO_MEM;
-    else if (sack_tree_children(r->t, pos, list, n) != n)
-        rc = MPI_ERR_INTERN;
-    for (int c = 0; rc == MPI_SUCCESS && c < n; c++) {
-        r->kids[c].rank = -1;
-        r->kids[c].pos = list[c];
-    }
+    if (r->kids == NULL || r->stage == NULL)
+        return MPI_ERR_NO_MEM;
     /* send windows: r->win each, at most SACK_REQS_KIDS requests in all (4 at least) */
     r->swin = SACK_REQS_KIDS / n < r->win ? SACK_REQS_KIDS / n : r->win;
     r->swin = r->swin < 4 ? 4 : r->swin;
-    if (rc == MPI_SUCCESS)
-        rc = reqs_grow(r, r->kids_base + n * r->swin);
-    free(list);
-    return rc;
-}
-
-static int post(struct sack_run *r, int rc, int slot)
-{
-    if (rc == MPI_SUCCESS && r->reqs[slot] != MPI_REQUEST_NULL)
-        r->active++;
-    return rc;
+    return MPI_SUCCESS;
 }
 
 /* Post every receive and send that can go now. */
-static int pump(struct sack_run *r)
+static int pump(void *run)
 {
+    struct sack_run *r = run;
     int rc = MPI_SUCCESS;
     /* segment receives from the parent, a window ahead */
     while (rc == MPI_SUCCESS && r->parent >= 0 && r->posted < r->nseg &&
            r->posted < r->have + (uint64_t)r->win) {
-        int w = 0;
-        while (w < r->win && r->reqs[R_DATA + w] != MPI_REQUEST_NULL)
-            w++;
-        if (w == r->win)
-            return MPI_ERR_INTERN;
-        r->rseg[w] = r->posted;
-        rc = post(r, PMPI_Irecv(r->buf + r->posted * r->seg, (int)seg_len(r, r->posted), MPI_BYTE,
-                                r->parent, SACK_TAG_DATA, r->comm, &r->reqs[R_DATA + w]),
-                  R_DATA + w);
+        rc = sack_ctl_recv(&r->x, r->buf + r->posted * r->seg, (int)seg_len(r, r->posted),
+                           MPI_BYTE, r->parent, SACK_TAG_DATA, B_DATA, 0, (int)r->posted);
         r->posted++;
     }
     /* pacing (ACCT_SACK_PACE): the slowest of the children in step */
     uint64_t limit = UINT64_MAX;
     if (r->pace > 0) {
         uint64_t lead = 0, slow = UINT64_MAX;
-        for (int c = 0; c < r->nchild; c++)
+        for (int c = 0; c < r->x.nchild; c++)
             if (r->kids[c].first_sent && r->kids[c].next > lead)
                 lead = r->kids[c].next;
-        for (int c = 0; c < r->nchild; c++)
+        for (int c = 0; c < r->x.nchild; c++)
             if (r->kids[c].first_sent && r->kids[c].next + r->pace >= lead &&
                 r->kids[c].next < slow)
                 slow = r->kids[c].next;
@@ -305,120 +216,79 @@ static int pump(struct sack_run *r)
             limit = slow + r->pace;
     }
     /* each known child */
-    for (int c = 0; rc == MPI_SUCCESS && c < r->nchild; c++) {
+    for (int c = 0; rc == MPI_SUCCESS && c < r->x.nchild; c++) {
         struct sack_child *k = &r->kids[c];
-        MPI_Request *slots = &r->reqs[r->kids_base + c * r->swin];
-        if (k->rank < 0)
+        int to = r->x.kid_rank[c];
+        if (to < 0)
             continue;
         while (rc == MPI_SUCCESS && k->inflight < r->swin) {
-            int w = 0;
-            while (slots[w] != MPI_REQUEST_NULL)
-                w++;
             if (!k->first_sent) {
                 if (r->piggy && r->have < 1)
                     break;
                 char *m = r->stage + (size_t)c * (size_t)first_len(r);
-                int64_t hdr[2] = {k->pos, (int64_t)r->bytes};
+                int64_t hdr[2] = {r->x.kid_pos[c], (int64_t)r->bytes};
                 memcpy(m, hdr, sizeof hdr);
                 if (r->piggy)
                     memcpy(m + SACK_HDR, r->buf, r->seg0);
-                rc = PMPI_Isend(m, first_len(r), MPI_BYTE, k->rank, r->first_tag, r->comm,
-                                &slots[w]);
+                rc = sack_ctl_send(&r->x, m, first_len(r), MPI_BYTE, to, r->first_tag, B_KID, c, 0);
                 k->first_sent = true;
                 k->next = r->piggy ? 1 : 0;
             } else if (k->next < r->have && k->next < limit) {
-                rc = PMPI_Isend(r->buf + k->next * r->seg, (int)seg_len(r, k->next), MPI_BYTE,
-                                k->rank, SACK_TAG_DATA, r->comm, &slots[w]);
+                rc = sack_ctl_send(&r->x, r->buf + k->next * r->seg, (int)seg_len(r, k->next),
+                                   MPI_BYTE, to, SACK_TAG_DATA, B_KID, c, 0);
                 k->next++;
             } else
                 break;
-            rc = post(r, rc, r->kids_base + c * r->swin + w);
             k->inflight++;
         }
     }
     return rc;
 }
 
-/* The root of a probe: when x arrived and what it reports; once all are
- * in, the vote goes to every rank. */
-static int on_arrival(struct sack_run *r, int x, int64_t rate_ps)
+/* The root of a probe, every SACK in: judge and send the vote to every
+ * rank. */
+static int vote(struct sack_run *r)
 {
-    int rc = MPI_SUCCESS;
-    double rate = rate_ps > 0 && rate_ps < (int64_t)1e12 ? (double)rate_ps / SACK_PS : 0;
-    r->arrive[x] = PMPI_Wtime() - r->t0;
-    if (rate > 0 && (r->min_rate == 0 || rate < r->min_rate))
-        r->min_rate = rate;
-    if (r->arrived + 2 < r->size) /* not the last one yet */
-        return MPI_SUCCESS;
-    int vote = 0;
-    double h = r->min_rate * (double)r->bytes;
+    int v = 0;
+    double h = r->x.min_rate * (double)r->bytes;
     double s = r->nseg > 1 ? h * (double)r->seg / (double)r->bytes : h;
-    r->arrive[r->root] = 0;
     r->pr->gain = r->pr->cost = 0;
     r->pr->h = h;
     if (h > 0) { /* no report yet (the site's first SACK call): no opinion */
-        vote = sack_auto_judge(r->t, r->plan.fill, r->root, r->arrive, h, s, &r->pr->gain,
-                               &r->pr->cost);
-        vote = vote < -1 ? 0 : vote;
+        v = sack_auto_judge(r->x.t, r->x.plan.fill, r->x.root, r->x.arrive, h, s, &r->pr->gain,
+                            &r->pr->cost);
+        v = v < -1 ? 0 : v;
     }
-    *r->vote_out = vote;
-    for (int k = 0; k < r->size - 1 && rc == MPI_SUCCESS; k++) {
-        int slot = R_FIXED + 2 * (r->size - 1) + k;
-        rc = post(r, PMPI_Isend(r->vote_out, 1, MPI_INT64_T, (r->root + 1 + k) % r->size,
-                                SACK_TAG_VOTE, r->comm, &r->reqs[slot]),
-                  slot);
-    }
-    return rc;
-}
-
-static int place(struct sack_run *r, int x);
-
-/* The root got x's SACK: give x the next position (unless x has one). */
-static int on_sack(struct sack_run *r, int j, const MPI_Status *st)
-{
-    int x = (r->root + 1 + j) % r->size, n = 0;
-    const int64_t *m = &r->sack_in[3 * j];
-    if (PMPI_Get_count(st, MPI_BYTE, &n) != MPI_SUCCESS || n != SACK_LEN || m[0] != SACK_MAGIC ||
-        m[1] != (int64_t)r->bytes || r->arrived + 1 >= r->size)
-        return MPI_ERR_INTERN; /* another call's message: ranks disagree */
-    int rc = r->probe ? on_arrival(r, x, m[2]) : MPI_SUCCESS;
-    r->arrived++;
-    if (rc != MPI_SUCCESS || r->is_placed[x])
-        return rc;
-    rc = place(r, x);
-    /* every position with children taken: the others go to the leaves now */
-    bool full = r->early && r->placed == r->plan.ninner;
-    for (int k = 1; rc == MPI_SUCCESS && full && k < r->size; k++)
-        if (!r->is_placed[(r->root + k) % r->size])
-            rc = place(r, (r->root + k) % r->size);
-    return rc;
+    return sack_ctl_vote(&r->x, v);
 }
 
 /* The root gives rank x the next position of the fill order. */
 static int place(struct sack_run *r, int x)
 {
-    int j = (x - r->root - 1 + r->size) % r->size;
-    if (r->placed + 1 >= r->size || r->is_placed[x])
+    struct sack_place at;
+    int rc;
+    if (r->is_placed[x])
         return MPI_ERR_INTERN;
     r->is_placed[x] = 1;
-    int pos = sack_plan_position(&r->plan, ++r->placed);
-    int up = sack_tree_parent(r->t, pos);
-    if (up < 0 || r->rank_of_pos[up] < 0)
-        return MPI_ERR_INTERN;
-    r->rank_of_pos[pos] = x;
-    if (up == 0) {
-        int c = sack_tree_child_slot(r->t, 0, pos);
-        if (c < 0 || c >= r->nchild)
-            return MPI_ERR_INTERN;
-        r->kids[c].rank = x;
-        return MPI_SUCCESS;
-    }
-    int slot = R_FIXED + (r->size - 1) + j;
-    r->ctrl_out[2 * j] = pos;
-    r->ctrl_out[2 * j + 1] = x;
-    return post(r, PMPI_Isend(&r->ctrl_out[2 * j], 2, MPI_INT32_T, r->rank_of_pos[up],
-                              SACK_TAG_CTRL, r->comm, &r->reqs[slot]),
-                slot);
+    if ((rc = sack_ctl_place(&r->x, x, &at)) != MPI_SUCCESS)
+        return rc;
+    return at.up != 0 ? sack_ctl_tell_parent(&r->x, at.up, at.pos, x) : MPI_SUCCESS;
+}
+
+/* The root got x's SACK: give x the next position (unless x has one). */
+static int on_arrival(void *run, int x)
+{
+    struct sack_run *r = run;
+    int rc = r->probe && r->x.arrived == r->x.size - 1 ? vote(r) : MPI_SUCCESS;
+    if (rc != MPI_SUCCESS || r->is_placed[x])
+        return rc;
+    rc = place(r, x);
+    /* every position with children taken: the others go to the leaves now */
+    bool full = r->early && r->x.placed == r->x.plan.ninner;
+    for (int k = 1; rc == MPI_SUCCESS && full && k < r->x.size; k++)
+        if (!r->is_placed[(r->x.root + k) % r->x.size])
+            rc = place(r, (r->x.root + k) % r->x.size);
+    return rc;
 }
 
 /* A non-root got its FIRST: parent, position, maybe segment 0. */
@@ -428,49 +298,28 @@ static int on_first(struct sack_run *r, const MPI_Status *st)
     int64_t hdr[2];
     memcpy(hdr, r->first_in, sizeof hdr);
     if (PMPI_Get_count(st, MPI_BYTE, &n) != MPI_SUCCESS || n != first_len(r) ||
-        st->MPI_SOURCE < 0 || st->MPI_SOURCE >= r->size || st->MPI_SOURCE == r->rank ||
-        hdr[0] < 1 || hdr[0] >= r->size || hdr[1] != (int64_t)r->bytes)
+        st->MPI_SOURCE < 0 || st->MPI_SOURCE >= r->x.size || st->MPI_SOURCE == r->x.rank ||
+        hdr[0] < 1 || hdr[0] >= r->x.size || hdr[1] != (int64_t)r->bytes)
         return MPI_ERR_INTERN;
     r->parent = st->MPI_SOURCE;
     /* the meter starts at FIRST (segment 0, if it rides along, is not timed) */
-    sack_meter_piece(&r->meter, r->batch, r->t_batch, 0);
-    if ((rc = kids_init(r, (int)hdr[0])) != MPI_SUCCESS)
+    sack_meter_piece(&r->meter, r->x.batch, r->x.t_batch, 0);
+    if ((rc = sack_ctl_placed(&r->x, (int)hdr[0])) != MPI_SUCCESS ||
+        (rc = kids_init(r)) != MPI_SUCCESS)
         return rc;
     if (r->piggy) {
         memcpy(r->buf, r->first_in + SACK_HDR, r->seg0);
         r->have = r->posted = 1;
     }
-    r->ctrl_left = r->nchild;
-    if (r->ctrl_left > 0)
-        rc = post(r, PMPI_Irecv(r->ctrl_in, 2, MPI_INT32_T, r->root, SACK_TAG_CTRL, r->comm,
-                                &r->reqs[R_CTRL]),
-                  R_CTRL);
-    return rc;
-}
-
-/* A non-root learnt one child's rank from the root. */
-static int on_ctrl(struct sack_run *r)
-{
-    int32_t pos = r->ctrl_in[0], x = r->ctrl_in[1];
-    int c = pos > 0 && pos < r->size ? sack_tree_child_slot(r->t, r->pos, pos) : -1;
-    if (c < 0 || c >= r->nchild || r->kids[c].rank >= 0 || x < 0 || x >= r->size ||
-        x == r->rank || x == r->root)
-        return MPI_ERR_INTERN;
-    r->kids[c].rank = x;
-    if (--r->ctrl_left > 0)
-        return post(r, PMPI_Irecv(r->ctrl_in, 2, MPI_INT32_T, r->root, SACK_TAG_CTRL, r->comm,
-                                  &r->reqs[R_CTRL]),
-                    R_CTRL);
     return MPI_SUCCESS;
 }
 
-static int on_data(struct sack_run *r, int w)
+static int on_data(struct sack_run *r, uint64_t k)
 {
-    uint64_t k = r->rseg[w];
     if (k < r->have || k >= r->have + SACK_WINDOW)
         return MPI_ERR_INTERN;
     r->got[k % SACK_WINDOW] = 1;
-    sack_meter_piece(&r->meter, r->batch, r->t_batch, (double)seg_len(r, k));
+    sack_meter_piece(&r->meter, r->x.batch, r->x.t_batch, (double)seg_len(r, k));
     while (r->have < r->nseg && r->got[r->have % SACK_WINDOW]) {
         r->got[r->have % SACK_WINDOW] = 0;
         r->have++;
@@ -478,115 +327,57 @@ static int on_data(struct sack_run *r, int w)
     return MPI_SUCCESS;
 }
 
-/* One completed request. */
-static int on_done(struct sack_run *r, int i, const MPI_Status *st)
+/* A request of the bcast's own completed. */
+static int on_done(void *run, int kind, int a, int b, const MPI_Status *st)
 {
-    r->active--;
-    if (i == R_CTRL)
-        return on_ctrl(r);
-    if (i == R_FIRST)
+    struct sack_run *r = run;
+    switch (kind) {
+    case B_FIRST:
         return on_first(r, st);
-    if (i == R_SACK)
+    case B_DATA:
+        return on_data(r, (uint64_t)b);
+    case B_KID:
+        r->kids[a].inflight--;
         return MPI_SUCCESS;
-    if (i == R_VOTE)
-        return r->vote_in >= -1 && r->vote_in <= 1 ? MPI_SUCCESS : MPI_ERR_INTERN;
-    if (i < R_FIXED)
-        return on_data(r, i - R_DATA);
-    if (i >= r->kids_base) {
-        r->kids[(i - r->kids_base) / r->swin].inflight--;
-        return MPI_SUCCESS;
+    default:
+        return MPI_ERR_INTERN;
     }
-    if (i < R_FIXED + r->size - 1) /* the root: a SACK */
-        return on_sack(r, i - R_FIXED, st);
-    return MPI_SUCCESS; /* the root: a CTRL went out */
 }
 
-static int start_root(struct sack_run *r)
+static int start_root(void *run)
 {
-    const int n = r->size - 1;
-    int rc = MPI_SUCCESS;
-    r->have = r->posted = r->nseg;
-    r->kids_base = R_FIXED + (r->probe ? 3 : 2) * n; /* SACKs, CTRLs [, VOTEs] */
-    r->t0 = PMPI_Wtime();
-    if (r->probe && ((r->arrive = calloc((size_t)r->size, sizeof *r->arrive)) == NULL ||
-                     (r->vote_out = calloc(1, sizeof *r->vote_out)) == NULL))
-        return MPI_ERR_NO_MEM;
-    if (sack_plan_init(&r->plan, r->t, rt_sack_fill()) != 0)
-        return MPI_ERR_NO_MEM;
-    r->rank_of_pos = malloc((size_t)r->size * sizeof *r->rank_of_pos);
-    r->sack_in = malloc((size_t)n * 3 * sizeof *r->sack_in);
-    r->ctrl_out = malloc((size_t)n * 2 * sizeof *r->ctrl_out);
-    if (r->rank_of_pos == NULL || r->sack_in == NULL || r->ctrl_out == NULL ||
-        reqs_grow(r, r->kids_base) != MPI_SUCCESS)
-        return MPI_ERR_NO_MEM;
-    for (int i = 0; i < r->size; i++)
-        r->rank_of_pos[i] = -1;
-    r->rank_of_pos[0] = r->rank;
-    if ((rc = kids_init(r, 0)) != MPI_SUCCESS)
-        return rc;
-    if (r->early && sack_plan_defer_leaves(&r->plan) != 0)
-        return MPI_ERR_NO_MEM;
-    if ((r->is_placed = calloc((size_t)r->size, 1)) == NULL)
-        return MPI_ERR_NO_MEM;
-    for (int k = 1; rc == MPI_SUCCESS && r->early && r->plan.ninner == 0 && k < r->size; k++)
-        rc = place(r, (r->root + k) % r->size); /* only leaves: all at once */
-    for (int j = 0; j < n && rc == MPI_SUCCESS; j++)
-        rc = post(r, PMPI_Irecv(&r->sack_in[3 * j], SACK_LEN, MPI_BYTE, (r->root + 1 + j) % r->size,
-                                SACK_TAG_SACK, r->comm, &r->reqs[R_FIXED + j]),
-                  R_FIXED + j);
-    return rc;
-}
-
-static int start_nonroot(struct sack_run *r)
-{
+    struct sack_run *r = run;
     int rc;
-    r->kids_base = R_FIXED;
-    size_t at = ((size_t)first_len(r) + 7) & ~(size_t)7; /* the SACK, aligned */
-    r->first_in = malloc(at + SACK_LEN);
-    if (r->first_in == NULL || reqs_grow(r, R_FIXED) != MPI_SUCCESS)
+    r->have = r->posted = r->nseg;
+    if ((rc = sack_ctl_root_start(&r->x, r->probe)) != MPI_SUCCESS ||
+        (rc = kids_init(r)) != MPI_SUCCESS)
+        return rc;
+    if (r->early && sack_plan_defer_leaves(&r->x.plan) != 0)
         return MPI_ERR_NO_MEM;
-    r->sack_out = (int64_t *)(void *)(r->first_in + at);
-    rc = post(r, PMPI_Irecv(r->first_in, first_len(r), MPI_BYTE, MPI_ANY_SOURCE, r->first_tag,
-                            r->comm, &r->reqs[R_FIRST]),
-              R_FIRST);
-    r->sack_out[0] = SACK_MAGIC;
-    r->sack_out[1] = (int64_t)r->bytes;
-    r->sack_out[2] = r->pr != NULL && r->pr->rate > 0 && r->pr->rate < 1
-                         ? (int64_t)(r->pr->rate * SACK_PS)
-                         : 0;
-    if (rc == MPI_SUCCESS && r->probe)
-        rc = post(r, PMPI_Irecv(&r->vote_in, 1, MPI_INT64_T, r->root, SACK_TAG_VOTE, r->comm,
-                                &r->reqs[R_VOTE]),
-                  R_VOTE);
-    if (rc == MPI_SUCCESS)
-        rc = post(r, PMPI_Isend(r->sack_out, SACK_LEN, MPI_BYTE, r->root, SACK_TAG_SACK, r->comm,
-                                &r->reqs[R_SACK]),
-                  R_SACK);
+    if ((r->is_placed = calloc((size_t)r->x.size, 1)) == NULL)
+        return MPI_ERR_NO_MEM;
+    for (int k = 1; rc == MPI_SUCCESS && r->early && r->x.plan.ninner == 0 && k < r->x.size; k++)
+        rc = place(r, (r->x.root + k) % r->x.size); /* only leaves: all at once */
     return rc;
 }
 
-/* After an error: receives are cancelled and completed; sends are freed
- * (MPI completes them; their buffers are then leaked on purpose, as they
- * may still be read). */
-static void abandon(struct sack_run *r)
+static int start_nonroot(void *run)
 {
-    for (int i = 0; i < r->nreqs; i++) {
-        if (r->reqs[i] == MPI_REQUEST_NULL)
-            continue;
-        bool recv = i == R_CTRL || i == R_FIRST || i == R_VOTE || (i >= R_DATA && i < R_FIXED) ||
-                    (r->rank == r->root && i >= R_FIXED && i < R_FIXED + r->size - 1);
-        if (recv) {
-            PMPI_Cancel(&r->reqs[i]);
-            PMPI_Wait(&r->reqs[i], MPI_STATUS_IGNORE);
-        } else {
-            PMPI_Request_free(&r->reqs[i]);
-            r->stage = NULL;
-            r->ctrl_out = NULL;
-            r->first_in = NULL;
-            r->vote_out = NULL;
-        }
-    }
+    struct sack_run *r = run;
+    int rc;
+    r->first_in = malloc((size_t)first_len(r));
+    if (r->first_in == NULL)
+        return MPI_ERR_NO_MEM;
+    rc = sack_ctl_recv(&r->x, r->first_in, first_len(r), MPI_BYTE, MPI_ANY_SOURCE, r->first_tag,
+                       B_FIRST, 0, 0);
+    return rc == MPI_SUCCESS ? sack_ctl_hello(&r->x, r->pr != NULL ? r->pr->rate : 0, r->probe)
+                             : rc;
 }
+
+static pthread_once_t said = PTHREAD_ONCE_INIT;
+static const struct sack_ops bcast_ops = {
+    .start_root = start_root, .start_nonroot = start_nonroot, .pump = pump,
+    .arrival = on_arrival, .done = on_done, .say_first = say_first, .said = &said};
 
 int rt_sack_bcast(char *buf, uint64_t bytes, uint64_t seg, int root, const struct sack_tree *t,
                   MPI_Comm priv, int rank)
@@ -607,6 +398,7 @@ int rt_sack_bcast_auto(char *buf, uint64_t bytes, uint64_t seg, int root,
     if (bytes == 0 || t->size <= 1)
         return MPI_SUCCESS;
     memset(&r, 0, sizeof r);
+    sack_ctl_init(&r.x, &bcast_proto, (int64_t)bytes, t, root, priv, rank);
     r.first_tag = a != NULL ? SACK_TAG_FIRST_SEQ + (int)(seq % SACK_SEQ_TAGS) : SACK_TAG_FIRST;
     r.early = a != NULL && t->size <= SACK_SEQ_TAGS;
     r.pr = pr;
@@ -622,55 +414,28 @@ int rt_sack_bcast_auto(char *buf, uint64_t bytes, uint64_t seg, int root,
     r.win = r.win < 4 ? 4 : r.win > SACK_WINDOW ? SACK_WINDOW : r.win;
     pthread_once(&pace_once, pace_read);
     r.pace = pace;
-    r.root = root;
-    r.rank = rank;
-    r.size = t->size;
-    r.comm = priv;
-    r.t = t;
     r.parent = -1;
 
-    if (rank == root) { /* one debug line per process (ACCT_VERBOSE=2), for tests */
-        static pthread_once_t said = PTHREAD_ONCE_INIT;
-        pthread_once(&said, say_first);
-    }
-    rc = rank == root ? start_root(&r) : start_nonroot(&r);
-    while (rc == MPI_SUCCESS && (rc = pump(&r)) == MPI_SUCCESS && r.active > 0) {
-        int n = 0;
-        rc = PMPI_Waitsome(r.nreqs, r.reqs, &n, r.idx, r.stats);
-        r.batch++;
-        r.t_batch = PMPI_Wtime();
-        for (int i = 0; rc == MPI_SUCCESS && n != MPI_UNDEFINED && i < n; i++)
-            rc = on_done(&r, r.idx[i], &r.stats[i]);
-    }
+    rc = sack_ctl_run(&r.x, &bcast_ops, &r);
     /* everything arrived and went out? */
-    if (rc == MPI_SUCCESS && (r.have != r.nseg || r.ctrl_left != 0 ||
-                              (rank == root && r.arrived != r.size - 1)))
+    if (rc == MPI_SUCCESS && (r.have != r.nseg || !sack_ctl_complete(&r.x)))
         rc = MPI_ERR_INTERN;
-    for (int c = 0; rc == MPI_SUCCESS && c < r.nchild; c++)
-        if (r.kids[c].rank < 0 || r.kids[c].next != r.nseg)
+    for (int c = 0; rc == MPI_SUCCESS && c < r.x.nchild; c++)
+        if (r.kids[c].next != r.nseg)
             rc = MPI_ERR_INTERN;
-    if (rc != MPI_SUCCESS)
-        abandon(&r);
-    else if (pr != NULL) {
-        pr->vote = !r.probe ? SACK_VOTE_NONE : rank == root ? (int)*r.vote_out : (int)r.vote_in;
+    if (rc == MPI_SUCCESS && pr != NULL) {
+        pr->vote = r.probe ? sack_ctl_voted(&r.x) : SACK_VOTE_NONE;
         /* this rank's receive rate: from the MPI_Waitsome return that
          * reported FIRST to the one that reported the last segment, over the
          * segments reported after FIRST's (sack_meter) */
         pr->rate = rank != root && r.nseg > 1 ? sack_meter_rate(&r.meter) : 0;
     }
-    free(r.reqs);
-    free(r.idx);
-    free(r.stats);
     free(r.kids);
-    free(r.stage);
     free(r.first_in);
-    free(r.rank_of_pos);
-    free(r.sack_in);
-    free(r.ctrl_out);
-    free(r.arrive);
-    free(r.vote_out);
     free(r.is_placed);
-    sack_plan_fini(&r.plan);
+    if (!r.x.leaked)
+        free(r.stage);
+    sack_ctl_fini(&r.x);
     return rc;
 }
 
@@ -686,11 +451,10 @@ static const enum acct_coll_id auto_colls[SACK_AUTO_COLLS] = {ACCT_COLL_bcast, A
                                                                ACCT_COLL_reduce};
 
 struct sack_auto_site *rt_sack_auto_site(struct sack_auto *a, enum acct_coll_id coll,
-                                         const struct acct_table *tab, uint64_t bytes)
+                                         size_t entry)
 {
     int row = auto_row(coll);
-    size_t i = tab != NULL && row >= 0 ? acct_table_index(tab, bytes) : SACK_AUTO_SITES;
-    return i < SACK_AUTO_SITES ? &a->site[row][i] : NULL;
+    return row >= 0 && entry < SACK_AUTO_SITES ? &a->site[row][entry] : NULL;
 }
 
 bool rt_sack_auto_begin(struct sack_auto *a, struct sack_auto_site *site, struct sack_probe *pr)

@@ -11,8 +11,7 @@
  * it gets only if it arrived early enough to be given one).
  *
  * Messages use ACCT's private duplicate of the communicator and their own
- * tags (never coll.c's): no message can match the application's or a
- * schedule's. */
+ * tags (tags.h): no message can match the application's or a schedule's. */
 #ifndef ACCT_RT_SACK_H
 #define ACCT_RT_SACK_H
 
@@ -22,27 +21,9 @@
 #include <mpi.h>
 
 #include "acct/rules.h"
+#include "sack_ctl.h"
 #include "sack_plan.h"
-
-/* The tags of the protocol (all below MPI's guaranteed MPI_TAG_UB 32767). */
-enum {
-    SACK_TAG_SACK = 0x5341,  /* non-root -> root: start-acknowledge */
-    SACK_TAG_CTRL = 0x5342,  /* root -> parent: "position p is rank r" */
-    SACK_TAG_FIRST = 0x5343, /* parent -> child: position (+ segment 0) */
-    SACK_TAG_DATA = 0x5344,  /* parent -> child: the other segments */
-    SACK_TAG_VOTE = 0x5350,  /* root -> every rank: the probe's vote (automatic mode) */
-    /* FIRST of a call with a call number (rt_sack_bcast_auto with state):
-     * 0x5400 + number mod 1024, so that a FIRST sent to a rank before it
-     * entered the call (placed on a leaf early) cannot match the receive
-     * of a call it is still in */
-    SACK_TAG_FIRST_SEQ = 0x5400,
-    SACK_SEQ_TAGS = 1024,
-};
-
-/* The fill order the root uses: ACCT_SACK_FILL=df|bf, read once (default
- * df). Only the root's value matters (the other ranks learn their places
- * from messages), so it need not be agreed between ranks. */
-enum sack_fill rt_sack_fill(void);
+#include "tags.h"
 
 /* Broadcast `bytes` bytes at buf (the root's are the input) from root over
  * tree t (t->size = the communicator size) in segments of seg bytes (0: one
@@ -102,11 +83,12 @@ int rt_sack_bcast_auto(char *buf, uint64_t bytes, uint64_t seg, int root,
                        const struct sack_tree *t, MPI_Comm priv, int rank, struct sack_auto *a,
                        struct sack_probe *pr);
 
-/* The site of a call of collective coll (bcast, gather or reduce) of
- * `bytes` (table tab: the communicator's rules of coll), or NULL: no
- * automatic mode for it. */
+/* The site of a call of collective coll (bcast, gather or reduce) whose
+ * decision came from entry `entry` of the communicator's rules table of
+ * coll (rt_decide_call; SIZE_MAX: none), or NULL: no automatic mode for
+ * it. */
 struct sack_auto_site *rt_sack_auto_site(struct sack_auto *a, enum acct_coll_id coll,
-                                         const struct acct_table *tab, uint64_t bytes);
+                                         size_t entry);
 
 /* Before the call: counts it; true if it runs with reordering (the site is
  * on, or the call is a probe); fills *pr. */
@@ -115,7 +97,7 @@ bool rt_sack_auto_begin(struct sack_auto *a, struct sack_auto_site *site, struct
 /* After a successful call that took the SACK branch: keeps the rate
  * measured, feeds the vote; log (one process, e.g. rank 0 of the
  * communicator) writes a debug line when the state changes. The site's
- * bytes range comes from tab (as for rt_sack_auto_site) and, with
+ * bytes range comes from tab (the communicator's rules of the collective) and, with
  * comm_size, keys this process's record for the report (rt_sack_auto_report). */
 void rt_sack_auto_end(struct sack_auto *a, struct sack_auto_site *site, const struct sack_probe *pr,
                       uint64_t bytes, bool log, int comm_size, const struct acct_table *tab);

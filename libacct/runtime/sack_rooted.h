@@ -11,7 +11,7 @@
  * were handed out, each down the path from the root to its position.
  *
  * Messages use ACCT's private duplicate of the communicator and tags of
- * their own (neither coll.c's nor sack.h's). */
+ * their own (tags.h). */
 #ifndef ACCT_RT_SACK_ROOTED_H
 #define ACCT_RT_SACK_ROOTED_H
 
@@ -20,16 +20,9 @@
 #include <mpi.h>
 
 #include "sack_plan.h"
+#include "tags.h"
 
 struct sack_probe; /* sack.h */
-
-/* The tags of the scatter protocol (below MPI's guaranteed MPI_TAG_UB). */
-enum {
-    SACK_TAG_SC_SACK = 0x5345,  /* non-root -> root: start-acknowledge */
-    SACK_TAG_SC_CTRL = 0x5346,  /* root -> parent: "position p is rank r" */
-    SACK_TAG_SC_FIRST = 0x5347, /* parent -> child: {position, block, fill} */
-    SACK_TAG_SC_DATA = 0x5348,  /* parent -> child: one position's block */
-};
 
 /* Scatter blocks of `block` bytes from root over tree t (t->size = the
  * communicator size), with reordering, on priv (the private duplicate;
@@ -62,19 +55,8 @@ int rt_sack_scatter(const char *sbuf, char *rbuf, uint64_t block, int root,
  * SACK carries its sender's pr->rate (s per byte, 0: none; the root uses
  * the fastest of those and its own), and on return pr->rate holds what this rank measured: the
  * fastest child's first-to-last piece, or at the root a leaf child's data
- * from its SACK on (0: nothing to measure). */
-enum {
-    SACK_TAG_UP_SACK = 0x5360,   /* non-root -> root: start-acknowledge */
-    SACK_TAG_UP_ASSIGN = 0x5361, /* root -> x: {position, parent's rank, n} */
-    SACK_TAG_UP_CTRL = 0x5362,   /* root -> parent: "position p is rank x" */
-    SACK_TAG_UP_RDATA = 0x5363,  /* child -> parent: reduce segments, in order */
-    SACK_TAG_UP_VOTE = 0x5364,   /* root -> every rank: a probe's vote (automatic mode) */
-    SACK_TAG_UP_GDATA = 0x5C00,  /* child -> parent: gather, + the block's position */
-};
-
-/* Largest communicator whose gather can be reordered (the position tags
- * must stay within MPI's guaranteed MPI_TAG_UB, 32767). */
-#define SACK_UP_GATHER_MAX (32767 - SACK_TAG_UP_GDATA + 1)
+ * from its SACK on (0: nothing to measure). The largest communicator whose
+ * gather can be reordered is SACK_UP_GATHER_MAX (tags.h). */
 
 /* Gather blocks of `block` bytes to root over tree t, with reordering. sbuf:
  * this rank's block (NULL at the root: MPI_IN_PLACE, its block is already

@@ -42,57 +42,45 @@
 #include <string.h>
 
 #include "acct/log.h"
-#include "sack.h"
+#include "sack_ctl.h"
 
 #define SC_MAGIC 0x53434154LL /* "SCAT" */
-#define SC_SACK 2             /* int64 of a SACK */
 #define SC_FIRST 3            /* int64 of a FIRST */
 
+/* What this rank sends each child (its rank and position: sack_ctl). */
 struct sc_kid {
-    int rank;          /* -1 until known */
-    int pos;
     bool first_sent;
     int n, next;       /* stream indices of this child's subtree: how many, next to send */
     int *items;        /* indices into the parent's stream */
     int64_t hdr[SC_FIRST];
 };
 
-/* Non-root request slots: fixed ones, then DATA receives (stream order),
- * then one FIRST send per child, then one DATA send per stream index >= 1. */
-enum { Q_FIRST = 0, Q_SACK = 1, Q_CTRL = 2, Q_FIXED = 3 };
+/* What a request of the protocol's own is (sack_ctl.h). */
+enum {
+    S_FIRST = SACK_K_PROTO, /* a non-root: FIRST */
+    S_DATA,                 /* a non-root: the block of stream index a */
+};
+
+static const struct sack_proto scatter_proto = {
+    .tag_sack = SACK_TAG_SC_SACK, .tag_ctrl = SACK_TAG_SC_CTRL, .tag_vote = -1,
+    .magic = SC_MAGIC};
 
 struct sc_run {
+    struct sack_ctl x; /* requests, SACK, CTRL; the root's plan (sack_ctl.h) */
     const char *sbuf;
     char *rbuf;
     uint64_t block;
-    int root, rank, size;
-    MPI_Comm comm;
-    const struct sack_tree *t;
     enum sack_fill fill;
     /* non-root */
-    int pos, parent;
+    int parent;
     int64_t first_in[SC_FIRST];
-    int64_t sack_out[SC_SACK];
-    int32_t ctrl_in[2];
-    int ctrl_left;
     int ns;              /* stream length (subtree size) */
     int *stream;         /* positions */
     unsigned char *got;  /* stream index i arrived */
     char *stage;         /* blocks of stream indices 1..ns-1 */
-    int nchild;
-    struct sc_kid *kids;
+    struct sc_kid *kids; /* x.nchild */
     /* root */
-    struct sack_plan plan;
-    int *rank_of_pos;
-    int arrived;
-    int64_t *sack_in;   /* SC_SACK per non-root */
-    int32_t *ctrl_out;  /* 2 per non-root */
     int64_t *first_out; /* SC_FIRST per non-root */
-    /* requests */
-    MPI_Request *reqs;
-    int nreqs, active;
-    int *idx;
-    MPI_Status *stats;
 };
 
 static void say_first(void)
@@ -100,166 +88,81 @@ static void say_first(void)
     acct_debug("SACK reordering: first scatter as root, fill %s", sack_fill_name(rt_sack_fill()));
 }
 
-static int reqs_alloc(struct sc_run *r, int n)
-{
-    r->reqs = malloc((size_t)n * sizeof *r->reqs);
-    r->idx = malloc((size_t)n * sizeof *r->idx);
-    r->stats = malloc((size_t)n * sizeof *r->stats);
-    if (r->reqs == NULL || r->idx == NULL || r->stats == NULL)
-        return MPI_ERR_NO_MEM;
-    for (int i = 0; i < n; i++)
-        r->reqs[i] = MPI_REQUEST_NULL;
-    r->nreqs = n;
-    return MPI_SUCCESS;
-}
-
-static int post(struct sc_run *r, int rc, int slot)
-{
-    if (rc == MPI_SUCCESS && r->reqs[slot] != MPI_REQUEST_NULL)
-        r->active++;
-    return rc;
-}
-
 /* ---- the root ----------------------------------------------------------- */
 
-static int root_start(struct sc_run *r)
+static int root_start(void *run)
 {
-    const int n = r->size - 1;
-    int rc = MPI_SUCCESS;
-    r->fill = rt_sack_fill();
-    if (sack_plan_init(&r->plan, r->t, r->fill) != 0)
-        return MPI_ERR_NO_MEM;
-    r->rank_of_pos = malloc((size_t)r->size * sizeof *r->rank_of_pos);
-    r->sack_in = malloc((size_t)n * SC_SACK * sizeof *r->sack_in);
-    r->ctrl_out = malloc((size_t)n * 2 * sizeof *r->ctrl_out);
-    r->first_out = malloc((size_t)n * SC_FIRST * sizeof *r->first_out);
-    if (r->rank_of_pos == NULL || r->sack_in == NULL || r->ctrl_out == NULL ||
-        r->first_out == NULL || reqs_alloc(r, 3 * n) != MPI_SUCCESS)
-        return MPI_ERR_NO_MEM;
-    for (int i = 0; i < r->size; i++)
-        r->rank_of_pos[i] = -1;
-    r->rank_of_pos[0] = r->rank;
-    for (int j = 0; j < n && rc == MPI_SUCCESS; j++)
-        rc = post(r, PMPI_Irecv(&r->sack_in[SC_SACK * j], SC_SACK * 8, MPI_BYTE,
-                                (r->root + 1 + j) % r->size, SACK_TAG_SC_SACK, r->comm,
-                                &r->reqs[j]),
-                  j);
-    return rc;
+    struct sc_run *r = run;
+    int rc = sack_ctl_root_start(&r->x, false);
+    r->fill = r->x.plan.fill;
+    r->first_out = malloc((size_t)(r->x.size - 1) * SC_FIRST * sizeof *r->first_out);
+    return r->first_out == NULL ? MPI_ERR_NO_MEM : rc;
 }
 
-/* x's SACK (the j-th source) arrived: give x the next position; tell its
- * parent (CTRL) or, for a root child, x itself (FIRST); send x's block
- * towards it. */
-static int root_on_sack(struct sc_run *r, int j, const MPI_Status *st)
+/* x's SACK arrived: give x the next position; tell its parent (CTRL) or,
+ * for a root child, x itself (FIRST); send x's block towards it. */
+static int on_arrival(void *run, int x)
 {
-    const int n = r->size - 1;
-    int x = (r->root + 1 + j) % r->size, cnt = 0, rc;
-    const int64_t *m = &r->sack_in[SC_SACK * j];
-    if (PMPI_Get_count(st, MPI_BYTE, &cnt) != MPI_SUCCESS || cnt != SC_SACK * 8 ||
-        m[0] != SC_MAGIC || m[1] != (int64_t)r->block || r->arrived + 1 >= r->size)
-        return MPI_ERR_INTERN; /* another call's message: ranks disagree */
-    int p = sack_plan_position(&r->plan, ++r->arrived);
-    int up = sack_tree_parent(r->t, p);
-    int head = up == 0 ? p : sack_tree_child_towards(r->t, 0, p);
-    if (up < 0 || head < 0 || r->rank_of_pos[up] < 0 ||
-        (head != p && r->rank_of_pos[head] < 0))
-        return MPI_ERR_INTERN;
-    r->rank_of_pos[p] = x;
-    if (up == 0) {
-        int64_t *h = &r->first_out[SC_FIRST * j];
-        h[0] = p;
+    struct sc_run *r = run;
+    struct sack_place at;
+    int rc;
+    if ((rc = sack_ctl_place(&r->x, x, &at)) != MPI_SUCCESS)
+        return rc;
+    if (at.up == 0) {
+        int64_t *h = &r->first_out[SC_FIRST * at.src];
+        h[0] = at.pos;
         h[1] = (int64_t)r->block;
         h[2] = r->fill;
-        rc = post(r, PMPI_Isend(h, SC_FIRST * 8, MPI_BYTE, x, SACK_TAG_SC_FIRST, r->comm,
-                                &r->reqs[n + j]),
-                  n + j);
-    } else {
-        r->ctrl_out[2 * j] = p;
-        r->ctrl_out[2 * j + 1] = x;
-        rc = post(r, PMPI_Isend(&r->ctrl_out[2 * j], 2, MPI_INT32_T, r->rank_of_pos[up],
-                                SACK_TAG_SC_CTRL, r->comm, &r->reqs[n + j]),
-                  n + j);
-    }
+        rc = sack_ctl_send(&r->x, h, SC_FIRST * 8, MPI_BYTE, x, SACK_TAG_SC_FIRST, SACK_K_SEND, 0,
+                           0);
+    } else
+        rc = sack_ctl_tell_parent(&r->x, at.up, at.pos, x);
     if (rc == MPI_SUCCESS)
-        rc = post(r, PMPI_Isend(r->sbuf + (uint64_t)x * r->block, (int)r->block, MPI_BYTE,
-                                r->rank_of_pos[head], SACK_TAG_SC_DATA, r->comm,
-                                &r->reqs[2 * n + j]),
-                  2 * n + j);
+        rc = sack_ctl_send(&r->x, r->sbuf + (uint64_t)x * r->block, (int)r->block, MPI_BYTE,
+                           r->x.rank_of_pos[at.head], SACK_TAG_SC_DATA, SACK_K_SEND, 0, 0);
     return rc;
 }
 
 /* ---- the other ranks ----------------------------------------------------- */
 
-static int slot_recv(int i)
+static int nonroot_start(void *run)
 {
-    return Q_FIXED + i;
+    struct sc_run *r = run;
+    int rc = sack_ctl_recv(&r->x, r->first_in, SC_FIRST * 8, MPI_BYTE, MPI_ANY_SOURCE,
+                           SACK_TAG_SC_FIRST, S_FIRST, 0, 0);
+    return rc == MPI_SUCCESS ? sack_ctl_hello(&r->x, 0, false) : rc;
 }
 
-static int slot_first(const struct sc_run *r, int c)
-{
-    return Q_FIXED + r->ns + c;
-}
-
-static int slot_send(const struct sc_run *r, int i)
-{
-    return Q_FIXED + r->ns + r->nchild + i - 1;
-}
-
-static int nonroot_start(struct sc_run *r)
-{
-    int rc;
-    if (reqs_alloc(r, Q_FIXED) != MPI_SUCCESS)
-        return MPI_ERR_NO_MEM;
-    rc = post(r, PMPI_Irecv(r->first_in, SC_FIRST * 8, MPI_BYTE, MPI_ANY_SOURCE,
-                            SACK_TAG_SC_FIRST, r->comm, &r->reqs[Q_FIRST]),
-              Q_FIRST);
-    r->sack_out[0] = SC_MAGIC;
-    r->sack_out[1] = (int64_t)r->block;
-    if (rc == MPI_SUCCESS)
-        rc = post(r, PMPI_Isend(r->sack_out, SC_SACK * 8, MPI_BYTE, r->root, SACK_TAG_SC_SACK,
-                                r->comm, &r->reqs[Q_SACK]),
-                  Q_SACK);
-    return rc;
-}
-
-/* The stream of r->pos, its children and which child each item goes to. */
+/* The stream of this rank's position, and which child each item goes to. */
 static int nonroot_plan(struct sc_run *r)
 {
     struct sack_plan plan;
-    int rc = MPI_SUCCESS, *kidpos = NULL, *owner = NULL;
-    if (sack_plan_init(&plan, r->t, r->fill) != 0)
+    const struct sack_tree *t = r->x.t;
+    const int pos = r->x.pos, nchild = r->x.nchild;
+    int rc = MPI_SUCCESS, *owner = NULL;
+    if (sack_plan_init(&plan, t, r->fill) != 0)
         return MPI_ERR_NO_MEM;
-    r->stream = malloc((size_t)r->size * sizeof *r->stream);
-    owner = malloc((size_t)r->size * sizeof *owner);
-    r->nchild = sack_tree_children(r->t, r->pos, NULL, 0);
-    if (r->stream == NULL || owner == NULL || r->nchild < 0) {
-        rc = r->nchild < 0 ? MPI_ERR_INTERN : MPI_ERR_NO_MEM;
-        goto out;
-    }
-    kidpos = malloc((size_t)(r->nchild + 1) * sizeof *kidpos);
-    r->kids = calloc((size_t)r->nchild + 1, sizeof *r->kids);
-    if (kidpos == NULL || r->kids == NULL) {
+    r->stream = malloc((size_t)r->x.size * sizeof *r->stream);
+    owner = malloc((size_t)r->x.size * sizeof *owner);
+    r->kids = calloc((size_t)nchild + 1, sizeof *r->kids);
+    if (r->stream == NULL || owner == NULL || r->kids == NULL) {
         rc = MPI_ERR_NO_MEM;
         goto out;
     }
-    if (sack_tree_children(r->t, r->pos, kidpos, r->nchild) != r->nchild) {
-        rc = MPI_ERR_INTERN;
-        goto out;
-    }
-    /* the stream: fill order restricted to the subtree (r->pos first) */
+    /* the stream: fill order restricted to the subtree (pos first) */
     r->ns = 0;
-    for (int i = 1; i < r->size; i++) {
+    for (int i = 1; i < r->x.size; i++) {
         int q = sack_plan_position(&plan, i);
-        if (q == r->pos) {
+        if (q == pos) {
             if (r->ns != 0) { /* a descendant before its ancestor: not a fill order */
                 rc = MPI_ERR_INTERN;
                 goto out;
             }
             owner[r->ns] = -1;
             r->stream[r->ns++] = q;
-        } else if (r->ns > 0 && sack_tree_child_towards(r->t, r->pos, q) >= 0) {
-            int c = sack_tree_child_slot(r->t, r->pos, sack_tree_child_towards(r->t, r->pos, q));
-            if (c < 0 || c >= r->nchild) {
+        } else if (r->ns > 0 && sack_tree_child_towards(t, pos, q) >= 0) {
+            int c = sack_tree_child_slot(t, pos, sack_tree_child_towards(t, pos, q));
+            if (c < 0 || c >= nchild) {
                 rc = MPI_ERR_INTERN;
                 goto out;
             }
@@ -268,9 +171,7 @@ static int nonroot_plan(struct sc_run *r)
             r->kids[c].n++;
         }
     }
-    for (int c = 0; c < r->nchild; c++) {
-        r->kids[c].rank = -1;
-        r->kids[c].pos = kidpos[c];
+    for (int c = 0; c < nchild; c++) {
         r->kids[c].items = malloc((size_t)(r->kids[c].n ? r->kids[c].n : 1) * sizeof(int));
         if (r->kids[c].items == NULL) {
             rc = MPI_ERR_NO_MEM;
@@ -283,7 +184,6 @@ static int nonroot_plan(struct sc_run *r)
         k->items[k->n++] = i;
     }
 out:
-    free(kidpos);
     free(owner);
     sack_plan_fini(&plan);
     return rc;
@@ -295,129 +195,71 @@ static int nonroot_on_first(struct sc_run *r, const MPI_Status *st)
     int n = 0, rc;
     const int64_t *h = r->first_in;
     if (PMPI_Get_count(st, MPI_BYTE, &n) != MPI_SUCCESS || n != SC_FIRST * 8 ||
-        st->MPI_SOURCE < 0 || st->MPI_SOURCE >= r->size || st->MPI_SOURCE == r->rank ||
-        h[0] < 1 || h[0] >= r->size || h[1] != (int64_t)r->block ||
+        st->MPI_SOURCE < 0 || st->MPI_SOURCE >= r->x.size || st->MPI_SOURCE == r->x.rank ||
+        h[0] < 1 || h[0] >= r->x.size || h[1] != (int64_t)r->block ||
         (h[2] != SACK_FILL_DF && h[2] != SACK_FILL_BF))
         return MPI_ERR_INTERN;
     r->parent = st->MPI_SOURCE;
-    r->pos = (int)h[0];
     r->fill = (enum sack_fill)h[2];
-    if ((rc = nonroot_plan(r)) != MPI_SUCCESS)
+    if ((rc = sack_ctl_placed(&r->x, (int)h[0])) != MPI_SUCCESS ||
+        (rc = nonroot_plan(r)) != MPI_SUCCESS)
         return rc;
-    int total = Q_FIXED + r->ns + r->nchild + (r->ns - 1);
-    MPI_Request *q = realloc(r->reqs, (size_t)total * sizeof *q);
-    if (q == NULL)
-        return MPI_ERR_NO_MEM;
-    r->reqs = q;
-    int *ix = realloc(r->idx, (size_t)total * sizeof *ix);
-    if (ix == NULL)
-        return MPI_ERR_NO_MEM;
-    r->idx = ix;
-    MPI_Status *sts = realloc(r->stats, (size_t)total * sizeof *sts);
-    if (sts == NULL)
-        return MPI_ERR_NO_MEM;
-    r->stats = sts;
-    for (int i = r->nreqs; i < total; i++)
-        r->reqs[i] = MPI_REQUEST_NULL;
-    r->nreqs = total;
     r->got = calloc((size_t)r->ns, 1);
     r->stage = malloc((size_t)(r->ns > 1 ? r->ns - 1 : 1) * r->block);
     if (r->got == NULL || r->stage == NULL)
         return MPI_ERR_NO_MEM;
     for (int i = 0; i < r->ns && rc == MPI_SUCCESS; i++) {
         char *dst = i == 0 ? r->rbuf : r->stage + (uint64_t)(i - 1) * r->block;
-        rc = post(r, PMPI_Irecv(dst, (int)r->block, MPI_BYTE, r->parent, SACK_TAG_SC_DATA,
-                                r->comm, &r->reqs[slot_recv(i)]),
-                  slot_recv(i));
+        rc = sack_ctl_recv(&r->x, dst, (int)r->block, MPI_BYTE, r->parent, SACK_TAG_SC_DATA,
+                           S_DATA, i, 0);
     }
-    r->ctrl_left = r->nchild;
-    if (rc == MPI_SUCCESS && r->ctrl_left > 0)
-        rc = post(r, PMPI_Irecv(r->ctrl_in, 2, MPI_INT32_T, r->root, SACK_TAG_SC_CTRL, r->comm,
-                                &r->reqs[Q_CTRL]),
-                  Q_CTRL);
     return rc;
-}
-
-static int nonroot_on_ctrl(struct sc_run *r)
-{
-    int32_t pos = r->ctrl_in[0], x = r->ctrl_in[1];
-    int c = pos > 0 && pos < r->size ? sack_tree_child_slot(r->t, r->pos, pos) : -1;
-    if (c < 0 || c >= r->nchild || r->kids[c].rank >= 0 || x < 0 || x >= r->size ||
-        x == r->rank || x == r->root)
-        return MPI_ERR_INTERN;
-    r->kids[c].rank = x;
-    if (--r->ctrl_left > 0)
-        return post(r, PMPI_Irecv(r->ctrl_in, 2, MPI_INT32_T, r->root, SACK_TAG_SC_CTRL,
-                                  r->comm, &r->reqs[Q_CTRL]),
-                    Q_CTRL);
-    return MPI_SUCCESS;
 }
 
 /* Forward what can go: to each known child, FIRST, then its blocks in
  * stream order as they arrive. */
-static int pump(struct sc_run *r)
+static int pump(void *run)
 {
+    struct sc_run *r = run;
     int rc = MPI_SUCCESS;
-    for (int c = 0; rc == MPI_SUCCESS && c < r->nchild; c++) {
+    for (int c = 0; rc == MPI_SUCCESS && r->kids != NULL && c < r->x.nchild; c++) {
         struct sc_kid *k = &r->kids[c];
-        if (k->rank < 0)
+        int to = r->x.kid_rank[c];
+        if (to < 0)
             continue;
         if (!k->first_sent) {
-            k->hdr[0] = k->pos;
+            k->hdr[0] = r->x.kid_pos[c];
             k->hdr[1] = (int64_t)r->block;
             k->hdr[2] = r->fill;
-            rc = post(r, PMPI_Isend(k->hdr, SC_FIRST * 8, MPI_BYTE, k->rank, SACK_TAG_SC_FIRST,
-                                    r->comm, &r->reqs[slot_first(r, c)]),
-                      slot_first(r, c));
+            rc = sack_ctl_send(&r->x, k->hdr, SC_FIRST * 8, MPI_BYTE, to, SACK_TAG_SC_FIRST,
+                               SACK_K_SEND, 0, 0);
             k->first_sent = true;
         }
         while (rc == MPI_SUCCESS && k->next < k->n && r->got[k->items[k->next]]) {
             int i = k->items[k->next++];
-            rc = post(r, PMPI_Isend(r->stage + (uint64_t)(i - 1) * r->block, (int)r->block,
-                                    MPI_BYTE, k->rank, SACK_TAG_SC_DATA, r->comm,
-                                    &r->reqs[slot_send(r, i)]),
-                      slot_send(r, i));
+            rc = sack_ctl_send(&r->x, r->stage + (uint64_t)(i - 1) * r->block, (int)r->block,
+                               MPI_BYTE, to, SACK_TAG_SC_DATA, SACK_K_SEND, 0, 0);
         }
     }
     return rc;
 }
 
-static int on_done(struct sc_run *r, int i, const MPI_Status *st)
+static int on_done(void *run, int kind, int a, int b, const MPI_Status *st)
 {
-    r->active--;
-    if (r->rank == r->root)
-        return i < r->size - 1 ? root_on_sack(r, i, st) : MPI_SUCCESS;
-    if (i == Q_FIRST)
+    struct sc_run *r = run;
+    (void)b;
+    if (kind == S_FIRST)
         return nonroot_on_first(r, st);
-    if (i == Q_CTRL)
-        return nonroot_on_ctrl(r);
-    if (i >= Q_FIXED && i < Q_FIXED + r->ns)
-        r->got[i - Q_FIXED] = 1;
+    if (kind != S_DATA || a < 0 || a >= r->ns)
+        return MPI_ERR_INTERN;
+    r->got[a] = 1;
     return MPI_SUCCESS;
 }
 
-/* After an error: receives are cancelled and completed; sends are freed
- * (their buffers leaked on purpose: MPI may still read them). */
-static void abandon(struct sc_run *r)
-{
-    for (int i = 0; i < r->nreqs; i++) {
-        if (r->reqs[i] == MPI_REQUEST_NULL)
-            continue;
-        bool recv = r->rank == r->root ? i < r->size - 1
-                                       : i == Q_FIRST || i == Q_CTRL ||
-                                             (i >= Q_FIXED && i < Q_FIXED + r->ns);
-        if (recv) {
-            PMPI_Cancel(&r->reqs[i]);
-            PMPI_Wait(&r->reqs[i], MPI_STATUS_IGNORE);
-        } else {
-            PMPI_Request_free(&r->reqs[i]);
-            r->kids = NULL; /* FIRST headers */
-            r->stage = NULL;
-            r->ctrl_out = NULL;
-            r->first_out = NULL;
-        }
-    }
-}
+static pthread_once_t said = PTHREAD_ONCE_INIT;
+static const struct sack_ops scatter_ops = {
+    .start_root = root_start, .start_nonroot = nonroot_start, .pump = pump,
+    .arrival = on_arrival, .done = on_done, .say_first = say_first, .said = &said};
 
 int rt_sack_scatter(const char *sbuf, char *rbuf, uint64_t block, int root,
                     const struct sack_tree *t, MPI_Comm priv, int rank)
@@ -430,51 +272,28 @@ int rt_sack_scatter(const char *sbuf, char *rbuf, uint64_t block, int root,
     if (block == 0 || t->size <= 1)
         return MPI_SUCCESS;
     memset(&r, 0, sizeof r);
+    sack_ctl_init(&r.x, &scatter_proto, (int64_t)block, t, root, priv, rank);
     r.sbuf = sbuf;
     r.rbuf = rbuf;
     r.block = block;
-    r.root = root;
-    r.rank = rank;
-    r.size = t->size;
-    r.comm = priv;
-    r.t = t;
     r.parent = -1;
 
-    if (rank == root) { /* one debug line per process (ACCT_VERBOSE=2), for tests */
-        static pthread_once_t said = PTHREAD_ONCE_INIT;
-        pthread_once(&said, say_first);
-    }
-    rc = rank == root ? root_start(&r) : nonroot_start(&r);
-    while (rc == MPI_SUCCESS && (rank == root || (rc = pump(&r)) == MPI_SUCCESS) &&
-           r.active > 0) {
-        int n = 0;
-        rc = PMPI_Waitsome(r.nreqs, r.reqs, &n, r.idx, r.stats);
-        for (int i = 0; rc == MPI_SUCCESS && n != MPI_UNDEFINED && i < n; i++)
-            rc = on_done(&r, r.idx[i], &r.stats[i]);
-    }
+    rc = sack_ctl_run(&r.x, &scatter_ops, &r);
     /* everything arrived and went out? */
-    if (rc == MPI_SUCCESS && rank == root && r.arrived != r.size - 1)
+    if (rc == MPI_SUCCESS && (!sack_ctl_complete(&r.x) || (rank != root && r.ns < 1)))
         rc = MPI_ERR_INTERN;
-    if (rc == MPI_SUCCESS && rank != root && (r.ns < 1 || r.ctrl_left != 0))
-        rc = MPI_ERR_INTERN;
-    for (int c = 0; rc == MPI_SUCCESS && c < r.nchild; c++)
-        if (r.kids[c].rank < 0 || r.kids[c].next != r.kids[c].n)
+    for (int c = 0; rc == MPI_SUCCESS && rank != root && c < r.x.nchild; c++)
+        if (r.kids[c].next != r.kids[c].n)
             rc = MPI_ERR_INTERN;
-    if (rc != MPI_SUCCESS)
-        abandon(&r);
-    for (int c = 0; r.kids != NULL && c < r.nchild; c++)
-        free(r.kids[c].items);
-    free(r.reqs);
-    free(r.idx);
-    free(r.stats);
-    free(r.kids);
+    if (!r.x.leaked) { /* else MPI may still read them (FIRST headers are in kids) */
+        for (int c = 0; r.kids != NULL && c < r.x.nchild; c++)
+            free(r.kids[c].items);
+        free(r.kids);
+        free(r.stage);
+        free(r.first_out);
+    }
     free(r.stream);
     free(r.got);
-    free(r.stage);
-    free(r.rank_of_pos);
-    free(r.sack_in);
-    free(r.ctrl_out);
-    free(r.first_out);
-    sack_plan_fini(&r.plan);
+    sack_ctl_fini(&r.x);
     return rc;
 }

@@ -1,12 +1,12 @@
 /* Live timing samples to the node's acctd: docs/samples.md is the
  * reference (who samples, the table, when batches go, what is dropped).
  *
- *   rt_impl_X (coll.c) --account()--> rt_samples_add()
- *        |                                 |  fixed table, open addressing:
- *        |                                 |  key (method, comm size, bucket)
- *        |                                 v
- *        |                       interval over? --> flush(): SAMPLES requests
- *   MPI_Finalize --> rt_samples_fini() -----------> flush() via acct_client_post
+ *   rt_impl_X (coll.c) --rt_account_call()--> rt_samples_add()
+ *        |              (account.c)             |  fixed table, open addressing:
+ *        |                                      |  key (method, comm size, bucket)
+ *        |                                      v
+ *        |                            interval over? --> flush(): SAMPLES requests
+ *   MPI_Finalize --> rt_samples_fini() ----------------> flush() via acct_client_post
  *
  * Never blocking: acct_client_post connects and sends without waiting and
  * reads no reply; a batch that cannot be handed to the socket at once is
@@ -25,8 +25,6 @@
 #include "acct/log.h"
 #include "acct/proto.h"
 #include "acct/rules.h"
-#include "comm.h"
-#include "decide.h"
 
 /* Table geometry: slots and the load at which new keys are refused (keeps
  * linear probes short). Keys beyond it are counted in dropped_full. */
@@ -392,28 +390,8 @@ static struct sample_slot *lookup(const struct sample_slot *k)
     return NULL;
 }
 
-/* Fan-out of the decision that ran alg (the runtime's struct rt_ran
- * carries the segment and the reorder flag only): looked up again from the
- * communicator's tables, as choose() in coll.c did for this call. */
-static void method_fanout(enum acct_coll_id coll, const struct acct_alg *alg, uint64_t bytes,
-                          MPI_Comm comm, int *fanout)
-{
-    *fanout = 0;
-    if (!(alg->flags & ACCT_ALG_FANOUT))
-        return;
-    struct rt_comm *st = rt_comm_get(comm);
-    if (st == NULL || st->unknown)
-        return;
-    const struct acct_decision *d = rt_decide(&st->tabs, coll, bytes);
-    if (d == NULL)
-        return;
-    if ((alg->flags & ACCT_ALG_FANOUT) && d->fanout >= alg->fanout_min &&
-        d->fanout <= alg->fanout_max)
-        *fanout = d->fanout;
-}
-
-void rt_samples_add(enum acct_coll_id coll, int alg_index, uint64_t segment, bool reorder,
-                    uint64_t bytes, MPI_Comm comm, uint64_t ns, uint64_t end_ns)
+void rt_samples_add(int alg_index, uint64_t segment, int fanout, bool reorder, uint64_t bytes,
+                    MPI_Comm comm, uint64_t ns, uint64_t end_ns)
 {
     struct sample_slot k = {.alg = alg_index, .bucket = acct_bytes_bucket(bytes)};
     struct sample_slot *s;
@@ -422,7 +400,10 @@ void rt_samples_add(enum acct_coll_id coll, int alg_index, uint64_t segment, boo
         return;
     const struct acct_alg *ran = &acct_algs[alg_index];
     k.segment = (ran->flags & ACCT_ALG_SEGMENTED) ? segment : 0;
-    method_fanout(coll, ran, bytes, comm, &k.fanout);
+    k.fanout = (ran->flags & ACCT_ALG_FANOUT) && fanout >= ran->fanout_min &&
+                       fanout <= ran->fanout_max
+                   ? fanout
+                   : 0;
     k.reorder = reorder && !(ran->flags & ACCT_ALG_NATIVE);
     k.count = 0;
     k.min_ns = UINT64_MAX;

@@ -1,7 +1,7 @@
 /* Live timing samples to the node's acctd (internal; docs/samples.md).
  *
  * A sampling rank times every intercepted collective (the runtime's own
- * CLOCK_MONOTONIC timing, rt_account_begin/end) and aggregates in-process
+ * CLOCK_MONOTONIC timing, account.h) and aggregates in-process
  * per (communicator size, collective, message-size bucket, method) as
  * count, sum, min, max and sum of squares, in a fixed table. Batches go to
  * acctd as SAMPLES requests with acct_client_post (fire and forget, never
@@ -54,14 +54,15 @@ void rt_samples_init(int world_rank, int thread_level);
 /* At MPI_Finalize: send what is left (without waiting), then stop. */
 void rt_samples_fini(void);
 
-/* One call: coll ran as registry entry alg_index (an algorithm or the
- * collective's native entry) with segment bytes and SACK reordering or
- * not, on comm,
+/* One call: registry entry alg_index ran it (an algorithm or the
+ * collective's native entry) with segment bytes, the decision's fan-out
+ * (kept when the entry takes one and it is within the entry's limits) and
+ * SACK reordering or not, on comm,
  * message bytes `bytes` (the decision's message size), taking ns
  * nanoseconds and ending at end_ns (CLOCK_MONOTONIC). Never allocates,
  * never blocks; may send a batch when the interval is over. */
-void rt_samples_add(enum acct_coll_id coll, int alg_index, uint64_t segment, bool reorder,
-                    uint64_t bytes, MPI_Comm comm, uint64_t ns, uint64_t end_ns);
+void rt_samples_add(int alg_index, uint64_t segment, int fanout, bool reorder, uint64_t bytes,
+                    MPI_Comm comm, uint64_t ns, uint64_t end_ns);
 
 /* Message bytes of a call as rules and decisions count them: count
  * elements of dt (bcast, reductions), or one rank's block of a
