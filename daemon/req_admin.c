@@ -46,12 +46,14 @@ static void commit_activation(struct acctd *d, const struct acct_msg *m, struct 
                               const char *p, const char *i)
 {
     char warning[ACCTD_PATH_MAX + 1024];
-    if (rulesdir_commit_pair(d, p, i, warning, sizeof(warning)) != 0) {
+    d->rules_dirty = true;
+    if (acctd_commit_now(d) != 0) {
         acct_put_error(out, m->h.id, ACCT_ERR_INTERNAL,
                        "the store could not commit; nothing was activated (acctd's log says "
                        "why)");
         return;
     }
+    rulesdir_pair_warning(d, p, i, warning, sizeof(warning));
     if (warning[0] != '\0') {
         acct_put_str(out, ACCT_T_WARNING, warning);
         LOG_W("%s", warning);
