@@ -2,7 +2,6 @@
  *
  *   main.c      table of contents: ordered init, loop, fini in reverse
  *   config.c    defaults -> command line -> file -> validate
- *   ytree.c     bounded YAML tree for acctd.yaml and policies
  *   store.c     SQLite store and migrations (db/)
  *   server.c    socket, poll loop, clients, dispatch table
  *   txn.c       the round's transaction: savepoints, group commit

@@ -11,6 +11,9 @@
 
 #define ACCTD_PATH_MAX 4096
 #define ACCTD_DEFAULT_CONFIG "/etc/acct/acctd.yaml"
+/* acctd's own YAML files (acctd.yaml, policies) are small. */
+#define ACCTD_YAML_MAX_BYTES (256u * 1024)
+#define ACCTD_YAML_MAX_NODES 10000
 
 struct acctd_config {
     char config_file[ACCTD_PATH_MAX];
