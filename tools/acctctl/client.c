@@ -449,3 +449,39 @@ int acctctl_parse_version(const char *s, uint64_t *out)
     *out = v;
     return 0;
 }
+
+int acctctl_exchange(const struct acctctl_common *c, const struct acctctl_exchange *x,
+                     void *arg)
+{
+    struct acctctl_conn conn;
+    struct acctctl_table t;
+    struct acct_wbuf w;
+    int rc = ACCTCTL_FAIL;
+
+    if (acctctl_connect(&conn, c) != 0)
+        return ACCTCTL_FAIL;
+    acctctl_table_init(&t, x->cols, x->ncols);
+    acct_wbuf_init(&w, ACCT_PROTO_MAX_BODY);
+    if (x->prepare != NULL && x->prepare(&conn, arg) != 0)
+        goto out;
+    acct_wbuf_free(&w);
+    acctctl_request(&conn, &w, x->type);
+    if (x->fill != NULL)
+        x->fill(&conn, &w, arg);
+    if (acctctl_call(&conn, &w, NULL) != 0 ||
+        acctctl_require(&conn, x->required, x->nrequired) != 0)
+        goto out;
+    rc = x->print(&conn, &t, arg);
+    if (x->warn && rc == ACCTCTL_OK && conn.warnings > 0)
+        rc = ACCTCTL_WARN;
+out:
+    acct_wbuf_free(&w);
+    acctctl_table_free(&t);
+    acctctl_disconnect(&conn);
+    return rc;
+}
+
+int acctctl_flushed(void)
+{
+    return fflush(stdout) == 0 ? ACCTCTL_OK : ACCTCTL_FAIL;
+}
