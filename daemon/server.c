@@ -631,6 +631,91 @@ static void background_step(struct acctd *d, time_t now)
 
 /* ---- the loop ----------------------------------------------------------------------- */
 
+/* Why client c must go now (NULL: it stays). */
+static const char *stalled(const struct acctd *d, const struct client *c, time_t now)
+{
+    if (c->tcp && !c->authed && now - c->connected > d->cfg.auth_timeout_s)
+        return "no AUTH within auth_timeout";
+    if ((c->in_len > 0 || c->out_off < c->out_len) && !c->deferred &&
+        now - c->last_active > d->cfg.client_timeout_s)
+        return "no progress within client_timeout";
+    if (c->in_len == 0 && c->out_off >= c->out_len && !c->deferred && !c->closing &&
+        now - c->last_active > d->cfg.idle_timeout_s)
+        return "idle for idle_timeout";
+    return NULL;
+}
+
+/* After the commit: send, drop stalled, idle and finished clients. */
+static void send_and_drop(struct acctd *d, time_t now)
+{
+    size_t keep = 0;
+    for (size_t i = 0; i < d->nclients; i++) {
+        struct client *c = d->clients[i];
+        acctd_flush_client(d, c);
+        const char *drop = stalled(d, c, now);
+        if (drop != NULL)
+            LOG_I("dropping client %s%s uid %u: %s", c->tcp ? "TCP " : "", c->addr,
+                  (unsigned)c->uid, drop);
+        if (drop != NULL || (c->closing && c->out_off >= c->out_len)) {
+            client_free(d, c);
+            continue;
+        }
+        d->clients[keep++] = c;
+    }
+    d->nclients = keep;
+}
+
+/* The poll set of this round in pf (room for nclients + 2: the socket, the
+ * TCP socket, the clients) and how long to wait in *ts. */
+static void poll_set(struct acctd *d, struct pollfd *pf, struct timespec *ts)
+{
+    bool waiting = false;
+    pf[0] = (struct pollfd){.fd = d->listen_fd, .events = POLLIN};
+    pf[1] = (struct pollfd){.fd = d->tcp_fd, .events = POLLIN}; /* -1: ignored */
+    for (size_t i = 0; i < d->nclients; i++) {
+        struct client *c = d->clients[i];
+        short ev = 0;
+        if (may_start(d, c))
+            ev |= POLLIN;
+        if (c->out_off < c->out_len)
+            ev |= POLLOUT;
+        waiting |= c->deferred;
+        pf[i + 2] = (struct pollfd){.fd = c->fd, .events = ev};
+    }
+    /* writes waiting for another process's lock retry every 100 ms; a
+     * background pass goes on as soon as the clients are served */
+    *ts = (struct timespec){.tv_sec = 1};
+    if (waiting)
+        *ts = (struct timespec){.tv_nsec = ACCTD_LOCK_RETRY_MS * 1000 * 1000};
+    if (d->bg_phase != 0 && !d->lock_seen)
+        *ts = (struct timespec){0};
+    else if (d->bg_phase != 0)
+        *ts = (struct timespec){.tv_nsec = ACCTD_LOCK_RETRY_MS * 1000 * 1000};
+}
+
+/* Serve what ppoll reported for the first polled clients, accept new ones. */
+static void serve_polled(struct acctd *d, const struct pollfd *pf, size_t polled,
+                         struct acct_wbuf *out)
+{
+    for (size_t i = 0; i < polled; i++) {
+        struct client *c = d->clients[i];
+        short re = pf[i + 2].revents;
+        if (re & (POLLIN | POLLOUT | POLLHUP | POLLERR))
+            acctd_serve_input(d, c, out);
+        /* a peer that hung up and whose requests cannot start now
+         * never reads their replies: poll would report it forever */
+        if ((re & (POLLHUP | POLLERR)) && !c->closing && !may_start(d, c)) {
+            acctd_out_discard(d, c);
+            c->closing = true;
+            c->deferred = false;
+        }
+    }
+    if (pf[0].revents & POLLIN)
+        accept_clients(d, d->listen_fd);
+    if (d->tcp_fd >= 0 && (pf[1].revents & POLLIN))
+        accept_clients(d, d->tcp_fd);
+}
+
 int server_run(struct acctd *d, volatile int *stop, volatile int *reload,
                int (*reload_fn)(struct acctd *))
 {
@@ -660,28 +745,8 @@ int server_run(struct acctd *d, volatile int *stop, volatile int *reload,
             pf_cap = cap;
         }
         d->store_locked = false; /* this round tries the lock again */
-        bool waiting = false;
-        pf[0] = (struct pollfd){.fd = d->listen_fd, .events = POLLIN};
-        for (size_t i = 0; i < d->nclients; i++) {
-            struct client *c = d->clients[i];
-            short ev = 0;
-            if (may_start(d, c))
-                ev |= POLLIN;
-            if (c->out_off < c->out_len)
-                ev |= POLLOUT;
-            waiting |= c->deferred;
-            pf[i + 2] = (struct pollfd){.fd = c->fd, .events = ev};
-        }
-        pf[1] = (struct pollfd){.fd = d->tcp_fd, .events = POLLIN}; /* -1: ignored */
-        /* writes waiting for another process's lock retry every 100 ms; a
-         * background pass goes on as soon as the clients are served */
-        struct timespec ts = {.tv_sec = 1};
-        if (waiting)
-            ts = (struct timespec){.tv_nsec = ACCTD_LOCK_RETRY_MS * 1000 * 1000};
-        if (d->bg_phase != 0 && !d->lock_seen)
-            ts = (struct timespec){0};
-        else if (d->bg_phase != 0)
-            ts = (struct timespec){.tv_nsec = ACCTD_LOCK_RETRY_MS * 1000 * 1000};
+        struct timespec ts;
+        poll_set(d, pf, &ts);
         int n = ppoll(pf, d->nclients + 2, &ts, &empty);
         if (n < 0 && errno != EINTR) {
             LOG_E("ppoll: %s", strerror(errno));
@@ -689,25 +754,8 @@ int server_run(struct acctd *d, volatile int *stop, volatile int *reload,
         }
         time_t now = time(NULL);
         size_t polled = d->nclients;
-        if (n > 0) {
-            for (size_t i = 0; i < polled; i++) {
-                struct client *c = d->clients[i];
-                short re = pf[i + 2].revents;
-                if (re & (POLLIN | POLLOUT | POLLHUP | POLLERR))
-                    acctd_serve_input(d, c, &out);
-                /* a peer that hung up and whose requests cannot start now
-                 * never reads their replies: poll would report it forever */
-                if ((re & (POLLHUP | POLLERR)) && !c->closing && !may_start(d, c)) {
-                    acctd_out_discard(d, c);
-                    c->closing = true;
-                    c->deferred = false;
-                }
-            }
-            if (pf[0].revents & POLLIN)
-                accept_clients(d, d->listen_fd);
-            if (d->tcp_fd >= 0 && (pf[1].revents & POLLIN))
-                accept_clients(d, d->tcp_fd);
-        }
+        if (n > 0)
+            serve_polled(d, pf, polled, &out);
         /* writes that waited for the store lock, in connection order */
         for (size_t i = 0; i < polled && !d->store_locked; i++)
             if (d->clients[i]->deferred)
@@ -718,30 +766,7 @@ int server_run(struct acctd *d, volatile int *stop, volatile int *reload,
         rulesdir_poll(d, now); /* retry rules files that could not be written */
         check_socket(d, now);
         acctd_commit_now(d);
-        /* send, drop stalled, idle and finished clients */
-        size_t keep = 0;
-        for (size_t i = 0; i < d->nclients; i++) {
-            struct client *c = d->clients[i];
-            acctd_flush_client(d, c);
-            const char *drop = NULL;
-            if (c->tcp && !c->authed && now - c->connected > d->cfg.auth_timeout_s)
-                drop = "no AUTH within auth_timeout";
-            else if ((c->in_len > 0 || c->out_off < c->out_len) && !c->deferred &&
-                     now - c->last_active > d->cfg.client_timeout_s)
-                drop = "no progress within client_timeout";
-            else if (c->in_len == 0 && c->out_off >= c->out_len && !c->deferred &&
-                     !c->closing && now - c->last_active > d->cfg.idle_timeout_s)
-                drop = "idle for idle_timeout";
-            if (drop != NULL)
-                LOG_I("dropping client %s%s uid %u: %s", c->tcp ? "TCP " : "", c->addr,
-                      (unsigned)c->uid, drop);
-            if (drop != NULL || (c->closing && c->out_off >= c->out_len)) {
-                client_free(d, c);
-                continue;
-            }
-            d->clients[keep++] = c;
-        }
-        d->nclients = keep;
+        send_and_drop(d, now);
     }
     rc = 0;
 out:

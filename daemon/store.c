@@ -207,22 +207,10 @@ out:
     return rc;
 }
 
-struct store *store_open(const char *path, char *err, size_t errlen)
+/* WAL, synchronous=FULL, foreign keys, and a quick_check that the file is
+ * sound. 0, or -1 with err set. */
+static int setup_db(struct store *s, const char *path, char *err, size_t errlen)
 {
-    struct store *s = calloc(1, sizeof(*s));
-    if (s == NULL) {
-        snprintf(err, errlen, "out of memory");
-        goto fail;
-    }
-    if (sqlite3_open_v2(path, &s->db,
-                        SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX |
-                            SQLITE_OPEN_EXRESCODE,
-                        NULL) != SQLITE_OK) {
-        snprintf(err, errlen, "%s: cannot open: %s", path,
-                 s->db ? sqlite3_errmsg(s->db) : "out of memory");
-        goto fail;
-    }
-    sqlite3_busy_timeout(s->db, 5000);
     char *jm = NULL;
     sqlite3_stmt *st = NULL;
     if (prep(s, "PRAGMA journal_mode=WAL", &st) == 0 && sqlite3_step(st) == SQLITE_ROW)
@@ -232,13 +220,13 @@ struct store *store_open(const char *path, char *err, size_t errlen)
         snprintf(err, errlen, "%s: cannot switch to WAL mode (%s): %s", path, jm ? jm : "?",
                  sqlite3_errmsg(s->db));
         free(jm);
-        goto fail;
+        return -1;
     }
     free(jm);
     if (exec(s, "PRAGMA synchronous=FULL") != 0 || exec(s, "PRAGMA foreign_keys=ON") != 0 ||
         exec(s, "PRAGMA wal_autocheckpoint=1000") != 0) {
         snprintf(err, errlen, "%s: %s", path, sqlite3_errmsg(s->db));
-        goto fail;
+        return -1;
     }
     char ic[256];
     st = NULL;
@@ -250,13 +238,14 @@ struct store *store_open(const char *path, char *err, size_t errlen)
     sqlite3_finalize(st);
     if (strcmp(ic, "ok") != 0) {
         snprintf(err, errlen, "%s: the store is damaged (quick_check: %s)", path, ic);
-        goto fail;
+        return -1;
     }
-    char merr[512];
-    if (migrate(s, merr, sizeof(merr)) != 0) {
-        snprintf(err, errlen, "%s: %s", path, merr);
-        goto fail;
-    }
+    return 0;
+}
+
+/* The statements kept prepared. 0, or -1 with err set. */
+static int prepare_cached(struct store *s, const char *path, char *err, size_t errlen)
+{
     /* a sample merges into its row or makes a new one: two statements, so
      * that acctd knows which (sample_rows_per_user); an upsert with
      * RETURNING cost ~80 % more CPU per sample */
@@ -285,8 +274,36 @@ struct store *store_open(const char *path, char *err, size_t errlen)
              "WHERE job = ?1 AND expires > ?2",
              &s->st_step_get) != 0) {
         snprintf(err, errlen, "%s: cannot prepare statements: %s", path, sqlite3_errmsg(s->db));
+        return -1;
+    }
+    return 0;
+}
+
+struct store *store_open(const char *path, char *err, size_t errlen)
+{
+    struct store *s = calloc(1, sizeof(*s));
+    if (s == NULL) {
+        snprintf(err, errlen, "out of memory");
         goto fail;
     }
+    if (sqlite3_open_v2(path, &s->db,
+                        SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX |
+                            SQLITE_OPEN_EXRESCODE,
+                        NULL) != SQLITE_OK) {
+        snprintf(err, errlen, "%s: cannot open: %s", path,
+                 s->db ? sqlite3_errmsg(s->db) : "out of memory");
+        goto fail;
+    }
+    sqlite3_busy_timeout(s->db, 5000);
+    if (setup_db(s, path, err, errlen) != 0)
+        goto fail;
+    char merr[512];
+    if (migrate(s, merr, sizeof(merr)) != 0) {
+        snprintf(err, errlen, "%s: %s", path, merr);
+        goto fail;
+    }
+    if (prepare_cached(s, path, err, errlen) != 0)
+        goto fail;
     return s;
 fail:
     store_close(s);
