@@ -292,17 +292,9 @@ static void walk_config(struct yt_parse *p, const struct ynode *root, void *arg)
     }
 }
 
-/* acctd.yaml: hand-written, so empty is fine and the last newline optional. */
 static const struct acct_yt_doc config_doc = {
-    .doc = "configuration file",
-    .docs = "configuration files",
-    .nothing = "no configuration given",
-    .limit = ACCTD_YAML_MAX_BYTES,
-    .max_nodes = ACCTD_YAML_MAX_NODES,
-    .walk = walk_config,
-    .empty_is_map = true,
-    .newline_optional = true,
-};
+    .doc = "configuration file", .docs = "configuration files",
+    .nothing = "no configuration given", .walk = walk_config, ACCTD_YAML_DOC};
 
 /* Parse from the file name (from_file) or from buf. */
 static int parse(struct acctd_config *c, bool from_file, const char *name, const char *buf,

@@ -134,18 +134,10 @@ static void walk_policy(struct yt_parse *p, const struct ynode *root, void *arg)
         walk_section(p, vals[2], "samples", samples_keys, ACCT_ARRAY_LEN(samples_keys), arg);
 }
 
-/* Policies are hand-written: an empty one lacks acct_policy, and the last
- * newline is optional. */
+/* An empty policy is an empty mapping: it lacks acct_policy. */
 static const struct acct_yt_doc policy_doc = {
-    .doc = "policy",
-    .docs = "policies",
-    .nothing = "no policy given",
-    .limit = ACCTD_YAML_MAX_BYTES,
-    .max_nodes = ACCTD_YAML_MAX_NODES,
-    .walk = walk_policy,
-    .empty_is_map = true,
-    .newline_optional = true,
-};
+    .doc = "policy", .docs = "policies", .nothing = "no policy given", .walk = walk_policy,
+    ACCTD_YAML_DOC};
 
 /* Parse from the file name (from_file) or from buf over the defaults in *p. */
 static int parse(bool from_file, const char *name, const char *buf, size_t len, struct policy *p,

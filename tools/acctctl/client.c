@@ -489,3 +489,8 @@ int acctctl_flushed(void)
 {
     return fflush(stdout) == 0 ? ACCTCTL_OK : ACCTCTL_FAIL;
 }
+
+int acctctl_print_record(struct acctctl_table *t, enum acctctl_format format)
+{
+    return acctctl_table_print_record(t, format, stdout) == 0 ? ACCTCTL_OK : ACCTCTL_FAIL;
+}

@@ -120,6 +120,13 @@ struct acctctl_exchange {
     int (*print)(struct acctctl_conn *conn, struct acctctl_table *t, void *arg);
 };
 
+/* The arrays of a struct acctctl_exchange with their lengths. */
+#define ACCTCTL_REQUIRED(tags) .required = (tags), .nrequired = ACCT_ARRAY_LEN(tags)
+#define ACCTCTL_COLS(c) .cols = (c), .ncols = ACCT_ARRAY_LEN(c)
+
+/* Print t's one record in format: ACCTCTL_OK, or ACCTCTL_FAIL. */
+int acctctl_print_record(struct acctctl_table *t, enum acctctl_format format);
+
 /* connect -> prepare -> request (fill) -> call -> require -> print ->
  * disconnect, for the command of c: ACCTCTL_FAIL (printed) if a step
  * before print fails, else print's exit code (ACCTCTL_WARN for an OK

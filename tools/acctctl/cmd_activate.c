@@ -30,8 +30,7 @@ static int print(struct acctctl_conn *conn, struct acctctl_table *t, void *arg)
         return acctctl_flushed();
     }
     acctctl_cells(t, m->body, m->len, 0, t->ncols);
-    return acctctl_table_print_record(t, conn->common->format, stdout) == 0 ? ACCTCTL_OK
-                                                                           : ACCTCTL_FAIL;
+    return acctctl_print_record(t, conn->common->format);
 }
 
 int acctctl_cmd_activate(int argc, char **argv)
@@ -47,16 +46,8 @@ int acctctl_cmd_activate(int argc, char **argv)
         ACCTCTL_COL_U64_NZ("previous", ACCT_T_PREVIOUS),
     };
     static const unsigned required[] = { ACCT_T_PARTITION, ACCT_T_INTERCONNECT };
-    static const struct acctctl_exchange x = {
-        .type = ACCT_MSG_ACTIVATE,
-        .required = required,
-        .nrequired = ACCT_ARRAY_LEN(required),
-        .cols = cols,
-        .ncols = ACCT_ARRAY_LEN(cols),
-        .warn = true,
-        .fill = fill,
-        .print = print,
-    };
+    static const struct acctctl_exchange x = {.type = ACCT_MSG_ACTIVATE, ACCTCTL_REQUIRED(required),
+        ACCTCTL_COLS(cols), .warn = true, .fill = fill, .print = print};
     struct acctctl_common c;
     uint64_t v;
     int rc;

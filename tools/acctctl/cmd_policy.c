@@ -50,7 +50,7 @@ static int print(struct acctctl_conn *conn, struct acctctl_table *t, void *arg)
     }
     acctctl_table_cell(t, "%s", c->partition);
     acctctl_cells(t, conn->msg.body, conn->msg.len, 1, t->ncols);
-    return acctctl_table_print_record(t, c->format, stdout) == 0 ? ACCTCTL_OK : ACCTCTL_FAIL;
+    return acctctl_print_record(t, c->format);
 }
 
 int acctctl_cmd_policy(int argc, char **argv)
@@ -65,13 +65,8 @@ int acctctl_cmd_policy(int argc, char **argv)
         ACCTCTL_COL("partition", ACCTCTL_COL_TEXT),
         ACCTCTL_COL_STR("policy", ACCT_T_POLICY),
     };
-    static const struct acctctl_exchange x = {
-        .type = ACCT_MSG_SET_POLICY,
-        .cols = cols,
-        .ncols = ACCT_ARRAY_LEN(cols),
-        .fill = fill,
-        .print = print,
-    };
+    static const struct acctctl_exchange x = {.type = ACCT_MSG_SET_POLICY, ACCTCTL_COLS(cols),
+        .fill = fill, .print = print};
     struct acctctl_common c;
     struct policy_text p = { 0 };
     bool clear = false;

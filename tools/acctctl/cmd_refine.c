@@ -57,15 +57,8 @@ int acctctl_cmd_refine(int argc, char **argv)
         ACCTCTL_COL("line", ACCTCTL_COL_TEXT),
     };
     static const unsigned required[] = { ACCT_T_NREFINED };
-    static const struct acctctl_exchange x = {
-        .type = ACCT_MSG_REFINE,
-        .required = required,
-        .nrequired = ACCT_ARRAY_LEN(required),
-        .cols = cols,
-        .ncols = ACCT_ARRAY_LEN(cols),
-        .fill = fill,
-        .print = print,
-    };
+    static const struct acctctl_exchange x = {.type = ACCT_MSG_REFINE, ACCTCTL_REQUIRED(required),
+        ACCTCTL_COLS(cols), .fill = fill, .print = print};
     struct acctctl_common c;
     int rc;
 

@@ -43,8 +43,7 @@ static int print(struct acctctl_conn *conn, struct acctctl_table *t, void *arg)
     acctctl_table_cell(t, "%s", p->c->partition);
     acctctl_table_cell(t, "%s", p->ic);
     acctctl_cells(t, m->body, m->len, 2, t->ncols);
-    return acctctl_table_print_record(t, conn->common->format, stdout) == 0 ? ACCTCTL_OK
-                                                                           : ACCTCTL_FAIL;
+    return acctctl_print_record(t, conn->common->format);
 }
 
 int acctctl_cmd_rollback(int argc, char **argv)
@@ -61,17 +60,8 @@ int acctctl_cmd_rollback(int argc, char **argv)
         ACCTCTL_COL_U64_NZ("previous", ACCT_T_PREVIOUS),
     };
     static const unsigned required[] = { ACCT_T_VERSION };
-    static const struct acctctl_exchange x = {
-        .type = ACCT_MSG_ROLLBACK,
-        .required = required,
-        .nrequired = ACCT_ARRAY_LEN(required),
-        .cols = cols,
-        .ncols = ACCT_ARRAY_LEN(cols),
-        .warn = true,
-        .prepare = prepare,
-        .fill = fill,
-        .print = print,
-    };
+    static const struct acctctl_exchange x = {.type = ACCT_MSG_ROLLBACK, ACCTCTL_REQUIRED(required),
+        ACCTCTL_COLS(cols), .warn = true, .prepare = prepare, .fill = fill, .print = print};
     struct acctctl_common c;
     struct pair p = { .c = &c };
     int rc;

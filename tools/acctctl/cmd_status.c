@@ -65,15 +65,8 @@ int acctctl_cmd_status(int argc, char **argv)
         ACCTCTL_COL_STR("sync", ACCT_T_SYNC_STATE), /* followers only */
     };
     static const unsigned required[] = { ACCT_T_SOFTWARE, ACCT_T_SCHEMA };
-    static const struct acctctl_exchange x = {
-        .type = ACCT_MSG_STATUS,
-        .required = required,
-        .nrequired = ACCT_ARRAY_LEN(required),
-        .cols = cols,
-        .ncols = ACCT_ARRAY_LEN(cols),
-        .fill = fill,
-        .print = print,
-    };
+    static const struct acctctl_exchange x = {.type = ACCT_MSG_STATUS, ACCTCTL_REQUIRED(required),
+        ACCTCTL_COLS(cols), .fill = fill, .print = print};
     struct acctctl_common c;
     bool check = false;
     int rc;
