@@ -2,9 +2,10 @@
  *
  *   main.c      table of contents: ordered init, loop, fini in reverse
  *   config.c    defaults -> command line -> file -> validate
- *   ytree.c     bounded YAML tree for acctd.yaml and policies
  *   store.c     SQLite store and migrations (db/)
- *   server.c    socket, poll loop, clients, group commit, dispatch table
+ *   server.c    socket, poll loop, clients, dispatch table
+ *   txn.c       the round's transaction: savepoints, group commit
+ *   outq.c      output queued per uid
  *   req_*.c     one file per area of requests (docs/protocol.md)
  *   rulesdir.c  active-rules cache and materialised rules files
  *   policy.c    refinement policies (policies/NAME.yaml)
@@ -173,13 +174,30 @@ int server_run(struct acctd *d, volatile int *stop, volatile int *reload,
 int acctd_handle_message(struct acctd *d, struct client *c, const uint8_t *buf, size_t len,
                          struct acct_wbuf *out);
 
+/* ---- the round's transaction (txn.c) ------------------------------------------------ */
+/* Open the round's transaction (BEGIN IMMEDIATE: the write lock) unless it
+ * is open. 0, or -1: while another process holds the lock store_locked is
+ * set and the writes of the round wait (tried again every
+ * ACCTD_LOCK_RETRY_MS). */
+int acctd_tx_open(struct acctd *d);
 /* For write handlers: make sure this round's transaction is open and open a
  * savepoint for the request. 0 or -1. */
 int acctd_write_begin(struct acctd *d, struct client *c);
 /* End the request's savepoint: keep (ok) or undo its changes. */
 void acctd_write_end(struct acctd *d, bool ok);
-/* Commit the round's transaction now (before work that must see it). */
+/* Commit the round's transaction now (before work that must see it): the
+ * clients awaiting it may get their replies (or, if it fails, are dropped
+ * without them), then the rules files are materialised if rules_dirty.
+ * 0, or -1 if the commit failed. */
 int acctd_commit_now(struct acctd *d);
+
+/* ---- output queued per uid (outq.c) -------------------------------------------------- */
+/* Count delta bytes (negative: sent or discarded) against c's uid. */
+void acctd_outq_add(struct acctd *d, const struct client *c, long long delta);
+/* The bytes queued for uid's connections. */
+size_t acctd_outq_bytes(const struct acctd *d, uid_t uid);
+/* Forget c's unsent output (the peer is gone or must not get it). */
+void acctd_out_discard(struct acctd *d, struct client *c);
 
 /* A request handler: writes exactly one reply into out. Returns 0, or -1
  * to close the connection after the reply. */
@@ -255,13 +273,10 @@ void req_put_version(struct acct_wbuf *out, const struct store_version *v, bool 
 int rulesdir_sync(struct acctd *d);
 /* Called each round: set rules_dirty when a retry is due. */
 void rulesdir_poll(struct acctd *d, time_t now);
-/* For a handler that activated a version of (partition, interconnect):
- * commit the round's transaction now and materialise, so that its reply
- * can tell. Returns -1 if the commit failed (nothing was activated);
- * else 0, with warning set to why the pair's file is not written ("" if
- * it is). */
-int rulesdir_commit_pair(struct acctd *d, const char *partition, const char *interconnect,
-                         char *warning, size_t cap);
+/* After a commit that activated a version of (partition, interconnect):
+ * set warning to why the pair's file is not written ("" if it is). */
+void rulesdir_pair_warning(const struct acctd *d, const char *partition,
+                           const char *interconnect, char *warning, size_t cap);
 /* STATUS: RULES_PENDING and one WARNING per unwritten pair. */
 void rulesdir_put_status(const struct acctd *d, struct acct_wbuf *out);
 const struct pair_entry *rulesdir_find(const struct acctd *d, const char *partition,

@@ -13,7 +13,7 @@
 
 #include "acct/common.h"
 #include "acct/log.h"
-#include "ytree.h"
+#include "yamltree.h"
 
 enum key_type { K_PATH, K_STR, K_INT, K_MODE, K_LEVEL };
 
@@ -89,9 +89,10 @@ void acctd_config_defaults(struct acctd_config *c)
     c->registered_step_lifetime_s = 30LL * 86400;
 }
 
-/* Store text into key k of c; problems as field k->name at (line, col). */
-static int set_key(struct acctd_config *c, const struct key *k, const char *text, int line,
-                   int col, struct acct_diags *d)
+/* Store text into key k of c. -1 with the problem in why (for field
+ * k->name). */
+static int set_key(struct acctd_config *c, const struct key *k, const char *text, char *why,
+                   size_t cap)
 {
     char *field = (char *)c + k->off;
     int rc = -1;
@@ -99,11 +100,11 @@ static int set_key(struct acctd_config *c, const struct key *k, const char *text
     case K_PATH:
     case K_STR:
         if (strlen(text) >= k->size) {
-            acct_diags_add(d, line, col, k->name, "longer than %zu characters", k->size - 1);
+            snprintf(why, cap, "longer than %zu characters", k->size - 1);
             goto out;
         }
         if (k->type == K_PATH && text[0] != '/') {
-            acct_diags_add(d, line, col, k->name, "\"%.64s\" is not an absolute path", text);
+            snprintf(why, cap, "\"%.64s\" is not an absolute path", text);
             goto out;
         }
         memcpy(field, text, strlen(text) + 1);
@@ -113,12 +114,11 @@ static int set_key(struct acctd_config *c, const struct key *k, const char *text
         errno = 0;
         long long v = strtoll(text, &end, 10);
         if (text[0] < '0' || text[0] > '9' || *end != '\0' || errno == ERANGE) {
-            acct_diags_add(d, line, col, k->name, "\"%.64s\" is not a non-negative integer", text);
+            snprintf(why, cap, "\"%.64s\" is not a non-negative integer", text);
             goto out;
         }
         if (v < k->min || v > k->max) {
-            acct_diags_add(d, line, col, k->name, "%lld is out of range (%lld to %lld)", v, k->min,
-                           k->max);
+            snprintf(why, cap, "%lld is out of range (%lld to %lld)", v, k->min, k->max);
             goto out;
         }
         memcpy(field, &v, sizeof(v));
@@ -128,8 +128,8 @@ static int set_key(struct acctd_config *c, const struct key *k, const char *text
         char *end;
         unsigned long v = strtoul(text, &end, 8);
         if (text[0] != '0' || *end != '\0' || v > 0777 || strlen(text) > 4) {
-            acct_diags_add(d, line, col, k->name,
-                           "\"%.64s\" is not an octal mode such as 0660 (quote it in YAML)", text);
+            snprintf(why, cap, "\"%.64s\" is not an octal mode such as 0660 (quote it in YAML)",
+                     text);
             goto out;
         }
         unsigned u = (unsigned)v;
@@ -142,8 +142,8 @@ static int set_key(struct acctd_config *c, const struct key *k, const char *text
             if (strcmp(text, level_names[i]) == 0)
                 lv = i;
         if (lv < 0) {
-            acct_diags_add(d, line, col, k->name,
-                           "unknown level \"%.64s\" (valid: error, warn, info, debug)", text);
+            snprintf(why, cap, "unknown level \"%.64s\" (valid: error, warn, info, debug)",
+                     text);
             goto out;
         }
         memcpy(field, &lv, sizeof(lv));
@@ -233,7 +233,9 @@ int acctd_config_cmdline(struct acctd_config *c, int argc, char **argv)
                 usage(stderr);
                 goto out;
             }
-            if (set_key(c, k, optarg, 0, 0, &d) != 0) {
+            char why[ACCT_DIAG_MSG_MAX];
+            if (set_key(c, k, optarg, why, sizeof(why)) != 0) {
+                acct_diags_add(&d, 0, 0, k->name, "%s", why);
                 acct_diags_print(&d, stderr);
                 goto out;
             }
@@ -252,60 +254,71 @@ out:
     return rc;
 }
 
+/* The key of keys[] named by the scalar kn, or NULL. */
+static const struct key *find_key(const struct ynode *kn)
+{
+    for (size_t i = 0; kn->kind == Y_SCALAR && i < ACCT_ARRAY_LEN(keys); i++)
+        if (strcmp(keys[i].name, kn->s) == 0)
+            return &keys[i];
+    return NULL;
+}
+
+/* The walk of an acctd.yaml: known keys, at most once (reported by
+ * acct_yt_walk_map), each a single value. Every value is checked, a
+ * duplicate's too; the command line's keys are checked but not taken. */
+static void walk_config(struct yt_parse *p, const struct ynode *root, void *arg)
+{
+    struct acctd_config *c = arg;
+    struct yt_key defs[ACCT_ARRAY_LEN(keys)];
+    const struct ynode *vals[ACCT_ARRAY_LEN(keys)], *names[ACCT_ARRAY_LEN(keys)];
+    for (size_t i = 0; i < ACCT_ARRAY_LEN(keys); i++)
+        defs[i] = (struct yt_key){keys[i].name, false};
+    if (!acct_yt_walk_map(p, root, "", "key", defs, ACCT_ARRAY_LEN(keys), vals, names))
+        return;
+    for (const struct ynode *kn = root->first; kn != NULL && kn->next != NULL;
+         kn = kn->next->next) {
+        const struct ynode *v = kn->next;
+        const struct key *k = find_key(kn);
+        char why[ACCT_DIAG_MSG_MAX];
+        if (k == NULL)
+            continue; /* reported by the walk */
+        if (v->kind != Y_SCALAR)
+            YT_ERR_AT(p, v, k->name, "expected a single value");
+        else if (k->type == K_INT && !v->plain)
+            YT_ERR_AT(p, v, k->name, "expected an integer, not a quoted string");
+        else if (!(c->cli_set & (1ull << (k - keys))) &&
+                 set_key(c, k, v->s, why, sizeof(why)) != 0)
+            YT_ERR_AT(p, v, k->name, "%s", why); /* else the command line wins */
+    }
+}
+
+static const struct acct_yt_doc config_doc = {
+    .doc = "configuration file", .docs = "configuration files",
+    .nothing = "no configuration given", .walk = walk_config, ACCTD_YAML_DOC};
+
+/* Parse from the file name (from_file) or from buf. */
+static int parse(struct acctd_config *c, bool from_file, const char *name, const char *buf,
+                 size_t len, struct acct_diags *d)
+{
+    uint64_t hash;
+    return acct_yt_parse(&config_doc, from_file, name, buf, len, true, d, c, &hash) ==
+                   ACCT_RULES_OK
+               ? 0
+               : -1;
+}
+
 int acctd_config_parse(struct acctd_config *c, const char *name, const char *buf, size_t len,
                        struct acct_diags *d)
 {
-    static const char *valid[ACCT_ARRAY_LEN(keys) + 1];
-    for (size_t i = 0; i < ACCT_ARRAY_LEN(keys); i++)
-        valid[i] = keys[i].name;
-    valid[ACCT_ARRAY_LEN(keys)] = NULL;
-    struct yt_node *root = yt_parse(name, buf, len, d);
-    int rc = -1;
-    if (root == NULL)
-        goto out;
-    yt_check_keys(root, "", valid, d);
-    for (size_t i = 0; i + 1 < root->n; i += 2) {
-        const struct yt_node *kn = root->kids[i], *v = root->kids[i + 1];
-        const struct key *k = NULL;
-        for (size_t j = 0; kn->type == YT_SCALAR && j < ACCT_ARRAY_LEN(keys); j++)
-            if (strcmp(keys[j].name, kn->text) == 0)
-                k = &keys[j];
-        if (k == NULL)
-            continue; /* reported above */
-        if (v->type != YT_SCALAR) {
-            acct_diags_add(d, v->line, v->col, k->name, "expected a single value");
-            continue;
-        }
-        bool numeric = k->type == K_INT || k->type == K_MODE;
-        if (numeric && !v->plain && k->type == K_INT) {
-            acct_diags_add(d, v->line, v->col, k->name, "expected an integer, not a quoted string");
-            continue;
-        }
-        if (c->cli_set & (1ull << (k - keys)))
-            continue; /* the command line wins */
-        set_key(c, k, v->text, v->line, v->col, d);
-    }
-    rc = d->total == 0 ? 0 : -1;
-out:
-    yt_free(root);
-    return rc;
+    return parse(c, false, name, buf, len, d);
 }
 
 int acctd_config_file(struct acctd_config *c, struct acct_diags *d)
 {
-    int rc = -1;
     acct_diags_reset(d, c->config_file);
-    if (!c->config_given && access(c->config_file, F_OK) != 0 && errno == ENOENT) {
-        rc = 0; /* no file: defaults */
-        goto out;
-    }
-    char *buf = NULL;
-    size_t n = 0;
-    if (yt_slurp(c->config_file, &buf, &n, d) == 0)
-        rc = acctd_config_parse(c, c->config_file, buf, n, d);
-    free(buf);
-out:
-    return rc;
+    if (!c->config_given && access(c->config_file, F_OK) != 0 && errno == ENOENT)
+        return 0; /* no file: defaults */
+    return parse(c, true, c->config_file, NULL, 0, d);
 }
 
 int acctd_config_validate(struct acctd_config *c, struct acct_diags *d)

@@ -11,6 +11,14 @@
 
 #define ACCTD_PATH_MAX 4096
 #define ACCTD_DEFAULT_CONFIG "/etc/acct/acctd.yaml"
+/* acctd's own YAML files (acctd.yaml, policies) are small and hand-written:
+ * the struct acct_yt_doc fields (yamltree.h) they share. Empty is fine (an
+ * empty mapping), the last newline optional. */
+#define ACCTD_YAML_MAX_BYTES (256u * 1024)
+#define ACCTD_YAML_MAX_NODES 10000
+#define ACCTD_YAML_DOC                                                                     \
+    .limit = ACCTD_YAML_MAX_BYTES, .max_nodes = ACCTD_YAML_MAX_NODES, .empty_is_map = true, \
+    .newline_optional = true
 
 struct acctd_config {
     char config_file[ACCTD_PATH_MAX];

@@ -3,13 +3,15 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "acct/common.h"
 #include "acct/proto.h"
-#include "ytree.h"
+#include "config.h"
+#include "yamltree.h"
 
 void policy_builtin(struct policy *p)
 {
@@ -28,75 +30,133 @@ void policy_builtin(struct policy *p)
     p->require_registered = true;
 }
 
+/* The keys of a policy's sections: type, field of struct policy, range. */
+enum pkey_type { PK_BOOL, PK_INT, PK_NUMBER };
+
+struct pkey {
+    const char *name;
+    enum pkey_type type;
+    size_t off;
+    double lo, hi; /* PK_INT, PK_NUMBER */
+};
+
+#define PF(field) offsetof(struct policy, field)
+
+static const struct pkey refine_keys[] = {
+    {"enabled", PK_BOOL, PF(enabled), 0, 0},
+    {"activate", PK_BOOL, PF(activate), 0, 0},
+    {"min_calls", PK_INT, PF(min_calls), 2, 1000000000},
+    {"min_jobs", PK_INT, PF(min_jobs), 2, 1000000},
+    {"min_users", PK_INT, PF(min_users), 2, 1000000},
+    {"significance", PK_NUMBER, PF(significance), 1e-9, 0.5},
+    {"min_gain", PK_NUMBER, PF(min_gain), 0, 0.99},
+    {"max_age_days", PK_INT, PF(max_age_days), 1, 3650},
+    {"retune_drift", PK_NUMBER, PF(retune_drift), 0.01, 100},
+    {"explore", PK_NUMBER, PF(explore), 0, ACCT_EXPLORE_MAX},
+    {"min_job_calls", PK_INT, PF(min_job_calls), 1, 1000000000},
+};
+
+static const struct pkey samples_keys[] = {
+    {"require_registered_jobs", PK_BOOL, PF(require_registered), 0, 0},
+};
+
+#define PKEYS_MAX 16
+
+/* One value of key k into its field of pol (reported as field). */
+static void get_value(struct yt_parse *p, const struct ynode *v, const char *field,
+                      const struct pkey *k, struct policy *pol)
+{
+    char *to = (char *)pol + k->off;
+    bool b;
+    long long i;
+    double x;
+    switch (k->type) {
+    case PK_BOOL:
+        if (acct_yt_get_bool(p, v, field, &b))
+            memcpy(to, &b, sizeof(b));
+        break;
+    case PK_INT:
+        if (acct_yt_get_int_in(p, v, field, "an integer", (long long)k->lo, (long long)k->hi,
+                               false, &i))
+            memcpy(to, &i, sizeof(i));
+        break;
+    case PK_NUMBER:
+        if (!acct_yt_get_number(p, v, field, k->lo, false, &x))
+            break;
+        if (x > k->hi) /* v is a number: printed as written */
+            YT_ERR_AT(p, v, field, "%s is too large: the maximum is %g", v->s, k->hi);
+        else
+            memcpy(to, &x, sizeof(x));
+        break;
+    }
+}
+
+/* The mapping y at path with the keys of keys[0..n). */
+static void walk_section(struct yt_parse *p, const struct ynode *y, const char *path,
+                         const struct pkey *keys, size_t n, struct policy *pol)
+{
+    struct yt_key defs[PKEYS_MAX];
+    const struct ynode *vals[PKEYS_MAX], *names[PKEYS_MAX];
+    for (size_t i = 0; i < n; i++)
+        defs[i] = (struct yt_key){keys[i].name, false};
+    if (!acct_yt_walk_map(p, y, path, "key", defs, n, vals, names))
+        return;
+    for (size_t i = 0; i < n; i++) {
+        char field[ACCT_DIAG_FIELD_MAX];
+        if (vals[i] == NULL)
+            continue;
+        acct_yt_join(field, sizeof(field), path, keys[i].name, strlen(keys[i].name));
+        get_value(p, vals[i], field, &keys[i], pol);
+    }
+}
+
+/* A policy file: acct_policy (the version), refine, samples. */
+static void walk_policy(struct yt_parse *p, const struct ynode *root, void *arg)
+{
+    static const struct yt_key top[] = {{"acct_policy", true}, {"refine", false},
+                                        {"samples", false}};
+    const struct ynode *vals[3], *names[3];
+    long long ver;
+    _Static_assert(ACCT_ARRAY_LEN(refine_keys) <= PKEYS_MAX, "PKEYS_MAX");
+    if (!acct_yt_walk_map(p, root, "", "key", top, 3, vals, names))
+        return;
+    if (vals[0] != NULL &&
+        acct_yt_get_int_in(p, vals[0], "acct_policy", "an integer", 0, 1000000, false, &ver) &&
+        ver != POLICY_VERSION) {
+        YT_ERR_AT(p, vals[0], "acct_policy",
+                  "unsupported policy version %lld: this acctd reads version %d", ver,
+                  POLICY_VERSION);
+        return;
+    }
+    if (vals[1] != NULL)
+        walk_section(p, vals[1], "refine", refine_keys, ACCT_ARRAY_LEN(refine_keys), arg);
+    if (vals[2] != NULL)
+        walk_section(p, vals[2], "samples", samples_keys, ACCT_ARRAY_LEN(samples_keys), arg);
+}
+
+/* An empty policy is an empty mapping: it lacks acct_policy. */
+static const struct acct_yt_doc policy_doc = {
+    .doc = "policy", .docs = "policies", .nothing = "no policy given", .walk = walk_policy,
+    ACCTD_YAML_DOC};
+
+/* Parse from the file name (from_file) or from buf over the defaults in *p. */
+static int parse(bool from_file, const char *name, const char *buf, size_t len, struct policy *p,
+                 struct acct_diags *d)
+{
+    struct policy n = *p;
+    uint64_t hash;
+    if (acct_yt_parse(&policy_doc, from_file, name, buf, len, true, d, &n, &hash) !=
+        ACCT_RULES_OK)
+        return -1;
+    snprintf(n.name, sizeof(n.name), "%s", name);
+    *p = n;
+    return 0;
+}
+
 int policy_parse(const char *name, const char *buf, size_t len, struct policy *p,
                  struct acct_diags *d)
 {
-    static const char *const top[] = {"acct_policy", "refine", "samples", NULL};
-    static const char *const rk[] = {"enabled",      "activate",     "min_calls", "min_jobs",
-                                     "min_users",    "significance", "min_gain",
-                                     "max_age_days", "retune_drift", "explore",
-                                     "min_job_calls", NULL};
-    static const char *const sk[] = {"require_registered_jobs", NULL};
-    struct policy n = *p;
-    int rc = -1;
-    struct yt_node *root = yt_parse(name, buf, len, d);
-    if (root == NULL)
-        goto out;
-    yt_check_keys(root, "", top, d);
-    const struct yt_node *v = yt_get(root, "acct_policy");
-    long long ver = 0;
-    if (v == NULL)
-        acct_diags_add(d, root->line, root->col, "acct_policy", "required key is missing");
-    else if (yt_int(v, "acct_policy", 0, 1000000, &ver, d) == 0 && ver != POLICY_VERSION) {
-        acct_diags_add(d, v->line, v->col, "acct_policy",
-                       "unsupported policy version %lld: this acctd reads version %d", ver,
-                       POLICY_VERSION);
-        goto out;
-    }
-    const struct yt_node *r = yt_get(root, "refine");
-    if (r != NULL && r->type != YT_MAP) {
-        acct_diags_add(d, r->line, r->col, "refine", "expected a mapping");
-    } else if (r != NULL) {
-        yt_check_keys(r, "refine", rk, d);
-        if ((v = yt_get(r, "enabled")))
-            yt_bool(v, "refine.enabled", &n.enabled, d);
-        if ((v = yt_get(r, "activate")))
-            yt_bool(v, "refine.activate", &n.activate, d);
-        if ((v = yt_get(r, "min_calls")))
-            yt_int(v, "refine.min_calls", 2, 1000000000LL, &n.min_calls, d);
-        if ((v = yt_get(r, "min_jobs")))
-            yt_int(v, "refine.min_jobs", 2, 1000000, &n.min_jobs, d);
-        if ((v = yt_get(r, "min_users")))
-            yt_int(v, "refine.min_users", 2, 1000000, &n.min_users, d);
-        if ((v = yt_get(r, "significance")))
-            yt_double(v, "refine.significance", 1e-9, 0.5, &n.significance, d);
-        if ((v = yt_get(r, "min_gain")))
-            yt_double(v, "refine.min_gain", 0, 0.99, &n.min_gain, d);
-        if ((v = yt_get(r, "max_age_days")))
-            yt_int(v, "refine.max_age_days", 1, 3650, &n.max_age_days, d);
-        if ((v = yt_get(r, "retune_drift")))
-            yt_double(v, "refine.retune_drift", 0.01, 100, &n.retune_drift, d);
-        if ((v = yt_get(r, "explore")))
-            yt_double(v, "refine.explore", 0, ACCT_EXPLORE_MAX, &n.explore, d);
-        if ((v = yt_get(r, "min_job_calls")))
-            yt_int(v, "refine.min_job_calls", 1, 1000000000LL, &n.min_job_calls, d);
-    }
-    const struct yt_node *sm = yt_get(root, "samples");
-    if (sm != NULL && sm->type != YT_MAP) {
-        acct_diags_add(d, sm->line, sm->col, "samples", "expected a mapping");
-    } else if (sm != NULL) {
-        yt_check_keys(sm, "samples", sk, d);
-        if ((v = yt_get(sm, "require_registered_jobs")))
-            yt_bool(v, "samples.require_registered_jobs", &n.require_registered, d);
-    }
-    if (d->total == 0) {
-        snprintf(n.name, sizeof(n.name), "%s", name);
-        *p = n;
-        rc = 0;
-    }
-out:
-    yt_free(root);
-    return rc;
+    return parse(false, name, buf, len, p, d);
 }
 
 void policy_set_free(struct policy_set *set)
@@ -109,19 +169,14 @@ void policy_set_free(struct policy_set *set)
 static int load_file(const char *dir, const char *file, struct policy *p, struct acct_diags *all)
 {
     char path[4096 + 256];
-    char *buf = NULL;
-    size_t len = 0;
     struct acct_diags d = ACCT_DIAGS_INIT;
-    int rc = -1;
     snprintf(path, sizeof(path), "%s/%s", dir, file);
-    if (yt_slurp(path, &buf, &len, &d) == 0)
-        rc = policy_parse(path, buf, len, p, &d);
+    int rc = parse(true, path, NULL, 0, p, &d);
     for (size_t i = 0; i < d.n; i++) {
         char line[ACCT_DIAG_MSG_MAX + ACCT_DIAG_FIELD_MAX + 4200];
         acct_diag_format(&d, i, line, sizeof(line));
         acct_diags_add(all, 0, 0, NULL, "%s", line);
     }
-    free(buf);
     acct_diags_free(&d);
     return rc;
 }

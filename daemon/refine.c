@@ -651,192 +651,292 @@ static void line(struct acct_wbuf *out, const char *fmt, ...)
 
 /* ---- one pair ------------------------------------------------------------------------ */
 
-static int refine_pair(struct acctd *d, const struct pair_entry *e, struct acct_wbuf *out)
+/* What refining one pair works with. */
+struct pass {
+    struct acctd *d;
+    const struct pair_entry *e;
+    struct policy pol;
+    struct acct_rules *cur;  /* the active version */
+    struct acct_rules *next; /* cur with the refined cells carved in */
+    struct acct_wbuf *out;   /* the reply's lines (NULL: log only) */
+    int changed;             /* cells refined */
+};
+
+/* One cell's incumbent: the active decision at its smallest size. */
+struct incumbent {
+    struct acct_decision dec;  /* native where no rule covers it */
+    const struct method *m;    /* its samples (NULL: none) */
+    char txt[160];             /* dec in ACCT_FORCE syntax */
+};
+
+/* The pair's policy: the policy files', or the one stored by SET_POLICY. */
+static struct policy pair_policy(struct acctd *d, const char *partition)
 {
-    struct policy pol = *policy_for(&d->policies, e->partition);
-    struct collect col = {0};
-    struct acct_rules *cur = NULL, *next = NULL;
+    struct policy pol = *policy_for(&d->policies, partition);
     struct acct_diags dg = ACCT_DIAGS_INIT;
     char *ptext = NULL;
-    int rc = -1, changed = 0;
-    if (store_policy_get(d->store, e->partition, &ptext) == 0) {
+    if (store_policy_get(d->store, partition, &ptext) == 0) {
         struct policy o = pol;
         if (policy_parse("store", ptext, strlen(ptext), &o, &dg) == 0)
             pol = o;
         else
-            LOG_W("stored policy of %s is invalid; using %s", e->partition, pol.name);
+            LOG_W("stored policy of %s is invalid; using %s", partition, pol.name);
     }
-    if (!pol.enabled) {
+    free(ptext);
+    acct_diags_free(&dg);
+    return pol;
+}
+
+/* The incumbent of cell c (collective cid, sizes from lo) in the active
+ * rules, looked up as the runtime does (acct_rules_resolve), and its
+ * samples. 0 or -1 (out of memory). */
+static int find_incumbent(const struct acct_rules *cur, enum acct_coll_id cid,
+                          const struct cell *c, uint64_t lo, struct incumbent *inc)
+{
+    struct acct_table *t;
+    if (acct_rules_resolve(cur, cid, (int)c->comm_size, &t) != ACCT_RULES_OK)
+        return -1;
+    inc->dec = *acct_table_lookup(t, lo);
+    acct_table_free(t);
+    const char *alg = inc->dec.alg->name;
+    int64_t seg = (int64_t)inc->dec.segment_bytes;
+    int64_t fan = norm_fanout(c->coll, alg, inc->dec.fanout);
+    int64_t reo = inc->dec.reorder;
+    inc->m = NULL;
+    for (size_t k = 0; k < c->nm; k++)
+        if (strcmp(c->m[k].alg, alg) == 0 && c->m[k].segment == seg && c->m[k].fanout == fan &&
+            c->m[k].reorder == reo)
+            inc->m = &c->m[k];
+    acct_decision_format(&inc->dec, inc->txt, sizeof(inc->txt));
+    return 0;
+}
+
+/* The cell's reference time for the plausibility bound: what the tuning run
+ * measured for the incumbent (*measured, true), else the median user of
+ * all its samples. -1 when out of memory. */
+static double cell_reference(const struct pass *ps, const struct cell *c, uint64_t lo,
+                             uint64_t hi, const struct incumbent *inc, double *measured,
+                             bool *has_measured)
+{
+    *measured = 0;
+    *has_measured = ps->cur->prov.tuning_run[0] != '\0' &&
+                    store_measured(ps->d->store, ps->cur->prov.tuning_run, c->coll,
+                                   c->comm_size, lo, hi, inc->txt, measured) == 0 &&
+                    *measured > 0;
+    if (*has_measured)
+        return *measured;
+    size_t nall = 0;
+    for (size_t k = 0; k < c->nm; k++)
+        nall += c->m[k].n;
+    struct refine_obs *all = malloc((nall + 1) * sizeof(*all));
+    if (all == NULL)
+        return -1;
+    nall = 0;
+    for (size_t k = 0; k < c->nm; k++) {
+        memcpy(all + nall, c->m[k].v, c->m[k].n * sizeof(*all));
+        nall += c->m[k].n;
+    }
+    double ref = refine_cell_ref(all, nall, ps->pol.min_job_calls);
+    free(all);
+    return ref;
+}
+
+/* Drift: the incumbent runs much slower in jobs than its tuning run
+ * measured it; the conditions changed, the cell is marked for a retune.
+ * 0 or -1. */
+static int check_drift(struct pass *ps, const struct cell *c, const struct incumbent *inc,
+                       double measured)
+{
+    const struct pair_entry *e = ps->e;
+    struct refine_verdict dv;
+    char dwhy[512];
+    int dr = refine_drifts(inc->m->v, inc->m->n, measured, &ps->pol, &dv, dwhy, sizeof(dwhy));
+    if (dr == 1) {
+        line(ps->out, "%s/%s %s comm_size %lld bucket %lld: retune suggested: %s measured %.4g us "
+                      "in run %s, %.4g us in %zu jobs since",
+             e->partition, e->interconnect, c->coll, (long long)c->comm_size,
+             (long long)c->bucket, inc->txt, measured, ps->cur->prov.tuning_run, dv.mean_b,
+             dv.jobs);
+        if (store_retune_mark(ps->d->store, e->partition, e->interconnect, c->coll,
+                              c->comm_size, c->bucket, inc->txt, ps->cur->prov.tuning_run,
+                              measured, dv.mean_b, (int64_t)dv.jobs, (int64_t)dv.users) != 0)
+            return -1;
+    } else if (dr == 2) {
+        line(ps->out, "%s/%s %s comm_size %lld bucket %lld: no retune mark: %s", e->partition,
+             e->interconnect, c->coll, (long long)c->comm_size, (long long)c->bucket, dwhy);
+    }
+    return dr < 0 ? -1 : 0;
+}
+
+/* The method of c that beats the incumbent by the evidence rule with the
+ * lowest mean (*best NULL: none), its verdict in *bv. 0 or -1. */
+static int best_challenger(const struct pass *ps, const struct cell *c,
+                           const struct incumbent *inc, double ref, const struct method **best,
+                           struct refine_verdict *bv)
+{
+    const struct pair_entry *e = ps->e;
+    *best = NULL;
+    for (size_t k = 0; k < c->nm; k++) {
+        const struct method *m = &c->m[k];
+        char why[512];
+        struct refine_verdict v;
+        if (m == inc->m)
+            continue;
+        int win = refine_beats(inc->m->v, inc->m->n, m->v, m->n, ref, &ps->pol, &v, why,
+                               sizeof(why));
+        if (win < 0)
+            return -1;
+        line(ps->out, "%s/%s %s comm_size %lld bucket %lld: %s vs %s:%lld:%lld%s: %s (%s)",
+             e->partition, e->interconnect, c->coll, (long long)c->comm_size,
+             (long long)c->bucket, inc->txt, m->alg, (long long)m->segment,
+             (long long)m->fanout, m->reorder ? ":reorder" : "", win ? "better" : "kept", why);
+        if (win == 1 && (*best == NULL || v.mean_b < bv->mean_b)) {
+            *best = m;
+            *bv = v;
+        }
+    }
+    return 0;
+}
+
+/* Carve the winner into next and log the refinement. 1 if carved, 0 if
+ * not (unknown algorithm), 2 when the rules are full (refinement stops),
+ * -1 on a store error. */
+static int apply_winner(struct pass *ps, enum acct_coll_id cid, const struct cell *c,
+                        uint64_t lo, uint64_t hi, const struct incumbent *inc,
+                        const struct method *best, const struct refine_verdict *bv)
+{
+    const struct pair_entry *e = ps->e;
+    struct acct_decision nd = {.alg = acct_alg_find(cid, best->alg),
+                               .segment_bytes = (uint64_t)best->segment,
+                               .fanout = (int)best->fanout,
+                               .reorder = best->reorder != 0};
+    if (nd.alg == NULL)
+        return 0;
+    bool native = (nd.alg->flags & ACCT_ALG_NATIVE) != 0;
+    /* the replaced decision stays the runner-up (native where no rule covered the cell) */
+    if (refine_carve(&ps->next->coll[cid], (int)c->comm_size, lo, hi, native ? NULL : &nd,
+                     &inc->dec) != 0 ||
+        count_rules(ps->next) > ACCT_RULES_MAX_RULES) {
+        line(ps->out, "%s/%s: too many rules; refinement stopped", e->partition, e->interconnect);
+        return 2;
+    }
+    char nd_txt[160];
+    acct_decision_format(&nd, nd_txt, sizeof(nd_txt));
+    if (store_refinement_log(ps->d->store, e->partition, e->interconnect, c->coll, c->comm_size,
+                             c->bucket, inc->txt, nd_txt, bv->mean_a, bv->mean_b, bv->p,
+                             (int64_t)bv->jobs, (int64_t)bv->users, 0) != 0)
+        return -1;
+    return 1;
+}
+
+/* One cell: its incumbent, drift, challengers, and the winner carved in.
+ * 0 to go on, 1 to stop (rules full), -1 on error. */
+static int refine_cell(struct pass *ps, const struct cell *c)
+{
+    const struct pair_entry *e = ps->e;
+    enum acct_coll_id cid;
+    struct incumbent inc;
+    if (acct_coll_from_name(c->coll, &cid) != 0 || c->comm_size > INT_MAX)
+        return 0;
+    uint64_t lo = c->bucket == 0 ? 0 : 1ull << (c->bucket - 1);
+    uint64_t hi = c->bucket == 0 ? 0 : c->bucket == 64 ? UINT64_MAX : (1ull << c->bucket) - 1;
+    if (find_incumbent(ps->cur, cid, c, lo, &inc) != 0)
+        return -1;
+    if (inc.m == NULL) {
+        if (c->nm > 0)
+            line(ps->out, "%s/%s %s comm_size %lld bucket %lld: kept %s (no samples of it)",
+                 e->partition, e->interconnect, c->coll, (long long)c->comm_size,
+                 (long long)c->bucket, inc.txt);
+        return 0;
+    }
+    double measured;
+    bool has_measured;
+    double ref = cell_reference(ps, c, lo, hi, &inc, &measured, &has_measured);
+    if (ref < 0 || (has_measured && check_drift(ps, c, &inc, measured) != 0))
+        return -1;
+    const struct method *best;
+    struct refine_verdict bv = {0};
+    if (best_challenger(ps, c, &inc, ref, &best, &bv) != 0)
+        return -1;
+    if (best == NULL)
+        return 0;
+    int r = apply_winner(ps, cid, c, lo, hi, &inc, best, &bv);
+    if (r == 1)
+        ps->changed++;
+    return r < 0 ? -1 : r == 2 ? 1 : 0;
+}
+
+/* Store next as a refined version of the pair (activated if the policy
+ * says so). 0 or -1. */
+static int write_refined(struct pass *ps)
+{
+    const struct pair_entry *e = ps->e;
+    struct acct_rules *next = ps->next;
+    int changed = ps->changed;
+    char err[512], reason[128];
+    next->prov.source = ACCT_SOURCE_REFINED;
+    next->nrules = count_rules(next);
+    store_now(next->prov.created);
+    snprintf(reason, sizeof(reason), "refined: %d cell%s from live samples", changed,
+             changed == 1 ? "" : "s");
+    int64_t id = store_version_add(ps->d->store, next, e->version, reason, -1, err, sizeof(err));
+    if (id < 0) {
+        LOG_E("refinement of (%s, %s): %s", e->partition, e->interconnect, err);
+        return -1;
+    }
+    int64_t prev = 0;
+    if (ps->pol.activate) {
+        if (store_activate(ps->d->store, id, "refined", -1, &prev) < 0)
+            return -1;
+        ps->d->rules_dirty = true;
+    }
+    line(ps->out, "%s/%s: wrote version %lld (refined from %lld, %d cell%s)%s", e->partition,
+         e->interconnect, (long long)id, (long long)e->version, changed, changed == 1 ? "" : "s",
+         ps->pol.activate ? ", activated" : ", not activated (policy)");
+    LOG_I("refinement: version %lld of (%s, %s) from %lld, %d cell%s%s", (long long)id,
+          e->partition, e->interconnect, (long long)e->version, changed, changed == 1 ? "" : "s",
+          ps->pol.activate ? ", activated" : "");
+    return 0;
+}
+
+/* Refine one pair from its samples: 1 if a version was written, 0 if not,
+ * -1 on error. */
+static int refine_pair(struct acctd *d, const struct pair_entry *e, struct acct_wbuf *out)
+{
+    struct pass ps = {.d = d, .e = e, .pol = pair_policy(d, e->partition), .out = out};
+    struct collect col = {0};
+    struct acct_diags dg = ACCT_DIAGS_INIT;
+    int rc = -1;
+    if (!ps.pol.enabled) {
         line(out, "%s/%s: refinement disabled by policy %s", e->partition, e->interconnect,
-             pol.name);
+             ps.pol.name);
         rc = 0;
         goto out;
     }
-    if (acct_rules_parse_buffer("active", e->text, e->len, &cur, &dg) != 0) {
+    if (acct_rules_parse_buffer("active", e->text, e->len, &ps.cur, &dg) != 0) {
         LOG_E("active version %lld of (%s, %s) does not parse", (long long)e->version,
               e->partition, e->interconnect);
         goto out;
     }
-    int64_t since = (int64_t)time(NULL) - pol.max_age_days * 86400;
+    int64_t since = (int64_t)time(NULL) - ps.pol.max_age_days * 86400;
     if (store_job_stats(d->store, e->partition, e->interconnect, since, collect_row, &col) != 0)
         goto out;
-    next = copy_rules(cur);
-    if (next == NULL)
+    if ((ps.next = copy_rules(ps.cur)) == NULL)
         goto out;
     for (size_t ci = 0; ci < col.n; ci++) {
-        struct cell *c = &col.c[ci];
-        enum acct_coll_id cid;
-        if (acct_coll_from_name(c->coll, &cid) != 0 || c->comm_size > INT_MAX)
-            continue;
-        uint64_t lo = c->bucket == 0 ? 0 : 1ull << (c->bucket - 1);
-        uint64_t hi = c->bucket == 0 ? 0 : c->bucket == 64 ? UINT64_MAX : (1ull << c->bucket) - 1;
-        /* the incumbent: the active decision at the cell's smallest size */
-        const struct acct_decision *inc = NULL;
-        const struct acct_rule_list *l = &cur->coll[cid];
-        for (size_t i = 0; i < l->n; i++)
-            if (l->v[i].comm_min <= c->comm_size && c->comm_size <= l->v[i].comm_max &&
-                l->v[i].bytes_min <= lo && lo <= l->v[i].bytes_max)
-                inc = &l->v[i].d;
-        const char *inc_alg = inc ? inc->alg->name : "native";
-        int64_t inc_seg = inc ? (int64_t)inc->segment_bytes : 0;
-        int64_t inc_fan = inc ? norm_fanout(c->coll, inc_alg, inc->fanout) : 0;
-        int64_t inc_reo = inc ? inc->reorder : 0;
-        const struct method *im = NULL;
-        for (size_t k = 0; k < c->nm; k++)
-            if (strcmp(c->m[k].alg, inc_alg) == 0 && c->m[k].segment == inc_seg &&
-                c->m[k].fanout == inc_fan && c->m[k].reorder == inc_reo)
-                im = &c->m[k];
-        char inc_txt[160];
-        if (inc != NULL)
-            acct_decision_format(inc, inc_txt, sizeof(inc_txt));
-        else
-            snprintf(inc_txt, sizeof(inc_txt), "native");
-        if (im == NULL) {
-            if (c->nm > 0)
-                line(out, "%s/%s %s comm_size %lld bucket %lld: kept %s (no samples of it)",
-                     e->partition, e->interconnect, c->coll, (long long)c->comm_size,
-                     (long long)c->bucket, inc_txt);
-            continue;
-        }
-        /* the cell's reference time for the plausibility bound: what the
-         * tuning run measured for the incumbent, else the median user */
-        double measured = 0;
-        bool has_measured = cur->prov.tuning_run[0] != '\0' &&
-                            store_measured(d->store, cur->prov.tuning_run, c->coll, c->comm_size,
-                                           lo, hi, inc_txt, &measured) == 0 &&
-                            measured > 0;
-        double ref = has_measured ? measured : 0;
-        if (!has_measured) {
-            size_t nall = 0;
-            for (size_t k = 0; k < c->nm; k++)
-                nall += c->m[k].n;
-            struct refine_obs *all = malloc((nall + 1) * sizeof(*all));
-            if (all == NULL)
-                goto out;
-            nall = 0;
-            for (size_t k = 0; k < c->nm; k++) {
-                memcpy(all + nall, c->m[k].v, c->m[k].n * sizeof(*all));
-                nall += c->m[k].n;
-            }
-            ref = refine_cell_ref(all, nall, pol.min_job_calls);
-            free(all);
-        }
-        /* drift: the incumbent runs much slower in jobs than its tuning run
-         * measured it: the conditions changed, the cell needs a retune */
-        struct refine_verdict dv;
-        char dwhy[512];
-        int dr = has_measured ? refine_drifts(im->v, im->n, measured, &pol, &dv, dwhy, sizeof(dwhy)) : 0;
-        if (dr < 0)
+        int r = refine_cell(&ps, &col.c[ci]);
+        if (r < 0)
             goto out;
-        if (dr == 1) {
-            line(out, "%s/%s %s comm_size %lld bucket %lld: retune suggested: %s measured %.4g us "
-                      "in run %s, %.4g us in %zu jobs since",
-                 e->partition, e->interconnect, c->coll, (long long)c->comm_size,
-                 (long long)c->bucket, inc_txt, measured, cur->prov.tuning_run, dv.mean_b, dv.jobs);
-            if (store_retune_mark(d->store, e->partition, e->interconnect, c->coll,
-                                  c->comm_size, c->bucket, inc_txt, cur->prov.tuning_run,
-                                  measured, dv.mean_b, (int64_t)dv.jobs, (int64_t)dv.users) != 0)
-                goto out;
-        } else if (dr == 2) {
-            line(out, "%s/%s %s comm_size %lld bucket %lld: no retune mark: %s", e->partition,
-                 e->interconnect, c->coll, (long long)c->comm_size, (long long)c->bucket, dwhy);
-        }
-        const struct method *best = NULL;
-        struct refine_verdict bv = {0};
-        for (size_t k = 0; k < c->nm; k++) {
-            const struct method *m = &c->m[k];
-            char why[512];
-            struct refine_verdict v;
-            if (m == im)
-                continue;
-            int win = refine_beats(im->v, im->n, m->v, m->n, ref, &pol, &v, why, sizeof(why));
-            if (win < 0)
-                goto out;
-            line(out, "%s/%s %s comm_size %lld bucket %lld: %s vs %s:%lld:%lld%s: %s (%s)",
-                 e->partition, e->interconnect, c->coll, (long long)c->comm_size,
-                 (long long)c->bucket, inc_txt, m->alg, (long long)m->segment,
-                 (long long)m->fanout, m->reorder ? ":reorder" : "", win ? "better" : "kept",
-                 why);
-            if (win == 1 && (best == NULL || v.mean_b < bv.mean_b)) {
-                best = m;
-                bv = v;
-            }
-        }
-        if (best == NULL)
-            continue;
-        struct acct_decision nd = {.alg = acct_alg_find(cid, best->alg),
-                                   .segment_bytes = (uint64_t)best->segment,
-                                   .fanout = (int)best->fanout,
-                                   .reorder = best->reorder != 0};
-        if (nd.alg == NULL)
-            continue;
-        bool native = (nd.alg->flags & ACCT_ALG_NATIVE) != 0;
-        /* the replaced decision stays the runner-up (native where no rule covered the cell) */
-        struct acct_decision was = inc != NULL ? *inc : (struct acct_decision){.alg = acct_alg_native(cid)};
-        if (refine_carve(&next->coll[cid], (int)c->comm_size, lo, hi, native ? NULL : &nd, &was) != 0 ||
-            count_rules(next) > ACCT_RULES_MAX_RULES) {
-            line(out, "%s/%s: too many rules; refinement stopped", e->partition, e->interconnect);
+        if (r == 1)
             break;
-        }
-        char nd_txt[160];
-        acct_decision_format(&nd, nd_txt, sizeof(nd_txt));
-        if (store_refinement_log(d->store, e->partition, e->interconnect, c->coll, c->comm_size,
-                                 c->bucket, inc_txt, nd_txt, bv.mean_a, bv.mean_b, bv.p,
-                                 (int64_t)bv.jobs, (int64_t)bv.users, 0) != 0)
-            goto out;
-        changed++;
     }
-    if (changed > 0) {
-        char err[512], reason[128];
-        next->prov.source = ACCT_SOURCE_REFINED;
-        next->nrules = count_rules(next);
-        store_now(next->prov.created);
-        snprintf(reason, sizeof(reason), "refined: %d cell%s from live samples", changed,
-                 changed == 1 ? "" : "s");
-        int64_t id = store_version_add(d->store, next, e->version, reason, -1, err, sizeof(err));
-        if (id < 0) {
-            LOG_E("refinement of (%s, %s): %s", e->partition, e->interconnect, err);
-            goto out;
-        }
-        int64_t prev = 0;
-        if (pol.activate) {
-            if (store_activate(d->store, id, "refined", -1, &prev) < 0)
-                goto out;
-            d->rules_dirty = true;
-        }
-        line(out, "%s/%s: wrote version %lld (refined from %lld, %d cell%s)%s", e->partition,
-             e->interconnect, (long long)id, (long long)e->version, changed,
-             changed == 1 ? "" : "s", pol.activate ? ", activated" : ", not activated (policy)");
-        LOG_I("refinement: version %lld of (%s, %s) from %lld, %d cell%s%s", (long long)id,
-              e->partition, e->interconnect, (long long)e->version, changed,
-              changed == 1 ? "" : "s", pol.activate ? ", activated" : "");
-    }
-    rc = changed > 0 ? 1 : 0;
+    if (ps.changed > 0 && write_refined(&ps) != 0)
+        goto out;
+    rc = ps.changed > 0 ? 1 : 0;
 out:
-    free(ptext);
     free_cells(&col);
-    acct_rules_free(cur);
-    acct_rules_free(next);
+    acct_rules_free(ps.cur);
+    acct_rules_free(ps.next);
     acct_diags_free(&dg);
     return rc;
 }

@@ -46,16 +46,63 @@ static void commit_activation(struct acctd *d, const struct acct_msg *m, struct 
                               const char *p, const char *i)
 {
     char warning[ACCTD_PATH_MAX + 1024];
-    if (rulesdir_commit_pair(d, p, i, warning, sizeof(warning)) != 0) {
+    d->rules_dirty = true;
+    if (acctd_commit_now(d) != 0) {
         acct_put_error(out, m->h.id, ACCT_ERR_INTERNAL,
                        "the store could not commit; nothing was activated (acctd's log says "
                        "why)");
         return;
     }
+    rulesdir_pair_warning(d, p, i, warning, sizeof(warning));
     if (warning[0] != '\0') {
         acct_put_str(out, ACCT_T_WARNING, warning);
         LOG_W("%s", warning);
     }
+}
+
+/* IMPORT's store step: the tuning result res (text f) or the rules file
+ * rules as a new version (*version; *existing if the run was imported
+ * before with the same content). 0, or -1 with the error reply in out. */
+static int import_store(struct acctd *d, const struct client *c, const struct acct_msg *m,
+                        const struct acct_field *f, const struct acct_result *res,
+                        struct acct_rules *rules, int64_t *version, bool *existing,
+                        struct acct_wbuf *out)
+{
+    char err[512] = "";
+    if (res != NULL) {
+        int r = store_import_result(d->store, res, (const char *)f->val, f->len, (long)c->uid,
+                                    version, existing, err, sizeof(err));
+        if (r != 0) {
+            acct_put_error(out, m->h.id, r == 1 ? ACCT_ERR_CONFLICT : ACCT_ERR_INTERNAL, "%s",
+                           err);
+            return -1;
+        }
+        return 0;
+    }
+    *version = store_version_add(d->store, rules, 0, "import", (long)c->uid, err, sizeof(err));
+    if (*version < 0) {
+        acct_put_error(out, m->h.id, ACCT_ERR_INTERNAL, "%s", err);
+        return -1;
+    }
+    return 0;
+}
+
+/* IMPORT's reply: the version v, its run (res, NULL for a rules file). */
+static void import_reply(const struct acct_msg *m, const struct store_version *v,
+                         const struct acct_result *res, bool existing, int64_t previous,
+                         struct acct_wbuf *out)
+{
+    acct_wbuf_start(out, ACCT_MSG_IMPORT | ACCT_MSG_REPLY, m->h.id);
+    acct_put_u64(out, ACCT_T_VERSION, (uint64_t)v->id);
+    acct_put_str(out, ACCT_T_PARTITION, v->partition);
+    acct_put_str(out, ACCT_T_INTERCONNECT, v->interconnect);
+    if (res != NULL)
+        acct_put_str(out, ACCT_T_RUN_ID, res->id);
+    acct_put_u64(out, ACCT_T_HASH, v->hash);
+    acct_put_u64(out, ACCT_T_ACTIVE, v->active);
+    acct_put_u64(out, ACCT_T_PREVIOUS, (uint64_t)previous);
+    if (existing)
+        acct_put_str(out, ACCT_T_REASON, "already imported");
 }
 
 int req_import(struct acctd *d, struct client *c, const struct acct_msg *m,
@@ -68,7 +115,6 @@ int req_import(struct acctd *d, struct client *c, const struct acct_msg *m,
     uint64_t activate = 0;
     int64_t version = 0, previous = 0;
     bool existing = false, ok = false, began = false;
-    char err[512] = "";
     char vp[ACCT_RULES_NAME_MAX + 1] = "", vi[ACCT_RULES_NAME_MAX + 1] = "";
     bool is_result = acct_msg_find(m, ACCT_T_RESULT_TEXT, &f);
     if (!is_result && !acct_msg_find(m, ACCT_T_RULES_TEXT, &f)) {
@@ -92,29 +138,14 @@ int req_import(struct acctd *d, struct client *c, const struct acct_msg *m,
         goto out;
     }
     began = true;
-    if (is_result) {
-        int r = store_import_result(d->store, res, (const char *)f.val, f.len, (long)c->uid,
-                                    &version, &existing, err, sizeof(err));
-        if (r != 0) {
-            acct_put_error(out, m->h.id, r == 1 ? ACCT_ERR_CONFLICT : ACCT_ERR_INTERNAL, "%s",
-                           err);
-            goto out;
-        }
-    } else {
-        version = store_version_add(d->store, rules, 0, "import", (long)c->uid, err, sizeof(err));
-        if (version < 0) {
-            acct_put_error(out, m->h.id, ACCT_ERR_INTERNAL, "%s", err);
-            goto out;
-        }
-    }
-    bool active = false;
+    if (import_store(d, c, m, &f, res, rules, &version, &existing, out) != 0)
+        goto out;
     if (activate) {
         int r = store_activate(d->store, version, "import", (long)c->uid, &previous);
         if (r < 0) {
             acct_put_error(out, m->h.id, ACCT_ERR_INTERNAL, "store: %s", store_errmsg(d->store));
             goto out;
         }
-        active = true;
         d->rules_dirty = true;
     }
     struct store_version v;
@@ -122,21 +153,10 @@ int req_import(struct acctd *d, struct client *c, const struct acct_msg *m,
         acct_put_error(out, m->h.id, ACCT_ERR_INTERNAL, "store: %s", store_errmsg(d->store));
         goto out;
     }
-    active = v.active;
-    acct_wbuf_start(out, ACCT_MSG_IMPORT | ACCT_MSG_REPLY, m->h.id);
-    acct_put_u64(out, ACCT_T_VERSION, (uint64_t)version);
-    acct_put_str(out, ACCT_T_PARTITION, v.partition);
-    acct_put_str(out, ACCT_T_INTERCONNECT, v.interconnect);
-    if (is_result)
-        acct_put_str(out, ACCT_T_RUN_ID, res->id);
-    acct_put_u64(out, ACCT_T_HASH, v.hash);
-    acct_put_u64(out, ACCT_T_ACTIVE, active);
-    acct_put_u64(out, ACCT_T_PREVIOUS, (uint64_t)previous);
-    if (existing)
-        acct_put_str(out, ACCT_T_REASON, "already imported");
+    import_reply(m, &v, res, existing, previous, out);
     LOG_I("uid %u imported %s as version %lld of (%s, %s)%s%s", (unsigned)c->uid,
-          is_result ? res->id : "a rules file", (long long)version, v.partition, v.interconnect,
-          existing ? " (already imported)" : "", activate ? ", activated" : "");
+          res != NULL ? res->id : "a rules file", (long long)version, v.partition,
+          v.interconnect, existing ? " (already imported)" : "", activate ? ", activated" : "");
     snprintf(vp, sizeof(vp), "%s", v.partition);
     snprintf(vi, sizeof(vi), "%s", v.interconnect);
     store_version_free(&v);

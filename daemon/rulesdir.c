@@ -334,13 +334,10 @@ out:
     return rc;
 }
 
-int rulesdir_commit_pair(struct acctd *d, const char *partition, const char *interconnect,
-                         char *warning, size_t cap)
+void rulesdir_pair_warning(const struct acctd *d, const char *partition,
+                           const char *interconnect, char *warning, size_t cap)
 {
     warning[0] = '\0';
-    d->rules_dirty = true;
-    if (acctd_commit_now(d) != 0)
-        return -1;
     const struct pair_entry *e = rulesdir_find(d, partition, interconnect);
     if (d->rules_error[0] != '\0')
         snprintf(warning, cap, "the rules file of (%s, %s) is not rewritten: %s; acctd retries",
@@ -350,7 +347,6 @@ int rulesdir_commit_pair(struct acctd *d, const char *partition, const char *int
                  "the rules file of (%s, %s) is not written: %s; jobs starting now still read "
                  "the old one (or none); acctd retries (acctctl status shows it)",
                  partition, interconnect, e->why);
-    return 0;
 }
 
 void rulesdir_put_status(const struct acctd *d, struct acct_wbuf *out)

@@ -7,7 +7,8 @@
  * the replies. So a reply that acknowledges a write leaves the daemon after
  * the data is durable (synchronous=FULL), and many clients' samples share one
  * fsync. If the commit fails, the clients whose replies acknowledged it are
- * disconnected without those replies. */
+ * disconnected without those replies. The transaction and its commit are
+ * txn.c; the output counted per uid, outq.c. */
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -61,53 +62,11 @@ static bool in_group(int fd, uid_t uid, gid_t gid)
     return found;
 }
 
-/* ---- queued output per uid ------------------------------------------------------ */
-
-/* Count delta bytes (negative: sent or discarded) against c's uid. */
-static void outq_add(struct acctd *d, const struct client *c, long long delta)
-{
-    size_t i = 0;
-    while (i < d->noutq && d->outq[i].uid != c->out_uid)
-        i++;
-    if (i == d->noutq) {
-        if (delta <= 0)
-            return;
-        if (d->noutq == d->cap_outq) {
-            size_t cap = d->cap_outq ? d->cap_outq * 2 : 16;
-            struct uid_out *n = realloc(d->outq, cap * sizeof(*n));
-            if (n == NULL)
-                return; /* not counted: the per-connection limit still holds */
-            d->outq = n;
-            d->cap_outq = cap;
-        }
-        d->outq[d->noutq++] = (struct uid_out){.uid = c->out_uid, .bytes = 0};
-    }
-    long long b = (long long)d->outq[i].bytes + delta;
-    d->outq[i].bytes = b > 0 ? (size_t)b : 0;
-    if (d->outq[i].bytes == 0)
-        d->outq[i] = d->outq[--d->noutq];
-}
-
-static size_t outq_bytes(const struct acctd *d, uid_t uid)
-{
-    for (size_t i = 0; i < d->noutq; i++)
-        if (d->outq[i].uid == uid)
-            return d->outq[i].bytes;
-    return 0;
-}
-
-/* Forget c's unsent output (the peer is gone or must not get it). */
-static void out_discard(struct acctd *d, struct client *c)
-{
-    outq_add(d, c, -(long long)(c->out_len - c->out_off));
-    c->out_off = c->out_len = 0;
-}
-
 static void client_free(struct acctd *d, struct client *c)
 {
     if (c == NULL)
         return;
-    out_discard(d, c);
+    acctd_out_discard(d, c);
     if (c->fd >= 0)
         close(c->fd);
     free(c->in);
@@ -264,7 +223,7 @@ static int queue(struct acctd *d, struct client *c, const struct acct_wbuf *w)
     }
     memcpy(c->out + c->out_len, w->p, w->len);
     c->out_len += w->len;
-    outq_add(d, c, (long long)w->len);
+    acctd_outq_add(d, c, (long long)w->len);
     return 0;
 }
 
@@ -275,7 +234,7 @@ void acctd_flush_client(struct acctd *d, struct client *c)
                          MSG_NOSIGNAL | MSG_DONTWAIT);
         if (n > 0) {
             c->out_off += (size_t)n;
-            outq_add(d, c, -(long long)n);
+            acctd_outq_add(d, c, -(long long)n);
             c->last_active = time(NULL);
             continue;
         }
@@ -284,7 +243,7 @@ void acctd_flush_client(struct acctd *d, struct client *c)
         if (n < 0 && errno == EINTR)
             continue;
         c->closing = true; /* peer gone */
-        out_discard(d, c);
+        acctd_out_discard(d, c);
         return;
     }
     c->out_off = c->out_len = 0;
@@ -296,114 +255,6 @@ void acctd_flush_client(struct acctd *d, struct client *c)
     }
 }
 
-/* ---- transactions ------------------------------------------------------------- */
-
-/* Open the round's transaction (BEGIN IMMEDIATE: the write lock). If
- * another process holds the lock, say so in store_locked and fail. */
-static int tx_open(struct acctd *d)
-{
-    if (d->tx_open)
-        return 0;
-    if (d->store_locked)
-        return -1;
-    /* while the lock is taken: a try every 100 ms, without waiting */
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    int64_t now_ms = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-    if (d->lock_seen && now_ms < d->lock_retry_ms) {
-        d->store_locked = true;
-        return -1;
-    }
-    if (d->lock_seen)
-        store_set_busy_timeout(d->store, 0);
-    int r = store_begin(d->store);
-    if (d->lock_seen)
-        store_set_busy_timeout(d->store, ACCTD_BUSY_TIMEOUT_MS);
-    if (r != 0) {
-        if (store_busy(d->store)) {
-            if (!d->lock_seen)
-                LOG_I("the store is locked by another process: writes wait for it");
-            d->lock_seen = d->store_locked = true;
-            d->lock_retry_ms = now_ms + ACCTD_LOCK_RETRY_MS;
-        } else {
-            LOG_E("cannot begin a transaction: %s", store_errmsg(d->store));
-        }
-        return -1;
-    }
-    if (d->lock_seen)
-        LOG_I("the other process released the store's lock: writes go on");
-    d->lock_seen = false;
-    d->tx_open = true;
-    return 0;
-}
-
-int acctd_write_begin(struct acctd *d, struct client *c)
-{
-    if (tx_open(d) != 0) {
-        if (d->store_locked)
-            LOG_W("the store is locked by another process: %s",
-                  c != NULL ? "request refused" : "background work postponed");
-        return -1;
-    }
-    if (c != NULL)
-        c->awaiting_commit = true;
-    if (store_savepoint(d->store) != 0) {
-        LOG_E("cannot open a savepoint: %s", store_errmsg(d->store));
-        return -1;
-    }
-    return 0;
-}
-
-void acctd_write_end(struct acctd *d, bool ok)
-{
-    store_release(d->store, ok);
-}
-
-/* After the commit (or its failure): replies may go, or the clients that
- * expected an acknowledgement are dropped. */
-static void settle(struct acctd *d, bool committed)
-{
-    for (size_t i = 0; i < d->nclients; i++) {
-        struct client *c = d->clients[i];
-        if (!c->awaiting_commit)
-            continue;
-        c->awaiting_commit = false;
-        if (!committed) {
-            out_discard(d, c);
-            c->closing = true;
-        }
-    }
-}
-
-int acctd_commit_now(struct acctd *d)
-{
-    int rc = 0;
-    if (!d->tx_open)
-        goto out;
-    d->tx_open = false;
-    if (store_commit(d->store) != 0) {
-        LOG_E("commit failed: %s; the requests of this round are undone",
-              store_errmsg(d->store));
-        store_rollback_tx(d->store);
-        settle(d, false);
-        d->rules_dirty = true; /* the cache may hold uncommitted versions */
-        d->samples_total = store_count_samples(d->store);
-        if (quota_load(d) != 0)
-            LOG_E("cannot recount the sample rows per user: %s", store_errmsg(d->store));
-        rc = -1;
-        goto out;
-    }
-    settle(d, true);
-out:
-    if (d->rules_dirty) {
-        d->rules_dirty = false;
-        if (rulesdir_sync(d) != 0)
-            LOG_E("cannot materialise the rules files in %s", d->cfg.rules_dir);
-    }
-    return rc;
-}
-
-/* ---- requests ------------------------------------------------------------------ */
 
 static const struct acctd_request *find_request(unsigned type)
 {
@@ -491,7 +342,7 @@ static bool may_start(const struct acctd *d, const struct client *c)
         return false;
     if (pending > (c->awaiting_commit ? ACCTD_HELD_OUT_MAX : 0))
         return false;
-    return c->admin || outq_bytes(d, c->out_uid) < ACCTD_UID_OUT_MAX;
+    return c->admin || acctd_outq_bytes(d, c->out_uid) < ACCTD_UID_OUT_MAX;
 }
 
 static bool is_write(unsigned type)
@@ -528,7 +379,7 @@ void acctd_serve_input(struct acctd *d, struct client *c, struct acct_wbuf *out)
         if (total > 0 && c->in_len >= (size_t)total) {
             /* a write waits in its connection while another process holds
              * the store's write lock: reads and other clients go on */
-            if (is_write(h.type) && tx_open(d) != 0 && d->store_locked) {
+            if (is_write(h.type) && acctd_tx_open(d) != 0 && d->store_locked) {
                 c->deferred = true;
                 return;
             }
@@ -571,7 +422,7 @@ void acctd_serve_input(struct acctd *d, struct client *c, struct acct_wbuf *out)
          * wait for the replies queued above; an error discards them */
         c->closing = true;
         if (n < 0)
-            out_discard(d, c);
+            acctd_out_discard(d, c);
         return;
     }
 }
@@ -780,6 +631,91 @@ static void background_step(struct acctd *d, time_t now)
 
 /* ---- the loop ----------------------------------------------------------------------- */
 
+/* Why client c must go now (NULL: it stays). */
+static const char *stalled(const struct acctd *d, const struct client *c, time_t now)
+{
+    if (c->tcp && !c->authed && now - c->connected > d->cfg.auth_timeout_s)
+        return "no AUTH within auth_timeout";
+    if ((c->in_len > 0 || c->out_off < c->out_len) && !c->deferred &&
+        now - c->last_active > d->cfg.client_timeout_s)
+        return "no progress within client_timeout";
+    if (c->in_len == 0 && c->out_off >= c->out_len && !c->deferred && !c->closing &&
+        now - c->last_active > d->cfg.idle_timeout_s)
+        return "idle for idle_timeout";
+    return NULL;
+}
+
+/* After the commit: send, drop stalled, idle and finished clients. */
+static void send_and_drop(struct acctd *d, time_t now)
+{
+    size_t keep = 0;
+    for (size_t i = 0; i < d->nclients; i++) {
+        struct client *c = d->clients[i];
+        acctd_flush_client(d, c);
+        const char *drop = stalled(d, c, now);
+        if (drop != NULL)
+            LOG_I("dropping client %s%s uid %u: %s", c->tcp ? "TCP " : "", c->addr,
+                  (unsigned)c->uid, drop);
+        if (drop != NULL || (c->closing && c->out_off >= c->out_len)) {
+            client_free(d, c);
+            continue;
+        }
+        d->clients[keep++] = c;
+    }
+    d->nclients = keep;
+}
+
+/* The poll set of this round in pf (room for nclients + 2: the socket, the
+ * TCP socket, the clients) and how long to wait in *ts. */
+static void poll_set(struct acctd *d, struct pollfd *pf, struct timespec *ts)
+{
+    bool waiting = false;
+    pf[0] = (struct pollfd){.fd = d->listen_fd, .events = POLLIN};
+    pf[1] = (struct pollfd){.fd = d->tcp_fd, .events = POLLIN}; /* -1: ignored */
+    for (size_t i = 0; i < d->nclients; i++) {
+        struct client *c = d->clients[i];
+        short ev = 0;
+        if (may_start(d, c))
+            ev |= POLLIN;
+        if (c->out_off < c->out_len)
+            ev |= POLLOUT;
+        waiting |= c->deferred;
+        pf[i + 2] = (struct pollfd){.fd = c->fd, .events = ev};
+    }
+    /* writes waiting for another process's lock retry every 100 ms; a
+     * background pass goes on as soon as the clients are served */
+    *ts = (struct timespec){.tv_sec = 1};
+    if (waiting)
+        *ts = (struct timespec){.tv_nsec = ACCTD_LOCK_RETRY_MS * 1000 * 1000};
+    if (d->bg_phase != 0 && !d->lock_seen)
+        *ts = (struct timespec){0};
+    else if (d->bg_phase != 0)
+        *ts = (struct timespec){.tv_nsec = ACCTD_LOCK_RETRY_MS * 1000 * 1000};
+}
+
+/* Serve what ppoll reported for the first polled clients, accept new ones. */
+static void serve_polled(struct acctd *d, const struct pollfd *pf, size_t polled,
+                         struct acct_wbuf *out)
+{
+    for (size_t i = 0; i < polled; i++) {
+        struct client *c = d->clients[i];
+        short re = pf[i + 2].revents;
+        if (re & (POLLIN | POLLOUT | POLLHUP | POLLERR))
+            acctd_serve_input(d, c, out);
+        /* a peer that hung up and whose requests cannot start now
+         * never reads their replies: poll would report it forever */
+        if ((re & (POLLHUP | POLLERR)) && !c->closing && !may_start(d, c)) {
+            acctd_out_discard(d, c);
+            c->closing = true;
+            c->deferred = false;
+        }
+    }
+    if (pf[0].revents & POLLIN)
+        accept_clients(d, d->listen_fd);
+    if (d->tcp_fd >= 0 && (pf[1].revents & POLLIN))
+        accept_clients(d, d->tcp_fd);
+}
+
 int server_run(struct acctd *d, volatile int *stop, volatile int *reload,
                int (*reload_fn)(struct acctd *))
 {
@@ -809,28 +745,8 @@ int server_run(struct acctd *d, volatile int *stop, volatile int *reload,
             pf_cap = cap;
         }
         d->store_locked = false; /* this round tries the lock again */
-        bool waiting = false;
-        pf[0] = (struct pollfd){.fd = d->listen_fd, .events = POLLIN};
-        for (size_t i = 0; i < d->nclients; i++) {
-            struct client *c = d->clients[i];
-            short ev = 0;
-            if (may_start(d, c))
-                ev |= POLLIN;
-            if (c->out_off < c->out_len)
-                ev |= POLLOUT;
-            waiting |= c->deferred;
-            pf[i + 2] = (struct pollfd){.fd = c->fd, .events = ev};
-        }
-        pf[1] = (struct pollfd){.fd = d->tcp_fd, .events = POLLIN}; /* -1: ignored */
-        /* writes waiting for another process's lock retry every 100 ms; a
-         * background pass goes on as soon as the clients are served */
-        struct timespec ts = {.tv_sec = 1};
-        if (waiting)
-            ts = (struct timespec){.tv_nsec = ACCTD_LOCK_RETRY_MS * 1000 * 1000};
-        if (d->bg_phase != 0 && !d->lock_seen)
-            ts = (struct timespec){0};
-        else if (d->bg_phase != 0)
-            ts = (struct timespec){.tv_nsec = ACCTD_LOCK_RETRY_MS * 1000 * 1000};
+        struct timespec ts;
+        poll_set(d, pf, &ts);
         int n = ppoll(pf, d->nclients + 2, &ts, &empty);
         if (n < 0 && errno != EINTR) {
             LOG_E("ppoll: %s", strerror(errno));
@@ -838,25 +754,8 @@ int server_run(struct acctd *d, volatile int *stop, volatile int *reload,
         }
         time_t now = time(NULL);
         size_t polled = d->nclients;
-        if (n > 0) {
-            for (size_t i = 0; i < polled; i++) {
-                struct client *c = d->clients[i];
-                short re = pf[i + 2].revents;
-                if (re & (POLLIN | POLLOUT | POLLHUP | POLLERR))
-                    acctd_serve_input(d, c, &out);
-                /* a peer that hung up and whose requests cannot start now
-                 * never reads their replies: poll would report it forever */
-                if ((re & (POLLHUP | POLLERR)) && !c->closing && !may_start(d, c)) {
-                    out_discard(d, c);
-                    c->closing = true;
-                    c->deferred = false;
-                }
-            }
-            if (pf[0].revents & POLLIN)
-                accept_clients(d, d->listen_fd);
-            if (d->tcp_fd >= 0 && (pf[1].revents & POLLIN))
-                accept_clients(d, d->tcp_fd);
-        }
+        if (n > 0)
+            serve_polled(d, pf, polled, &out);
         /* writes that waited for the store lock, in connection order */
         for (size_t i = 0; i < polled && !d->store_locked; i++)
             if (d->clients[i]->deferred)
@@ -867,30 +766,7 @@ int server_run(struct acctd *d, volatile int *stop, volatile int *reload,
         rulesdir_poll(d, now); /* retry rules files that could not be written */
         check_socket(d, now);
         acctd_commit_now(d);
-        /* send, drop stalled, idle and finished clients */
-        size_t keep = 0;
-        for (size_t i = 0; i < d->nclients; i++) {
-            struct client *c = d->clients[i];
-            acctd_flush_client(d, c);
-            const char *drop = NULL;
-            if (c->tcp && !c->authed && now - c->connected > d->cfg.auth_timeout_s)
-                drop = "no AUTH within auth_timeout";
-            else if ((c->in_len > 0 || c->out_off < c->out_len) && !c->deferred &&
-                     now - c->last_active > d->cfg.client_timeout_s)
-                drop = "no progress within client_timeout";
-            else if (c->in_len == 0 && c->out_off >= c->out_len && !c->deferred &&
-                     !c->closing && now - c->last_active > d->cfg.idle_timeout_s)
-                drop = "idle for idle_timeout";
-            if (drop != NULL)
-                LOG_I("dropping client %s%s uid %u: %s", c->tcp ? "TCP " : "", c->addr,
-                      (unsigned)c->uid, drop);
-            if (drop != NULL || (c->closing && c->out_off >= c->out_len)) {
-                client_free(d, c);
-                continue;
-            }
-            d->clients[keep++] = c;
-        }
-        d->nclients = keep;
+        send_and_drop(d, now);
     }
     rc = 0;
 out:

@@ -207,22 +207,10 @@ out:
     return rc;
 }
 
-struct store *store_open(const char *path, char *err, size_t errlen)
+/* WAL, synchronous=FULL, foreign keys, and a quick_check that the file is
+ * sound. 0, or -1 with err set. */
+static int setup_db(struct store *s, const char *path, char *err, size_t errlen)
 {
-    struct store *s = calloc(1, sizeof(*s));
-    if (s == NULL) {
-        snprintf(err, errlen, "out of memory");
-        goto fail;
-    }
-    if (sqlite3_open_v2(path, &s->db,
-                        SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX |
-                            SQLITE_OPEN_EXRESCODE,
-                        NULL) != SQLITE_OK) {
-        snprintf(err, errlen, "%s: cannot open: %s", path,
-                 s->db ? sqlite3_errmsg(s->db) : "out of memory");
-        goto fail;
-    }
-    sqlite3_busy_timeout(s->db, 5000);
     char *jm = NULL;
     sqlite3_stmt *st = NULL;
     if (prep(s, "PRAGMA journal_mode=WAL", &st) == 0 && sqlite3_step(st) == SQLITE_ROW)
@@ -232,13 +220,13 @@ struct store *store_open(const char *path, char *err, size_t errlen)
         snprintf(err, errlen, "%s: cannot switch to WAL mode (%s): %s", path, jm ? jm : "?",
                  sqlite3_errmsg(s->db));
         free(jm);
-        goto fail;
+        return -1;
     }
     free(jm);
     if (exec(s, "PRAGMA synchronous=FULL") != 0 || exec(s, "PRAGMA foreign_keys=ON") != 0 ||
         exec(s, "PRAGMA wal_autocheckpoint=1000") != 0) {
         snprintf(err, errlen, "%s: %s", path, sqlite3_errmsg(s->db));
-        goto fail;
+        return -1;
     }
     char ic[256];
     st = NULL;
@@ -250,13 +238,14 @@ struct store *store_open(const char *path, char *err, size_t errlen)
     sqlite3_finalize(st);
     if (strcmp(ic, "ok") != 0) {
         snprintf(err, errlen, "%s: the store is damaged (quick_check: %s)", path, ic);
-        goto fail;
+        return -1;
     }
-    char merr[512];
-    if (migrate(s, merr, sizeof(merr)) != 0) {
-        snprintf(err, errlen, "%s: %s", path, merr);
-        goto fail;
-    }
+    return 0;
+}
+
+/* The statements kept prepared. 0, or -1 with err set. */
+static int prepare_cached(struct store *s, const char *path, char *err, size_t errlen)
+{
     /* a sample merges into its row or makes a new one: two statements, so
      * that acctd knows which (sample_rows_per_user); an upsert with
      * RETURNING cost ~80 % more CPU per sample */
@@ -285,8 +274,36 @@ struct store *store_open(const char *path, char *err, size_t errlen)
              "WHERE job = ?1 AND expires > ?2",
              &s->st_step_get) != 0) {
         snprintf(err, errlen, "%s: cannot prepare statements: %s", path, sqlite3_errmsg(s->db));
+        return -1;
+    }
+    return 0;
+}
+
+struct store *store_open(const char *path, char *err, size_t errlen)
+{
+    struct store *s = calloc(1, sizeof(*s));
+    if (s == NULL) {
+        snprintf(err, errlen, "out of memory");
         goto fail;
     }
+    if (sqlite3_open_v2(path, &s->db,
+                        SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX |
+                            SQLITE_OPEN_EXRESCODE,
+                        NULL) != SQLITE_OK) {
+        snprintf(err, errlen, "%s: cannot open: %s", path,
+                 s->db ? sqlite3_errmsg(s->db) : "out of memory");
+        goto fail;
+    }
+    sqlite3_busy_timeout(s->db, 5000);
+    if (setup_db(s, path, err, errlen) != 0)
+        goto fail;
+    char merr[512];
+    if (migrate(s, merr, sizeof(merr)) != 0) {
+        snprintf(err, errlen, "%s: %s", path, merr);
+        goto fail;
+    }
+    if (prepare_cached(s, path, err, errlen) != 0)
+        goto fail;
     return s;
 fail:
     store_close(s);
@@ -630,63 +647,71 @@ int64_t store_count_versions(struct store *s)
 
 /* ---- import ----------------------------------------------------------------------- */
 
-int store_import_result(struct store *s, const struct acct_result *r, const char *text,
-                        size_t len, long uid, int64_t *version, bool *existing, char *err,
-                        size_t errlen)
+/* The tuning run r->id imported before: 0 if it is new, 1 with *version
+ * the version its import made if it had the same content (hash), 2 (err
+ * set) if it had other content, -1 on a store error. */
+static int run_imported(struct store *s, const struct acct_result *r, uint64_t hash,
+                        int64_t *version, char *err, size_t errlen)
 {
     sqlite3_stmt *st = NULL;
     int rc = -1;
-    uint64_t hash = acct_rules_hash(text, len);
-    char now[ACCT_RULES_TIME_LEN + 1];
-    char *hosts = NULL;
-    struct acct_rules *copy = NULL;
-    *existing = false;
-    *version = 0;
-    /* a run imported before: same content is a no-op, other content refused */
     if (prep(s, "SELECT result_hash FROM tuning_runs WHERE id = ?1", &st) != 0)
-        goto dberr;
+        goto out;
     sqlite3_bind_text(st, 1, r->id, -1, SQLITE_STATIC);
     int step = sqlite3_step(st);
-    if (step == SQLITE_ROW) {
-        if ((uint64_t)sqlite3_column_int64(st, 0) != hash) {
-            snprintf(err, errlen,
-                     "tuning run \"%s\" was imported before with other content; refusing to "
-                     "replace it (give the run a new id)",
-                     r->id);
-            rc = 1;
-            goto out;
-        }
-        sqlite3_finalize(st);
-        st = NULL;
-        if (prep(s, "SELECT id FROM versions WHERE tuning_run = ?1 AND reason = 'import' "
-                    "ORDER BY id LIMIT 1", &st) != 0)
-            goto dberr;
-        sqlite3_bind_text(st, 1, r->id, -1, SQLITE_STATIC);
-        if (sqlite3_step(st) != SQLITE_ROW)
-            goto dberr;
-        *version = sqlite3_column_int64(st, 0);
-        *existing = true;
+    if (step == SQLITE_DONE)
         rc = 0;
+    if (step != SQLITE_ROW)
+        goto out;
+    if ((uint64_t)sqlite3_column_int64(st, 0) != hash) {
+        snprintf(err, errlen,
+                 "tuning run \"%s\" was imported before with other content; refusing to "
+                 "replace it (give the run a new id)",
+                 r->id);
+        rc = 2;
         goto out;
     }
-    if (step != SQLITE_DONE)
-        goto dberr;
     sqlite3_finalize(st);
     st = NULL;
+    if (prep(s, "SELECT id FROM versions WHERE tuning_run = ?1 AND reason = 'import' "
+                "ORDER BY id LIMIT 1", &st) != 0)
+        goto out;
+    sqlite3_bind_text(st, 1, r->id, -1, SQLITE_STATIC);
+    if (sqlite3_step(st) != SQLITE_ROW)
+        goto out;
+    *version = sqlite3_column_int64(st, 0);
+    rc = 1;
+out:
+    sqlite3_finalize(st);
+    return rc;
+}
 
+/* "host1,host2": the hosts of r's conditions (malloc'd; NULL: out of
+ * memory). */
+static char *hosts_joined(const struct acct_result *r)
+{
     size_t hl = 1;
     for (size_t i = 0; i < r->cond.nhosts; i++)
         hl += strlen(r->cond.hosts[i]) + 1;
-    hosts = calloc(1, hl);
-    if (hosts == NULL) {
-        snprintf(err, errlen, "out of memory");
-        goto out;
-    }
+    char *hosts = calloc(1, hl);
+    if (hosts == NULL)
+        return NULL;
     for (size_t i = 0; i < r->cond.nhosts; i++) {
         if (i)
             strcat(hosts, ",");
         strcat(hosts, r->cond.hosts[i]);
     }
+    return hosts;
+}
+
+/* The rows of tuning run r: tuning_runs, measurements, model_params. 0 or
+ * -1 (store error). */
+static int insert_run(struct store *s, const struct acct_result *r, const char *text, size_t len,
+                      long uid, uint64_t hash, const char *hosts)
+{
+    sqlite3_stmt *st = NULL;
+    char now[ACCT_RULES_TIME_LEN + 1];
+    int rc = -1;
     store_now(now);
     if (RUN(s,
             "INSERT INTO tuning_runs VALUES "
@@ -695,10 +720,9 @@ int store_import_result(struct store *s, const struct acct_result *r, const char
             VI(r->complete), VT(r->strategy), VT(acct_result_source_name(r->source)),
             VI(r->cond.ranks), VI(r->cond.ranks_per_node), VT(hosts), VT(r->cond.mpi_library),
             VT(r->cond.slurm_job_id), VT(now), VI(uid), VI(hash), VTN(text, len)) != 0)
-        goto dberr;
-
+        goto out;
     if (prep(s, "INSERT INTO measurements VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12)", &st) != 0)
-        goto dberr;
+        goto out;
     for (size_t i = 0; i < r->npoints; i++) {
         const struct acct_result_point *p = &r->points[i];
         char method[160];
@@ -709,33 +733,70 @@ int store_import_result(struct store *s, const struct acct_result *r, const char
                                   VD(p->max_us));
         done_cached(st);
         if (step_rc != SQLITE_DONE)
-            goto dberr;
+            goto out;
     }
-    sqlite3_finalize(st);
-    st = NULL;
     if (r->model.present &&
         RUN(s, "INSERT INTO model_params VALUES (?1,?2,?3,?4,?5)", VT(r->id), VD(r->model.L_us),
             VD(r->model.o_us), VD(r->model.g_us), VD(r->model.G_us_per_byte)) != 0)
-        goto dberr;
-    /* the decisions: a copy of the rules whose provenance acctd completes */
-    copy = calloc(1, sizeof(*copy));
-    if (copy == NULL) {
-        snprintf(err, errlen, "out of memory");
         goto out;
-    }
-    *copy = *r->rules;
+    rc = 0;
+out:
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/* A copy of rules, options and hash included (NULL: out of memory). */
+static struct acct_rules *rules_copy(const struct acct_rules *rules)
+{
+    struct acct_rules *copy = calloc(1, sizeof(*copy));
+    if (copy == NULL)
+        return NULL;
+    *copy = *rules;
     memset(copy->coll, 0, sizeof(copy->coll));
     for (int c = 0; c < ACCT_COLL_COUNT; c++) {
-        size_t n = r->rules->coll[c].n;
+        size_t n = rules->coll[c].n;
         if (n == 0)
             continue;
         copy->coll[c].v = malloc(n * sizeof(struct acct_rule));
         if (copy->coll[c].v == NULL) {
-            snprintf(err, errlen, "out of memory");
-            goto out;
+            acct_rules_free(copy);
+            return NULL;
         }
-        memcpy(copy->coll[c].v, r->rules->coll[c].v, n * sizeof(struct acct_rule));
+        memcpy(copy->coll[c].v, rules->coll[c].v, n * sizeof(struct acct_rule));
         copy->coll[c].n = n;
+    }
+    return copy;
+}
+
+int store_import_result(struct store *s, const struct acct_result *r, const char *text,
+                        size_t len, long uid, int64_t *version, bool *existing, char *err,
+                        size_t errlen)
+{
+    int rc = -1;
+    uint64_t hash = acct_rules_hash(text, len);
+    char *hosts = NULL;
+    struct acct_rules *copy = NULL;
+    *existing = false;
+    *version = 0;
+    /* a run imported before: same content is a no-op, other content refused */
+    int known = run_imported(s, r, hash, version, err, errlen);
+    if (known < 0)
+        goto dberr;
+    if (known > 0) {
+        *existing = known == 1;
+        rc = known == 1 ? 0 : 1;
+        goto out;
+    }
+    if ((hosts = hosts_joined(r)) == NULL) {
+        snprintf(err, errlen, "out of memory");
+        goto out;
+    }
+    if (insert_run(s, r, text, len, uid, hash, hosts) != 0)
+        goto dberr;
+    /* the decisions: a copy of the rules whose provenance acctd completes */
+    if ((copy = rules_copy(r->rules)) == NULL) {
+        snprintf(err, errlen, "out of memory");
+        goto out;
     }
     snprintf(copy->prov.tuning_run, sizeof(copy->prov.tuning_run), "%s", r->id);
     int64_t id = store_version_add(s, copy, 0, "import", uid, err, errlen);
@@ -747,7 +808,6 @@ int store_import_result(struct store *s, const struct acct_result *r, const char
 dberr:
     snprintf(err, errlen, "store: %s", sqlite3_errmsg(s->db));
 out:
-    sqlite3_finalize(st);
     free(hosts);
     acct_rules_free(copy);
     return rc;
@@ -946,30 +1006,48 @@ int64_t store_count_steps(struct store *s, int64_t now)
     return n;
 }
 
+/* ---- sample rows: the key of a cell and method, and its moments ---------------- */
+
+/* The columns of sample_stats and sample_outbox that name a cell and a
+ * method, in key order. */
+#define CELL_KEY                                                                          \
+    "partition, interconnect, collective, comm_size, bucket, algorithm, segment, fanout, " \
+    "reorder"
+
+static const char *col_str(sqlite3_stmt *st, int col)
+{
+    return (const char *)sqlite3_column_text(st, col);
+}
+
+/* The fields struct store_stat and struct store_sample share, decoded
+ * from CELL_KEY at column b and the moments (count, sum_us, sumsq_us,
+ * min_us, max_us) after it: designated initializers for either. */
+#define CELL_FIELDS(st, b)                                                                  \
+    .partition = col_str(st, (b)), .interconnect = col_str(st, (b) + 1),                    \
+    .collective = col_str(st, (b) + 2), .comm_size = sqlite3_column_int64(st, (b) + 3),     \
+    .bucket = sqlite3_column_int64(st, (b) + 4), .algorithm = col_str(st, (b) + 5),         \
+    .segment = sqlite3_column_int64(st, (b) + 6), .fanout = sqlite3_column_int64(st, (b) + 7), \
+    .reorder = sqlite3_column_int64(st, (b) + 8), .count = sqlite3_column_int64(st, (b) + 9), \
+    .sum_us = sqlite3_column_double(st, (b) + 10),                                         \
+    .sumsq_us = sqlite3_column_double(st, (b) + 11),                                       \
+    .min_us = sqlite3_column_double(st, (b) + 12), .max_us = sqlite3_column_double(st, (b) + 13)
+
+/* A row of STATS_SELECT or of store_job_stats. false if a text column is
+ * NULL. */
+static bool row_stat(sqlite3_stmt *st, struct store_stat *x)
+{
+    *x = (struct store_stat){CELL_FIELDS(st, 0), .jobs = sqlite3_column_int64(st, 14),
+                             .users = sqlite3_column_int64(st, 15)};
+    return x->partition != NULL && x->interconnect != NULL && x->collective != NULL &&
+           x->algorithm != NULL;
+}
+
 static int run_stats(struct store *s, sqlite3_stmt *st, store_stat_cb cb, void *arg)
 {
     int r, rc = -1;
     while ((r = sqlite3_step(st)) == SQLITE_ROW) {
-        struct store_stat x = {
-            .partition = (const char *)sqlite3_column_text(st, 0),
-            .interconnect = (const char *)sqlite3_column_text(st, 1),
-            .collective = (const char *)sqlite3_column_text(st, 2),
-            .comm_size = sqlite3_column_int64(st, 3),
-            .bucket = sqlite3_column_int64(st, 4),
-            .algorithm = (const char *)sqlite3_column_text(st, 5),
-            .segment = sqlite3_column_int64(st, 6),
-            .fanout = sqlite3_column_int64(st, 7),
-            .reorder = sqlite3_column_int64(st, 8),
-            .count = sqlite3_column_int64(st, 9),
-            .sum_us = sqlite3_column_double(st, 10),
-            .sumsq_us = sqlite3_column_double(st, 11),
-            .min_us = sqlite3_column_double(st, 12),
-            .max_us = sqlite3_column_double(st, 13),
-            .jobs = sqlite3_column_int64(st, 14),
-            .users = sqlite3_column_int64(st, 15),
-        };
-        if (x.partition == NULL || x.interconnect == NULL || x.collective == NULL ||
-            x.algorithm == NULL)
+        struct store_stat x;
+        if (!row_stat(st, &x))
             goto out;
         int c = cb(arg, &x);
         if (c != 0) {
@@ -983,6 +1061,12 @@ out:
     return rc;
 }
 
+/* The statistics of each cell and method over all jobs (row_stat), to be
+ * followed by WHERE ... GROUP BY CELL_KEY. */
+#define STATS_SELECT                                                                       \
+    "SELECT " CELL_KEY ", sum(count), sum(sum_us), sum(sumsq_us), min(min_us), max(max_us), " \
+    "count(DISTINCT job), count(DISTINCT uid) FROM sample_stats "
+
 int store_stats(struct store *s, const char *partition, const char *interconnect,
                 const char *collective, store_stat_cb cb, void *arg)
 {
@@ -994,13 +1078,7 @@ int store_stats(struct store *s, const char *partition, const char *interconnect
      * An absent filter stays in the text as "?N IS NULL" (true, evaluated
      * once) so that the three parameters are always there to bind. */
     char sql[768];
-    int n = snprintf(sql, sizeof sql,
-                     "SELECT partition, interconnect, collective, comm_size, bucket, algorithm, "
-                     "segment, fanout, reorder, sum(count), sum(sum_us), sum(sumsq_us), "
-                     "min(min_us), max(max_us), count(DISTINCT job), count(DISTINCT uid) "
-                     "FROM sample_stats WHERE %s AND %s AND %s "
-                     "GROUP BY partition, interconnect, collective, comm_size, bucket, "
-                     "algorithm, segment, fanout, reorder",
+    int n = snprintf(sql, sizeof sql, STATS_SELECT "WHERE %s AND %s AND %s GROUP BY " CELL_KEY,
                      partition ? "partition = ?1" : "?1 IS NULL",
                      interconnect ? "interconnect = ?2" : "?2 IS NULL",
                      collective ? "collective = ?3" : "?3 IS NULL");
@@ -1023,20 +1101,12 @@ int store_stats_page(struct store *s, const char *partition, const char *interco
      * a seek, so a page costs its own rows whatever page it is */
     char sql[1024];
     int n = snprintf(sql, sizeof sql,
-                     "SELECT partition, interconnect, collective, comm_size, bucket, algorithm, "
-                     "segment, fanout, reorder, sum(count), sum(sum_us), sum(sumsq_us), "
-                     "min(min_us), max(max_us), count(DISTINCT job), count(DISTINCT uid) "
-                     "FROM sample_stats WHERE %s AND %s AND %s AND %s "
-                     "GROUP BY partition, interconnect, collective, comm_size, bucket, "
-                     "algorithm, segment, fanout, reorder "
-                     "ORDER BY partition, interconnect, collective, comm_size, bucket, "
-                     "algorithm, segment, fanout, reorder LIMIT ?13",
+                     STATS_SELECT "WHERE %s AND %s AND %s AND %s GROUP BY " CELL_KEY
+                                  " ORDER BY " CELL_KEY " LIMIT ?13",
                      partition ? "partition = ?1" : "?1 IS NULL",
                      interconnect ? "interconnect = ?2" : "?2 IS NULL",
                      collective ? "collective = ?3" : "?3 IS NULL",
-                     after ? "(partition, interconnect, collective, comm_size, bucket, "
-                             "algorithm, segment, fanout, reorder) > "
-                             "(?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)"
+                     after ? "(" CELL_KEY ") > (?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)"
                            : "?4 IS NULL");
     if (n < 0 || (size_t)n >= sizeof sql || prep(s, sql, &st) != 0)
         goto out;
@@ -1060,8 +1130,7 @@ int store_job_stats(struct store *s, const char *partition, const char *intercon
     sqlite3_stmt *st = NULL;
     int rc = -1;
     if (prep(s,
-             "SELECT partition, interconnect, collective, comm_size, bucket, algorithm, segment, "
-             "fanout, reorder, count, sum_us, sumsq_us, min_us, max_us, 1, uid FROM sample_stats "
+             "SELECT " CELL_KEY ", count, sum_us, sumsq_us, min_us, max_us, 1, uid FROM sample_stats "
              "WHERE partition = ?1 AND interconnect = ?2 AND last_at >= ?3 "
              "ORDER BY collective, comm_size, bucket, algorithm, segment, fanout, reorder, job",
              &st) != 0)
@@ -1281,23 +1350,7 @@ int store_outbox_next(struct store *s, int limit, long *uid, int64_t *last_seq, 
     BIND(st, VI(limit));
     int r;
     while ((r = sqlite3_step(st)) == SQLITE_ROW) {
-        struct store_sample x = {
-            .job = (const char *)sqlite3_column_text(st, 1),
-            .partition = (const char *)sqlite3_column_text(st, 3),
-            .interconnect = (const char *)sqlite3_column_text(st, 4),
-            .collective = (const char *)sqlite3_column_text(st, 5),
-            .comm_size = sqlite3_column_int64(st, 6),
-            .bucket = sqlite3_column_int64(st, 7),
-            .algorithm = (const char *)sqlite3_column_text(st, 8),
-            .segment = sqlite3_column_int64(st, 9),
-            .fanout = sqlite3_column_int64(st, 10),
-            .reorder = sqlite3_column_int64(st, 11),
-            .count = sqlite3_column_int64(st, 12),
-            .sum_us = sqlite3_column_double(st, 13),
-            .sumsq_us = sqlite3_column_double(st, 14),
-            .min_us = sqlite3_column_double(st, 15),
-            .max_us = sqlite3_column_double(st, 16),
-        };
+        struct store_sample x = {.job = col_str(st, 1), CELL_FIELDS(st, 3)};
         if (x.job == NULL || x.partition == NULL || x.interconnect == NULL ||
             x.collective == NULL || x.algorithm == NULL)
             goto out;

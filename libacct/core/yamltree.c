@@ -246,8 +246,12 @@ void acct_yt_join(char *out, size_t len, const char *parent, const char *key, si
 static void too_large(struct acct_diags *d, struct yt_parse *p, size_t limit)
 {
     char msg[96];
-    snprintf(msg, sizeof(msg), "larger than the limit of %zu bytes (%zu MiB)", limit,
-             limit / (1024 * 1024));
+    if (limit >= 1024 * 1024)
+        snprintf(msg, sizeof(msg), "larger than the limit of %zu bytes (%zu MiB)", limit,
+                 limit / (1024 * 1024));
+    else
+        snprintf(msg, sizeof(msg), "larger than the limit of %zu bytes (%zu KiB)", limit,
+                 limit / 1024);
     if (p != NULL)
         acct_yt_err(p, 0, 0, NULL, "%s", msg);
     else
@@ -320,9 +324,9 @@ static bool check_text(struct yt_parse *p)
     return true;
 }
 
-static bool yt_check_input(struct yt_parse *p, size_t limit)
+static bool yt_check_input(struct yt_parse *p, size_t limit, bool empty_ok)
 {
-    if (p->len == 0) {
+    if (p->len == 0 && !empty_ok) {
         acct_yt_err(p, 1, 1, NULL, "empty file");
         return false;
     }
@@ -465,7 +469,9 @@ static void stream_done(struct yt_parse *p, struct stream_state *st)
     st->item = NULL;
 }
 
-static struct ynode *yt_build(struct yt_parse *p)
+/* The tree of p's YAML; with empty_is_map, no document is an empty
+ * mapping. NULL after reporting. */
+static struct ynode *yt_build(struct yt_parse *p, bool empty_is_map)
 {
     yaml_parser_t yp;
     struct ynode *stack[YT_MAX_DEPTH];
@@ -576,8 +582,12 @@ static struct ynode *yt_build(struct yt_parse *p)
     yaml_parser_delete(&yp);
     if (failed)
         return NULL;
-    if (root == NULL)
+    if (root == NULL && empty_is_map) {
+        yaml_mark_t start = { 0, 0, 0 };
+        root = new_node(p, Y_MAP, &start);
+    } else if (root == NULL) {
         acct_yt_err(p, 1, 1, NULL, "no YAML document: the file holds only blanks and comments");
+    }
     return root;
 }
 
@@ -1018,7 +1028,7 @@ bool acct_yt_walk_map(struct yt_parse *p, const struct ynode *y, const char *pat
 {
     char field[ACCT_DIAG_FIELD_MAX];
     char d[YT_DESC_LEN];
-    char list[400];
+    char list[ACCT_DIAG_MSG_MAX]; /* acctd.yaml has 29 keys */
 
     for (size_t i = 0; i < ndefs; i++)
         vals[i] = keys[i] = NULL;
@@ -1171,12 +1181,13 @@ int acct_yt_parse(const struct acct_yt_doc *d, bool from_file, const char *name,
     }
     if (d->start != NULL && !d->start(&p, arg))
         goto out;
-    if (!yt_check_input(&p, d->limit))
+    if (!yt_check_input(&p, d->limit, d->empty_is_map))
         goto out;
-    root = yt_build(&p);
+    root = yt_build(&p, d->empty_is_map);
     if (root != NULL && !p.nomem)
         d->walk(&p, root, arg);
-    yt_check_end(&p);
+    if (!d->newline_optional)
+        yt_check_end(&p);
 out:
     yt_sort_diags(diags);
     rc = p.errors == 0 ? ACCT_RULES_OK : p.nomem ? ACCT_RULES_ENOMEM : ACCT_RULES_EINVAL;

@@ -1,8 +1,10 @@
-/* The YAML tree shared by the document parsers of libacct core (internal:
- * not installed, not exported).
+/* The YAML tree shared by the document parsers of libacct core and by
+ * acctd's own files (internal: not installed, not exported).
  *
- * Rules files (rules.c) and tuning results (result.c) are read the same
- * way (acct_yt_parse, with a struct acct_yt_doc per kind), in three stages:
+ * Rules files (rules.c), tuning results (result.c) and acctd's
+ * configuration and policies (daemon/config.c, daemon/policy.c) are read the
+ * same way (acct_yt_parse, with a struct acct_yt_doc per kind), in three
+ * stages:
  *   1. bytes:  size limit, not empty, UTF-8 text without control characters,
  *              the last line ends with a newline;
  *   2. YAML:   libyaml's event API builds a small tree of scalars, lists and
@@ -91,6 +93,12 @@ struct acct_yt_doc {
     /* NULL, or the top-level list whose items go to item() (struct yt_stream). */
     const char *stream_key;
     void (*item)(struct yt_parse *p, const struct ynode *item, size_t index, void *arg);
+    /* Hand-written configuration files (acctd's): input without a YAML
+     * document (empty, or only blanks and comments) is walked as an empty
+     * mapping at line 1, column 1, and the last line need not end with a
+     * newline. */
+    bool empty_is_map;
+    bool newline_optional;
 };
 
 /* Check and walk a document in all stages: from the file path (from_file;

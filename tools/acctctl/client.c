@@ -349,6 +349,25 @@ const char *acctctl_str(const uint8_t *body, size_t len, unsigned tag, char *buf
     return buf;
 }
 
+/* A text file: the protocol's strings hold no NUL byte, and a rules file,
+ * tuning result or policy never does (acctctl validate says the same).
+ * If buf holds one, print where and return true. */
+static bool refuse_binary(const char *cmd, const char *name, const char *buf, size_t n)
+{
+    const char *nul = memchr(buf, 0, n);
+    if (nul == NULL)
+        return false;
+    size_t line = 1, col = 1;
+    for (const char *q = buf; q < nul; q++, col++)
+        if (*q == '\n') {
+            line++;
+            col = 0;
+        }
+    fprintf(stderr, "%s:%zu:%zu: binary data (a NUL byte): not a text file\n", name, line, col);
+    fprintf(stderr, ACCTCTL_NAME " %s: %s was not sent to acctd\n", cmd, name);
+    return true;
+}
+
 int acctctl_read_file(const char *cmd, const char *path, size_t max, char **out, size_t *len)
 {
     bool is_stdin = strcmp(path, "-") == 0;
@@ -404,23 +423,8 @@ int acctctl_read_file(const char *cmd, const char *path, size_t max, char **out,
         fprintf(stderr, ACCTCTL_NAME " %s: %s: larger than %zu bytes\n", cmd, path, max);
         goto out;
     }
-    /* a text file: the protocol's strings hold no NUL byte, and a rules
-     * file, tuning result or policy never does (acctctl validate says the
-     * same). Where is it? */
-    const char *nul = memchr(buf, 0, n);
-    if (nul != NULL) {
-        size_t line = 1, col = 1;
-        for (const char *q = buf; q < nul; q++, col++)
-            if (*q == '\n') {
-                line++;
-                col = 0;
-            }
-        fprintf(stderr, "%s:%zu:%zu: binary data (a NUL byte): not a text file\n",
-                is_stdin ? "<stdin>" : path, line, col);
-        fprintf(stderr, ACCTCTL_NAME " %s: %s was not sent to acctd\n", cmd,
-                is_stdin ? "<stdin>" : path);
+    if (refuse_binary(cmd, is_stdin ? "<stdin>" : path, buf, n))
         goto out;
-    }
     buf[n] = '\0';
     *out = buf;
     *len = n;
@@ -448,4 +452,45 @@ int acctctl_parse_version(const char *s, uint64_t *out)
         return -1;
     *out = v;
     return 0;
+}
+
+int acctctl_exchange(const struct acctctl_common *c, const struct acctctl_exchange *x,
+                     void *arg)
+{
+    struct acctctl_conn conn;
+    struct acctctl_table t;
+    struct acct_wbuf w;
+    int rc = ACCTCTL_FAIL;
+
+    if (acctctl_connect(&conn, c) != 0)
+        return ACCTCTL_FAIL;
+    acctctl_table_init(&t, x->cols, x->ncols);
+    acct_wbuf_init(&w, ACCT_PROTO_MAX_BODY);
+    if (x->prepare != NULL && x->prepare(&conn, arg) != 0)
+        goto out;
+    acct_wbuf_free(&w);
+    acctctl_request(&conn, &w, x->type);
+    if (x->fill != NULL)
+        x->fill(&conn, &w, arg);
+    if (acctctl_call(&conn, &w, NULL) != 0 ||
+        acctctl_require(&conn, x->required, x->nrequired) != 0)
+        goto out;
+    rc = x->print(&conn, &t, arg);
+    if (x->warn && rc == ACCTCTL_OK && conn.warnings > 0)
+        rc = ACCTCTL_WARN;
+out:
+    acct_wbuf_free(&w);
+    acctctl_table_free(&t);
+    acctctl_disconnect(&conn);
+    return rc;
+}
+
+int acctctl_flushed(void)
+{
+    return fflush(stdout) == 0 ? ACCTCTL_OK : ACCTCTL_FAIL;
+}
+
+int acctctl_print_record(struct acctctl_table *t, enum acctctl_format format)
+{
+    return acctctl_table_print_record(t, format, stdout) == 0 ? ACCTCTL_OK : ACCTCTL_FAIL;
 }

@@ -102,6 +102,42 @@ int acctctl_call(struct acctctl_conn *conn, struct acct_wbuf *w, unsigned *err_c
  * print "acctd's TYPE reply has no FIELD" and return -1. */
 int acctctl_require(const struct acctctl_conn *conn, const unsigned *tags, size_t n);
 
+/* One request of a daemon command, as data for acctctl_exchange. */
+struct acctctl_exchange {
+    unsigned type;                 /* the request */
+    const unsigned *required;      /* fields the reply must have (nrequired) */
+    size_t nrequired;
+    const struct acctctl_col *cols; /* the table handed to print (ncols; may be 0) */
+    size_t ncols;
+    bool warn;                     /* acctd's warnings make an OK ACCTCTL_WARN */
+    /* Connected, before the request starts (may be NULL): e.g. resolve a
+     * pair. 0, or -1 after printing why. */
+    int (*prepare)(struct acctctl_conn *conn, void *arg);
+    /* Add the request's fields to w (may be NULL). */
+    void (*fill)(struct acctctl_conn *conn, struct acct_wbuf *w, void *arg);
+    /* Print the reply (conn->msg) in conn->common's format, with t built
+     * from cols; returns the exit code. */
+    int (*print)(struct acctctl_conn *conn, struct acctctl_table *t, void *arg);
+};
+
+/* The arrays of a struct acctctl_exchange with their lengths. */
+#define ACCTCTL_REQUIRED(tags) .required = (tags), .nrequired = ACCT_ARRAY_LEN(tags)
+#define ACCTCTL_COLS(c) .cols = (c), .ncols = ACCT_ARRAY_LEN(c)
+
+/* Print t's one record in format: ACCTCTL_OK, or ACCTCTL_FAIL. */
+int acctctl_print_record(struct acctctl_table *t, enum acctctl_format format);
+
+/* connect -> prepare -> request (fill) -> call -> require -> print ->
+ * disconnect, for the command of c: ACCTCTL_FAIL (printed) if a step
+ * before print fails, else print's exit code (ACCTCTL_WARN for an OK
+ * when x->warn and acctd warned). */
+int acctctl_exchange(const struct acctctl_common *c, const struct acctctl_exchange *x,
+                     void *arg);
+
+/* After printing to stdout: ACCTCTL_OK if it took everything, else
+ * ACCTCTL_FAIL. */
+int acctctl_flushed(void);
+
 /* Column definitions for tables filled from replies (output.h). */
 #define ACCTCTL_COL_U64(name, tag) { name, ACCTCTL_COL_NUMBER, tag, ACCTCTL_V_U64 }
 #define ACCTCTL_COL_U64_NZ(name, tag) { name, ACCTCTL_COL_NUMBER, tag, ACCTCTL_V_U64_NZ }

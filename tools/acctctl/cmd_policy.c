@@ -20,6 +20,39 @@ static int own_opt(void *arg, int ch, const char *optarg)
     return 0;
 }
 
+/* What SET_POLICY sends: the policy file's text, or nothing (--clear). */
+struct policy_text {
+    const char *file; /* NULL: --clear */
+    char *text;
+    size_t len;
+};
+
+static void fill(struct acctctl_conn *conn, struct acct_wbuf *w, void *arg)
+{
+    const struct policy_text *p = arg;
+    acct_put_str(w, ACCT_T_PARTITION, conn->common->partition);
+    acct_put_strn(w, ACCT_T_POLICY_TEXT, p->text != NULL ? p->text : "", p->len);
+    if (p->file != NULL)
+        acctctl_put_name(conn, w, p->file);
+}
+
+static int print(struct acctctl_conn *conn, struct acctctl_table *t, void *arg)
+{
+    const struct policy_text *p = arg;
+    const struct acctctl_common *c = conn->common;
+    if (c->format == ACCTCTL_FMT_TABLE) {
+        if (p->file == NULL)
+            printf("partition %s follows the policy files again\n", c->partition);
+        else
+            printf("partition %s now follows the policy of %s (stored in acctd)\n",
+                   c->partition, p->file);
+        return acctctl_flushed();
+    }
+    acctctl_table_cell(t, "%s", c->partition);
+    acctctl_cells(t, conn->msg.body, conn->msg.len, 1, t->ncols);
+    return acctctl_print_record(t, c->format);
+}
+
 int acctctl_cmd_policy(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -32,13 +65,10 @@ int acctctl_cmd_policy(int argc, char **argv)
         ACCTCTL_COL("partition", ACCTCTL_COL_TEXT),
         ACCTCTL_COL_STR("policy", ACCT_T_POLICY),
     };
+    static const struct acctctl_exchange x = {.type = ACCT_MSG_SET_POLICY, ACCTCTL_COLS(cols),
+        .fill = fill, .print = print};
     struct acctctl_common c;
-    struct acctctl_conn conn;
-    struct acctctl_table t;
-    struct acct_wbuf w;
-    const char *file;
-    char *text = NULL;
-    size_t len = 0;
+    struct policy_text p = { 0 };
     bool clear = false;
     int rc;
 
@@ -50,39 +80,11 @@ int acctctl_cmd_policy(int argc, char **argv)
         return acctctl_usage_error(argv[0], "which partition? (-p PARTITION)");
     if (clear ? optind != argc : argc - optind != 1)
         return acctctl_usage_error(argv[0], "expected a policy file, or --clear");
-    file = clear ? NULL : argv[optind];
-    if (file != NULL && acctctl_read_file(argv[0], file, POLICY_MAX_BYTES, &text, &len) != 0)
+    p.file = clear ? NULL : argv[optind];
+    if (p.file != NULL &&
+        acctctl_read_file(argv[0], p.file, POLICY_MAX_BYTES, &p.text, &p.len) != 0)
         return ACCTCTL_FAIL;
-    if (acctctl_connect(&conn, &c) != 0) {
-        free(text);
-        return ACCTCTL_FAIL;
-    }
-    rc = ACCTCTL_FAIL;
-    acctctl_table_init(&t, cols, ACCT_ARRAY_LEN(cols));
-    acctctl_request(&conn, &w, ACCT_MSG_SET_POLICY);
-    acct_put_str(&w, ACCT_T_PARTITION, c.partition);
-    acct_put_strn(&w, ACCT_T_POLICY_TEXT, text != NULL ? text : "", len);
-    if (file != NULL)
-        acctctl_put_name(&conn, &w, file);
-    if (acctctl_call(&conn, &w, NULL) != 0)
-        goto out;
-    if (c.format == ACCTCTL_FMT_TABLE) {
-        if (clear)
-            printf("partition %s follows the policy files again\n", c.partition);
-        else
-            printf("partition %s now follows the policy of %s (stored in acctd)\n",
-                   c.partition, file);
-        rc = fflush(stdout) == 0 ? ACCTCTL_OK : ACCTCTL_FAIL;
-        goto out;
-    }
-    acctctl_table_cell(&t, "%s", c.partition);
-    acctctl_cells(&t, conn.msg.body, conn.msg.len, 1, t.ncols);
-    if (acctctl_table_print_record(&t, c.format, stdout) == 0)
-        rc = ACCTCTL_OK;
-out:
-    acct_wbuf_free(&w);
-    acctctl_table_free(&t);
-    acctctl_disconnect(&conn);
-    free(text);
+    rc = acctctl_exchange(&c, &x, &p);
+    free(p.text);
     return rc;
 }

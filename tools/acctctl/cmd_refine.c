@@ -3,10 +3,47 @@
 #include "acctctl.h"
 
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "acct/common.h"
 #include "client.h"
+
+static void fill(struct acctctl_conn *conn, struct acct_wbuf *w, void *arg)
+{
+    const struct acctctl_common *c = conn->common;
+    (void)arg;
+    if (c->partition != NULL)
+        acct_put_str(w, ACCT_T_PARTITION, c->partition);
+    if (c->interconnect != NULL)
+        acct_put_str(w, ACCT_T_INTERCONNECT, c->interconnect);
+}
+
+static int print(struct acctctl_conn *conn, struct acctctl_table *t, void *arg)
+{
+    const struct acct_msg *m = &conn->msg;
+    bool table = conn->common->format == ACCTCTL_FMT_TABLE;
+    uint64_t n = acctctl_u64(m->body, m->len, ACCT_T_NREFINED, 0);
+    struct acct_iter it;
+    struct acct_field f;
+    (void)arg;
+    if (table)
+        printf("%" PRIu64 " refined version%s written\n", n, n == 1 ? "" : "s");
+    acct_iter_init(&it, m->body, m->len);
+    while (acct_iter_next(&it, &f)) {
+        if (f.tag != ACCT_T_DIFF_LINE)
+            continue;
+        if (table) {
+            printf("  %.*s\n", (int)f.len, (const char *)f.val);
+        } else {
+            acctctl_table_cell(t, "%" PRIu64, n);
+            acctctl_table_cell(t, "%.*s", (int)f.len, (const char *)f.val);
+        }
+    }
+    if (table)
+        return acctctl_flushed();
+    return acctctl_table_print(t, conn->common->format, stdout) == 0 ? ACCTCTL_OK : ACCTCTL_FAIL;
+}
 
 int acctctl_cmd_refine(int argc, char **argv)
 {
@@ -20,13 +57,9 @@ int acctctl_cmd_refine(int argc, char **argv)
         ACCTCTL_COL("line", ACCTCTL_COL_TEXT),
     };
     static const unsigned required[] = { ACCT_T_NREFINED };
+    static const struct acctctl_exchange x = {.type = ACCT_MSG_REFINE, ACCTCTL_REQUIRED(required),
+        ACCTCTL_COLS(cols), .fill = fill, .print = print};
     struct acctctl_common c;
-    struct acctctl_conn conn;
-    struct acctctl_table t;
-    struct acct_wbuf w;
-    struct acct_iter it;
-    struct acct_field f;
-    uint64_t n;
     int rc;
 
     acctctl_common_init(&c, argv[0]);
@@ -36,39 +69,5 @@ int acctctl_cmd_refine(int argc, char **argv)
         return rc;
     if (optind < argc)
         return acctctl_usage_error(argv[0], "unexpected argument \"%s\"", argv[optind]);
-    if (acctctl_connect(&conn, &c) != 0)
-        return ACCTCTL_FAIL;
-    rc = ACCTCTL_FAIL;
-    acctctl_table_init(&t, cols, ACCT_ARRAY_LEN(cols));
-    acctctl_request(&conn, &w, ACCT_MSG_REFINE);
-    if (c.partition != NULL)
-        acct_put_str(&w, ACCT_T_PARTITION, c.partition);
-    if (c.interconnect != NULL)
-        acct_put_str(&w, ACCT_T_INTERCONNECT, c.interconnect);
-    if (acctctl_call(&conn, &w, NULL) != 0 ||
-        acctctl_require(&conn, required, ACCT_ARRAY_LEN(required)) != 0)
-        goto out;
-    n = acctctl_u64(conn.msg.body, conn.msg.len, ACCT_T_NREFINED, 0);
-    if (c.format == ACCTCTL_FMT_TABLE)
-        printf("%" PRIu64 " refined version%s written\n", n, n == 1 ? "" : "s");
-    acct_iter_init(&it, conn.msg.body, conn.msg.len);
-    while (acct_iter_next(&it, &f)) {
-        if (f.tag != ACCT_T_DIFF_LINE)
-            continue;
-        if (c.format == ACCTCTL_FMT_TABLE) {
-            printf("  %.*s\n", (int)f.len, (const char *)f.val);
-        } else {
-            acctctl_table_cell(&t, "%" PRIu64, n);
-            acctctl_table_cell(&t, "%.*s", (int)f.len, (const char *)f.val);
-        }
-    }
-    if (c.format == ACCTCTL_FMT_TABLE)
-        rc = fflush(stdout) == 0 ? ACCTCTL_OK : ACCTCTL_FAIL;
-    else if (acctctl_table_print(&t, c.format, stdout) == 0)
-        rc = ACCTCTL_OK;
-out:
-    acct_wbuf_free(&w);
-    acctctl_table_free(&t);
-    acctctl_disconnect(&conn);
-    return rc;
+    return acctctl_exchange(&c, &x, NULL);
 }

@@ -10,6 +10,42 @@
 #include "client.h"
 #include "daemon_ops.h"
 
+/* The pair to roll back: -p, and -i or the partition's only interconnect. */
+struct pair {
+    const struct acctctl_common *c;
+    char ic[ACCT_RULES_NAME_MAX + 1];
+};
+
+static int prepare(struct acctctl_conn *conn, void *arg)
+{
+    struct pair *p = arg;
+    return acctctl_resolve_pair(conn, p->c->partition, p->c->interconnect, p->ic);
+}
+
+static void fill(struct acctctl_conn *conn, struct acct_wbuf *w, void *arg)
+{
+    const struct pair *p = arg;
+    (void)conn;
+    acct_put_str(w, ACCT_T_PARTITION, p->c->partition);
+    acct_put_str(w, ACCT_T_INTERCONNECT, p->ic);
+}
+
+static int print(struct acctctl_conn *conn, struct acctctl_table *t, void *arg)
+{
+    const struct pair *p = arg;
+    const struct acct_msg *m = &conn->msg;
+    if (conn->common->format == ACCTCTL_FMT_TABLE) {
+        printf("rolled back %s/%s from version %" PRIu64 " to version %" PRIu64 "\n",
+               p->c->partition, p->ic, acctctl_u64(m->body, m->len, ACCT_T_PREVIOUS, 0),
+               acctctl_u64(m->body, m->len, ACCT_T_VERSION, 0));
+        return acctctl_flushed();
+    }
+    acctctl_table_cell(t, "%s", p->c->partition);
+    acctctl_table_cell(t, "%s", p->ic);
+    acctctl_cells(t, m->body, m->len, 2, t->ncols);
+    return acctctl_print_record(t, conn->common->format);
+}
+
 int acctctl_cmd_rollback(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -24,11 +60,10 @@ int acctctl_cmd_rollback(int argc, char **argv)
         ACCTCTL_COL_U64_NZ("previous", ACCT_T_PREVIOUS),
     };
     static const unsigned required[] = { ACCT_T_VERSION };
+    static const struct acctctl_exchange x = {.type = ACCT_MSG_ROLLBACK, ACCTCTL_REQUIRED(required),
+        ACCTCTL_COLS(cols), .warn = true, .prepare = prepare, .fill = fill, .print = print};
     struct acctctl_common c;
-    struct acctctl_conn conn;
-    struct acctctl_table t;
-    struct acct_wbuf w;
-    char ic[ACCT_RULES_NAME_MAX + 1];
+    struct pair p = { .c = &c };
     int rc;
 
     acctctl_common_init(&c, argv[0]);
@@ -40,37 +75,5 @@ int acctctl_cmd_rollback(int argc, char **argv)
         return acctctl_usage_error(argv[0], "unexpected argument \"%s\"", argv[optind]);
     if (c.partition == NULL)
         return acctctl_usage_error(argv[0], "which partition? (-p PARTITION)");
-    if (acctctl_connect(&conn, &c) != 0)
-        return ACCTCTL_FAIL;
-    rc = ACCTCTL_FAIL;
-    acctctl_table_init(&t, cols, ACCT_ARRAY_LEN(cols));
-    acct_wbuf_init(&w, ACCT_PROTO_MAX_BODY);
-    if (acctctl_resolve_pair(&conn, c.partition, c.interconnect, ic) != 0)
-        goto out;
-    acct_wbuf_free(&w);
-    acctctl_request(&conn, &w, ACCT_MSG_ROLLBACK);
-    acct_put_str(&w, ACCT_T_PARTITION, c.partition);
-    acct_put_str(&w, ACCT_T_INTERCONNECT, ic);
-    if (acctctl_call(&conn, &w, NULL) != 0 ||
-        acctctl_require(&conn, required, ACCT_ARRAY_LEN(required)) != 0)
-        goto out;
-    if (c.format == ACCTCTL_FMT_TABLE) {
-        printf("rolled back %s/%s from version %" PRIu64 " to version %" PRIu64 "\n",
-               c.partition, ic, acctctl_u64(conn.msg.body, conn.msg.len, ACCT_T_PREVIOUS, 0),
-               acctctl_u64(conn.msg.body, conn.msg.len, ACCT_T_VERSION, 0));
-        rc = fflush(stdout) == 0 ? ACCTCTL_OK : ACCTCTL_FAIL;
-        goto out;
-    }
-    acctctl_table_cell(&t, "%s", c.partition);
-    acctctl_table_cell(&t, "%s", ic);
-    acctctl_cells(&t, conn.msg.body, conn.msg.len, 2, t.ncols);
-    if (acctctl_table_print_record(&t, c.format, stdout) == 0)
-        rc = ACCTCTL_OK;
-out:
-    if (rc == ACCTCTL_OK && conn.warnings > 0)
-        rc = ACCTCTL_WARN;
-    acct_wbuf_free(&w);
-    acctctl_table_free(&t);
-    acctctl_disconnect(&conn);
-    return rc;
+    return acctctl_exchange(&c, &x, &p);
 }

@@ -17,6 +17,29 @@ static int own_opt(void *arg, int ch, const char *optarg)
     return 0;
 }
 
+static void fill(struct acctctl_conn *conn, struct acct_wbuf *w, void *arg)
+{
+    (void)conn;
+    if (*(const bool *)arg)
+        acct_put_u64(w, ACCT_T_CHECK, 1);
+}
+
+static int print(struct acctctl_conn *conn, struct acctctl_table *t, void *arg)
+{
+    const struct acct_msg *m = &conn->msg;
+    char s[4096];
+    acctctl_cells(t, m->body, m->len, 0, 2);
+    acctctl_table_cell(t, "%s", conn->common->socket);
+    acctctl_cells(t, m->body, m->len, 3, t->ncols);
+    if (acctctl_table_print_record(t, conn->common->format, stdout) != 0)
+        return ACCTCTL_FAIL;
+    /* --check: the store is damaged, or the check did not run */
+    if (*(const bool *)arg &&
+        strcmp(acctctl_str(m->body, m->len, ACCT_T_INTEGRITY, s, sizeof(s)), "ok") != 0)
+        return ACCTCTL_FAIL;
+    return ACCTCTL_OK;
+}
+
 int acctctl_cmd_status(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -42,10 +65,9 @@ int acctctl_cmd_status(int argc, char **argv)
         ACCTCTL_COL_STR("sync", ACCT_T_SYNC_STATE), /* followers only */
     };
     static const unsigned required[] = { ACCT_T_SOFTWARE, ACCT_T_SCHEMA };
+    static const struct acctctl_exchange x = {.type = ACCT_MSG_STATUS, ACCTCTL_REQUIRED(required),
+        ACCTCTL_COLS(cols), .fill = fill, .print = print};
     struct acctctl_common c;
-    struct acctctl_conn conn;
-    struct acctctl_table t;
-    struct acct_wbuf w;
     bool check = false;
     int rc;
 
@@ -55,32 +77,5 @@ int acctctl_cmd_status(int argc, char **argv)
         return rc;
     if (optind < argc)
         return acctctl_usage_error(argv[0], "unexpected argument \"%s\"", argv[optind]);
-    if (acctctl_connect(&conn, &c) != 0)
-        return ACCTCTL_FAIL;
-    rc = ACCTCTL_FAIL;
-    acctctl_table_init(&t, cols, ACCT_ARRAY_LEN(cols));
-    acctctl_request(&conn, &w, ACCT_MSG_STATUS);
-    if (check)
-        acct_put_u64(&w, ACCT_T_CHECK, 1);
-    if (acctctl_call(&conn, &w, NULL) != 0 ||
-        acctctl_require(&conn, required, ACCT_ARRAY_LEN(required)) != 0)
-        goto out;
-    acctctl_cells(&t, conn.msg.body, conn.msg.len, 0, 2);
-    acctctl_table_cell(&t, "%s", c.socket);
-    acctctl_cells(&t, conn.msg.body, conn.msg.len, 3, t.ncols);
-    if (acctctl_table_print_record(&t, c.format, stdout) != 0)
-        goto out;
-    rc = ACCTCTL_OK;
-    if (check) {
-        /* the store is damaged, or the check did not run */
-        char s[4096];
-        if (strcmp(acctctl_str(conn.msg.body, conn.msg.len, ACCT_T_INTEGRITY, s, sizeof(s)),
-                   "ok") != 0)
-            rc = ACCTCTL_FAIL;
-    }
-out:
-    acct_wbuf_free(&w);
-    acctctl_table_free(&t);
-    acctctl_disconnect(&conn);
-    return rc;
+    return acctctl_exchange(&c, &x, &check);
 }

@@ -127,7 +127,7 @@ static void test_config(void **state)
         "b.yaml:1:14: max_clients: expected an integer, not a quoted string",
         "b.yaml:2:17: client_timeout: \"-1\" is not a non-negative integer",
         "b.yaml:3:12: state_dir: expected a single value",
-        "b.yaml:4:1: state_dir: duplicate key (first at line 3)",
+        "b.yaml:4:1: state_dir: duplicate key \"state_dir\" (first at line 3)",
     };
     for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
         bool found = false;
