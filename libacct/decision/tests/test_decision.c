@@ -435,11 +435,10 @@ static void test_table(void)
 /* ---- measured data ------------------------------------------------------------
  * tests/data/bcast-shm-np8.yaml: acct-bench timings of 9 bcast methods on
  * 2..8 ranks of this host (docs/decisions.md), read with the tuning-result
- * parser when libacct has it. */
+ * parser. */
 
 static void test_real(void)
 {
-#ifdef ACCT_HAVE_RESULT_PARSER
     struct acct_result *res = NULL;
     struct acct_diags d = ACCT_DIAGS_INIT;
     int rc = acct_result_parse_file(ACCT_DECISION_TESTDATA "/bcast-shm-np8.yaml", &res, &d);
@@ -474,9 +473,6 @@ static void test_real(void)
     acct_dmap_free(m);
     acct_result_free(res);
     acct_diags_free(&d);
-#else
-    printf("skipped: built without the tuning-result parser\n");
-#endif
 }
 
 /* ---- exports ------------------------------------------------------------------ */

@@ -1,6 +1,6 @@
 /* Decisions: exact decision maps, quadtrees, penalty statistics and exports
  * (no MPI needed). Reference: docs/decisions.md. Library: acct_decision
- * (libacct/decision/), linked to acct_core.
+ * (libacct/decision/), linked to acct_formats.
  *
  * The pipeline, per collective (Pjesivac-Grbovic et al., "MPI collective
  * algorithm selection and quadtree encoding", Parallel Computing 2007):
