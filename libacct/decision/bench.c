@@ -21,7 +21,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "acct/decision.h"
+#include "acct/dmap.h"
 
 #define REPS 11
 

@@ -16,7 +16,7 @@
 #include "client.h"
 #include "daemon_ops.h"
 #ifdef ACCTCTL_HAVE_DECISION_EXPORT
-#include "acct/decision.h"
+#include "acct/dmap.h"
 #endif
 
 enum export_format { EXPORT_YAML, EXPORT_OMPI, EXPORT_C };

@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "acct/decision.h"
+#include "acct/dmap.h"
 
 static int failures;
 

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "acct/decision.h"
+#include "acct/dmap.h"
 
 static int read_all(const char *path, char **buf, size_t *len)
 {

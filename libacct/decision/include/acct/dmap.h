@@ -32,8 +32,8 @@
  * ACCT_RULES_ENOMEM / ACCT_RULES_EINVAL (acct/rules.h); invalid input is
  * described in a struct acct_diags when one is passed. Nothing asserts on
  * input. */
-#ifndef ACCT_DECISION_H
-#define ACCT_DECISION_H
+#ifndef ACCT_DMAP_H
+#define ACCT_DMAP_H
 
 #include <stdbool.h>
 #include <stddef.h>
