@@ -22,6 +22,7 @@
 #include <time.h>
 
 #include "acct/dmap.h"
+#include "acct/table.h"
 
 #define REPS 11
 

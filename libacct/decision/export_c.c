@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "acct/table.h"
 #include "internal.h"
 
 #define PREFIX_MAX 64

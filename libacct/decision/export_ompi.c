@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "acct/common.h"
+#include "acct/table.h"
 #include "internal.h"
 
 /* ---- algorithm map ---------------------------------------------------------

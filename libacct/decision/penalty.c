@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "acct/table.h"
 #include "internal.h"
 
 static int cmp_double(const void *pa, const void *pb)

@@ -22,6 +22,7 @@
 #include <mpi.h>
 
 #include "acct/rules.h"
+#include "acct/table.h"
 #include "sack_plan.h"
 
 /* The tags of the protocol (all below MPI's guaranteed MPI_TAG_UB 32767). */

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "acct/dmap.h"
+#include "acct/table.h"
 
 static int failures;
 

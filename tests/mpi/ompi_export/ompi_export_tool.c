@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "acct/dmap.h"
+#include "acct/table.h"
 
 static int read_all(const char *path, char **buf, size_t *len)
 {

@@ -29,7 +29,7 @@
  * the plane without overlaps.
  *
  * Every function that allocates returns ACCT_RULES_OK (0) or
- * ACCT_RULES_ENOMEM / ACCT_RULES_EINVAL (acct/rules.h); invalid input is
+ * ACCT_RULES_ENOMEM / ACCT_RULES_EINVAL (acct/diag.h); invalid input is
  * described in a struct acct_diags when one is passed. Nothing asserts on
  * input. */
 #ifndef ACCT_DMAP_H
