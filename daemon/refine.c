@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "acct/alg.h"
+#include "acct/table.h"
 #include "acctd.h"
 
 /* ---- Student's t ------------------------------------------------------------ */

@@ -1,8 +1,8 @@
-/* Builders of every registered algorithm (internal to libacct's core).
+/* Builders of every registered algorithm (internal to the acct_algs library).
  * One directory per collective, one file per algorithm, the function named
  * after the file: algs/bcast/bcast_binomial.c -> acct_bcast_binomial().
- * Each directory has <coll>.h (its builders) and entries.h (its rows of the
- * registry table). */
+ * Each directory has <coll>.h (its builders), entries.h (its rows of the
+ * registry table) and CMakeLists.txt (its files). */
 #ifndef ACCT_ALGS_H
 #define ACCT_ALGS_H
 

@@ -1,7 +1,8 @@
 /* The algorithm registry (acct/alg.h): one table, designated initialisers,
  * a sentinel. Adding an algorithm touches its collective's folder only:
- * its file under algs/<coll>/ (builder and closed form), their
- * declarations in <coll>.h and its row in <coll>/entries.h (with its
+ * its file under algs/<coll>/ (builder and closed form) and its line in
+ * that folder's CMakeLists.txt, their declarations in <coll>.h
+ * (ACCT_ALG_FUNCTIONS) and its row in <coll>/entries.h (with its
  * limits, SACK tree and Open MPI equivalent); the matrix tests, the model,
  * validation, listings and exports pick it up, and tests/unit/test_registry.c
  * fails for a row that leaves a fact out. */

@@ -21,7 +21,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "acct/decision.h"
+#include "acct/dmap.h"
+#include "acct/table.h"
 
 #define REPS 11
 
@@ -102,7 +103,6 @@ static int load_map(const struct opts *o, struct acct_dmap **m)
                "seed %u\n", acct_coll_name(coll), o->nc, o->nb, o->methods, o->seed);
         return 0;
     }
-#ifdef ACCT_HAVE_RESULT_PARSER
     struct acct_result *res = NULL;
     struct acct_diags d = ACCT_DIAGS_INIT;
     int rc = acct_result_parse_file(o->result, &res, &d);
@@ -125,11 +125,6 @@ static int load_map(const struct opts *o, struct acct_dmap **m)
     acct_diags_free(&d);
     acct_result_free(res);
     return 0;
-#else
-    fprintf(stderr, "acct-quadtree-bench: built without the tuning-result parser "
-                    "(libacct/core/result.c); use --synthetic\n");
-    return -1;
-#endif
 }
 
 static int row(const char *label, const struct acct_dmap *m, const struct acct_qt_params *p,

@@ -1,5 +1,5 @@
 /* Every collective's decisions from a tuning result's points in one call,
- * and the CSV form of a map for plots (acct/decision.h,
+ * and the CSV form of a map for plots (acct/dmap.h,
  * docs/decisions.md). */
 #include <math.h>
 #include <stdlib.h>

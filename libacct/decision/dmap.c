@@ -1,7 +1,7 @@
 /* Exact decision maps: the grid of measured communicator sizes x message
  * sizes of one collective, the median time of every method at every cell,
- * and the best method per cell (acct/decision.h, docs/decisions.md). */
-#include "acct/decision.h"
+ * and the best method per cell (acct/dmap.h, docs/decisions.md). */
+#include "acct/dmap.h"
 
 #include <limits.h>
 #include <math.h>

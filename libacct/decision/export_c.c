@@ -1,5 +1,5 @@
 /* Rules as C source: one decision function per collective (the quadtree
- * paper's "generated decision function"), acct/decision.h and
+ * paper's "generated decision function"), acct/dmap.h and
  * docs/decisions.md.
  *
  * The communicator-size axis is cut at every rule's comm_min and
@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "acct/table.h"
 #include "internal.h"
 
 #define PREFIX_MAX 64

@@ -1,6 +1,6 @@
 /* Open MPI 4.1.4 coll/tuned dynamic rules: the algorithm map, the message
  * size translation, the exporter and a strict validator of the numeric
- * format (acct/decision.h, docs/decisions.md).
+ * format (acct/dmap.h, docs/decisions.md).
  *
  * The format, as ompi/mca/coll/tuned/coll_tuned_dynamic_file.c reads it:
  *
@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "acct/common.h"
+#include "acct/table.h"
 #include "internal.h"
 
 /* ---- algorithm map ---------------------------------------------------------

@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "acct/decision.h"
+#include "acct/dmap.h"
 
 /* floor(sqrt(a * b)) for a < b, clamped to [a, b - 1]: the last value of
  * the lower cell between two measured sizes. */

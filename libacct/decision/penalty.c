@@ -1,9 +1,10 @@
 /* Penalty statistics of a decision function against the exact map (the
- * quadtree paper's Tables 1-2), acct/decision.h and docs/decisions.md. */
+ * quadtree paper's Tables 1-2), acct/dmap.h and docs/decisions.md. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "acct/table.h"
 #include "internal.h"
 
 static int cmp_double(const void *pa, const void *pb)

@@ -1,5 +1,5 @@
 /* Quadtree encoding of a decision map (Pjesivac-Grbovic et al. 2007),
- * acct/decision.h and docs/decisions.md.
+ * acct/dmap.h and docs/decisions.md.
  *
  * A node covers rows [i0, i1) x columns [j0, j1) of the map. It is a leaf
  * when its block is uniform, when it is at the maximum depth, or when its

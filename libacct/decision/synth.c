@@ -1,5 +1,5 @@
 /* Synthetic decision maps with random blocks (acct_synth_map in
- * acct/decision.h): test data for the quadtree and its benchmark. */
+ * acct/dmap.h): test data for the quadtree and its benchmark. */
 #include <stdlib.h>
 
 #include "internal.h"

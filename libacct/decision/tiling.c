@@ -1,5 +1,5 @@
 /* Decision maps and quadtrees as rules: rectangles in (comm_size, bytes)
- * space that tile the plane (acct/decision.h, docs/decisions.md).
+ * space that tile the plane (acct/dmap.h, docs/decisions.md).
  *
  * A per-cell choice is cut into maximal runs of equal decisions along each
  * row (message sizes); a run continues the rectangle above it when that

@@ -12,6 +12,7 @@
 
 #include "acct/force.h"
 #include "acct/rules.h"
+#include "acct/table.h"
 
 /* Parse the agreed rules text and ACCT_FORCE (either may be NULL). Problems
  * are reported (one warning line from rank 0) and leave that input out:

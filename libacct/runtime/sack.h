@@ -21,6 +21,7 @@
 #include <mpi.h>
 
 #include "acct/rules.h"
+#include "acct/table.h"
 #include "sack_ctl.h"
 #include "sack_plan.h"
 #include "tags.h"

@@ -16,6 +16,7 @@
 
 #include "acct/alg.h"
 #include "acct/rules.h"
+#include "acct/table.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -16,6 +16,7 @@
 #include "acct/alg.h"
 #include "acct/common.h"
 #include "acct/rules.h"
+#include "acct/table.h"
 
 #ifndef ACCT_RULES_TESTDATA
 #error "ACCT_RULES_TESTDATA must name tests/unit/rules"

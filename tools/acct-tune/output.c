@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "acct/alg.h"
-#include "acct/decision.h"
+#include "acct/dmap.h"
 
 void tune_utc_now(char *buf, size_t len)
 {

@@ -22,7 +22,7 @@
 #include <stdint.h>
 
 #include "acct/coll.h"
-#include "acct/decision.h"
+#include "acct/dmap.h"
 #include "search.h"
 #include "tune.h"
 

@@ -24,7 +24,7 @@
 #include <stdio.h>
 
 #include "acct/coll.h"
-#include "acct/decision.h"
+#include "acct/dmap.h"
 #include "acct/result.h"
 #include "acct/rules.h"
 #include "acct/stats.h"

@@ -15,7 +15,7 @@
 #include "acct/rules.h"
 #include "client.h"
 #include "daemon_ops.h"
-#include "acct/decision.h"
+#include "acct/dmap.h"
 
 enum export_format { EXPORT_YAML, EXPORT_OMPI, EXPORT_C };
 

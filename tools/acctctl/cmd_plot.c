@@ -17,6 +17,7 @@
 #include "acct/coll.h"
 #include "acct/common.h"
 #include "acct/rules.h"
+#include "acct/table.h"
 #include "acct/stats.h"
 #include "client.h"
 #include "daemon_ops.h"

@@ -24,6 +24,7 @@
 
 #include "acct/alg.h"
 #include "acct/rules.h"
+#include "acct/table.h"
 #include "acct/stats.h"
 
 #define NSIZES 4096

@@ -15,11 +15,13 @@
 #include "acct/alg.h"
 #include "acct/topo.h"
 
-int acct_allgather_gather_bcast(const struct acct_call *c, struct acct_sched *s);
-int acct_allgather_ring(const struct acct_call *c, struct acct_sched *s);
-int acct_allgather_recursive_doubling(const struct acct_call *c, struct acct_sched *s);
-int acct_allgather_bruck(const struct acct_call *c, struct acct_sched *s);
-int acct_allgather_neighbor_exchange(const struct acct_call *c, struct acct_sched *s);
+/* The registered algorithms: builder and closed form of each
+ * (ACCT_ALG_FUNCTIONS, acct/alg.h). */
+ACCT_ALG_FUNCTIONS(allgather, gather_bcast);
+ACCT_ALG_FUNCTIONS(allgather, ring);
+ACCT_ALG_FUNCTIONS(allgather, recursive_doubling);
+ACCT_ALG_FUNCTIONS(allgather, bruck);
+ACCT_ALG_FUNCTIONS(allgather, neighbor_exchange);
 
 /* Send this rank's own block to peer: SEND[0, scount), or its place in
  * RECV when in place (same data, so a peer receives count elements either
@@ -46,13 +48,5 @@ static inline void acct_allgather_copy_own(const struct acct_call *c, struct acc
     else if (buf != ACCT_BUF_RECV || off != mine)
         acct_sched_copy(s, ACCT_BUF_RECV, mine, c->count, buf, off, c->count);
 }
-
-/* Closed forms (acct_cost_fn, pLogP; ../cost.h), each at the end of its
- * builder's file. */
-double acct_allgather_ring_cost(const struct acct_cost *c);
-double acct_allgather_recursive_doubling_cost(const struct acct_cost *c);
-double acct_allgather_bruck_cost(const struct acct_cost *c);
-double acct_allgather_neighbor_exchange_cost(const struct acct_cost *c);
-double acct_allgather_gather_bcast_cost(const struct acct_cost *c);
 
 #endif

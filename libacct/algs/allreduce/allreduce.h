@@ -49,22 +49,16 @@ int acct_allreduce_pof2_rank(const struct acct_call *c, int newrank);
 int acct_allreduce_ring_phases(const struct acct_call *c, struct acct_sched *s,
                                uint64_t nphases);
 
-/* --- registered algorithms --- */
-int acct_allreduce_reduce_bcast(const struct acct_call *c, struct acct_sched *s);
-int acct_allreduce_allgather_reduce(const struct acct_call *c, struct acct_sched *s);
-int acct_allreduce_recursive_doubling(const struct acct_call *c, struct acct_sched *s);
-int acct_allreduce_ring(const struct acct_call *c, struct acct_sched *s);
-int acct_allreduce_segmented_ring(const struct acct_call *c, struct acct_sched *s);
-int acct_allreduce_rabenseifner(const struct acct_call *c, struct acct_sched *s);
+/* --- registered algorithms: builder and closed form (acct/alg.h) --- */
+ACCT_ALG_FUNCTIONS(allreduce, reduce_bcast);
+ACCT_ALG_FUNCTIONS(allreduce, allgather_reduce);
+ACCT_ALG_FUNCTIONS(allreduce, recursive_doubling);
+ACCT_ALG_FUNCTIONS(allreduce, ring);
+ACCT_ALG_FUNCTIONS(allreduce, segmented_ring);
+ACCT_ALG_FUNCTIONS(allreduce, rabenseifner);
 
-/* Closed forms (acct_cost_fn, pLogP; ../cost.h), each at the end of its
- * builder's file. */
+/* The pre/post step of the non-power-of-two allreduces, a part of their
+ * closed forms (pLogP; ../cost.h). */
 double acct_allreduce_prepost_cost(const struct acct_cost *c);
-double acct_allreduce_recursive_doubling_cost(const struct acct_cost *c);
-double acct_allreduce_ring_cost(const struct acct_cost *c);
-double acct_allreduce_rabenseifner_cost(const struct acct_cost *c);
-double acct_allreduce_reduce_bcast_cost(const struct acct_cost *c);
-double acct_allreduce_allgather_reduce_cost(const struct acct_cost *c);
-double acct_allreduce_segmented_ring_cost(const struct acct_cost *c);
 
 #endif

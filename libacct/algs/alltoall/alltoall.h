@@ -15,10 +15,12 @@
 #include "acct/alg.h"
 #include "acct/topo.h"
 
-int acct_alltoall_linear(const struct acct_call *c, struct acct_sched *s);
-int acct_alltoall_pairwise(const struct acct_call *c, struct acct_sched *s);
-int acct_alltoall_bruck(const struct acct_call *c, struct acct_sched *s);
-int acct_alltoall_gather_scatter(const struct acct_call *c, struct acct_sched *s);
+/* The registered algorithms: builder and closed form of each
+ * (ACCT_ALG_FUNCTIONS, acct/alg.h). */
+ACCT_ALG_FUNCTIONS(alltoall, linear);
+ACCT_ALG_FUNCTIONS(alltoall, pairwise);
+ACCT_ALG_FUNCTIONS(alltoall, bruck);
+ACCT_ALG_FUNCTIONS(alltoall, gather_scatter);
 
 /* RECV block r = SEND block r: the rank's block to itself (no message). */
 static inline void acct_alltoall_copy_own(const struct acct_call *c, struct acct_sched *s)
@@ -26,12 +28,5 @@ static inline void acct_alltoall_copy_own(const struct acct_call *c, struct acct
     acct_sched_copy(s, ACCT_BUF_SEND, (uint64_t)c->rank * c->scount, c->scount, ACCT_BUF_RECV,
                     (uint64_t)c->rank * c->count, c->count);
 }
-
-/* Closed forms (acct_cost_fn, pLogP; ../cost.h), each at the end of its
- * builder's file. */
-double acct_alltoall_pairwise_cost(const struct acct_cost *c);
-double acct_alltoall_linear_cost(const struct acct_cost *c);
-double acct_alltoall_bruck_cost(const struct acct_cost *c);
-double acct_alltoall_gather_scatter_cost(const struct acct_cost *c);
 
 #endif

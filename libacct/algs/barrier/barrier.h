@@ -7,18 +7,12 @@
 #include "acct/alg.h"
 #include "acct/topo.h"
 
-int acct_barrier_linear(const struct acct_call *c, struct acct_sched *s);
-int acct_barrier_double_ring(const struct acct_call *c, struct acct_sched *s);
-int acct_barrier_dissemination(const struct acct_call *c, struct acct_sched *s);
-int acct_barrier_tournament(const struct acct_call *c, struct acct_sched *s);
-int acct_barrier_recursive_doubling(const struct acct_call *c, struct acct_sched *s);
-
-/* Closed forms (acct_cost_fn, pLogP; ../cost.h), each at the end of its
- * builder's file. */
-double acct_barrier_linear_cost(const struct acct_cost *c);
-double acct_barrier_double_ring_cost(const struct acct_cost *c);
-double acct_barrier_dissemination_cost(const struct acct_cost *c);
-double acct_barrier_tournament_cost(const struct acct_cost *c);
-double acct_barrier_recursive_doubling_cost(const struct acct_cost *c);
+/* The registered algorithms: builder and closed form of each
+ * (ACCT_ALG_FUNCTIONS, acct/alg.h). */
+ACCT_ALG_FUNCTIONS(barrier, linear);
+ACCT_ALG_FUNCTIONS(barrier, double_ring);
+ACCT_ALG_FUNCTIONS(barrier, dissemination);
+ACCT_ALG_FUNCTIONS(barrier, tournament);
+ACCT_ALG_FUNCTIONS(barrier, recursive_doubling);
 
 #endif

@@ -9,26 +9,16 @@ int acct_bcast_tree(const struct acct_call *c, struct acct_sched *s, enum acct_t
                     int fanout);
 int acct_bcast_scatter_allgather(const struct acct_call *c, struct acct_sched *s, bool ring);
 
-int acct_bcast_linear(const struct acct_call *c, struct acct_sched *s);
-int acct_bcast_chain(const struct acct_call *c, struct acct_sched *s);
-int acct_bcast_pipeline(const struct acct_call *c, struct acct_sched *s);
-int acct_bcast_binary(const struct acct_call *c, struct acct_sched *s);
-int acct_bcast_binomial(const struct acct_call *c, struct acct_sched *s);
-int acct_bcast_knomial(const struct acct_call *c, struct acct_sched *s);
-int acct_bcast_scatter_allgather_rd(const struct acct_call *c, struct acct_sched *s);
-int acct_bcast_scatter_allgather_ring(const struct acct_call *c, struct acct_sched *s);
-int acct_bcast_split_binary(const struct acct_call *c, struct acct_sched *s);
-
-/* Closed forms (acct_cost_fn, pLogP; ../cost.h), each at the end of its
- * builder's file. */
-double acct_bcast_linear_cost(const struct acct_cost *c);
-double acct_bcast_chain_cost(const struct acct_cost *c);
-double acct_bcast_pipeline_cost(const struct acct_cost *c);
-double acct_bcast_binomial_cost(const struct acct_cost *c);
-double acct_bcast_knomial_cost(const struct acct_cost *c);
-double acct_bcast_binary_cost(const struct acct_cost *c);
-double acct_bcast_scatter_allgather_rd_cost(const struct acct_cost *c);
-double acct_bcast_scatter_allgather_ring_cost(const struct acct_cost *c);
-double acct_bcast_split_binary_cost(const struct acct_cost *c);
+/* The registered algorithms: builder and closed form of each
+ * (ACCT_ALG_FUNCTIONS, acct/alg.h). */
+ACCT_ALG_FUNCTIONS(bcast, linear);
+ACCT_ALG_FUNCTIONS(bcast, chain);
+ACCT_ALG_FUNCTIONS(bcast, pipeline);
+ACCT_ALG_FUNCTIONS(bcast, binary);
+ACCT_ALG_FUNCTIONS(bcast, binomial);
+ACCT_ALG_FUNCTIONS(bcast, knomial);
+ACCT_ALG_FUNCTIONS(bcast, scatter_allgather_rd);
+ACCT_ALG_FUNCTIONS(bcast, scatter_allgather_ring);
+ACCT_ALG_FUNCTIONS(bcast, split_binary);
 
 #endif

@@ -55,16 +55,11 @@ struct acct_gather_chain_node {
 
 int acct_gather_blocks_chain(int v, int size, int fanout, struct acct_gather_chain_node *out);
 
-int acct_gather_linear(const struct acct_call *c, struct acct_sched *s);
-int acct_gather_chain(const struct acct_call *c, struct acct_sched *s);
-int acct_gather_binomial(const struct acct_call *c, struct acct_sched *s);
-int acct_gather_linear_sync(const struct acct_call *c, struct acct_sched *s);
-
-/* Closed forms (acct_cost_fn, pLogP; ../cost.h), each at the end of its
- * builder's file. */
-double acct_gather_linear_cost(const struct acct_cost *c);
-double acct_gather_binomial_cost(const struct acct_cost *c);
-double acct_gather_chain_cost(const struct acct_cost *c);
-double acct_gather_linear_sync_cost(const struct acct_cost *c);
+/* The registered algorithms: builder and closed form of each
+ * (ACCT_ALG_FUNCTIONS, acct/alg.h). */
+ACCT_ALG_FUNCTIONS(gather, linear);
+ACCT_ALG_FUNCTIONS(gather, chain);
+ACCT_ALG_FUNCTIONS(gather, binomial);
+ACCT_ALG_FUNCTIONS(gather, linear_sync);
 
 #endif

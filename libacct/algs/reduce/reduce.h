@@ -33,22 +33,14 @@ int acct_reduce_tree_io(const struct acct_call *c, struct acct_sched *s,
 int acct_reduce_tree(const struct acct_call *c, struct acct_sched *s, enum acct_reduce_tree kind,
                      int fanout);
 
-int acct_reduce_linear(const struct acct_call *c, struct acct_sched *s);
-int acct_reduce_chain(const struct acct_call *c, struct acct_sched *s);
-int acct_reduce_pipeline(const struct acct_call *c, struct acct_sched *s);
-int acct_reduce_binary(const struct acct_call *c, struct acct_sched *s);
-int acct_reduce_binomial(const struct acct_call *c, struct acct_sched *s);
-int acct_reduce_in_order_binary(const struct acct_call *c, struct acct_sched *s);
-int acct_reduce_rabenseifner(const struct acct_call *c, struct acct_sched *s);
-
-/* Closed forms (acct_cost_fn, pLogP; ../cost.h), each at the end of its
- * builder's file. */
-double acct_reduce_linear_cost(const struct acct_cost *c);
-double acct_reduce_chain_cost(const struct acct_cost *c);
-double acct_reduce_pipeline_cost(const struct acct_cost *c);
-double acct_reduce_binomial_cost(const struct acct_cost *c);
-double acct_reduce_binary_cost(const struct acct_cost *c);
-double acct_reduce_in_order_binary_cost(const struct acct_cost *c);
-double acct_reduce_rabenseifner_cost(const struct acct_cost *c);
+/* The registered algorithms: builder and closed form of each
+ * (ACCT_ALG_FUNCTIONS, acct/alg.h). */
+ACCT_ALG_FUNCTIONS(reduce, linear);
+ACCT_ALG_FUNCTIONS(reduce, chain);
+ACCT_ALG_FUNCTIONS(reduce, pipeline);
+ACCT_ALG_FUNCTIONS(reduce, binary);
+ACCT_ALG_FUNCTIONS(reduce, binomial);
+ACCT_ALG_FUNCTIONS(reduce, in_order_binary);
+ACCT_ALG_FUNCTIONS(reduce, rabenseifner);
 
 #endif

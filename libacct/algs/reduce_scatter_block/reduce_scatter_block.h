@@ -5,14 +5,10 @@
 #include "acct/alg.h"
 #include "acct/topo.h"
 
-int acct_reduce_scatter_block_reduce_scatter(const struct acct_call *c, struct acct_sched *s);
-int acct_reduce_scatter_block_recursive_halving(const struct acct_call *c, struct acct_sched *s);
-int acct_reduce_scatter_block_ring(const struct acct_call *c, struct acct_sched *s);
-
-/* Closed forms (acct_cost_fn, pLogP; ../cost.h), each at the end of its
- * builder's file. */
-double acct_reduce_scatter_block_ring_cost(const struct acct_cost *c);
-double acct_reduce_scatter_block_recursive_halving_cost(const struct acct_cost *c);
-double acct_reduce_scatter_block_reduce_scatter_cost(const struct acct_cost *c);
+/* The registered algorithms: builder and closed form of each
+ * (ACCT_ALG_FUNCTIONS, acct/alg.h). */
+ACCT_ALG_FUNCTIONS(reduce_scatter_block, reduce_scatter);
+ACCT_ALG_FUNCTIONS(reduce_scatter_block, recursive_halving);
+ACCT_ALG_FUNCTIONS(reduce_scatter_block, ring);
 
 #endif

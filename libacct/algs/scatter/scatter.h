@@ -6,14 +6,10 @@
 #include "acct/alg.h"
 #include "acct/topo.h"
 
-int acct_scatter_linear(const struct acct_call *c, struct acct_sched *s);
-int acct_scatter_chain(const struct acct_call *c, struct acct_sched *s);
-int acct_scatter_binomial(const struct acct_call *c, struct acct_sched *s);
-
-/* Closed forms (acct_cost_fn, pLogP; ../cost.h), each at the end of its
- * builder's file. */
-double acct_scatter_linear_cost(const struct acct_cost *c);
-double acct_scatter_binomial_cost(const struct acct_cost *c);
-double acct_scatter_chain_cost(const struct acct_cost *c);
+/* The registered algorithms: builder and closed form of each
+ * (ACCT_ALG_FUNCTIONS, acct/alg.h). */
+ACCT_ALG_FUNCTIONS(scatter, linear);
+ACCT_ALG_FUNCTIONS(scatter, chain);
+ACCT_ALG_FUNCTIONS(scatter, binomial);
 
 #endif

@@ -14,7 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "acct/decision.h"
+#include "acct/dmap.h"
+#include "acct/table.h"
 
 static int read_all(const char *path, char **buf, size_t *len)
 {

@@ -15,7 +15,8 @@
 
 #include "acct_test.h"
 
-#include "acct/decision.h"
+#include "acct/dmap.h"
+#include "acct/table.h"
 
 
 #define NEAR(a, b) (fabs((a) - (b)) < 1e-9)

@@ -71,6 +71,15 @@ struct acct_cost {
  * formula's domain: segments dividing m, P a power of two, ...). Pure. */
 typedef double (*acct_cost_fn)(const struct acct_cost *c);
 
+/* The two functions of algorithm NAME of collective COLL, both in
+ * libacct/algs/COLL/COLL_NAME.c: its builder acct_COLL_NAME (an
+ * acct_build_fn) and, at the end of the file, its closed form
+ * acct_COLL_NAME_cost (an acct_cost_fn). Each COLL/COLL.h declares its
+ * algorithms with it, one line each. */
+#define ACCT_ALG_FUNCTIONS(coll, name)                                            \
+    int acct_##coll##_##name(const struct acct_call *call, struct acct_sched *s); \
+    double acct_##coll##_##name##_cost(const struct acct_cost *c)
+
 /* The tree SACK reordering (docs/sack.md) hands positions out over: none
  * (no reordering), flat (the root is every other position's parent), or a
  * tree of acct/topo.h with a fixed fan-out or, with fanout 0, the call's

@@ -1,5 +1,6 @@
-/* The YAML tree shared by the document parsers of libacct core and by
- * acctd's own files (internal: not installed, not exported).
+/* The YAML tree shared by the document parsers of libacct/formats and by
+ * acctd's own files (internal: not installed, not exported; it knows no
+ * document's schema).
  *
  * Rules files (rules.c), tuning results (result.c) and acctd's
  * configuration and policies (daemon/config.c, daemon/policy.c) are read the
@@ -26,7 +27,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "acct/rules.h"
+#include "acct/diag.h"
 
 /* YAML nesting the schemas need is at most 6 (result, rules, collectives,
  * list, rule, range). */
@@ -35,6 +36,8 @@
 #define YT_QUOTE_MAX 48
 /* Room for acct_yt_describe's text. */
 #define YT_DESC_LEN (YT_QUOTE_MAX * 4 + 48)
+/* A time "YYYY-MM-DDTHH:MM:SSZ" (acct_yt_get_time). */
+#define YT_TIME_LEN 20
 
 /* ---- the tree ---------------------------------------------------------- */
 
@@ -112,6 +115,9 @@ int acct_yt_parse(const struct acct_yt_doc *d, bool from_file, const char *name,
                   const char *buf, size_t len, bool have_out, struct acct_diags *diags,
                   void *arg, uint64_t *hash);
 
+/* 64-bit FNV-1a of len bytes: the content hash acct_yt_parse gives back. */
+uint64_t acct_yt_hash(const void *buf, size_t len);
+
 /* The value of key in mapping y (the first), or NULL. */
 const struct ynode *acct_yt_map_get(const struct ynode *y, const char *key);
 
@@ -166,7 +172,8 @@ bool acct_yt_get_name(struct yt_parse *p, const struct ynode *y, const char *fie
 /* One of words[first..n) (NULL entries skipped); *out its index. */
 bool acct_yt_get_word(struct yt_parse *p, const struct ynode *y, const char *field,
                       const char *what, const char *const *words, size_t n, int first, int *out);
-/* "YYYY-MM-DDTHH:MM:SSZ", a real UTC time from 1970 on. */
+/* "YYYY-MM-DDTHH:MM:SSZ", a real UTC time from 1970 on; out has room for
+ * YT_TIME_LEN + 1. */
 bool acct_yt_get_time(struct yt_parse *p, const struct ynode *y, const char *field, char *out);
 /* A decimal number (digits, optional fraction and exponent; no sign other
  * than a leading '-', no inf/nan/hex), finite, >= min (> min if
@@ -207,18 +214,5 @@ void acct_yt_write_string(FILE *f, const char *s);
 void acct_yt_write_size(FILE *f, uint64_t v, bool max_word);
 /* The shortest decimal form that reads back as exactly v. */
 void acct_yt_write_number(FILE *f, double v);
-
-/* ---- rules documents inside other documents (rules.c) ----------------- */
-
-/* Walk the rules document at root (a rules file's top, or a result's
- * "rules" value) with field paths under prefix ("" or "rules"), reporting
- * into p. Returns the rules (sorted, nrules set, hash 0), which are only
- * meaningful if p->errors did not grow; NULL when out of memory. */
-struct acct_rules *acct_rules_from_tree(struct yt_parse *p, const struct ynode *root,
-                                        const char *prefix);
-
-/* acct_rules_write's body, every line indented by indent, without the
- * leading comment. */
-int acct_rules_write_indented(FILE *f, const struct acct_rules *r, const char *indent);
 
 #endif

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "acct/common.h"
+#include "rules_tree.h"
 #include "yamltree.h"
 
 /* Nodes kept besides the streamed measurements: a rules document at its

@@ -1,5 +1,5 @@
 /* ACCT_FORCE parsing (acct/force.h). The checks on algorithm, segment and
- * fan-out are the rules file's own (acct_check_* in rules.c). */
+ * fan-out are the rules file's own (acct_check_* in decision.c). */
 #include "acct/force.h"
 
 #include <stdio.h>

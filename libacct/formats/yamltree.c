@@ -19,6 +19,8 @@
 #include "acct/stats.h"
 
 #define ARENA_CHUNK 65536
+#define FNV_OFFSET 0xcbf29ce484222325ull
+#define FNV_PRIME 0x100000001b3ull
 
 /* ======================================================================
  * Arena
@@ -863,9 +865,9 @@ bool acct_yt_get_time(struct yt_parse *p, const struct ynode *y, const char *fie
     static const char pattern[] = "dddd-dd-ddTdd:dd:ddZ";
     static const int mdays[] = { 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
     int v[6] = { 0 };
-    bool ok = y->kind == Y_SCALAR && y->len == ACCT_RULES_TIME_LEN;
+    bool ok = y->kind == Y_SCALAR && y->len == YT_TIME_LEN;
 
-    for (size_t i = 0; ok && i < ACCT_RULES_TIME_LEN; i++) {
+    for (size_t i = 0; ok && i < YT_TIME_LEN; i++) {
         if (pattern[i] == 'd')
             ok = y->s[i] >= '0' && y->s[i] <= '9';
         else
@@ -886,7 +888,7 @@ bool acct_yt_get_time(struct yt_parse *p, const struct ynode *y, const char *fie
                   acct_yt_describe(y, d, sizeof(d)));
         return false;
     }
-    memcpy(out, y->s, ACCT_RULES_TIME_LEN + 1);
+    memcpy(out, y->s, YT_TIME_LEN + 1);
     return true;
 }
 
@@ -1150,6 +1152,17 @@ out:
     return rc;
 }
 
+uint64_t acct_yt_hash(const void *buf, size_t len)
+{
+    const unsigned char *p = buf;
+    uint64_t h = FNV_OFFSET;
+    for (size_t i = 0; i < len; i++) {
+        h ^= p[i];
+        h *= FNV_PRIME;
+    }
+    return h;
+}
+
 int acct_yt_parse(const struct acct_yt_doc *d, bool from_file, const char *name,
                   const char *buf, size_t len, bool have_out, struct acct_diags *diags,
                   void *arg, uint64_t *hash)
@@ -1192,7 +1205,7 @@ out:
     yt_sort_diags(diags);
     rc = p.errors == 0 ? ACCT_RULES_OK : p.nomem ? ACCT_RULES_ENOMEM : ACCT_RULES_EINVAL;
     if (rc == ACCT_RULES_OK)
-        *hash = acct_rules_hash(p.buf, p.len);
+        *hash = acct_yt_hash(p.buf, p.len);
     yt_fini(&p);
     free(file);
     return rc;

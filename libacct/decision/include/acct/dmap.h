@@ -1,6 +1,6 @@
 /* Decisions: exact decision maps, quadtrees, penalty statistics and exports
  * (no MPI needed). Reference: docs/decisions.md. Library: acct_decision
- * (libacct/decision/), linked to acct_core.
+ * (libacct/decision/), linked to acct_formats.
  *
  * The pipeline, per collective (Pjesivac-Grbovic et al., "MPI collective
  * algorithm selection and quadtree encoding", Parallel Computing 2007):
@@ -29,11 +29,11 @@
  * the plane without overlaps.
  *
  * Every function that allocates returns ACCT_RULES_OK (0) or
- * ACCT_RULES_ENOMEM / ACCT_RULES_EINVAL (acct/rules.h); invalid input is
+ * ACCT_RULES_ENOMEM / ACCT_RULES_EINVAL (acct/diag.h); invalid input is
  * described in a struct acct_diags when one is passed. Nothing asserts on
  * input. */
-#ifndef ACCT_DECISION_H
-#define ACCT_DECISION_H
+#ifndef ACCT_DMAP_H
+#define ACCT_DMAP_H
 
 #include <stdbool.h>
 #include <stddef.h>

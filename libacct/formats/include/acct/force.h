@@ -6,7 +6,7 @@
  * SEGMENT is a size in bytes (0, or digits with K/M/G/T, powers of 1024; may
  * be left empty, "knomial::8"), FANOUT an integer. Blanks around entries and
  * empty entries are ignored. Entries are checked like rules-file rules
- * (acct/rules.h: known collective and algorithm, a segment only for segmented
+ * (acct/decision.h: known collective and algorithm, a segment only for segmented
  * algorithms, a fan-out only for fan-out algorithms and within their range).
  * An invalid entry is reported (one message each, naming the entry) and
  * ignored; the valid ones are kept. A collective named twice keeps its first
