@@ -1,5 +1,5 @@
 /* Agreement at MPI_Init (internal): every rank must use rank 0's rules and
- * ACCT_FORCE, or every rank must run natively (DESIGN.md rules 1 and 2).
+ * ACCT_FORCE, or every rank must run natively (docs/architecture.md rules 1 and 2).
  *
  * No MPI message is used: some ranks of a job may run without libacct
  * (opted out, library missing on a node), and any extra collective or

@@ -47,7 +47,7 @@ void rt_comm_fini(void);  /* before PMPI_Finalize: free every state */
  * the caller runs natively and the MPI library reports the error). Out of
  * memory while creating it returns &rt_comm_unknown (not cached: the next
  * call tries again): this rank cannot know what the others decide, so the
- * caller must not silently run natively (DESIGN.md rule 1; see coll.c).
+ * caller must not silently run natively (docs/architecture.md rule 1; see coll.c).
  * Cost on a hit: a thread-local compare. */
 struct rt_comm *rt_comm_get(MPI_Comm comm);
 extern struct rt_comm rt_comm_unknown;

@@ -1,6 +1,6 @@
 /* Which method runs a call (internal). Inputs: rank 0's rules and
  * ACCT_FORCE (agreed by every rank at MPI_Init, agree.h) and the call's
- * shape, the same on every rank — so every rank decides alike (DESIGN.md
+ * shape, the same on every rank — so every rank decides alike (docs/architecture.md
  * rule 1). Precedence: ACCT_FORCE for a collective, else the rules, else
  * native. */
 #ifndef ACCT_RT_DECIDE_H

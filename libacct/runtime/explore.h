@@ -6,7 +6,7 @@
  * Which calls explore is a pure function of the agreed rules' options
  * (explore, explore_seed) and the communicator's count of such calls per
  * collective: every rank counts the same calls (they are decided from the
- * call's shape only) and so explores the same ones (DESIGN.md rule 1). No
+ * call's shape only) and so explores the same ones (docs/architecture.md rule 1). No
  * clock, no per-node state, no random number generator.
  *
  * Bounded: with fraction f, the counted calls are cut into blocks of

@@ -1,4 +1,4 @@
-/* SACK reordering at run time (internal; docs/sack.md, paper 002 §5).
+/* SACK reordering at run time (internal; docs/sack.md, Vadhiyar et al. 2000, §5).
  *
  * A tree broadcast whose decision has `reorder: true` runs here instead of
  * through a static schedule: every non-root sends a start-acknowledge to

@@ -1,5 +1,5 @@
 /* SACK reordering, the pure part (no MPI): which tree positions late and
- * early processes get (DESIGN.md; paper 002, section 5).
+ * early processes get (Vadhiyar et al. 2000, section 5).
  *
  * A tree algorithm's static tree is kept, but in *position* space: position
  * 0 is the root, positions 1..P-1 are the other nodes of the tree of

@@ -1,5 +1,5 @@
 /* SACK reordering of the rooted collectives other than bcast (internal;
- * docs/sack.md "Scatter" and "Gather and reduce", paper 002 §5). bcast is
+ * docs/sack.md "Scatter" and "Gather and reduce", Vadhiyar et al. 2000, §5). bcast is
  * sack.h.
  *
  * scatter: the root hands out tree positions in SACK arrival order (the

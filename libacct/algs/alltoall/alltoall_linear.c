@@ -9,7 +9,7 @@
  *
  * Cost (pLogP, ../cost.h): acct_alltoall_linear_cost at the end of this file.
  * Neither the closed form nor the simulator sees contention;
- * acct_model_alltoall_contention (acct/model.h) brackets it (seeds/001
+ * acct_model_alltoall_contention (acct/model.h) brackets it (Barchet-Estefanel & Mounié 2004,
  * Table 3): lower (P - 1) os(m) + (P - 1) or(m) + L, upper
  * (P - 1) g(m) + (P - 1) or(m) + L. */
 #include "../algs.h"

@@ -3,7 +3,7 @@
  * preload it); these functions are exported next to the MPI_* wrappers.
  *
  * Not for applications: a job's methods come from the rules every rank
- * agreed on at MPI_Init (DESIGN.md rule 1). A tool that changes them takes
+ * agreed on at MPI_Init (docs/architecture.md rule 1). A tool that changes them takes
  * that duty over: every rank of every communicator it uses must make the
  * same acct_tool_force() calls in the same order, between collectives, and
  * no other thread may be inside a collective at the time. */

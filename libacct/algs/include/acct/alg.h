@@ -149,7 +149,7 @@ bool acct_alg_applicable(const struct acct_alg *alg, const struct acct_call *cal
  * changes which operands meet in which order. call == NULL checks the
  * algorithm alone (rules validation, ACCT_FORCE). If not, *why (if not
  * NULL) gets a static reason. Depends on agreed inputs and the call's shape
- * only (DESIGN.md rule 1). */
+ * only (docs/architecture.md rule 1). */
 bool acct_alg_reorderable(const struct acct_alg *alg, const struct acct_call *call,
                           const char **why);
 
@@ -162,7 +162,7 @@ const char *acct_alg_reorder_msg(const struct acct_alg *alg, char *buf, size_t l
  * native (never NULL). When the result is not alg, call->seg is cleared for
  * an algorithm without ACCT_ALG_SEGMENTED and call->fanout for one without
  * ACCT_ALG_FANOUT (its default applies). Depends on the call's shape only,
- * so every rank picks alike (DESIGN.md rule 1). */
+ * so every rank picks alike (docs/architecture.md rule 1). */
 const struct acct_alg *acct_alg_resolve(const struct acct_alg *alg, struct acct_call *call);
 
 /* Build the schedule for call with alg (resets s first). Returns 0, or -1

@@ -2,7 +2,7 @@
  * cost estimate is made of (the closed forms beside each algorithm in
  * libacct/algs, the simulator and the tuner in libacct/model). No MPI.
  *
- * pLogP (Kielmann et al.; seeds/001): per message size m the send overhead
+ * pLogP (Kielmann et al. 2000, as used by Barchet-Estefanel & Mounié 2004): per message size m the send overhead
  * os(m), the receive overhead or(m) and the gap g(m) (minimum time between
  * the starts of two consecutive sends of one rank; g(m) >= os(m), or(m)),
  * plus the latency L. A message of m bytes sent at t by an idle rank to an

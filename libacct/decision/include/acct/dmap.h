@@ -24,7 +24,7 @@
  * sqrt(a*b)), which belongs to the lower cell; the first cell starts at 1
  * (communicator sizes) or 0 (bytes); the last column ends at UINT64_MAX
  * ("max") but the last row at the largest measured communicator size: no
- * decision for larger communicators (they run native; DESIGN.md rule 6),
+ * decision for larger communicators (they run native; docs/architecture.md rule 6),
  * acct_qt_lookup gives NULL there. Within that, the cells of a map tile
  * the plane without overlaps.
  *

@@ -2,7 +2,7 @@
  *
  * Format: docs/tuning-result.md (YAML, schema ACCT_RESULT_VERSION). acct-tune
  * writes it with acct_result_write(); acctd parses it on import with
- * acct_result_parse_*(), which check everything (DESIGN.md rule 4) and report
+ * acct_result_parse_*(), which check everything (docs/architecture.md rule 4) and report
  * every problem as "FILE:LINE:COLUMN: FIELD: message" in the same
  * diagnostics list as the rules parser; a result with any problem is
  * refused as a whole. The chosen decisions are a complete struct acct_rules

@@ -10,7 +10,7 @@
  * and a top-level `options:` mapping (explore, explore_seed, auto_reorder);
  * both leave the schema at version 1.
  *
- * Everything a file says is checked (rule 4 of DESIGN.md): the parser never
+ * Everything a file says is checked (rule 4 of docs/architecture.md): the parser never
  * stops at the first problem, it collects every one in a diagnostics list as
  * "FILE:LINE:COLUMN: FIELD: message", and a file with any problem yields no
  * rules at all (the caller then runs native collectives). It never asserts,

@@ -1,11 +1,11 @@
 /* Performance models and the schedule simulator (no MPI needed).
  *
- * Network parameters are pLogP (Kielmann et al.; seeds/001): per message
+ * Network parameters are pLogP (Kielmann et al. 2000, as used by Barchet-Estefanel & Mounié 2004): per message
  * size m the send overhead os(m), the receive overhead or(m) and the gap
  * g(m) (minimum time between the starts of two consecutive sends of one
  * rank; g(m) >= os(m), or(m)), plus the latency L. A message of m bytes
  * sent at t by an idle rank to an idle rank is complete at the receiver at
- * t + g(m) + L. LogGP (seeds/004) converts to and from pLogP (below).
+ * t + g(m) + L. LogGP (March et al.) converts to and from pLogP (below).
  *
  * Three estimates of one collective call (collective, decision, p ranks,
  * message bytes m as acct-bench defines them, docs/acct-bench.md):
@@ -43,7 +43,7 @@
 #include "acct/plogp.h"
 #include "acct/rules.h"
 
-/* LogGP (Alexandrov et al.; seeds/004 Table 1). A point-to-point message
+/* LogGP (Alexandrov et al. 1995; March et al., Table 1). A point-to-point message
  * of m bytes costs L + 2o + (m - 1)G. */
 struct acct_loggp {
     double L_us, o_us, g_us, G_us_per_byte;
@@ -57,7 +57,7 @@ struct acct_loggp {
  * message naming the field ("g_us[3]: ...") in err. */
 int acct_plogp_check(const struct acct_plogp *t, char *err, size_t errlen);
 
-/* pLogP -> LogGP, the conversion rules of seeds/004 Fig. 2 (Kielmann):
+/* pLogP -> LogGP, the conversion rules of March et al., Fig. 2 (after Kielmann):
  *   L = L' + g(1) - os(1) - or(1)   o = (os(1) + or(1)) / 2   g = g(1)
  *   G = g(M) / M with M the largest sampled size (> 1),
  * so that L + 2o = L' + g(1): the one-byte message costs the same in both.
@@ -79,7 +79,7 @@ struct acct_model {
     double gamma_us_per_byte; /* local reduction (REDUCE step) per byte */
     double delta_us_per_byte; /* local copy (COPY step) per byte */
     double contention;        /* all-to-all contention ratio in [0, 1]
-                                 (seeds/001 Table 3; 0.4 there) */
+                                 (Barchet-Estefanel & Mounié 2004, Table 3; 0.4 there) */
 };
 
 /* Defaults: gamma = delta = 0, contention 0.4, net must be filled. */
@@ -95,7 +95,7 @@ int acct_model_check(const struct acct_model *mdl, char *err, size_t errlen);
 double acct_model_closed_form(enum acct_coll_id coll, const struct acct_decision *dec, int p,
                               uint64_t bytes, const struct acct_model *mdl);
 
-/* The all-to-all contention model of seeds/001 (Table 3 and §5.1) for the
+/* The all-to-all contention model of Barchet-Estefanel & Mounié 2004 (Table 3 and §5.1) for the
  * direct exchange (alltoall "linear"), which the simulator (no contention)
  * does not represent:
  *   lower = (P - 1) os(m) + (P - 1) or(m) + L
