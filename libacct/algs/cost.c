@@ -8,7 +8,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-/* Flat tree (001 Table 1): (P - 1) g(m) + L. */
+/* Flat tree (BM04 Table 1): (P - 1) g(m) + L. */
 double acct_cost_flat(const struct acct_cost *c, uint64_t x)
 {
     return (c->p - 1) * cost_g(c, x) + cost_L(c);
@@ -17,7 +17,7 @@ double acct_cost_flat(const struct acct_cost *c, uint64_t x)
 /* Segmented chains, f of them, served in order, chain lengths as topo.c
  * cuts them (the first (P-1) % f one longer): the root sends each segment
  * to the f chain heads, the heads pass it down. Chain i (from 1) of length
- * len: ((ns - 1) f + i) g(s) + L + (len - 1)(g(s) + L). f = 1 is 001's
+ * len: ((ns - 1) f + i) g(s) + L + (len - 1)(g(s) + L). f = 1 is BM04's
  * "Seg. Chain (Pipeline)": (P - 1)(g(s) + L) + (ns - 1) g(s). */
 double acct_cost_chains(const struct acct_cost *c, int f, uint64_t s, uint64_t ns)
 {
@@ -37,7 +37,7 @@ double acct_cost_chains(const struct acct_cost *c, int f, uint64_t s, uint64_t n
 /* K-nomial tree of P = k^d (binomial: k = 2): the root serves d(k - 1)
  * children; the last node of the first child's first child ... is reached
  * after d hops of (k - 1) g + L. Segmented, the root's d(k - 1) sends per
- * segment pace the pipeline (001 Table 1 "Seg. Binomial Tree" for k = 2:
+ * segment pace the pipeline (BM04 Table 1 "Seg. Binomial Tree" for k = 2:
  * floor(log2 P) g(s) ns + ceil(log2 P) L):
  *   T = (ns - 1) d (k - 1) g(s) + d ((k - 1) g(s) + L). */
 double acct_cost_knomial(const struct acct_cost *c, int k, uint64_t s, uint64_t ns)
@@ -49,7 +49,7 @@ double acct_cost_knomial(const struct acct_cost *c, int k, uint64_t s, uint64_t 
         d++;
     }
     if (q != c->p) {
-        /* Not a power of k: an estimate in 001's form (Table 1, "Seg.
+        /* Not a power of k: an estimate in BM04's form (Table 1, "Seg.
          * Binomial Tree"): the root's c0 children take ns c0 gaps, then
          * ceil(log_k P) latencies: ns c0 g(s) + d L (equal to the exact
          * form when P is a power of k, where c0 = d (k - 1)). */
@@ -105,7 +105,7 @@ double acct_cost_tree_path(const struct acct_cost *c, enum acct_tree_kind kind, 
  *     receives at once; child w_j's data arrives at U(w_j) + g(span_j m) + L
  *     and the node takes them in arrival order one receive gap apart
  *     (completion max(arrival, or, previous + g)); U(v) is the last one.
- * With P = 2^k both reduce to 001 Table 2's sum_{j<k} g(2^j m) + k L.
+ * With P = 2^k both reduce to BM04 Table 2's sum_{j<k} g(2^j m) + k L.
  * up0 (may be NULL) gives each node's start for down (the tournament). */
 static int binomial_order(int p, int *order)
 {
@@ -200,13 +200,13 @@ out:
 double acct_cost_binary(const struct acct_cost *c, uint64_t s, uint64_t ns)
 {
     int k = cost_ilog2(c->p), sends = c->p > 2 ? 2 : 1;
-    if (!cost_pow2(c->p)) /* 001 Table 1's bound: ceil(log2 P)(2 g + L) per segment */
+    if (!cost_pow2(c->p)) /* BM04 Table 1's bound: ceil(log2 P)(2 g + L) per segment */
         return (double)sends * (double)(ns - 1) * cost_g(c, s) + cost_clog2(c->p) * (2 * cost_g(c, s) + cost_L(c));
     double a = k * (cost_g(c, s) + cost_L(c)), b = (k - 1) * (2 * cost_g(c, s) + cost_L(c));
     return (double)sends * (double)(ns - 1) * cost_g(c, s) + (a > b ? a : b);
 }
 
-/* Binomial scatter/gather of P = 2^k blocks of x bytes (001 Table 2):
+/* Binomial scatter/gather of P = 2^k blocks of x bytes (BM04 Table 2):
  *   sum_{j=0}^{k-1} g(2^j x) + k L. */
 double acct_cost_binomial_blocks(const struct acct_cost *c, uint64_t x)
 {
@@ -241,7 +241,7 @@ double acct_cost_chains_up(const struct acct_cost *c, int f, uint64_t s, uint64_
 }
 
 /* Unsegmented chains of blocks (gather: up, scatter: down), chain i of
- * len_i ranks carrying j blocks on its j-th link from the end (001 Table 2,
+ * len_i ranks carrying j blocks on its j-th link from the end (BM04 Table 2,
  * "Chain", one chain: sum_{j=1}^{P-1} g(j m) + (P - 1) L). Gather: chain i
  * arrives at A_i = sum_{j=1}^{len_i} (g(j m) + L), the root takes them in
  * arrival order one receive gap g(len_i m) apart. Scatter: the root sends

@@ -3,7 +3,9 @@
  * Each algorithm's file under algs/<coll>/ ends with its closed form, an
  * acct_cost_fn named <builder>_cost, in the notation of the simulator's
  * pLogP semantics (acct/model.h, docs/models.md lists the formulas with
- * their sources: Barchet-Estefanel & Mounié 2004, Tables 1-3; March et al., Table 4):
+ * their sources). The comments cite the papers as docs/models.md does
+ * (docs/references.md): BM04 = Barchet-Estefanel & Mounié 2004, Tables
+ * 1-3; March = March et al., Table 4; V04 = Vadhiyar et al. 2004.
  *   g(x)       the gap of an x-byte message (cost_g), os(x) / or(x) the
  *              send / receive overheads; an x-byte message sent at t is at
  *              the receiver at t + g(x) + L

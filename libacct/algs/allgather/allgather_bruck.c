@@ -57,7 +57,7 @@ int acct_allgather_bruck(const struct acct_call *c, struct acct_sched *s)
     return 0;
 }
 
-/* sum_{d = 1, 2, 4, .. < P} (g(min(d, P - d) m) + L) (001-style pLogP). */
+/* sum_{d = 1, 2, 4, .. < P} (g(min(d, P - d) m) + L) (BM04-style pLogP). */
 double acct_allgather_bruck_cost(const struct acct_cost *c)
 {
     double t = 0;

@@ -81,7 +81,7 @@ int acct_alltoall_bruck(const struct acct_call *c, struct acct_sched *s)
     return 0;
 }
 
-/* k (g(P m / 2) + L) (P = 2^k; 004 Table 4 "Bruck's Indexing" in pLogP
+/* k (g(P m / 2) + L) (P = 2^k; March Table 4 "Bruck's Indexing" in pLogP
  * terms, 001 style), plus copies. */
 double acct_alltoall_bruck_cost(const struct acct_cost *c)
 {

@@ -18,7 +18,7 @@ int acct_barrier_dissemination(const struct acct_call *c, struct acct_sched *s)
     return 0;
 }
 
-/* ceil(log2 P)(g(0) + L) (004 Table 4 dissemination, in pLogP terms). */
+/* ceil(log2 P)(g(0) + L) (March Table 4 dissemination, in pLogP terms). */
 double acct_barrier_dissemination_cost(const struct acct_cost *c)
 {
     return cost_clog2(c->p) * (cost_g(c, 0) + cost_L(c));

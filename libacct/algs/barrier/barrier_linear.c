@@ -21,7 +21,7 @@ int acct_barrier_linear(const struct acct_call *c, struct acct_sched *s)
     return 0;
 }
 
-/* Flat tree in and out (001 Table 1, m = 0, twice): 2((P - 1) g(0) + L). */
+/* Flat tree in and out (BM04 Table 1, m = 0, twice): 2((P - 1) g(0) + L). */
 double acct_barrier_linear_cost(const struct acct_cost *c)
 {
     return 2 * acct_cost_flat(c, 0);

@@ -8,7 +8,7 @@ int acct_bcast_binomial(const struct acct_call *c, struct acct_sched *s)
     return acct_bcast_tree(c, s, ACCT_TREE_BINOMIAL, 2);
 }
 
-/* P = 2^k: the k-nomial form with radix 2 (001 Table 1 "Seg. Binomial
+/* P = 2^k: the k-nomial form with radix 2 (BM04 Table 1 "Seg. Binomial
  * Tree"): (ns - 1) k g(s) + k (g(s) + L); other P: the tree's longest path
  * (acct_cost_tree_path). */
 double acct_bcast_binomial_cost(const struct acct_cost *c)

@@ -17,7 +17,7 @@ int acct_bcast_linear(const struct acct_call *c, struct acct_sched *s)
     return 0;
 }
 
-/* Flat tree (001 Table 1): (P - 1) g(m) + L. */
+/* Flat tree (BM04 Table 1): (P - 1) g(m) + L. */
 double acct_bcast_linear_cost(const struct acct_cost *c)
 {
     return acct_cost_flat(c, c->m);

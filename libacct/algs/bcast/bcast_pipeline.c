@@ -8,7 +8,7 @@ int acct_bcast_pipeline(const struct acct_call *c, struct acct_sched *s)
     return acct_bcast_tree(c, s, ACCT_TREE_CHAIN, 1);
 }
 
-/* One segmented chain, 001 Table 1 "Seg. Chain (Pipeline)":
+/* One segmented chain, BM04 Table 1 "Seg. Chain (Pipeline)":
  * (P - 1)(g(s) + L) + (ns - 1) g(s). */
 double acct_bcast_pipeline_cost(const struct acct_cost *c)
 {

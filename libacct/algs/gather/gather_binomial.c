@@ -73,7 +73,7 @@ int acct_gather_binomial(const struct acct_call *c, struct acct_sched *s)
     return 0;
 }
 
-/* Binomial tree of blocks (001 Table 2; gather mirrors scatter), P = 2^k:
+/* Binomial tree of blocks (BM04 Table 2; gather mirrors scatter), P = 2^k:
  * sum_{j=0}^{k-1} g(2^j m) + k L; other P: the arrival recurrence of
  * acct_cost_binomial_up. */
 double acct_gather_binomial_cost(const struct acct_cost *c)

@@ -25,7 +25,7 @@ int acct_gather_linear(const struct acct_call *c, struct acct_sched *s)
     return 0;
 }
 
-/* Flat tree (001 Table 2; gather mirrors scatter): (P - 1) g(m) + L. */
+/* Flat tree (BM04 Table 2; gather mirrors scatter): (P - 1) g(m) + L. */
 double acct_gather_linear_cost(const struct acct_cost *c)
 {
     return acct_cost_flat(c, c->m);

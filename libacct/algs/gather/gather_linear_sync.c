@@ -59,7 +59,7 @@ int acct_gather_linear_sync(const struct acct_call *c, struct acct_sched *s)
  *   F_i = B_i + g(0) + L + g(f) + L,   R_i = F_i + g(r)
  *   done = max(arrival, B_i + or(x), previous done + g(x)),
  *   B_{i+1} = max(dones, B_i + os(0));  a last round takes R_{P-1}.
- * A recurrence over P - 1 rounds (000's schedule-based model). */
+ * A recurrence over P - 1 rounds (V04's schedule-based model). */
 /* One receive of x bytes arriving at a in a round that started at b: its
  * completion (receive overhead, receive gap after *rx), kept in *rx and
  * folded into the round's end *e. */

@@ -86,7 +86,7 @@ int acct_reduce_linear(const struct acct_call *c, struct acct_sched *s)
 }
 
 /* The root takes P - 1 messages that all left at 0, one receive gap apart
- * (001 Table 1 flat tree, reversed): (P - 1) g(m) + L when gamma = 0. The
+ * (BM04 Table 1 flat tree, reversed): (P - 1) g(m) + L when gamma = 0. The
  * root reduces in windows (reduce_linear.c: x_{P-1} and 8 more, then 8 at a
  * time, its own data last), a window's reductions delaying the next
  * window's receives by or(m) at least:

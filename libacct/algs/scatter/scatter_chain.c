@@ -110,7 +110,7 @@ int acct_scatter_chain(const struct acct_call *c, struct acct_sched *s)
     return 0;
 }
 
-/* f chains of blocks, down (acct_cost_block_chains; 001 Table 2 "Chain",
+/* f chains of blocks, down (acct_cost_block_chains; BM04 Table 2 "Chain",
  * one chain: sum_{j=1}^{P-1} g(j m) + (P - 1) L). */
 double acct_scatter_chain_cost(const struct acct_cost *c)
 {

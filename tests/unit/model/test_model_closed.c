@@ -1,4 +1,6 @@
-/* The simulator runs the algorithms' real schedules; for every algorithm
+/* (BM04 = Barchet-Estefanel & Mounié 2004, March = March et al.;
+ * docs/references.md.)
+ * The simulator runs the algorithms' real schedules; for every algorithm
  * with a closed form, both must agree exactly (relative error < 1e-9) for
  * P = 2, 4, ..., 64, several message and segment sizes and fan-outs, under
  * a LogGP-derived and a measured-looking pLogP parameter set, with and
@@ -223,17 +225,17 @@ static void paper_forms(void **state)
     struct acct_decision pair = {.alg = acct_alg_find(ACCT_COLL_alltoall, "pairwise")};
     struct acct_decision flat = {.alg = acct_alg_find(ACCT_COLL_scatter, "linear")};
     assert_non_null(bin.alg);
-    /* 004 Table 4 binomial: ceil(log P)(L + 2o + (m - 1)G) */
+    /* March Table 4 binomial: ceil(log P)(L + 2o + (m - 1)G) */
     assert_close(acct_model_closed_form(ACCT_COLL_bcast, &bin, 16, m, &mdl), 4 * p2p, 1e-9);
     assert_close(acct_model_simulate(ACCT_COLL_bcast, &bin, 16, m, 0, &mdl), 4 * p2p, 1e-9);
-    /* dissemination with m = 0: ceil(log P)(L + 2o) in these units (004's
+    /* dissemination with m = 0: ceil(log P)(L + 2o) in these units (March's
      * ceil(log P)(L + o + g) with its g standing for the receive side) */
     assert_close(acct_model_closed_form(ACCT_COLL_barrier, &diss, 13, 0, &mdl),
                        4 * (L + 2 * o), 1e-9);
-    /* pairwise: (P - 1)(L + 2o + (m - 1)G) (004's (P-1)(L + o + (m-1)G + g)) */
+    /* pairwise: (P - 1)(L + 2o + (m - 1)G) (March's (P-1)(L + o + (m-1)G + g)) */
     assert_close(acct_model_closed_form(ACCT_COLL_alltoall, &pair, 8, m, &mdl), 7 * p2p,
                        1e-9);
-    /* 001 Table 2 flat tree: (P - 1) g(m) + L with pLogP g(m) = g + (m-1)G */
+    /* BM04 Table 2 flat tree: (P - 1) g(m) + L with pLogP g(m) = g + (m-1)G */
     double gm = 7 + (double)(m - 1) * G, Lp = L + 2 * o - 7;
     assert_close(acct_model_closed_form(ACCT_COLL_scatter, &flat, 8, m, &mdl),
                        7 * gm + Lp, 1e-9);

@@ -1,5 +1,6 @@
 /* Plausibility of the predictions: the model must rank the algorithms the
- * way the papers and every measurement do where one cost clearly
+ * way the papers (BM04 = Barchet-Estefanel & Mounié 2004, March = March et
+ * al., V04 = Vadhiyar et al. 2004; docs/references.md) and every measurement do where one cost clearly
  * dominates (latency for tiny messages, bandwidth for large ones). */
 #include <math.h>
 #include <setjmp.h>
@@ -23,7 +24,7 @@ static double t(enum acct_coll_id coll, const char *name, uint64_t seg, int p, u
 }
 
 /* Large bcast, bandwidth-bound: pipelined and scatter+allgather beat the
- * binomial tree, which beats the flat tree (001 Fig. 5; 004 Table 3). */
+ * binomial tree, which beats the flat tree (BM04 Fig. 5; March Table 3). */
 static void bcast_large(void **state)
 {
     (void)state;
@@ -56,7 +57,7 @@ static void bcast_small(void **state)
 
 /* The best pipeline segment for a large message lies strictly inside the
  * range: tiny segments pay the per-message gap, one segment loses the
- * pipelining (001 §3, 000's segment search). */
+ * pipelining (BM04 §3, V04's segment search). */
 static void pipeline_segment_optimum(void **state)
 {
     (void)state;
@@ -91,7 +92,7 @@ static void allreduce(void **state)
 }
 
 /* Barrier: logarithmic beats linear at 64 ranks; alltoall: Bruck for tiny
- * blocks, pairwise for large ones (004 Table 2). */
+ * blocks, pairwise for large ones (March Table 2). */
 static void barrier_alltoall(void **state)
 {
     (void)state;
