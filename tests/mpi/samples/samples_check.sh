@@ -92,6 +92,9 @@ run_job() {
     [ -n "${ASAN_OPTIONS:-}" ] && x+=(-x ASAN_OPTIONS)
     local kv
     for kv in "${env[@]}"; do x+=(-x "$kv"); done
+    # RANK_OUT=DIR: each rank's output also in DIR/1/rank.R/std{out,err}
+    # (mpirun's merged stream may split one rank's line under load)
+    [ -n "${RANK_OUT:-}" ] && x+=(--output-filename "$RANK_OUT")
     timeout 120 "${MPIEXEC[@]}" "${x[@]}" -np "$NP" "$job" "$@" >"$out" 2>&1
 }
 
@@ -263,9 +266,10 @@ explore)
             echo '    - {comm_size: 4, bytes: 64, algorithm: ring, runner_up: {algorithm: recursive_doubling}}'
         } >"$1"
     }
-    # explored CALLS-FILE COLL RANK: the calls RANK explored, one "call K" a line
+    # explored DIR COLL RANK: the calls RANK explored, one "call K" a line,
+    # from that rank's own stderr (RANK_OUT=DIR of run_job)
     explored() {
-        sed -n "s/^acct\[$3\]: debug: explore: $2 \(call [0-9]*\) .*/\1/p" "$1"
+        sed -n "s/^acct\[$3\]: debug: explore: $2 \(call [0-9]*\) .*/\1/p" "$1/1/rank.$3/stderr"
     }
     N=1000
     for spec in "0.01 7 100" "0.03 12345 34" "0.05 0 20"; do
@@ -273,12 +277,13 @@ explore)
         f=$1 seed=$2 period=$3
         write_rules "$T/rules.yaml" "options: {explore: $f, explore_seed: $seed}"
         part=explore$period
-        run_job "$T/out" ACCT_FORCE= ACCT_RULES="$T/rules.yaml" ACCT_VERBOSE=2 \
+        rm -rf "$T/ranks"
+        RANK_OUT="$T/ranks" run_job "$T/out" ACCT_FORCE= ACCT_RULES="$T/rules.yaml" ACCT_VERBOSE=2 \
             ACCT_REPORT="$T/report.yaml" ACCT_PARTITION=$part ACCT_JOB=43.$period -- $N ||
             { fail "explore $f: job failed: $(grep -v debug "$T/out" | head -5)"; continue; }
         for c in bcast allreduce; do
             for r in 0 1 2 3; do
-                explored "$T/out" $c $r >"$T/ex.$c.$r"
+                explored "$T/ranks" $c $r >"$T/ex.$c.$r"
             done
             n=$(wc -l <"$T/ex.$c.0")
             for r in 1 2 3; do
@@ -308,13 +313,14 @@ explore)
     done
     # another seed explores other calls
     write_rules "$T/rules.yaml" "options: {explore: 0.01, explore_seed: 8}"
-    run_job "$T/out2" ACCT_FORCE= ACCT_RULES="$T/rules.yaml" ACCT_VERBOSE=2 ACCT_PARTITION=seed8 \
-        ACCT_JOB=43.8 -- $N || fail "explore seed 8: job failed"
+    rm -rf "$T/ranks8" "$T/ranks7"
+    RANK_OUT="$T/ranks8" run_job "$T/out2" ACCT_FORCE= ACCT_RULES="$T/rules.yaml" ACCT_VERBOSE=2 \
+        ACCT_PARTITION=seed8 ACCT_JOB=43.8 -- $N || fail "explore seed 8: job failed"
     write_rules "$T/rules.yaml" "options: {explore: 0.01, explore_seed: 7}"
-    run_job "$T/out" ACCT_FORCE= ACCT_RULES="$T/rules.yaml" ACCT_VERBOSE=2 ACCT_PARTITION=seed7 \
-        ACCT_JOB=43.7 -- $N || fail "explore seed 7: job failed"
-    [ "$(explored "$T/out" bcast 0 | wc -l)" = 10 ] || fail "seed 7: not 10 bcasts explored"
-    cmp -s <(explored "$T/out" bcast 0) <(explored "$T/out2" bcast 0) &&
+    RANK_OUT="$T/ranks7" run_job "$T/out" ACCT_FORCE= ACCT_RULES="$T/rules.yaml" ACCT_VERBOSE=2 \
+        ACCT_PARTITION=seed7 ACCT_JOB=43.7 -- $N || fail "explore seed 7: job failed"
+    [ "$(explored "$T/ranks7" bcast 0 | wc -l)" = 10 ] || fail "seed 7: not 10 bcasts explored"
+    cmp -s <(explored "$T/ranks7" bcast 0) <(explored "$T/ranks8" bcast 0) &&
         fail "seeds 7 and 8 explored the same calls"
     # off: no options; explore: 0; ACCT_FORCE (forced calls never explore)
     for opt in "" "options: {explore: 0, explore_seed: 5}" "options: {explore: 0.05}"; do
