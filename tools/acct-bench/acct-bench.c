@@ -252,6 +252,11 @@ int main(int argc, char **argv)
 
     memset(&opts, 0, sizeof(opts));
     memset(&x, 0, sizeof(x));
+    switch (kit_early_options(argc, argv, BENCH_NAME, bench_usage)) {
+    case KIT_EARLY_DONE: return BENCH_EXIT_OK;
+    case KIT_EARLY_ALONE: return BENCH_EXIT_USAGE;
+    case KIT_EARLY_RUN: break;
+    }
     if (MPI_Init(&argc, &argv) != MPI_SUCCESS) {
         snprintf(err, sizeof(err), "MPI_Init failed");
         goto out;

@@ -11,6 +11,7 @@
 #define ACCT_BENCH_KIT_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #include <mpi.h>
@@ -121,6 +122,21 @@ int kit_memory_fits(MPI_Comm comm, size_t need, char *err, size_t errlen);
 /* Seconds on CLOCK_MONOTONIC (each rank's own clock; only differences of
  * one rank's readings are used: MPI_Wtime's origin is per process in Open
  * MPI 4.1). */
+/* ---- before MPI_Init -------------------------------------------------------- */
+
+/* What a tool does before it starts MPI, so that it answers without a
+ * launcher (and never hangs as a root singleton, which Open MPI refuses):
+ *   --help / -h    usage(stdout), KIT_EARLY_DONE
+ *   --version      "NAME VERSION", KIT_EARLY_DONE
+ *   no launcher    a message on stderr naming how to start NAME, KIT_EARLY_ALONE
+ *   otherwise      KIT_EARLY_RUN: start MPI.
+ * Options are looked for up to a "--". Started by a launcher means
+ * mpirun/orted (OMPI_COMM_WORLD_SIZE), a PMIx launcher such as
+ * srun --mpi=pmix (PMIX_RANK), or a PMI one (PMI_RANK). */
+enum kit_early { KIT_EARLY_RUN = 0, KIT_EARLY_DONE, KIT_EARLY_ALONE };
+enum kit_early kit_early_options(int argc, char **argv, const char *name,
+                                 void (*usage)(FILE *f));
+
 double kit_now(void);
 
 /* Measure coll on c->comm with c->count elements per block (buffers

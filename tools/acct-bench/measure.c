@@ -9,6 +9,8 @@
 
 #include <limits.h>
 #include <stdio.h>
+#include <string.h>
+#include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -20,6 +22,30 @@ double kit_now(void)
 
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+enum kit_early kit_early_options(int argc, char **argv, const char *name,
+                                 void (*usage)(FILE *f))
+{
+    static const char *const launched_by[] = { "OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK" };
+
+    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            usage(stdout);
+            return KIT_EARLY_DONE;
+        }
+        if (strcmp(argv[i], "--version") == 0) {
+            printf("%s %s\n", name, ACCT_VERSION_STRING);
+            return KIT_EARLY_DONE;
+        }
+    }
+    for (size_t i = 0; i < sizeof(launched_by) / sizeof(launched_by[0]); i++)
+        if (getenv(launched_by[i]) != NULL)
+            return KIT_EARLY_RUN;
+    fprintf(stderr, "%s: error: started without an MPI launcher; %s is an MPI program: "
+            "start it with \"mpirun -np N %s ...\" or \"srun --mpi=pmix %s ...\" "
+            "(see %s --help)\n", name, name, name, name, name);
+    return KIT_EARLY_ALONE;
 }
 
 int kit_agree(int rc, char *err, size_t errlen, MPI_Comm comm)

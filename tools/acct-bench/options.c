@@ -90,6 +90,7 @@ void bench_usage(FILE *f)
             "      --datatype T        byte (default), int or double; sizes: multiples of it\n"
             "      --outlier-k K       drop repetitions above Q3 + K*IQR (default %g; 0 keeps all)\n"
             "  -h, --help              this text\n"
+            "  --version               the version (neither needs mpirun)\n"
             "\n"
             "Collectives and what the message size m is:\n",
             DEFAULT_ITERATIONS, DEFAULT_WARMUP, ACCT_STATS_OUTLIER_K);

@@ -437,6 +437,11 @@ int main(int argc, char **argv)
     memset(&opts, 0, sizeof(opts));
     memset(&x, 0, sizeof(x));
     memset(&run, 0, sizeof(run));
+    switch (kit_early_options(argc, argv, TUNE_NAME, tune_usage)) {
+    case KIT_EARLY_DONE: return TUNE_EXIT_OK;
+    case KIT_EARLY_ALONE: return TUNE_EXIT_USAGE;
+    case KIT_EARLY_RUN: break;
+    }
     if (MPI_Init(&argc, &argv) != MPI_SUCCESS) {
         snprintf(x.err, sizeof(x.err), "MPI_Init failed");
         goto out;

@@ -169,7 +169,8 @@ void tune_usage(FILE *f)
             "                        (default %d)\n"
             "  --lookahead N, --threshold X, --model-margin X   search parameters\n"
             "  --run-id NAME         the run's id (default r-STARTTIME-PARTITION)\n"
-            "  -h, --help            this text\n",
+            "  -h, --help            this text\n"
+            "  --version             the version (neither needs mpirun)\n",
             DEFAULT_REPS, DEFAULT_WARMUP, DEFAULT_POINT_LIMIT, TUNE_MAX_TIMED_REPS, DEFAULT_STRIDE,
             DEFAULT_PLANE_STRIDE, DEFAULT_PLANE_STRIDE, DEFAULT_CHECK, DEFAULT_MAX_SEGMENTS);
 }
