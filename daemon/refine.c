@@ -607,27 +607,6 @@ int refine_carve(struct acct_rule_list *l, int p, uint64_t lo, uint64_t hi,
     return 0;
 }
 
-static struct acct_rules *copy_rules(const struct acct_rules *r)
-{
-    struct acct_rules *c = calloc(1, sizeof(*c));
-    if (c == NULL)
-        return NULL;
-    c->prov = r->prov;
-    c->nrules = r->nrules;
-    for (int k = 0; k < ACCT_COLL_COUNT; k++) {
-        if (r->coll[k].n == 0)
-            continue;
-        c->coll[k].v = malloc(r->coll[k].n * sizeof(struct acct_rule));
-        if (c->coll[k].v == NULL) {
-            acct_rules_free(c);
-            return NULL;
-        }
-        memcpy(c->coll[k].v, r->coll[k].v, r->coll[k].n * sizeof(struct acct_rule));
-        c->coll[k].n = r->coll[k].n;
-    }
-    return c;
-}
-
 static size_t count_rules(const struct acct_rules *r)
 {
     size_t n = 0;
@@ -922,7 +901,7 @@ static int refine_pair(struct acctd *d, const struct pair_entry *e, struct acct_
     int64_t since = (int64_t)time(NULL) - ps.pol.max_age_days * 86400;
     if (store_job_stats(d->store, e->partition, e->interconnect, since, collect_row, &col) != 0)
         goto out;
-    if ((ps.next = copy_rules(ps.cur)) == NULL)
+    if ((ps.next = acct_rules_copy(ps.cur)) == NULL)
         goto out;
     for (size_t ci = 0; ci < col.n; ci++) {
         int r = refine_cell(&ps, &col.c[ci]);

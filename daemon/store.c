@@ -746,28 +746,6 @@ out:
 }
 
 /* A copy of rules, options and hash included (NULL: out of memory). */
-static struct acct_rules *rules_copy(const struct acct_rules *rules)
-{
-    struct acct_rules *copy = calloc(1, sizeof(*copy));
-    if (copy == NULL)
-        return NULL;
-    *copy = *rules;
-    memset(copy->coll, 0, sizeof(copy->coll));
-    for (int c = 0; c < ACCT_COLL_COUNT; c++) {
-        size_t n = rules->coll[c].n;
-        if (n == 0)
-            continue;
-        copy->coll[c].v = malloc(n * sizeof(struct acct_rule));
-        if (copy->coll[c].v == NULL) {
-            acct_rules_free(copy);
-            return NULL;
-        }
-        memcpy(copy->coll[c].v, rules->coll[c].v, n * sizeof(struct acct_rule));
-        copy->coll[c].n = n;
-    }
-    return copy;
-}
-
 int store_import_result(struct store *s, const struct acct_result *r, const char *text,
                         size_t len, long uid, int64_t *version, bool *existing, char *err,
                         size_t errlen)
@@ -794,7 +772,7 @@ int store_import_result(struct store *s, const struct acct_result *r, const char
     if (insert_run(s, r, text, len, uid, hash, hosts) != 0)
         goto dberr;
     /* the decisions: a copy of the rules whose provenance acctd completes */
-    if ((copy = rules_copy(r->rules)) == NULL) {
+    if ((copy = acct_rules_copy(r->rules)) == NULL) {
         snprintf(err, errlen, "out of memory");
         goto out;
     }

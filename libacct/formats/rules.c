@@ -534,6 +534,29 @@ void acct_rules_free(struct acct_rules *r)
     free(r);
 }
 
+struct acct_rules *acct_rules_copy(const struct acct_rules *r)
+{
+    struct acct_rules *c = calloc(1, sizeof(*c));
+
+    if (c == NULL)
+        return NULL;
+    *c = *r;
+    memset(c->coll, 0, sizeof(c->coll));
+    for (int k = 0; k < ACCT_COLL_COUNT; k++) {
+        size_t n = r->coll[k].n;
+        if (n == 0)
+            continue;
+        c->coll[k].v = malloc(n * sizeof(struct acct_rule));
+        if (c->coll[k].v == NULL) {
+            acct_rules_free(c);
+            return NULL;
+        }
+        memcpy(c->coll[k].v, r->coll[k].v, n * sizeof(struct acct_rule));
+        c->coll[k].n = n;
+    }
+    return c;
+}
+
 static void walk_document(struct yt_parse *p, const struct ynode *root, void *arg)
 {
     struct acct_rules **r = arg;

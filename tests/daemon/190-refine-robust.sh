@@ -10,7 +10,9 @@
 # - the honest users' allreduce at (8 ranks, 1 KiB) runs as measured; the
 #   third user's jobs at 30000 us (750x) mark no retune, and its 1e154 us
 #   are refused at ingest; when the honest users' jobs really drift, the
-#   cell is marked.
+#   cell is marked;
+# - the refined version keeps the incumbent's options (auto_reorder,
+#   explore_seed): refinement changes decisions only.
 . "$(dirname "$0")/lib.sh"
 need_root
 ensure_test_user || exit 1
@@ -22,7 +24,10 @@ acct_policy: 1
 refine: {enabled: true, activate: true, min_calls: 100, min_jobs: 4, min_users: 2, significance: 0.01, min_gain: 0.05}
 POL
 start_acctd || exit 1
-ctl 0 import "$ACCT_TEST_DATA/result-eth.yaml" --activate
+sed 's/^  acct_rules: 1$/&\n  options: {auto_reorder: true, explore_seed: 77}/' \
+    "$ACCT_TEST_DATA/result-eth.yaml" >"$T/result-eth-options.yaml"
+grep -q '^  options: {auto_reorder' "$T/result-eth-options.yaml" || fail "test data: no rules section"
+ctl 0 import "$T/result-eth-options.yaml" --activate
 P=eth I=tcp-1g
 BC="COLLECTIVE=bcast,COMM_SIZE=8,BYTES_BUCKET=21"
 AR="COLLECTIVE=allreduce,COMM_SIZE=8,BYTES_BUCKET=11,ALGORITHM=recursive_doubling"
@@ -70,6 +75,9 @@ expect_not "$T/refine.out" "retune suggested"
 ctl 0 show -p "$P" -i "$I"
 grep -qE '^ *bcast +\[8, 8\] +\[1M, 2097151\] +binomial$' "$T/out" ||
     fail "the refined version does not run binomial at (bcast, 8, 1M): $(cat "$T/out")"
+ctl 0 export -p "$P" -i "$I"
+grep -q '^  auto_reorder: true$' "$T/out" && grep -q '^  explore_seed: 77$' "$T/out" ||
+    fail "the refined version lost the incumbent's options: $(grep -A3 '^options' "$T/out")"
 
 # Control: when the honest users' own jobs drift, the cell is marked.
 for u in "$U1" "$U2"; do

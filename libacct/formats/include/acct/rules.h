@@ -123,6 +123,9 @@ int acct_rules_parse_file(const char *path, struct acct_rules **out,
                           struct acct_diags *diags);
 
 void acct_rules_free(struct acct_rules *r);
+/* A deep copy of everything r holds (provenance, options, every rule), or
+ * NULL when out of memory; free with acct_rules_free. */
+struct acct_rules *acct_rules_copy(const struct acct_rules *r);
 
 /* Same provenance and same rules (positions and hash are not compared). */
 bool acct_rules_equal(const struct acct_rules *a, const struct acct_rules *b);
