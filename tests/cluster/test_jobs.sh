@@ -65,8 +65,8 @@ job() {
   shift
   while [[ $1 != -- ]]; do args+=("$1"); shift; done
   shift
-  env "${vars[@]}" timeout -k 10 120 srun -p eth -N 2 -n 4 --mpi=pmix -t 2 -J "jobs-$name" \
-    "${args[@]}" /bin/sh -c "$task" "$@" >"$name.out" 2>"$name.err"
+  pmix_step "$name.out" "$name.err" env "${vars[@]}" timeout -k 10 120 \
+    srun -p eth -N 2 -n 4 --mpi=pmix -t 2 -J "jobs-$name" "${args[@]}" /bin/sh -c "$task" "$@"
   echo $? >"$name.rc"
 }
 rc_is() { test "$(cat "$1.rc")" = "$2"; }

@@ -138,25 +138,13 @@ fi
 
 # run_job NAME UID [N]: EXPLORE_JOB on the 4 nodes as user UID; 0 when it
 # exits 0 and reports its results right
-# One retry, only when Slurm's PMIx plugin rejected a step daemon's direct
-# connection because munge refused the credential ("Unauthorized credential
-# ... _direct_conn_establish"): a race inside slurmstepd that kills the step
-# in MPI_Init before any collective runs (seen once in a loaded CI run; also
-# reported on real clusters), not something ACCT does.
 run_job() {
-  local name=$1 uid=$2 n=${3:-$N} try
-  for try in 1 2; do
-    timeout 300 setpriv --reuid "$uid" --regid "$uid" --clear-groups \
-      srun -p eth -N4 -n4 --ntasks-per-node=1 --mpi=pmix -t 5 -J "refine-$name" --chdir "$work" \
-      --export="ALL,ACCT_SAMPLES_STRIDE=1,ACCT_VERBOSE=2,ACCT_REPORT=$work/$name.yaml" \
-      "$job" "$n" "$BYTES" >"$name.out" 2>"$name.err"
-    echo $? >"$name.rc"
-    [[ $(cat "$name.rc") != 0 && $try == 1 ]] &&
-      grep -q "Unauthorized credential" "$name.err" && grep -q "_direct_conn_establish" "$name.err" ||
-      break
-    echo "note - job $name: slurmstepd's PMIx direct connection refused by munge; run again once"
-    cp "$name.err" "$name.err.1"
-  done
+  local name=$1 uid=$2 n=${3:-$N}
+  pmix_step "$name.out" "$name.err" timeout 300 setpriv --reuid "$uid" --regid "$uid" --clear-groups \
+    srun -p eth -N4 -n4 --ntasks-per-node=1 --mpi=pmix -t 5 -J "refine-$name" --chdir "$work" \
+    --export="ALL,ACCT_SAMPLES_STRIDE=1,ACCT_VERBOSE=2,ACCT_REPORT=$work/$name.yaml" \
+    "$job" "$n" "$BYTES"
+  echo $? >"$name.rc"
   [[ $(cat "$name.rc") == 0 ]] && grep -q "^explore_job: np=4 n=$n bytes=$BYTES errors=0 OK$" "$name.out"
 }
 # the calls explored by each rank of job NAME, identical on the 4 ranks

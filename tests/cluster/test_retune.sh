@@ -133,11 +133,11 @@ check "its provenance names the retune's tuning run and source measured" \
 ((FAILS)) && { show retune.out; show retune.err 80; show "$script"; show parts.out; show "$work/acct-retune-eth-$job.out"; }
 
 echo "== the next job on eth"
-timeout 200 srun -p eth -N4 -n4 --ntasks-per-node=1 --mpi=pmix -t 3 -J retune-next \
-  --export="ALL,ACCT_REPORT=$work/next.yaml" "$prog" >next.out 2>next.err
+pmix_step next.out next.err timeout 200 srun -p eth -N4 -n4 --ntasks-per-node=1 --mpi=pmix -t 3 \
+  -J retune-next --export="ALL,ACCT_REPORT=$work/next.yaml" "$prog"
 echo $? >next.rc
-timeout 200 srun -p eth -N4 -n4 --ntasks-per-node=1 --mpi=pmix -t 3 -J retune-native --acct=off \
-  "$prog" >native.out 2>native.err
+pmix_step native.out native.err timeout 200 srun -p eth -N4 -n4 --ntasks-per-node=1 --mpi=pmix -t 3 \
+  -J retune-native --acct=off "$prog"
 echo $? >native.rc
 : >"$work/hold.go"
 wait "$hold_pid"

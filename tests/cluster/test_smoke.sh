@@ -51,9 +51,9 @@ for part in eth fast; do
   net=$("$ACCT_CLUSTER" subnet -p "$part")
   echo "== $mode on partition $part ($net)"
   if [[ $mode == srun ]]; then
-    timeout 240 srun -p "$part" -N4 -n8 --mpi=pmix -t 4 -J "acct-smoke-$part" \
+    pmix_step "$out" "$err" timeout 240 srun -p "$part" -N4 -n8 --mpi=pmix -t 4 -J "acct-smoke-$part" \
       --export="ALL,LD_PRELOAD=$lib,ACCT_REPORT=$report,ACCT_TEST_LIB=$lib" \
-      /bin/sh -c "$task" "$prog" >"$out" 2>"$err"
+      /bin/sh -c "$task" "$prog"
   else
     timeout 240 "$ACCT_CLUSTER" run -p "$part" -- "${flags[@]}" -np 8 --map-by slot \
       -x "LD_PRELOAD=$lib" -x "ACCT_REPORT=$report" -x "ACCT_TEST_LIB=$lib" \

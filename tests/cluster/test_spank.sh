@@ -116,8 +116,8 @@ job() {
   local args=()
   while (($#)) && [[ $1 != -- ]]; do args+=("$1"); shift; done
   shift
-  timeout 120 srun -p "$p" -N "$nn" -n "$nt" --mpi=pmix -t 2 -J "spank-$name" "${args[@]}" \
-    /bin/sh -c "$task" "$@" >"$name.out" 2>"$name.err"
+  pmix_step "$name.out" "$name.err" timeout 120 srun -p "$p" -N "$nn" -n "$nt" --mpi=pmix -t 2 \
+    -J "spank-$name" "${args[@]}" /bin/sh -c "$task" "$@"
   rc=$?
   echo "$rc" >"$name.rc"
 }
