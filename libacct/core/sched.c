@@ -146,6 +146,44 @@ void acct_sched_tmp(struct acct_sched *s, enum acct_buf tmp, enum acct_buf like,
         s->tmp_count[i] = count;
 }
 
+static void append_step(struct acct_sched *dst, const struct acct_step *st, const int *map)
+{
+    switch (st->kind) {
+    case ACCT_STEP_SEND:
+        acct_sched_send(dst, map[st->peer], st->a.buf, st->a.off, st->a.count);
+        break;
+    case ACCT_STEP_RECV:
+        acct_sched_recv(dst, map[st->peer], st->a.buf, st->a.off, st->a.count);
+        break;
+    case ACCT_STEP_REDUCE:
+        acct_sched_reduce(dst, st->a.buf, st->a.off, st->b.buf, st->b.off, st->a.count);
+        break;
+    case ACCT_STEP_COPY:
+        acct_sched_copy(dst, st->a.buf, st->a.off, st->a.count, st->b.buf, st->b.off, st->b.count);
+        break;
+    default:
+        dst->error = -1;
+    }
+}
+
+void acct_sched_append(struct acct_sched *dst, const struct acct_sched *src, const int *map)
+{
+    if (src->error) {
+        dst->error = -1;
+        return;
+    }
+    acct_sched_round(dst);
+    for (uint32_t r = 0, i = 0; r <= src->nrounds; r++) {
+        uint32_t end = r < src->nrounds ? src->round_end[r] : src->nsteps; /* last: the open one */
+        for (; i < end; i++)
+            append_step(dst, &src->steps[i], map);
+        acct_sched_round(dst);
+    }
+    for (int t = 0; t < 2; t++)
+        if (src->tmp_count[t] > 0)
+            acct_sched_tmp(dst, t ? ACCT_BUF_TMP1 : ACCT_BUF_TMP0, src->tmp_type[t], src->tmp_count[t]);
+}
+
 static bool overlaps(const struct acct_ref *x, const struct acct_ref *y)
 {
     return x->buf == y->buf && x->count > 0 && y->count > 0 && x->off < y->off + y->count &&

@@ -357,9 +357,52 @@ static void test_pipelines(void **state)
     acct_sched_free(&s);
 }
 
+/* acct_sched_append: src's rounds stay rounds (its open one closed too),
+ * peers mapped, local steps unchanged, scratch requests joined, an error
+ * carried over. */
+static void test_append(void **state)
+{
+    (void)state;
+    struct acct_sched dst, src;
+    const int map[] = {10, 11, 12};
+    uint32_t first, end;
+    acct_sched_init(&dst);
+    acct_sched_init(&src);
+    acct_sched_send(&dst, 5, ACCT_BUF_SEND, 0, 4); /* dst's open round */
+    acct_sched_recv(&src, 1, ACCT_BUF_TMP0, 0, 4);
+    acct_sched_send(&src, 2, ACCT_BUF_RECV, 0, 4);
+    acct_sched_reduce(&src, ACCT_BUF_TMP0, 0, ACCT_BUF_RECV, 0, 4); /* round 0 of src */
+    acct_sched_send(&src, 0, ACCT_BUF_RECV, 4, 2);                    /* src's open round */
+    acct_sched_tmp(&src, ACCT_BUF_TMP0, ACCT_BUF_SEND, 8);
+    acct_sched_tmp(&dst, ACCT_BUF_TMP0, ACCT_BUF_SEND, 3);
+    acct_sched_append(&dst, &src, map);
+    assert_int_equal(acct_sched_finish(&dst), 0);
+    assert_int_equal(dst.nrounds, 3);
+    assert_int_equal(dst.nsteps, 5);
+    acct_sched_round_steps(&dst, 1, &first, &end);
+    assert_int_equal(end - first, 3);
+    assert_int_equal(dst.steps[first].kind, ACCT_STEP_RECV);
+    assert_int_equal(dst.steps[first].peer, 11);
+    assert_int_equal(dst.steps[first + 1].peer, 12);
+    assert_int_equal(dst.steps[first + 2].kind, ACCT_STEP_REDUCE);
+    assert_int_equal(dst.steps[first + 2].b.buf, ACCT_BUF_RECV);
+    acct_sched_round_steps(&dst, 2, &first, &end);
+    assert_int_equal(end - first, 1);
+    assert_int_equal(dst.steps[first].peer, 10);
+    assert_int_equal(dst.steps[first].a.off, 4);
+    assert_int_equal(dst.tmp_count[0], 8);
+    assert_int_equal(dst.tmp_type[0], ACCT_BUF_SEND);
+    src.error = -1;
+    acct_sched_append(&dst, &src, map);
+    assert_int_equal(acct_sched_finish(&dst), -1);
+    acct_sched_free(&dst);
+    acct_sched_free(&src);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_append),
         cmocka_unit_test(test_hand_cases),
         cmocka_unit_test(test_lazy_hand_cases),
         cmocka_unit_test(test_every_algorithm),

@@ -119,6 +119,12 @@ void acct_sched_copy(struct acct_sched *s, enum acct_buf a, uint64_t aoff, uint6
 void acct_sched_round(struct acct_sched *s);
 /* Ask for scratch: at least count elements of the type of `like`. */
 void acct_sched_tmp(struct acct_sched *s, enum acct_buf tmp, enum acct_buf like, uint64_t count);
+/* Append src's steps to dst, round by round (src's rounds stay rounds of
+ * their own; its open round is closed too), with every peer p of a SEND or
+ * RECV replaced by map[p]; src's scratch requests join dst's. For
+ * algorithms composed of others run on a subset of the ranks (node-aware
+ * methods: map = the subset's ranks). src need not be finished. */
+void acct_sched_append(struct acct_sched *dst, const struct acct_sched *src, const int *map);
 /* Close the last round and mark the early receives and lazy sends;
  * returns 0, or -1 if any append failed (ENOMEM). */
 int acct_sched_finish(struct acct_sched *s);
