@@ -59,6 +59,8 @@ int acct_alg_index(const struct acct_alg *alg)
     return (int)(alg - acct_algs);
 }
 
+const struct acct_layout acct_layout_any = {0};
+
 bool acct_alg_applicable(const struct acct_alg *alg, const struct acct_call *call,
                          const char **why)
 {
@@ -76,6 +78,9 @@ bool acct_alg_applicable(const struct acct_alg *alg, const struct acct_call *cal
     else if ((alg->flags & ACCT_ALG_FANOUT) && call->fanout != 0 &&
              (call->fanout < alg->fanout_min || call->fanout > alg->fanout_max))
         reason = "fan-out out of range";
+    else if ((alg->flags & ACCT_ALG_NODES) && call->layout != &acct_layout_any &&
+             (call->layout == NULL || call->layout->size != call->size))
+        reason = "needs to know which ranks share a node";
 out:
     if (why != NULL)
         *why = reason;

@@ -113,9 +113,10 @@ struct acct_decision acct_decision_for_size(const struct acct_decision *d,
     struct acct_call call = {
         .coll = coll, .rank = 0, .size = comm_size, .root = 0, .count = UINT64_MAX,
         .scount = UINT64_MAX, .fanout = d->fanout, .commutative = true,
+        .layout = &acct_layout_any,
     };
     /* Only the communicator size's restrictions are known here; the
-     * runtime checks the call's own (commutativity, count) per call. One
+     * runtime checks the call's own (commutativity, count, layout) per call. One
      * that does not hold takes the algorithm's fallback chain, as the
      * runtime does (acct_alg_resolve). */
     if (d->alg == NULL || (d->alg->flags & ACCT_ALG_NATIVE))

@@ -34,6 +34,7 @@ struct sim {
     const struct acct_model *mdl;
     struct sim_rank *rk;
     struct rx { double arrival; uint32_t step; } *rxs; /* scratch: one round's receives */
+    struct acct_layout layout; /* node-aware methods without one (below) */
 };
 
 /* Rank r enters round q at time t0: fix the start of each send. */
@@ -158,6 +159,24 @@ int acct_model_simulate_call(const struct acct_alg *alg, const struct acct_call 
     }
     if (acct_model_check(mdl, err, errlen) != 0)
         goto out;
+    /* A node-aware method without a layout: one rank per node, the
+     * placement its closed form assumes without one (acct_cost.nodes 0);
+     * the model has one network for both levels (issue 21 calibrates
+     * intra-node parameters). */
+    struct acct_call own = *call;
+    if ((alg->flags & ACCT_ALG_NODES) && (call->layout == NULL || call->layout == &acct_layout_any)) {
+        int *key = malloc((size_t)p * sizeof *key);
+        for (int r = 0; key != NULL && r < p; r++)
+            key[r] = r;
+        if (key == NULL || acct_layout_build(&s.layout, p, key) != 0) {
+            free(key);
+            say(err, errlen, "out of memory");
+            goto out;
+        }
+        free(key);
+        own.layout = &s.layout;
+        call = &own;
+    }
     if (!acct_alg_applicable(alg, call, &why)) {
         say(err, errlen, "not applicable: %s", why ? why : "?");
         goto out;
@@ -224,6 +243,7 @@ out:
             free(s.rk[r].t);
     free(s.rk);
     free(s.rxs);
+    acct_layout_free(&s.layout);
     free(ptrs);
     free(sc);
     return rc;

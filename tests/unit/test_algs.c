@@ -359,6 +359,36 @@ static bool allows_in_place(enum acct_coll_id c)
     return c != ACCT_COLL_barrier && c != ACCT_COLL_bcast && c != ACCT_COLL_alltoall;
 }
 
+/* The layouts a node-aware algorithm is swept over (acct/layout.h): none
+ * (it must fall back), blocks of 2 and of 3 (the last node short when 3
+ * does not divide P), round-robin over 3 nodes (nodes are not rank
+ * ranges), one node, one rank per node, and a lone rank on node 0 before
+ * blocks of 4. Others sweep without one. */
+enum { NLAYOUTS = 7 };
+static int layout_key(int pattern, int r)
+{
+    switch (pattern) {
+    case 1: return r / 2;
+    case 2: return r / 3;
+    case 3: return r % 3;
+    case 4: return 0;
+    case 5: return r;
+    default: return r == 0 ? 0 : 1 + (r - 1) / 4;
+    }
+}
+
+/* Layout `pattern` of p ranks into *l; NULL for pattern 0. */
+static const struct acct_layout *make_layout(int pattern, int p, struct acct_layout *l)
+{
+    int key[MAXP];
+    if (pattern == 0)
+        return NULL;
+    for (int r = 0; r < p; r++)
+        key[r] = layout_key(pattern, r);
+    assert_int_equal(acct_layout_build(l, p, key), 0);
+    return l;
+}
+
 /* Sweep one algorithm; returns the number of failed cases. */
 static int sweep(const struct acct_alg *alg, long *ran)
 {
@@ -368,8 +398,11 @@ static int sweep(const struct acct_alg *alg, long *ran)
     int failures = 0;
     const bool seg = alg->flags & ACCT_ALG_SEGMENTED, fan = alg->flags & ACCT_ALG_FANOUT;
     const bool rooted = acct_coll_rooted(alg->coll), reduces = acct_coll_reduces(alg->coll);
-    for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
-        int p = sizes[si];
+    const int nlayouts = (alg->flags & ACCT_ALG_NODES) ? NLAYOUTS : 1;
+    for (size_t si = 0; si < sizeof sizes / sizeof *sizes * nlayouts; si++) {
+        int p = sizes[si % (sizeof sizes / sizeof *sizes)];
+        struct acct_layout lay;
+        const struct acct_layout *layout = make_layout((int)(si / (sizeof sizes / sizeof *sizes)), p, &lay);
         int roots[3] = {0, p / 2, p - 1};
         int fans[3] = {0, alg->fanout_min, alg->fanout_max > 8 ? 8 : alg->fanout_max};
         for (int ri = 0; ri < (rooted ? 3 : 1); ri++)
@@ -383,7 +416,7 @@ static int sweep(const struct acct_alg *alg, long *ran)
                                     .root = rooted ? roots[ri] : -1,
                                     .count = alg->coll == ACCT_COLL_barrier ? 0 : counts[ci],
                                     .seg = segs[gi], .fanout = fans[fi],
-                                    .in_place = ip, .commutative = cm};
+                                    .in_place = ip, .commutative = cm, .layout = layout};
                                 c.scount = c.count;
                                 char msg[768];
                                 const struct acct_alg *run = alg;
@@ -411,14 +444,17 @@ static int sweep(const struct acct_alg *alg, long *ran)
                                 }
                                 int rc = run_case(run, &c, msg, sizeof msg);
                                 if (rc < 0 && failures++ < 5)
-                                    printf("FAIL %s/%s%s%s P=%d root=%d count=%" PRIu64 " seg=%" PRIu64
-                                           " fanout=%d in_place=%d commutative=%d: %s\n",
+                                    printf("FAIL %s/%s%s%s P=%d layout=%d root=%d count=%" PRIu64
+                                           " seg=%" PRIu64 " fanout=%d in_place=%d commutative=%d: %s\n",
                                            acct_coll_name(alg->coll), alg->name,
                                            run != alg ? " via fallback " : "",
-                                           run != alg ? run->name : "", p, c.root, c.count,
+                                           run != alg ? run->name : "", p,
+                                           (int)(si / (sizeof sizes / sizeof *sizes)), c.root, c.count,
                                            c.seg, c.fanout, ip, cm, msg);
                                 *ran += rc == 0;
                             }
+        if (layout != NULL)
+            acct_layout_free(&lay);
     }
     return failures;
 }
@@ -494,7 +530,8 @@ static void test_sweep(void **state)
                  f);
 }
 
-/* "COLL ALG segmented|plain FALLBACKS reorder|-" per non-native algorithm. */
+/* "COLL ALG segmented|plain FALLBACKS reorder|- nodes|-" per non-native
+ * algorithm (tests/mpi/CMakeLists.txt reads it). */
 static void list(void)
 {
     for (const struct acct_alg *a = acct_algs; a->name; a++) {
@@ -507,7 +544,8 @@ static void list(void)
         while (f->fallback != NULL && n < acct_alg_count() &&
                (f = acct_alg_find(a->coll, f->fallback)) != NULL)
             printf("%s%s", n++ ? "," : "", f->name);
-        printf("%s %s\n", n ? "" : "-", acct_alg_reorderable(a, NULL, NULL) ? "reorder" : "-");
+        printf("%s %s %s\n", n ? "" : "-", acct_alg_reorderable(a, NULL, NULL) ? "reorder" : "-",
+               a->flags & ACCT_ALG_NODES ? "nodes" : "-");
     }
 }
 

@@ -97,6 +97,12 @@ int tune_methods(enum acct_coll_id coll, int p, struct tune_method **out, size_t
         /* the size restriction (power of two) only: the others depend on the call */
         if ((a->flags & ACCT_ALG_POW2) && (p & (p - 1)) != 0)
             continue;
+        /* Node-aware methods are not searched yet: rules have no
+         * ranks-per-node dimension, so a decision tuned on one placement
+         * would apply to every other (issue 20's next step). They run when
+         * forced (ACCT_FORCE) or named in a rules file. */
+        if (a->flags & ACCT_ALG_NODES)
+            continue;
         int nf = 0;
         int fo[ACCT_ARRAY_LEN(fanouts) + 1];
         if (a->flags & ACCT_ALG_FANOUT) {

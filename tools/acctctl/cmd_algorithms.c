@@ -21,6 +21,7 @@ static const struct {
     { ACCT_ALG_POW2, "power-of-two" },
     { ACCT_ALG_COUNT_GE_SIZE, "count-ge-size" },
     { ACCT_ALG_REORDER, "reorder" },
+    { ACCT_ALG_NODES, "node-aware" },
 };
 
 /* "segmented,fanout", or "-" for none. */

@@ -49,6 +49,12 @@ int acct_allreduce_pof2_rank(const struct acct_call *c, int newrank);
 int acct_allreduce_ring_phases(const struct acct_call *c, struct acct_sched *s,
                                uint64_t nphases);
 
+/* Node-aware allreduce (allreduce_nodes.c; commutative, needs c->layout):
+ * intra-node reduce, the registered allreduce INTER among node leaders,
+ * intra-node bcast; and its closed form. */
+int acct_allreduce_nodes(const struct acct_call *c, struct acct_sched *s, const char *inter);
+double acct_allreduce_nodes_cost(const struct acct_cost *c, const char *inter);
+
 /* --- registered algorithms: builder and closed form (acct/alg.h) --- */
 ACCT_ALG_FUNCTIONS(allreduce, reduce_bcast);
 ACCT_ALG_FUNCTIONS(allreduce, allgather_reduce);
@@ -56,6 +62,9 @@ ACCT_ALG_FUNCTIONS(allreduce, recursive_doubling);
 ACCT_ALG_FUNCTIONS(allreduce, ring);
 ACCT_ALG_FUNCTIONS(allreduce, segmented_ring);
 ACCT_ALG_FUNCTIONS(allreduce, rabenseifner);
+ACCT_ALG_FUNCTIONS(allreduce, hier_ring);
+ACCT_ALG_FUNCTIONS(allreduce, hier_rabenseifner);
+ACCT_ALG_FUNCTIONS(allreduce, hier_recursive_doubling);
 
 /* The pre/post step of the non-power-of-two allreduces, a part of their
  * closed forms (pLogP; ../cost.h). */

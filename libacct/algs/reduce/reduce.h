@@ -33,6 +33,17 @@ int acct_reduce_tree_io(const struct acct_call *c, struct acct_sched *s,
 int acct_reduce_tree(const struct acct_call *c, struct acct_sched *s, enum acct_reduce_tree kind,
                      int fanout);
 
+/* Node-aware (commutative operations only; needs c->layout): the reduce
+ * over the inter-node tree `inter` among node leaders and an
+ * ACCT_REDUCE_INTRA tree on each node (acct_layout_tree), rooted at
+ * c->root; buffers as acct_reduce_tree_io and acct_reduce_tree. */
+#define ACCT_REDUCE_INTRA ACCT_TREE_BINOMIAL
+int acct_reduce_nodes_io(const struct acct_call *c, struct acct_sched *s,
+                         enum acct_tree_kind inter, int fanout, enum acct_buf own,
+                         enum acct_buf out, enum acct_buf tmp);
+int acct_reduce_nodes(const struct acct_call *c, struct acct_sched *s, enum acct_tree_kind inter,
+                      int fanout);
+
 /* The registered algorithms: builder and closed form of each
  * (ACCT_ALG_FUNCTIONS, acct/alg.h). */
 ACCT_ALG_FUNCTIONS(reduce, linear);
@@ -42,5 +53,8 @@ ACCT_ALG_FUNCTIONS(reduce, binary);
 ACCT_ALG_FUNCTIONS(reduce, binomial);
 ACCT_ALG_FUNCTIONS(reduce, in_order_binary);
 ACCT_ALG_FUNCTIONS(reduce, rabenseifner);
+ACCT_ALG_FUNCTIONS(reduce, hier_chain);
+ACCT_ALG_FUNCTIONS(reduce, hier_binomial);
+ACCT_ALG_FUNCTIONS(reduce, hier_knomial);
 
 #endif

@@ -33,6 +33,10 @@
  * so that the accumulator is the cheapest buffer (the root's receive
  * buffer, in place or receiving the last child; a child's slot elsewhere).
  *
+ * Node-aware trees (acct_reduce_nodes, acct/layout.h; commutative only):
+ * each node's intra-node tree reduces into its leader while the leaders'
+ * inter-node tree reduces towards the root, segment by segment.
+ *
  * Cost (pLogP, ../cost.h; each registered tree's closed form is in its
  * file): the segmented bcast trees run in reverse, plus one reduction per
  * child and segment: about (ns - 1) f g(s) + h (f g(s) + L) + h f gamma s
@@ -153,21 +157,28 @@ static int tree_node(enum acct_reduce_tree kind, int fanout, int t, int size, st
     return -1;
 }
 
-/* The operands of node t in combining order (children's slots numbered in
+/* A node of the tree in ranks: parent and children (serving order) as
+ * ranks, and each one's place t in the operands' rank order. */
+struct rnode {
+    struct acct_tree tr; /* ranks */
+    int t;
+    int child_t[ACCT_TREE_MAX_CHILDREN];
+    int troot; /* the tree's root (rank) */
+};
+
+/* The operands of node rn in combining order (children's slots numbered in
  * that order); own data last when it may be overwritten, rank order for
  * non-commutative operations. Returns how many. */
-static int order_operands(const struct acct_tree *tr, int t, int shift, int p, bool comm,
-                          bool own_w, struct operand *ops)
+static int order_operands(const struct rnode *rn, bool comm, bool own_w, struct operand *ops)
 {
     int nops = 0;
 
     if (!(comm && own_w))
-        ops[nops++] = (struct operand){.rank = OWN, .t = t};
-    for (int i = 0; i < tr->nchildren; i++)
-        ops[nops++] = (struct operand){.rank = (tr->children[i] + shift) % p,
-                                       .t = tr->children[i], .slot = i};
+        ops[nops++] = (struct operand){.rank = OWN, .t = rn->t};
+    for (int i = 0; i < rn->tr.nchildren; i++)
+        ops[nops++] = (struct operand){.rank = rn->tr.children[i], .t = rn->child_t[i], .slot = i};
     if (comm && own_w)
-        ops[nops++] = (struct operand){.rank = OWN, .t = t};
+        ops[nops++] = (struct operand){.rank = OWN, .t = rn->t};
     if (!comm) /* rank order: subtrees are contiguous ranges around t */
         for (int i = 1; i < nops; i++)
             for (int j = i; j > 0 && ops[j - 1].t > ops[j].t; j--) {
@@ -239,45 +250,23 @@ static void combine_segment(const struct acct_call *c, struct acct_sched *s,
         acct_sched_copy(s, acc.buf, acc.off, len, pl->out, k * c->seg, len);
 }
 
-int acct_reduce_tree_io(const struct acct_call *c, struct acct_sched *s,
-                        enum acct_reduce_tree kind, int fanout, enum acct_buf own,
-                        enum acct_buf out, enum acct_buf tmp)
+/* The segmented reduce over the tree node rn of this rank. */
+static int reduce_over(const struct acct_call *c, struct acct_sched *s, const struct rnode *rn,
+                       enum acct_buf own, enum acct_buf out, enum acct_buf tmp)
 {
-    const int p = c->size;
-    const bool comm = c->commutative;
-    struct acct_tree tr;
     struct operand ops[ACCT_TREE_MAX_CHILDREN + 1];
     struct plan pl = {.own = own, .out = out, .tmp = tmp, .count = c->count, .seg = c->seg};
-
-    if (kind == ACCT_REDUCE_TREE_BINARY && !comm)
-        return -1; /* level-order subtrees are not rank ranges */
-    if (p < 1 || c->root < 0 || c->root >= p)
-        return -1;
-    if (c->count == 0)
-        return 0;
-    if (p == 1) {
-        if (own != out)
-            acct_sched_copy(s, own, 0, c->count, out, 0, c->count);
-        return 0;
-    }
-
-    /* rank = (t + shift) % p: rotated to the root only when order is free. */
-    const int troot_t = kind == ACCT_REDUCE_TREE_IN_ORDER_BINARY ? p - 1 : 0;
-    const int shift = comm ? (c->root - troot_t + p) % p : 0;
-    const int t = (c->rank - shift + p) % p;
-    if (tree_node(kind, fanout, t, p, &tr) != 0)
-        return -1;
-    const int troot = (troot_t + shift) % p;
+    const int troot = rn->troot;
     const bool is_root = c->rank == c->root, is_troot = c->rank == troot;
     const bool final = is_root && is_troot;   /* my result is the call's */
     const int forward_to = is_troot && !is_root ? c->root : -1;
     const bool fetch = is_root && !is_troot;  /* the result comes from troot */
     const bool own_w = is_root && own == out; /* own data may be overwritten */
-    const int parent = tr.parent < 0 ? -1 : (tr.parent + shift) % p;
+    const int parent = rn->tr.parent;
 
-    const int nops = order_operands(&tr, t, shift, p, comm, own_w, ops);
+    const int nops = order_operands(rn, c->commutative, own_w, ops);
     const int last = nops - 1;
-    pl.nslots = tr.nchildren;
+    pl.nslots = rn->tr.nchildren;
     const struct acc_plan a = choose_accumulator(&pl, ops, nops, final, own_w);
 
     const uint64_t nseg = acct_nsegs(c->count, c->seg);
@@ -314,9 +303,83 @@ int acct_reduce_tree_io(const struct acct_call *c, struct acct_sched *s,
     return 0;
 }
 
+/* Arguments every tree reduce checks; 1 when there is nothing to send
+ * (empty vector, or one rank: copied). */
+static int trivial(const struct acct_call *c, struct acct_sched *s, enum acct_buf own,
+                   enum acct_buf out)
+{
+    if (c->size < 1 || c->root < 0 || c->root >= c->size)
+        return -1;
+    if (c->count == 0)
+        return 1;
+    if (c->size == 1) {
+        if (own != out)
+            acct_sched_copy(s, own, 0, c->count, out, 0, c->count);
+        return 1;
+    }
+    return 0;
+}
+
+int acct_reduce_tree_io(const struct acct_call *c, struct acct_sched *s,
+                        enum acct_reduce_tree kind, int fanout, enum acct_buf own,
+                        enum acct_buf out, enum acct_buf tmp)
+{
+    const int p = c->size;
+    const bool comm = c->commutative;
+    struct rnode rn;
+
+    if (kind == ACCT_REDUCE_TREE_BINARY && !comm)
+        return -1; /* level-order subtrees are not rank ranges */
+    int rc = trivial(c, s, own, out);
+    if (rc != 0)
+        return rc < 0 ? -1 : 0;
+
+    /* rank = (t + shift) % p: rotated to the root only when order is free. */
+    const int troot_t = kind == ACCT_REDUCE_TREE_IN_ORDER_BINARY ? p - 1 : 0;
+    const int shift = comm ? (c->root - troot_t + p) % p : 0;
+    rn.t = (c->rank - shift + p) % p;
+    if (tree_node(kind, fanout, rn.t, p, &rn.tr) != 0)
+        return -1;
+    rn.troot = (troot_t + shift) % p;
+    if (rn.tr.parent >= 0)
+        rn.tr.parent = (rn.tr.parent + shift) % p;
+    for (int i = 0; i < rn.tr.nchildren; i++) {
+        rn.child_t[i] = rn.tr.children[i];
+        rn.tr.children[i] = (rn.tr.children[i] + shift) % p;
+    }
+    return reduce_over(c, s, &rn, own, out, tmp);
+}
+
+int acct_reduce_nodes_io(const struct acct_call *c, struct acct_sched *s,
+                         enum acct_tree_kind inter, int fanout, enum acct_buf own,
+                         enum acct_buf out, enum acct_buf tmp)
+{
+    struct rnode rn;
+
+    if (!c->commutative || c->layout == NULL)
+        return -1; /* a node's ranks need not be a contiguous range */
+    int rc = trivial(c, s, own, out);
+    if (rc != 0)
+        return rc < 0 ? -1 : 0;
+    if (acct_layout_tree(c->layout, c->rank, c->root, inter, fanout, ACCT_REDUCE_INTRA, 2, &rn.tr) != 0)
+        return -1;
+    rn.t = c->rank;
+    rn.troot = c->root;
+    for (int i = 0; i < rn.tr.nchildren; i++)
+        rn.child_t[i] = rn.tr.children[i];
+    return reduce_over(c, s, &rn, own, out, tmp);
+}
+
 int acct_reduce_tree(const struct acct_call *c, struct acct_sched *s, enum acct_reduce_tree kind,
                      int fanout)
 {
     enum acct_buf own = c->in_place && c->rank == c->root ? ACCT_BUF_RECV : ACCT_BUF_SEND;
     return acct_reduce_tree_io(c, s, kind, fanout, own, ACCT_BUF_RECV, ACCT_BUF_TMP0);
+}
+
+int acct_reduce_nodes(const struct acct_call *c, struct acct_sched *s, enum acct_tree_kind inter,
+                      int fanout)
+{
+    enum acct_buf own = c->in_place && c->rank == c->root ? ACCT_BUF_RECV : ACCT_BUF_SEND;
+    return acct_reduce_nodes_io(c, s, inter, fanout, own, ACCT_BUF_RECV, ACCT_BUF_TMP0);
 }

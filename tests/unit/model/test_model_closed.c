@@ -2,7 +2,8 @@
  * docs/references.md.)
  * The simulator runs the algorithms' real schedules; for every algorithm
  * with a closed form, both must agree exactly (relative error < 1e-9) for
- * P = 2, 4, ..., 64, several message and segment sizes and fan-outs, under
+ * P = 2, 4, ..., 64, several message and segment sizes and fan-outs (node-
+ * aware reduce and allreduce: within NODES_ESTIMATE), under
  * a LogGP-derived and a measured-looking pLogP parameter set, with and
  * without reduction and copy costs (docs/models.md, "Accuracy"). */
 #include <math.h>
@@ -31,6 +32,12 @@ static const char *const copies_approximate[] = {
 /* Closed forms without the reduction cost on the critical path of every
  * pass (exact only with gamma = 0). */
 static const char *const reductions_approximate[] = {"allreduce/segmented_ring", NULL};
+
+/* Node-aware reduce and allreduce: their closed forms add up the phases'
+ * longest paths (docs/models.md, "Node-aware methods"), estimates within
+ * this relative error of the simulated schedule here (node-aware bcast is
+ * exact). Without a layout the model places one rank per node. */
+#define NODES_ESTIMATE 0.4
 
 static bool listed(const char *const *list, const struct acct_alg *a)
 {
@@ -65,7 +72,7 @@ static void check_point(const struct acct_alg *a, int p, uint64_t m, uint64_t se
     }
     t->compared++;
     double rel = fabs(s - c) / (fabs(s) > 1e-12 ? fabs(s) : 1.0);
-    if (!(rel < 1e-9)) {
+    if (!(rel < ((a->flags & ACCT_ALG_NODES) && a->coll != ACCT_COLL_bcast ? NODES_ESTIMATE : 1e-9))) {
         print_error("%s/%s p=%d m=%llu seg=%llu f=%d [%s]: simulated %.9f, closed form %.9f\n",
                     acct_coll_name(a->coll), a->name, p, (unsigned long long)m,
                     (unsigned long long)seg, fanout, set, s, c);

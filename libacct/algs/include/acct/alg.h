@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "acct/coll.h"
+#include "acct/layout.h"
 #include "acct/plogp.h"
 #include "acct/sched.h"
 #include "acct/topo.h"
@@ -27,7 +28,11 @@
  *   reduce_scatter_block:      count = elements per rank's block
  *   gather, scatter, allgather, alltoall: count = receive elements per
  *       block (receive type), scount = send elements per block (send type)
- *   barrier:                   count = 0 */
+ *   barrier:                   count = 0
+ * layout: which ranks share a node (acct/layout.h), agreed by every rank;
+ * NULL when unknown (then node-aware algorithms fall back), or
+ * &acct_layout_any where only the communicator size is known (rules
+ * tables: a layout-dependent restriction is then taken to hold). */
 struct acct_call {
     enum acct_coll_id coll;
     int rank, size;
@@ -38,7 +43,12 @@ struct acct_call {
     int fanout;       /* tree radix / chains; 0 = the algorithm's default */
     bool in_place;    /* MPI_IN_PLACE where the call allows it */
     bool commutative; /* the op is commutative (reductions only) */
+    const struct acct_layout *layout; /* ranks per node; NULL = unknown */
 };
+
+/* "Any layout": for applicability checks without a communicator (never
+ * handed to a builder). */
+extern const struct acct_layout acct_layout_any;
 
 enum acct_alg_flags {
     ACCT_ALG_NATIVE = 1u << 0,      /* the MPI library's own collective */
@@ -48,6 +58,7 @@ enum acct_alg_flags {
     ACCT_ALG_FANOUT = 1u << 4,      /* honours a fan-out / radix */
     ACCT_ALG_COUNT_GE_SIZE = 1u << 5, /* needs count >= size (splits the data) */
     ACCT_ALG_REORDER = 1u << 6,     /* SACK reordering can run it (docs/sack.md) */
+    ACCT_ALG_NODES = 1u << 7,       /* node-aware: needs the call's layout */
 };
 
 /* Appends the calling rank's steps for this call. Pure: same call, same
@@ -65,6 +76,7 @@ struct acct_cost {
     uint64_t m;
     uint64_t seg; /* segment bytes with ACCT_ALG_SEGMENTED, 0 = none; else 0 */
     int fanout;   /* with ACCT_ALG_FANOUT: the decision's, or the row's default; else 0 */
+    int nodes;    /* nodes the p ranks span, in blocks (ACCT_ALG_NODES); 0 = one per rank */
 };
 
 /* The algorithm's time for c by its formula, NAN where it has none (the

@@ -1,0 +1,109 @@
+/* Node-aware allreduce — the mechanism behind hier_ring,
+ * hier_rabenseifner and hier_recursive_doubling (commutative operations):
+ *   1. each node reduces into its leader (its lowest rank) over a
+ *      segmented binomial tree (reduce/reduce_tree.c);
+ *   2. the leaders, one per node, run a flat allreduce among themselves in
+ *      place (any registered allreduce, resolved for the leaders' call so
+ *      that its restrictions and fallbacks hold, alike on every rank);
+ *   3. each leader broadcasts the result over its node with a segmented
+ *      binomial tree (bcast/bcast_tree.c).
+ * So the node's link carries 2 (N - 1) / N of the vector for a ring among
+ * N nodes, where a flat ring over all P ranks would carry it ppn times.
+ * The phases run one after the other (no overlap by segments yet).
+ * Each phase is built on its own, for the ranks it involves, and appended
+ * with its ranks mapped (acct_sched_append). */
+#include "../algs.h"
+#include "../cost.h"
+
+#include <stdlib.h>
+
+/* The flat allreduce the leaders run, for a call among nnodes leaders;
+ * NULL when only native could run it (then the whole call is native). */
+static const struct acct_alg *inter_alg(const struct acct_call *c, const char *name,
+                                        struct acct_call *x)
+{
+    *x = *c;
+    x->rank = c->layout->node[c->rank];
+    x->size = c->layout->nnodes;
+    x->root = -1;
+    x->in_place = true;
+    x->layout = NULL;
+    x->fanout = 0;
+    const struct acct_alg *a = acct_alg_resolve(acct_alg_find(ACCT_COLL_allreduce, name), x);
+    if (a == NULL || (a->flags & ACCT_ALG_NATIVE))
+        return NULL;
+    if (!(a->flags & ACCT_ALG_SEGMENTED))
+        x->seg = 0;
+    return a;
+}
+
+int acct_allreduce_nodes(const struct acct_call *c, struct acct_sched *s, const char *inter)
+{
+    const struct acct_layout *l = c->layout;
+    struct acct_call x;
+    if (l == NULL || !c->commutative || l->size != c->size)
+        return -1;
+    const struct acct_alg *a = l->nnodes > 1 ? inter_alg(c, inter, &x) : NULL;
+    if (l->nnodes > 1 && a == NULL)
+        return -1; /* every rank resolves the same leaders' call */
+    const int n = l->node[c->rank];
+    const int *mine = &l->members[l->first[n]];
+    const struct acct_call local = {.coll = ACCT_COLL_reduce, .rank = l->local[c->rank],
+                                    .size = acct_layout_ppn(l, n), .root = 0, .count = c->count,
+                                    .seg = c->seg, .commutative = true};
+    struct acct_sched sub;
+    int *leaders = malloc((size_t)l->nnodes * sizeof *leaders);
+    int rc = leaders == NULL ? -1 : 0;
+    acct_sched_init(&sub);
+
+    /* 1: reduce into the leader */
+    if (rc == 0)
+        rc = acct_reduce_tree_io(&local, &sub, ACCT_REDUCE_TREE_BINOMIAL, 2,
+                                 acct_allreduce_input(c), ACCT_BUF_RECV, ACCT_BUF_TMP0);
+    if (rc == 0)
+        acct_sched_append(s, &sub, mine);
+    /* 2: among the leaders, in place in RECV */
+    if (rc == 0 && a != NULL && l->local[c->rank] == 0) {
+        for (int i = 0; i < l->nnodes; i++)
+            leaders[i] = l->members[l->first[i]];
+        rc = acct_alg_schedule(a, &x, &sub);
+        if (rc == 0)
+            acct_sched_append(s, &sub, leaders);
+    }
+    /* 3: broadcast from the leader */
+    if (rc == 0) {
+        struct acct_call b = local;
+        b.coll = ACCT_COLL_bcast;
+        acct_sched_reset(&sub);
+        rc = acct_bcast_tree(&b, &sub, ACCT_TREE_BINOMIAL, 2);
+        if (rc == 0)
+            acct_sched_append(s, &sub, mine);
+    }
+    acct_sched_free(&sub);
+    free(leaders);
+    return rc;
+}
+
+/* Phase 1 and 3 on ppn = ceil(p / nodes) ranks (binomial longest paths, one
+ * reduction of each segment per tree level on the way up) plus the leaders'
+ * allreduce among `nodes` ranks by its own closed form; one network for
+ * both (intra-node parameters: issue 21's calibration). */
+double acct_allreduce_nodes_cost(const struct acct_cost *c, const char *inter)
+{
+    const int nodes = c->nodes > 0 && c->nodes <= c->p ? c->nodes : c->p;
+    const struct acct_alg *a = acct_alg_find(ACCT_COLL_allreduce, inter);
+    uint64_t s, ns;
+    if (a == NULL || a->cost == NULL || !cost_segs(c, c->m, &s, &ns))
+        return NAN;
+    struct acct_cost x = *c;
+    x.p = (c->p + nodes - 1) / nodes;
+    double intra = 0;
+    if (x.p > 1)
+        intra = 2 * acct_cost_tree_path(&x, ACCT_TREE_BINOMIAL, 2, s, ns) +
+                cost_clog2(x.p) * cost_gamma(c, c->m);
+    x.p = nodes;
+    x.nodes = 0;
+    x.seg = (a->flags & ACCT_ALG_SEGMENTED) ? c->seg : 0;
+    x.fanout = 0;
+    return intra + (nodes > 1 ? a->cost(&x) : 0);
+}
