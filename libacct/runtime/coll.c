@@ -164,6 +164,8 @@ static bool choose(struct rt_comm *st, struct acct_call *shape, uint64_t bytes, 
         return false;
     shape->seg = d->segment_bytes == 0 ? 0 : (d->segment_bytes / elem ? d->segment_bytes / elem : 1);
     shape->fanout = d->fanout;
+    if (d->alg->flags & ACCT_ALG_NODES)
+        shape->layout = rt_comm_layout(st);
     const struct acct_alg *alg = acct_alg_resolve(d->alg, shape);
     if (alg->flags & ACCT_ALG_NATIVE)
         return false;
@@ -179,7 +181,7 @@ static bool same_call(const struct acct_call *a, const struct acct_call *b)
     return a->coll == b->coll && a->rank == b->rank && a->size == b->size &&
            a->root == b->root && a->count == b->count && a->scount == b->scount &&
            a->seg == b->seg && a->fanout == b->fanout && a->in_place == b->in_place &&
-           a->commutative == b->commutative;
+           a->commutative == b->commutative && a->layout == b->layout;
 }
 
 /* The schedule of (alg, shape): a cached one, or built into the next slot.

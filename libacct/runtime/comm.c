@@ -32,6 +32,7 @@ static void state_free(struct rt_comm *st)
         acct_sched_free(&st->cache[i].sched);
     rt_scratch_free(&st->scratch);
     rt_tables_free(&st->tabs);
+    acct_layout_free(&st->layout);
     free(st);
 }
 
@@ -135,12 +136,26 @@ struct rt_comm *rt_comm_get(MPI_Comm comm)
     return st;
 }
 
+static void find_layout(struct rt_comm *st)
+{
+    st->layout_state = rt_locality(st->priv, st->rank, st->size, &st->layout) == 0 ? 1 : -1;
+}
+
 static void make_priv(struct rt_comm *st)
 {
     if (PMPI_Comm_dup(st->user, &st->priv) != MPI_SUCCESS) {
         st->priv = MPI_COMM_NULL;
         st->broken = true;
+    } else if (eager_only) { /* no communicator is made inside a collective */
+        find_layout(st);
     }
+}
+
+const struct acct_layout *rt_comm_layout(struct rt_comm *st)
+{
+    if (st->layout_state == 0 && !eager_only && rt_comm_priv(st) != MPI_COMM_NULL)
+        find_layout(st);
+    return st->layout_state == 1 ? &st->layout : NULL;
 }
 
 bool rt_comm_runs_acct(const struct rt_comm *st)

@@ -11,6 +11,7 @@
 #include "acct/sched.h"
 #include "decide.h"
 #include "exec.h"
+#include "locality.h"
 #include "sack.h"
 
 #define RT_SCHED_SLOTS 4
@@ -35,6 +36,8 @@ struct rt_comm {
     unsigned victim;
     struct rt_scratch scratch;
     struct sack_auto sack_auto; /* SACK automatic mode: bcast call sites (sack.h) */
+    struct acct_layout layout;  /* which ranks share a node (locality.h) */
+    signed char layout_state;   /* 0: not asked yet, 1: known, -1: unknown */
     struct rt_comm *next;    /* list of live states, for MPI_Finalize */
 };
 
@@ -72,6 +75,11 @@ extern struct rt_comm rt_comm_unknown;
  * A communicator of one process never gets one: its collectives move no
  * data between processes and always run native. */
 bool rt_comm_runs_acct(const struct rt_comm *st);
+/* The communicator's layout, found collectively at the first call that
+ * asks (every rank asks at the same call: decisions are agreed) or, under
+ * MPI_THREAD_MULTIPLE, with the duplicate at creation; NULL when unknown
+ * (then node-aware algorithms fall back, alike on every rank). */
+const struct acct_layout *rt_comm_layout(struct rt_comm *st);
 MPI_Comm rt_comm_priv(struct rt_comm *st);
 void rt_comm_created(MPI_Comm comm);
 

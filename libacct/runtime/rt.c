@@ -20,6 +20,7 @@
 #include "agree.h"
 #include "coll.h"
 #include "comm.h"
+#include "locality.h"
 #include "decide.h"
 #include "report.h"
 #include "samples.h"
@@ -82,6 +83,7 @@ static int rt_init(const struct acct_rt_init_args *args)
     }
     rt_decide_init(getenv("ACCT_RULES"), rt.agreed.rules, rt.agreed.rules_len, rt.agreed.force);
     rt_samples_init(rt.world_rank, rt.thread_level);
+    rt_locality_init(rt.world_rank);
     rt.active = true;
     /* MPI_THREAD_MULTIPLE: MPI_COMM_WORLD's private duplicate now, while
      * MPI_Init_thread runs alone (comm.h) */

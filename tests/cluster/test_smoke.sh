@@ -10,7 +10,9 @@
 # OK, libacct.so is mapped in all 8 tasks (each task greps its own maps before
 # exec'ing the program), the tasks ran on the 4 emulated hosts, the job's MPI
 # traffic was steered onto the partition's subnet, and rank 0 wrote the
-# ACCT_REPORT file into the shared directory.
+# ACCT_REPORT file into the shared directory. Then once on eth with the
+# node-aware methods forced: every rank finds the real placement (4 nodes of
+# 2 ranks) and the hier_* methods ran with right results.
 set -u
 # shellcheck source=testlib.sh
 . "$(dirname "$0")/testlib.sh"
@@ -46,20 +48,33 @@ exec "$0" "$@"'
 # The program's own output (not the task lines) has a line with OK.
 reports_ok() { grep -v '^task-preload-' "$1" | grep -q 'OK'; }
 
+# run PART NAME [VAR=VALUE...]: the program on PART, 4 nodes x 2 ranks, with
+# VAR=VALUE in every task's environment (through srun's environment:
+# ACCT_FORCE holds commas, which --export cannot carry); NAME.out/.err/.rc
+# and NAME.report.yaml in $work.
+run() {
+  local part=$1 name=$2
+  shift 2
+  local out=$work/$name.out err=$work/$name.err report=$work/$name.report.yaml xs=() v
+  for v in "$@"; do xs+=(-x "$v"); done
+  if [[ $mode == srun ]]; then
+    pmix_step "$out" "$err" env "$@" timeout 240 srun -p "$part" -N4 -n8 --mpi=pmix -t 4 \
+      -J "acct-smoke-$name" --export="ALL,LD_PRELOAD=$lib,ACCT_REPORT=$report,ACCT_TEST_LIB=$lib" \
+      /bin/sh -c "$task" "$prog"
+  else
+    timeout 240 "$ACCT_CLUSTER" run -p "$part" -- "${flags[@]}" -np 8 --map-by slot \
+      -x "LD_PRELOAD=$lib" -x "ACCT_REPORT=$report" -x "ACCT_TEST_LIB=$lib" "${xs[@]}" \
+      /bin/sh -c "$task" "$prog" >"$out" 2>"$err"
+  fi
+  echo $? >"$work/$name.rc"
+}
+
 for part in eth fast; do
   out=$work/$part.out err=$work/$part.err report=$work/$part.report.yaml
   net=$("$ACCT_CLUSTER" subnet -p "$part")
   echo "== $mode on partition $part ($net)"
-  if [[ $mode == srun ]]; then
-    pmix_step "$out" "$err" timeout 240 srun -p "$part" -N4 -n8 --mpi=pmix -t 4 -J "acct-smoke-$part" \
-      --export="ALL,LD_PRELOAD=$lib,ACCT_REPORT=$report,ACCT_TEST_LIB=$lib" \
-      /bin/sh -c "$task" "$prog"
-  else
-    timeout 240 "$ACCT_CLUSTER" run -p "$part" -- "${flags[@]}" -np 8 --map-by slot \
-      -x "LD_PRELOAD=$lib" -x "ACCT_REPORT=$report" -x "ACCT_TEST_LIB=$lib" \
-      /bin/sh -c "$task" "$prog" >"$out" 2>"$err"
-  fi
-  rc=$?
+  run "$part" "$part"
+  rc=$(cat "$work/$part.rc")
   hosts=$(sed -n 's/^task-preload-ok .*host=\([^ ]*\).*/\1/p' "$out" | sort -u | tr '\n' ' ')
   check "$part: $mode exits 0 (got $rc)" test "$rc" = 0
   check "$part: rank 0 reports OK" reports_ok "$out"
@@ -73,5 +88,26 @@ for part in eth fast; do
     show "$err" 40
   fi
 done
+
+# Node-aware methods on the real placement: the runtime finds from Open
+# MPI's locality (MPI_Comm_split_type) that the 8 ranks sit 2 per node on 4
+# nodes, on every rank, and the forced hier_* methods compute the right
+# results (the program checks every call) and ran.
+echo "== $mode on partition eth, node-aware methods forced"
+hforce="bcast=hier_chain:8K,reduce=hier_binomial:8K,allreduce=hier_ring:8K"
+run eth nodes "ACCT_FORCE=$hforce" ACCT_VERBOSE=2
+ran_calls() { # ALG COLL -> calls in the report
+  sed -n "s/.*{collective: $2, algorithm: $1, calls: \([0-9]*\),.*/\1/p" "$work/nodes.report.yaml"
+}
+check "node-aware: $mode exits 0 (got $(cat "$work/nodes.rc"))" test "$(cat "$work/nodes.rc")" = 0
+check "node-aware: rank 0 reports OK" reports_ok "$work/nodes.out"
+check "node-aware: all 8 ranks found 4 nodes of 2 ranks for MPI_COMM_WORLD" \
+  test "$(grep -c 'debug: locality: 8 ranks on 4 nodes, 2 ranks per node' "$work/nodes.err")" = 8
+for x in "hier_chain bcast" "hier_binomial reduce" "hier_ring allreduce"; do
+  # shellcheck disable=SC2086  # ALG COLL
+  n=$(ran_calls $x)
+  check "node-aware: ${x% *} ran ${x#* } calls (${n:-0})" test "${n:-0}" -gt 0
+done
+((FAILS)) && { show "$work/nodes.out" 40; show "$work/nodes.err" 40; show "$work/nodes.report.yaml" 40; }
 rm -rf "$work"
 finish

@@ -11,6 +11,9 @@
 # (ACCT_MATRIX_DELAY_US, see matrix.c), and the SACK branch must have run
 # (its debug line with ACCT_VERBOSE=2, and ACCT_REPORT's reordered count;
 # without reorder mode that count must be 0).
+# Node-aware algorithms (ACCT_MATRIX_LAYOUT=COUNTS in the environment) run
+# on that pretended placement (ACCT_LAYOUT) and must report a multi-node
+# locality for the NP ranks.
 # usage: matrix_check.sh NP COLL ALG SEG FALLBACKS LIBACCT_SO MATRIX MPIEXEC [FLAGS...]
 set -u
 np=$1 coll=$2 alg=$3 seg=$4 fallbacks=$5 lib=$6 prog=$7 mpiexec=$8
@@ -29,6 +32,13 @@ if [ -n "$reorder" ]; then
     extra=(-x ACCT_MATRIX_DELAY_US="$reorder" -x ACCT_MATRIX_SEED="${ACCT_MATRIX_SEED:-1}" -x ACCT_VERBOSE=2)
 fi
 
+# Node-aware algorithms (ACCT_MATRIX_LAYOUT in the environment): run on that
+# pretended placement (ACCT_LAYOUT), and the runtime must have used it.
+layout=${ACCT_MATRIX_LAYOUT:-}
+if [ -n "$layout" ]; then
+    extra+=(-x ACCT_LAYOUT="$layout" -x ACCT_VERBOSE=2)
+fi
+
 timeout 600 "$mpiexec" "${flags[@]}" -np "$np" \
     -x LD_PRELOAD="$preload" -x ACCT_FORCE="$force" -x ACCT_REPORT="$work/report.yaml" "${extra[@]}" \
     ${ASAN_OPTIONS:+-x ASAN_OPTIONS} "$prog" "$coll" >"$work/out" 2>"$work/err"
@@ -37,6 +47,10 @@ cat "$work/out"
 fail() { echo "FAIL: $*"; echo "--- stderr"; head -30 "$work/err"; echo "--- report"; cat "$work/report.yaml" 2>/dev/null; exit 1; }
 [ $rc -eq 0 ] || fail "acct_matrix exited $rc (124 = timeout: a hang)"
 grep -q "^matrix: $coll .* OK$" "$work/out" || fail "no OK verdict"
+if [ -n "$layout" ]; then
+    grep -q "debug: locality: $np ranks on [0-9]* nodes" "$work/err" ||
+        fail "ACCT_LAYOUT=$layout: no multi-node locality line for the $np ranks"
+fi
 calls=$(sed -n 's/.* calls=\([0-9]*\) .*/\1/p' "$work/out")
 count() { sed -n "s/.*{collective: $coll, algorithm: $1, calls: \([0-9]*\),.*/\1/p" "$work/report.yaml"; }
 ran=$(count "$alg"); native=$(count native)
