@@ -451,7 +451,7 @@ def render_table(header, rows, out):
         middle = []
         for h, c in zip(header[1:-1], cells[1:-1]):
             if c and c not in ("-", "\u2014"):
-                middle.append(("\\fI%s\\fR: " % _plain(h) if h else "") + inline(c))
+                middle.append(("\\fI%s\\fR: " % inline(h) if h else "") + inline(c))
         if middle:
             tag = (tag + " " if tag else "") + "(" + "; ".join(middle) + ")"
         out.append(".TP")

@@ -110,6 +110,11 @@ class Blocks(unittest.TestCase):
         self.assertEqual(out, [".SH DESCRIPTION", ".TP", "\\fBa|b\\fR (\\fIdefault\\fR: \\fB1\\fR)",
                                "the a", ".TP", "c", "the c"])
 
+    def test_table_header_markdown(self):
+        out = "\n".join(body_lines(page("| c | *m* is | what |\n|---|---|---|\n| x | y | z |\n")))
+        self.assertIn("x (\\fI\\fIm\\fR is\\fR: y)", out)
+        self.assertNotIn("*", out)
+
     def test_lists(self):
         out = body_lines(page("1. one\n   more\n2. two:\n   - inner\n\n     inner para\n3. three\n"))
         self.assertEqual(out, [".SH DESCRIPTION", ".IP 1. 4", "one more", ".IP 2. 4", "two:",
