@@ -253,6 +253,11 @@ static const struct acctctl_cmd commands[] = {
     { .name = NULL },
 };
 
+const struct acctctl_cmd *acctctl_commands(void)
+{
+    return commands;
+}
+
 static const struct acctctl_cmd *find_command(const char *name)
 {
     for (const struct acctctl_cmd *c = commands; c->name != NULL; c++)
@@ -328,6 +333,8 @@ int main(int argc, char **argv)
         usage(stdout);
         return ACCTCTL_OK;
     }
+    if (strcmp(argv[1], "_complete") == 0) /* hidden: for the shell completion */
+        return acctctl_complete(argc - 1, argv + 1);
     c = find_command(argv[1]);
     if (c == NULL) {
         fprintf(stderr, ACCTCTL_NAME ": unknown command \"%s\"\n\n", argv[1]);

@@ -5,6 +5,7 @@
 #ifndef ACCTCTL_H
 #define ACCTCTL_H
 
+#include <getopt.h>
 #include <stdio.h>
 
 #define ACCTCTL_NAME "acctctl"
@@ -25,6 +26,18 @@ struct acctctl_cmd {
     /* argv[0] is the command's name; returns an enum acctctl_exit. */
     int (*run)(int argc, char **argv);
 };
+
+/* The command table (acctctl.c), ended by a row whose name is NULL. */
+const struct acctctl_cmd *acctctl_commands(void);
+
+/* getopt_long() for every command: under "acctctl _complete options CMD"
+ * (complete.c) it prints the command's options instead and exits, so the
+ * shell completion lists exactly the options the command parses. */
+int acctctl_getopt(int argc, char *const argv[], const char *shortopts,
+                   const struct option *longopts);
+
+/* "acctctl _complete ...": the answers of the shell completion (complete.c). */
+int acctctl_complete(int argc, char **argv);
 
 /* Print "Usage: acctctl NAME SYNOPSIS" and the command's help. */
 void acctctl_command_usage(const char *name, FILE *f);

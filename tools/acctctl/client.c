@@ -69,7 +69,7 @@ int acctctl_parse_opts(struct acctctl_common *c, int argc, char **argv, const ch
     snprintf(opts, sizeof(opts), ":%s", shortopts);
     opterr = 0;
     optind = 1;
-    while ((ch = getopt_long(argc, argv, opts, longopts, NULL)) != -1) {
+    while ((ch = acctctl_getopt(argc, argv, opts, longopts)) != -1) {
         const char *shown = optind > 0 && optind <= argc ? argv[optind - 1] : "?";
         int rc = own != NULL && ch != '?' && ch != ':' ? own(arg, ch, optarg) : -1;
         if (rc == 0)

@@ -161,7 +161,7 @@ int acctctl_cmd_algorithms(int argc, char **argv)
 
     opterr = 0;
     optind = 1;
-    while ((ch = getopt_long(argc, argv, ":c:f:h", opts, NULL)) != -1) {
+    while ((ch = acctctl_getopt(argc, argv, ":c:f:h", opts)) != -1) {
         switch (ch) {
         case 'c':
             if (acct_coll_from_name(optarg, &coll) != 0) {

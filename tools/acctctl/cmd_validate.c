@@ -51,7 +51,7 @@ int acctctl_cmd_validate(int argc, char **argv)
 
     opterr = 0;
     optind = 1;
-    while ((ch = getopt_long(argc, argv, "+qh", opts, NULL)) != -1) {
+    while ((ch = acctctl_getopt(argc, argv, "+qh", opts)) != -1) {
         switch (ch) {
         case 'q':
             quiet = true;

@@ -6,20 +6,26 @@
 #include <stdlib.h>
 #include <string.h>
 
+static const char *const format_names[ACCTCTL_FMT_COUNT] = {
+    [ACCTCTL_FMT_TABLE] = "table",
+    [ACCTCTL_FMT_TSV] = "tsv",
+    [ACCTCTL_FMT_JSON] = "json",
+};
+
 int acctctl_format_parse(const char *s, enum acctctl_format *out)
 {
-    static const char *const names[] = {
-        [ACCTCTL_FMT_TABLE] = "table",
-        [ACCTCTL_FMT_TSV] = "tsv",
-        [ACCTCTL_FMT_JSON] = "json",
-    };
-    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-        if (strcmp(s, names[i]) == 0) {
+    for (int i = 0; i < ACCTCTL_FMT_COUNT; i++) {
+        if (strcmp(s, format_names[i]) == 0) {
             *out = (enum acctctl_format)i;
             return 0;
         }
     }
     return -1;
+}
+
+const char *acctctl_format_name(enum acctctl_format f)
+{
+    return format_names[f];
 }
 
 void acctctl_table_init(struct acctctl_table *t, const struct acctctl_col *cols, size_t ncols)

@@ -11,9 +11,12 @@
 #include <stdio.h>
 
 enum acctctl_format { ACCTCTL_FMT_TABLE, ACCTCTL_FMT_TSV, ACCTCTL_FMT_JSON };
+#define ACCTCTL_FMT_COUNT 3
 
 /* "table", "tsv", "json" -> *out; returns 0, or -1 for another word. */
 int acctctl_format_parse(const char *s, enum acctctl_format *out);
+/* The word of a format ("table"). */
+const char *acctctl_format_name(enum acctctl_format f);
 
 /* Column kinds, for JSON: text is a string, number is written bare when
  * the cell is a valid JSON number (else as a string), bool likewise for
