@@ -18,3 +18,7 @@
      .build = acct_allgather_neighbor_exchange,
      .cost = acct_allgather_neighbor_exchange_cost, .ompi = {5, "neighbor", true},
      .description = "P/2 steps swapping block pairs with alternate ring neighbours (even P only)"},
+    {.coll = ACCT_COLL_allgather, .name = "hier_ring", .fallback = "ring",
+     .build = acct_allgather_hier_ring, .flags = ACCT_ALG_NODES,
+     .cost = acct_allgather_hier_ring_cost, .ompi = ACCT_ALG_OMPI_NONE,
+     .description = "node-aware: gather to node leaders, ring of node chunks among leaders, each chunk down a binomial tree in each node as it arrives"},

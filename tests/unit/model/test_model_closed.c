@@ -3,7 +3,7 @@
  * The simulator runs the algorithms' real schedules; for every algorithm
  * with a closed form, both must agree exactly (relative error < 1e-9) for
  * P = 2, 4, ..., 64, several message and segment sizes and fan-outs (node-
- * aware reduce and allreduce: within NODES_ESTIMATE), under
+ * aware methods but bcast: within NODES_ESTIMATE), under
  * a LogGP-derived and a measured-looking pLogP parameter set, with and
  * without reduction and copy costs (docs/models.md, "Accuracy"). */
 #include <math.h>
@@ -33,7 +33,7 @@ static const char *const copies_approximate[] = {
  * pass (exact only with gamma = 0). */
 static const char *const reductions_approximate[] = {"allreduce/segmented_ring", NULL};
 
-/* Node-aware reduce and allreduce: their closed forms add up the phases'
+/* Node-aware methods but bcast: their closed forms add up the phases'
  * longest paths (docs/models.md, "Node-aware methods"), estimates within
  * this relative error of the simulated schedule here (node-aware bcast is
  * exact). Without a layout the model places one rank per node. */

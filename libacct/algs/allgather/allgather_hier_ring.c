@@ -1,0 +1,101 @@
+/* Node-aware ring allgather (needs the layout, acct/layout.h):
+ *   round 0   each node's ranks send their block to the node's leader (its
+ *             lowest rank), which receives them into their places in RECV;
+ *   rounds 1 .. N-1  the N leaders run a ring of node chunks: in round k
+ *             leader n sends chunk k-1 to the next leader and receives
+ *             chunk k from the previous one, where chunk k is node
+ *             (n - k) mod N's blocks;
+ *   and in every round from 1 the leader also sends the chunk it had
+ *   before to its children in a binomial tree over its node, which forward
+ *   each chunk one round later (the segmented tree broadcast of
+ *   bcast/bcast_tree.c, with chunks as segments) — so the node's ranks get
+ *   node chunks while the ring still runs.
+ * A chunk is one message per run of consecutive ranks (one per node with
+ * ranks placed in blocks). The node's link carries each other node's
+ * blocks once, where a flat ring moves every block through every rank.
+ * Cost (pLogP, ../cost.h): acct_allgather_hier_ring_cost at the end of this file. */
+#include "../algs.h"
+#include "../cost.h"
+
+/* Node j's blocks in RECV to or from peer: a message per run of
+ * consecutive ranks, in rank order (both ends cut them alike). */
+static void chunk(const struct acct_call *c, struct acct_sched *s, int j, int peer, bool send)
+{
+    const struct acct_layout *l = c->layout;
+    for (int i = l->first[j]; i < l->first[j + 1];) {
+        int r0 = l->members[i], n = 1;
+        while (i + n < l->first[j + 1] && l->members[i + n] == r0 + n)
+            n++;
+        if (send)
+            acct_sched_send(s, peer, ACCT_BUF_RECV, (uint64_t)r0 * c->count, (uint64_t)n * c->count);
+        else
+            acct_sched_recv(s, peer, ACCT_BUF_RECV, (uint64_t)r0 * c->count, (uint64_t)n * c->count);
+        i += n;
+    }
+}
+
+int acct_allgather_hier_ring(const struct acct_call *c, struct acct_sched *s)
+{
+    const struct acct_layout *l = c->layout;
+    if (l == NULL || l->size != c->size)
+        return -1;
+    if (c->count == 0)
+        return 0;
+    const int me = c->rank, n = l->node[me], nn = l->nnodes, base = l->first[n];
+    const int ppn = acct_layout_ppn(l, n), leader = l->members[base];
+    const int next = l->members[l->first[(n + 1) % nn]];
+    const int prev = l->members[l->first[(n - 1 + nn) % nn]];
+    struct acct_tree t; /* the node's binomial tree, rooted at the leader (local 0) */
+    if (acct_tree_build(ACCT_TREE_BINOMIAL, l->local[me], ppn, 2, &t) != 0)
+        return -1;
+    const int parent = t.parent < 0 ? -1 : l->members[base + t.parent];
+#define CHUNK(k) ((n - (k) + nn) % nn) /* node of chunk k at this node */
+
+    if (me == leader) {
+        for (int i = 1; i < ppn; i++)
+            acct_sched_recv(s, l->members[base + i], ACCT_BUF_RECV,
+                            (uint64_t)l->members[base + i] * c->count, c->count);
+        acct_allgather_copy_own(c, s, ACCT_BUF_RECV, (uint64_t)me * c->count);
+        acct_sched_round(s);
+        for (int k = 1; k <= nn; k++) {
+            if (k < nn) {
+                chunk(c, s, CHUNK(k - 1), next, true);
+                chunk(c, s, CHUNK(k), prev, false);
+            }
+            for (int i = 0; i < t.nchildren; i++)
+                chunk(c, s, CHUNK(k - 1), l->members[base + t.children[i]], true);
+            acct_sched_round(s);
+        }
+        return 0;
+    }
+    acct_allgather_send_own(c, s, leader);
+    acct_sched_round(s);
+    for (int k = 0; k <= nn; k++) {
+        if (k < nn)
+            chunk(c, s, CHUNK(k), parent, false);
+        if (k >= 1)
+            for (int i = 0; i < t.nchildren; i++)
+                chunk(c, s, CHUNK(k - 1), l->members[base + t.children[i]], true);
+        if (t.nchildren > 0) /* a leaf keeps every receive in one round */
+            acct_sched_round(s);
+    }
+#undef CHUNK
+    return 0;
+}
+
+/* An estimate with N = c->nodes nodes of q = ceil(P/N) ranks, chunks of
+ * B = q m bytes, d = ceil(log2 q) (the tree's depth and the leader's
+ * children): the gather (q - 1) g(m) + L, the ring (N - 1)(max(1, d) g(B)
+ * + L) (the leader also feeds its children each round), the last chunk
+ * down the tree d g(B) + d (g(B) + L), and the own block's copy delta m.
+ * One rank per node (nodes 0): the flat ring's (P - 1)(g(m) + L). */
+double acct_allgather_hier_ring_cost(const struct acct_cost *c)
+{
+    const int nodes = c->nodes > 0 && c->nodes <= c->p ? c->nodes : c->p;
+    const int q = (c->p + nodes - 1) / nodes, d = cost_clog2(q);
+    const uint64_t b = (uint64_t)q * c->m;
+    double t = (nodes - 1) * ((d > 1 ? d : 1) * cost_g(c, b) + cost_L(c));
+    if (q > 1)
+        t += (q - 1) * cost_g(c, c->m) + cost_L(c) + d * cost_g(c, b) + d * (cost_g(c, b) + cost_L(c));
+    return t + c->delta_us_per_byte * (double)c->m;
+}
