@@ -15,6 +15,19 @@
  * blocks of ceil(count/size) (the last blocks may be short or empty). */
 void acct_block_range(uint64_t count, int size, int v, uint64_t *off, uint64_t *len);
 
+/* One message per run of a node's ranks (acct_layout_runs): SEND or RECV
+ * of buf with peer, run (i0, r0, len) at element offset
+ * (by_rank ? r0 : i0) * block, len * block elements. */
+struct acct_run_msg {
+    struct acct_sched *s;
+    bool send;
+    int peer;
+    enum acct_buf buf;
+    bool by_rank;   /* offsets by rank (the full buffer) or by index in the node (scratch) */
+    uint64_t block; /* elements per rank's block */
+};
+void acct_run_msg(void *ctx, int i0, int r0, int len); /* an acct_layout_run_fn */
+
 #include "allgather/allgather.h"
 #include "allreduce/allreduce.h"
 #include "alltoall/alltoall.h"

@@ -164,6 +164,17 @@ int acct_layout_tree(const struct acct_layout *l, int rank, int root, enum acct_
     return intra_part(l, rank, leader, intra, intra_fanout, out);
 }
 
+void acct_layout_runs(const struct acct_layout *l, int n, acct_layout_run_fn fn, void *ctx)
+{
+    for (int i = l->first[n]; i < l->first[n + 1];) {
+        int r0 = l->members[i], len = 1;
+        while (i + len < l->first[n + 1] && l->members[i + len] == r0 + len)
+            len++;
+        fn(ctx, i - l->first[n], r0, len);
+        i += len;
+    }
+}
+
 const char *acct_layout_describe(const struct acct_layout *l, char *buf, unsigned len)
 {
     if (l->min_ppn == l->max_ppn)

@@ -94,7 +94,8 @@ done
 # nodes, on every rank, and the forced hier_* methods compute the right
 # results (the program checks every call) and ran.
 echo "== $mode on partition eth, node-aware methods forced"
-hforce="bcast=hier_chain:8K,reduce=hier_binomial:8K,allreduce=hier_ring:8K,allgather=hier_ring"
+hforce="barrier=hier_dissemination,bcast=hier_chain:8K,reduce=hier_binomial:8K,allreduce=hier_ring:8K"
+hforce="$hforce,allgather=hier_ring,gather=hier_linear,scatter=hier_linear"
 run eth nodes "ACCT_FORCE=$hforce" ACCT_VERBOSE=2
 ran_calls() { # ALG COLL -> calls in the report
   sed -n "s/.*{collective: $2, algorithm: $1, calls: \([0-9]*\),.*/\1/p" "$work/nodes.report.yaml"
@@ -103,7 +104,8 @@ check "node-aware: $mode exits 0 (got $(cat "$work/nodes.rc"))" test "$(cat "$wo
 check "node-aware: rank 0 reports OK" reports_ok "$work/nodes.out"
 check "node-aware: all 8 ranks found 4 nodes of 2 ranks for MPI_COMM_WORLD" \
   test "$(grep -c 'debug: locality: 8 ranks on 4 nodes, 2 ranks per node' "$work/nodes.err")" = 8
-for x in "hier_chain bcast" "hier_binomial reduce" "hier_ring allreduce" "hier_ring allgather"; do
+for x in "hier_dissemination barrier" "hier_chain bcast" "hier_binomial reduce" "hier_ring allreduce" \
+  "hier_ring allgather" "hier_linear gather" "hier_linear scatter"; do
   # shellcheck disable=SC2086  # ALG COLL
   n=$(ran_calls $x)
   check "node-aware: ${x% *} ran ${x#* } calls (${n:-0})" test "${n:-0}" -gt 0

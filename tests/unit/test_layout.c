@@ -122,6 +122,41 @@ static void test_trees(void **state)
         }
 }
 
+struct runs_seen {
+    int n, v[8][3];
+};
+
+static void note_run(void *ctx, int i0, int r0, int len)
+{
+    struct runs_seen *r = ctx;
+    assert_true(r->n < 8);
+    r->v[r->n][0] = i0;
+    r->v[r->n][1] = r0;
+    r->v[r->n++][2] = len;
+}
+
+/* Runs of consecutive ranks: one per node in blocks, one per rank
+ * round-robin, split where a node's ranks skip. */
+static void test_runs(void **state)
+{
+    (void)state;
+    const int key[] = {0, 0, 0, 1, 1, 0, 2, 0}; /* node 0: 0 1 2 5 7 */
+    struct acct_layout l;
+    struct runs_seen r = {0};
+    assert_int_equal(acct_layout_build(&l, 8, key), 0);
+    acct_layout_runs(&l, 0, note_run, &r);
+    const int want[3][3] = {{0, 0, 3}, {3, 5, 1}, {4, 7, 1}};
+    assert_int_equal(r.n, 3);
+    assert_memory_equal(r.v, want, sizeof want);
+    r.n = 0;
+    acct_layout_runs(&l, 1, note_run, &r); /* node 1: 3 4 */
+    assert_int_equal(r.n, 1);
+    assert_int_equal(r.v[0][0], 0);
+    assert_int_equal(r.v[0][1], 3);
+    assert_int_equal(r.v[0][2], 2);
+    acct_layout_free(&l);
+}
+
 static void test_tree_bad_arguments(void **state)
 {
     (void)state;
@@ -141,6 +176,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_build),
         cmocka_unit_test(test_trees),
+        cmocka_unit_test(test_runs),
         cmocka_unit_test(test_tree_bad_arguments),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

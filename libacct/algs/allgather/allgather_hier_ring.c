@@ -21,17 +21,8 @@
  * consecutive ranks, in rank order (both ends cut them alike). */
 static void chunk(const struct acct_call *c, struct acct_sched *s, int j, int peer, bool send)
 {
-    const struct acct_layout *l = c->layout;
-    for (int i = l->first[j]; i < l->first[j + 1];) {
-        int r0 = l->members[i], n = 1;
-        while (i + n < l->first[j + 1] && l->members[i + n] == r0 + n)
-            n++;
-        if (send)
-            acct_sched_send(s, peer, ACCT_BUF_RECV, (uint64_t)r0 * c->count, (uint64_t)n * c->count);
-        else
-            acct_sched_recv(s, peer, ACCT_BUF_RECV, (uint64_t)r0 * c->count, (uint64_t)n * c->count);
-        i += n;
-    }
+    struct acct_run_msg m = {s, send, peer, ACCT_BUF_RECV, true, c->count};
+    acct_layout_runs(c->layout, j, acct_run_msg, &m);
 }
 
 int acct_allgather_hier_ring(const struct acct_call *c, struct acct_sched *s)

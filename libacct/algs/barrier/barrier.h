@@ -14,5 +14,6 @@ ACCT_ALG_FUNCTIONS(barrier, double_ring);
 ACCT_ALG_FUNCTIONS(barrier, dissemination);
 ACCT_ALG_FUNCTIONS(barrier, tournament);
 ACCT_ALG_FUNCTIONS(barrier, recursive_doubling);
+ACCT_ALG_FUNCTIONS(barrier, hier_dissemination);
 
 #endif

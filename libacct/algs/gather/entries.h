@@ -18,3 +18,7 @@
      .flags = ACCT_ALG_SEGMENTED,
      .cost = acct_gather_linear_sync_cost, .ompi = {3, "linear_sync", true},
      .description = "root asks each rank in turn, which sends a first segment then the rest"},
+    {.coll = ACCT_COLL_gather, .name = "hier_linear", .fallback = "linear",
+     .build = acct_gather_hier_linear, .flags = ACCT_ALG_NODES,
+     .cost = acct_gather_hier_linear_cost, .ompi = ACCT_ALG_OMPI_NONE,
+     .description = "node-aware: each node's ranks to its leader, node messages from leaders to the root"},

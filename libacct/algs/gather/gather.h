@@ -61,5 +61,6 @@ ACCT_ALG_FUNCTIONS(gather, linear);
 ACCT_ALG_FUNCTIONS(gather, chain);
 ACCT_ALG_FUNCTIONS(gather, binomial);
 ACCT_ALG_FUNCTIONS(gather, linear_sync);
+ACCT_ALG_FUNCTIONS(gather, hier_linear);
 
 #endif

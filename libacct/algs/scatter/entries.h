@@ -14,3 +14,7 @@
      .cost = acct_scatter_binomial_cost, .ompi = {2, "binomial", true},
      .sack = {ACCT_SACK_TREE, ACCT_TREE_BINOMIAL, 2},
      .description = "binomial tree, each node receives its whole subtree's blocks in one message"},
+    {.coll = ACCT_COLL_scatter, .name = "hier_linear", .fallback = "linear",
+     .build = acct_scatter_hier_linear, .flags = ACCT_ALG_NODES,
+     .cost = acct_scatter_hier_linear_cost, .ompi = ACCT_ALG_OMPI_NONE,
+     .description = "node-aware: node messages from the root to each node's leader, which hands out its node's blocks"},

@@ -71,6 +71,13 @@ int acct_layout_tree(const struct acct_layout *l, int rank, int root, enum acct_
                      int inter_fanout, enum acct_tree_kind intra, int intra_fanout,
                      struct acct_tree *out);
 
+/* Node n's ranks as runs of consecutive ranks, in rank order (one run per
+ * node when ranks are placed in blocks): fn(ctx, i0, r0, len) for each,
+ * with i0 the run's first index among the node's ranks and r0 its first
+ * rank. Node-aware methods send a node's blocks as one message per run. */
+typedef void (*acct_layout_run_fn)(void *ctx, int i0, int r0, int len);
+void acct_layout_runs(const struct acct_layout *l, int n, acct_layout_run_fn fn, void *ctx);
+
 /* "n nodes, a-b ranks per node" into buf (for logs). Returns buf. */
 const char *acct_layout_describe(const struct acct_layout *l, char *buf, unsigned len);
 
