@@ -38,6 +38,17 @@ static const char *const placement_names[] = {
     [ACCT_PLACEMENT_MIXED] = "mixed",
 };
 
+static const char *const layout_kind_names[] = {
+    [ACCT_LAYOUT_ANY] = "any",
+    [ACCT_LAYOUT_REGULAR] = "regular",
+    [ACCT_LAYOUT_IRREGULAR] = "irregular",
+};
+
+const char *acct_layout_kind_name(enum acct_layout_kind k)
+{
+    return (unsigned)k < ACCT_ARRAY_LEN(layout_kind_names) ? layout_kind_names[k] : "?";
+}
+
 const char *acct_rules_source_name(enum acct_rules_source s)
 {
     return (unsigned)s < ACCT_ARRAY_LEN(source_names) ? source_names[s] : "?";
@@ -65,6 +76,7 @@ struct rwalk {
     struct acct_rules *r;
     size_t caps[ACCT_COLL_COUNT];
     size_t rules_seen; /* rules met in the document, valid or not */
+    long long version; /* the document's schema version (acct_rules) */
     /* per collective, the document index of each kept rule (for messages) */
     size_t *index[ACCT_COLL_COUNT];
 };
@@ -165,11 +177,12 @@ static void walk_provenance(struct rwalk *w, const struct ynode *y)
 
 /* ---- rules --------------------------------------------------------------- */
 
-enum { R_COMM, R_BYTES, R_ALG, R_SEGMENT, R_FANOUT, R_REORDER, R_RUNNER_UP, R_N };
+enum { R_COMM, R_BYTES, R_RPN, R_LAYOUT, R_ALG, R_SEGMENT, R_FANOUT, R_REORDER, R_RUNNER_UP, R_N };
 static const struct yt_key rule_keys[R_N] = {
-    [R_COMM] = { "comm_size", true }, [R_BYTES] = { "bytes", false },
-    [R_ALG] = { "algorithm", true },  [R_SEGMENT] = { "segment", false },
-    [R_FANOUT] = { "fanout", false }, [R_REORDER] = { "reorder", false },
+    [R_COMM] = { "comm_size", true },  [R_BYTES] = { "bytes", false },
+    [R_RPN] = { "ranks_per_node", false }, [R_LAYOUT] = { "layout", false },
+    [R_ALG] = { "algorithm", true },   [R_SEGMENT] = { "segment", false },
+    [R_FANOUT] = { "fanout", false },  [R_REORDER] = { "reorder", false },
     [R_RUNNER_UP] = { "runner_up", false },
 };
 
@@ -291,6 +304,32 @@ static void walk_rule(struct rwalk *w, enum acct_coll_id coll, const struct ynod
             ranges_ok = false;
         }
     }
+    /* The layout dimension: schema 2 on. */
+    for (int key = R_RPN; key <= R_LAYOUT; key++)
+        if (v[key] != NULL && w->version < ACCT_RULES_VERSION_LAYOUT) {
+            YT_ERR_AT(p, k[key], FIELD(rule_keys[key].name),
+                      "needs \"acct_rules: %d\" (this file says %lld; libraries that read only "
+                      "version 1 refuse it)",
+                      ACCT_RULES_VERSION_LAYOUT, w->version);
+            v[key] = NULL;
+            ranges_ok = false;
+        }
+    if (v[R_RPN] != NULL) {
+        if (acct_yt_get_range(p, v[R_RPN], FIELD("ranks_per_node"), YT_RANGE_RANKS, &lo, &hi)) {
+            rule.rpn_min = (int)lo;
+            rule.rpn_max = (int)hi;
+        } else {
+            ranges_ok = false;
+        }
+    }
+    if (v[R_LAYOUT] != NULL) {
+        int x;
+        if (acct_yt_get_word(p, v[R_LAYOUT], FIELD("layout"), "layout", layout_kind_names,
+                             ACCT_ARRAY_LEN(layout_kind_names), ACCT_LAYOUT_ANY, &x))
+            rule.layout = (enum acct_layout_kind)x;
+        else
+            ranges_ok = false;
+    }
 #undef FIELD
     rule_ok = walk_decision(w, coll, path, v[R_ALG], v[R_SEGMENT], v[R_FANOUT], v[R_REORDER],
                             &rule.d);
@@ -333,6 +372,26 @@ static void walk_collective(struct rwalk *w, enum acct_coll_id coll, const struc
     }
 }
 
+/* The layouts a rule covers, as an interval of ranks per node (0: an
+ * unknown layout, which only rules that do not restrict the layout cover)
+ * and a kind. */
+static void layout_span(const struct acct_rule *r, int *lo, int *hi)
+{
+    *lo = !acct_rule_layout_bound(r) ? 0 : r->rpn_min != 0 ? r->rpn_min : 1;
+    *hi = r->rpn_min != 0 ? r->rpn_max : INT_MAX;
+}
+
+/* Do two rules cover a common layout? */
+static bool layouts_meet(const struct acct_rule *a, const struct acct_rule *b)
+{
+    int alo, ahi, blo, bhi;
+    layout_span(a, &alo, &ahi);
+    layout_span(b, &blo, &bhi);
+    if (alo > bhi || blo > ahi)
+        return false;
+    return a->layout == ACCT_LAYOUT_ANY || b->layout == ACCT_LAYOUT_ANY || a->layout == b->layout;
+}
+
 /* Overlaps among one collective's rules: each rule that overlaps an earlier
  * one in the document is reported once, naming both lines. */
 struct order {
@@ -370,7 +429,8 @@ static void check_overlaps(struct rwalk *w, enum acct_coll_id coll)
         const struct acct_rule *a = o[i].rule;
         for (size_t j = i + 1; j < l->n && o[j].rule->comm_min <= a->comm_max; j++) {
             const struct acct_rule *b = o[j].rule;
-            if (b->bytes_min > a->bytes_max || a->bytes_min > b->bytes_max)
+            if (b->bytes_min > a->bytes_max || a->bytes_min > b->bytes_max ||
+                !layouts_meet(a, b))
                 continue;
             /* Report the one later in the document, once. */
             size_t later = o[i].index > o[j].index ? o[i].index : o[j].index;
@@ -391,9 +451,23 @@ static void check_overlaps(struct rwalk *w, enum acct_coll_id coll)
                   w->index[coll][later]);
             rpath(w, other, sizeof(other), "collectives.%s[%zu]", acct_coll_name(coll),
                   w->index[coll][earlier]);
-            acct_yt_err(w->p, x->line, x->col, field,
-                        "overlaps %s at line %d (both contain comm_size %d, bytes %s)", other,
-                        e->line, cm, sz);
+            if (!acct_rule_layout_bound(x) && !acct_rule_layout_bound(e)) {
+                acct_yt_err(w->p, x->line, x->col, field,
+                            "overlaps %s at line %d (both contain comm_size %d, bytes %s)",
+                            other, e->line, cm, sz);
+            } else {
+                int xlo, xhi, elo, ehi;
+                layout_span(x, &xlo, &xhi);
+                layout_span(e, &elo, &ehi);
+                int rm = xlo > elo ? xlo : elo;
+                enum acct_layout_kind kd = x->layout != ACCT_LAYOUT_ANY ? x->layout : e->layout;
+                acct_yt_err(w->p, x->line, x->col, field,
+                            "overlaps %s at line %d (both contain comm_size %d, bytes %s, "
+                            "ranks_per_node %d%s%s)",
+                            other, e->line, cm, sz, rm < 1 ? 1 : rm,
+                            kd != ACCT_LAYOUT_ANY ? ", layout " : "",
+                            kd != ACCT_LAYOUT_ANY ? acct_layout_kind_name(kd) : "");
+            }
         }
     }
 out:
@@ -409,7 +483,9 @@ static int cmp_rule(const void *pa, const void *pb)
         return a->comm_min < b->comm_min ? -1 : 1;
     if (a->bytes_min != b->bytes_min)
         return a->bytes_min < b->bytes_min ? -1 : 1;
-    return 0;
+    if (a->rpn_min != b->rpn_min)
+        return a->rpn_min < b->rpn_min ? -1 : 1;
+    return a->layout < b->layout ? -1 : a->layout > b->layout;
 }
 
 enum { T_VERSION, T_PROVENANCE, T_OPTIONS, T_COLLECTIVES, T_N };
@@ -473,8 +549,9 @@ static void walk_top(struct rwalk *w, const struct ynode *root)
     struct yt_key cdefs[ACCT_COLL_COUNT];
     const struct ynode *cv[ACCT_COLL_COUNT], *ck[ACCT_COLL_COUNT];
 
-    if (!acct_yt_check_version(w->p, root, "acct_rules", rpath(w, f, sizeof(f), "acct_rules"),
-                               "rules", ACCT_RULES_VERSION))
+    w->version = ACCT_RULES_VERSION_MIN;
+    if (!acct_yt_check_versions(w->p, root, "acct_rules", rpath(w, f, sizeof(f), "acct_rules"),
+                                "rules", ACCT_RULES_VERSION_MIN, ACCT_RULES_VERSION, &w->version))
         return;
     if (!acct_yt_walk_map(w->p, root, w->prefix, "key", top_keys, T_N, v, k))
         return;
@@ -618,6 +695,7 @@ static bool rule_equal(const struct acct_rule *a, const struct acct_rule *b)
 {
     return a->comm_min == b->comm_min && a->comm_max == b->comm_max &&
            a->bytes_min == b->bytes_min && a->bytes_max == b->bytes_max &&
+           a->rpn_min == b->rpn_min && a->rpn_max == b->rpn_max && a->layout == b->layout &&
            acct_decision_equal(&a->d, &b->d) && runner_up_equal(&a->runner_up, &b->runner_up);
 }
 
@@ -642,6 +720,27 @@ bool acct_rules_equal(const struct acct_rules *a, const struct acct_rules *b)
     return true;
 }
 
+int acct_rules_version(const struct acct_rules *r)
+{
+    for (int c = 0; c < ACCT_COLL_COUNT; c++)
+        for (size_t i = 0; i < r->coll[c].n; i++)
+            if (acct_rule_layout_bound(&r->coll[c].v[i]))
+                return ACCT_RULES_VERSION_LAYOUT;
+    return ACCT_RULES_VERSION_MIN;
+}
+
+bool acct_rules_layout_bound(const struct acct_rules *r, enum acct_coll_id coll, int comm_size)
+{
+    if (r == NULL || (unsigned)coll >= ACCT_COLL_COUNT)
+        return false;
+    const struct acct_rule_list *l = &r->coll[coll];
+    for (size_t i = 0; i < l->n; i++)
+        if (l->v[i].comm_min <= comm_size && comm_size <= l->v[i].comm_max &&
+            acct_rule_layout_bound(&l->v[i]))
+            return true;
+    return false;
+}
+
 static void write_int(FILE *f, int v)
 {
     if (v == INT_MAX)
@@ -656,7 +755,7 @@ int acct_rules_write_indented(FILE *f, const struct acct_rules *r, const char *i
     const struct acct_rules_options *o = &r->opts;
     bool any = false;
 
-    fprintf(f, "%sacct_rules: %d\n", in, ACCT_RULES_VERSION);
+    fprintf(f, "%sacct_rules: %d\n", in, acct_rules_version(r));
     fprintf(f, "%sprovenance:\n%s  partition: ", in, in);
     acct_yt_write_string(f, p->partition);
     fprintf(f, "\n%s  interconnect: ", in);
@@ -726,6 +825,18 @@ int acct_rules_write_indented(FILE *f, const struct acct_rules *r, const char *i
                 acct_yt_write_size(f, x->bytes_max, true);
                 fputc(']', f);
             }
+            if (x->rpn_min != 0) {
+                fputs(", ranks_per_node: ", f);
+                if (x->rpn_min == x->rpn_max) {
+                    write_int(f, x->rpn_min);
+                } else {
+                    fprintf(f, "[%d, ", x->rpn_min);
+                    write_int(f, x->rpn_max);
+                    fputc(']', f);
+                }
+            }
+            if (x->layout != ACCT_LAYOUT_ANY)
+                fprintf(f, ", layout: %s", acct_layout_kind_name(x->layout));
             fprintf(f, ", algorithm: %s", x->d.alg != NULL ? x->d.alg->name : "native");
             if (x->d.segment_bytes != 0) {
                 fputs(", segment: ", f);
@@ -755,6 +866,6 @@ int acct_rules_write_indented(FILE *f, const struct acct_rules *r, const char *i
 
 int acct_rules_write(FILE *f, const struct acct_rules *r)
 {
-    fprintf(f, "# ACCT rules file (schema version %d, see docs/rules.md)\n", ACCT_RULES_VERSION);
+    fprintf(f, "# ACCT rules file (schema version %d, see docs/rules.md)\n", acct_rules_version(r));
     return acct_rules_write_indented(f, r, "");
 }

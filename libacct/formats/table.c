@@ -1,5 +1,7 @@
 /* Per-communicator tables (acct/table.h): the rules of one collective
- * resolved for one communicator size. */
+ * resolved for one communicator size and layout. The rules of a file
+ * never overlap (rules.c checks), so at one layout the matching rules'
+ * byte ranges are disjoint. */
 #include "acct/table.h"
 
 #include <stdlib.h>
@@ -12,6 +14,13 @@ static int cmp_bytes(const void *pa, const void *pb)
 
 int acct_rules_resolve(const struct acct_rules *rules, enum acct_coll_id coll,
                        int comm_size, struct acct_table **out)
+{
+    return acct_rules_resolve_at(rules, coll, comm_size, NULL, out);
+}
+
+int acct_rules_resolve_at(const struct acct_rules *rules, enum acct_coll_id coll,
+                          int comm_size, const struct acct_rules_where *w,
+                          struct acct_table **out)
 {
     int rc = ACCT_RULES_ENOMEM;
     const struct acct_rule **match = NULL;
@@ -33,7 +42,8 @@ int acct_rules_resolve(const struct acct_rules *rules, enum acct_coll_id coll,
         if (match == NULL)
             goto out;
         for (size_t i = 0; i < l->n; i++)
-            if (l->v[i].comm_min <= comm_size && comm_size <= l->v[i].comm_max)
+            if (l->v[i].comm_min <= comm_size && comm_size <= l->v[i].comm_max &&
+                acct_rule_at(&l->v[i], w))
                 match[k++] = &l->v[i];
         qsort(match, k, sizeof(*match), cmp_bytes);
     }

@@ -944,8 +944,9 @@ bool acct_yt_get_number(struct yt_parse *p, const struct ynode *y, const char *f
     return true;
 }
 
-bool acct_yt_check_version(struct yt_parse *p, const struct ynode *root, const char *key,
-                           const char *field, const char *what, long long want)
+bool acct_yt_check_versions(struct yt_parse *p, const struct ynode *root, const char *key,
+                            const char *field, const char *what, long long min, long long max,
+                            long long *got)
 {
     const struct ynode *val = acct_yt_map_get(root, key);
     long long version;
@@ -953,13 +954,27 @@ bool acct_yt_check_version(struct yt_parse *p, const struct ynode *root, const c
         return true;
     if (!acct_yt_get_int(p, val, field, "the schema version (an integer)", &version))
         return false;
-    if (version != want) {
-        YT_ERR_AT(p, val, field,
-                  "unsupported %s schema version %lld: this library reads version %lld", what,
-                  version, want);
+    if (version < min || version > max) {
+        if (min == max)
+            YT_ERR_AT(p, val, field,
+                      "unsupported %s schema version %lld: this library reads version %lld",
+                      what, version, max);
+        else
+            YT_ERR_AT(p, val, field,
+                      "unsupported %s schema version %lld: this library reads versions "
+                      "%lld to %lld",
+                      what, version, min, max);
         return false;
     }
+    *got = version;
     return true;
+}
+
+bool acct_yt_check_version(struct yt_parse *p, const struct ynode *root, const char *key,
+                           const char *field, const char *what, long long want)
+{
+    long long got;
+    return acct_yt_check_versions(p, root, key, field, what, want, want, &got);
 }
 
 /* ======================================================================

@@ -190,6 +190,11 @@ bool acct_yt_get_text(struct yt_parse *p, const struct ynode *y, const char *fie
  * not an integer or not want. A missing key is left to acct_yt_walk_map. */
 bool acct_yt_check_version(struct yt_parse *p, const struct ynode *root, const char *key,
                            const char *field, const char *what, long long want);
+/* Same for a library that reads versions min..max; *got is the file's
+ * version (left alone when the key is missing). */
+bool acct_yt_check_versions(struct yt_parse *p, const struct ynode *root, const char *key,
+                            const char *field, const char *what, long long min, long long max,
+                            long long *got);
 
 struct yt_key {
     const char *name;

@@ -158,6 +158,11 @@ static bool choose(struct rt_comm *st, struct acct_call *shape, uint64_t bytes, 
         return false;
     if (shape->root != -1 && (shape->root < 0 || shape->root >= st->size))
         return false; /* let the MPI library report the bad root */
+    /* Rules that depend on the layout: learn it at the first call of the
+     * collective (every rank of the call, as the table's need depends only
+     * on the rules and the communicator size). */
+    if (st->tabs.pending[shape->coll] && !rt_forced.forced[shape->coll])
+        rt_tables_place(&st->tabs, shape->coll, st->size, rt_comm_layout(st));
     d = rt_decide_call(&st->tabs, shape->coll, bytes, &entry);
     if (d == NULL || d->alg == NULL || (d->alg->flags & ACCT_ALG_NATIVE) ||
         d->alg->coll != shape->coll)

@@ -85,6 +85,10 @@ int rt_tables_build(struct rt_tables *tabs, int comm_size)
     for (int c = 0; c < ACCT_COLL_COUNT; c++) {
         if (rules->coll[c].n == 0)
             continue;
+        if (acct_rules_layout_bound(rules, (enum acct_coll_id)c, comm_size)) {
+            tabs->pending[c] = true;
+            continue;
+        }
         if (acct_rules_resolve(rules, (enum acct_coll_id)c, comm_size, &tabs->t[c]) != 0) {
             rt_tables_free(tabs);
             return -1;
@@ -95,6 +99,38 @@ int rt_tables_build(struct rt_tables *tabs, int comm_size)
         }
     }
     return 0;
+}
+
+void rt_tables_place(struct rt_tables *tabs, enum acct_coll_id coll, int comm_size,
+                     const struct acct_layout *layout)
+{
+    struct acct_rules_where where = { 0, false };
+    struct acct_table *t = NULL;
+
+    if ((unsigned)coll >= ACCT_COLL_COUNT || !tabs->pending[coll])
+        return;
+    tabs->pending[coll] = false;
+    if (layout != NULL) {
+        where.ranks_per_node = layout->max_ppn;
+        where.regular = acct_layout_regular(layout);
+    }
+    if (acct_rules_resolve_at(rules, coll, comm_size, layout != NULL ? &where : NULL, &t) != 0) {
+        acct_warn("out of memory building the %s rules of a communicator; native there",
+                  acct_coll_name(coll));
+        return;
+    }
+    if (layout != NULL)
+        acct_debug("rules: %s on %d ranks decided for %d ranks per node (%s layout)",
+                   acct_coll_name(coll), comm_size, where.ranks_per_node,
+                   where.regular ? "regular" : "irregular");
+    else
+        acct_debug("rules: %s on %d ranks: no agreed layout, its layout-bound rules do not "
+                   "apply", acct_coll_name(coll), comm_size);
+    if (acct_table_all_native(t)) {
+        acct_table_free(t);
+        t = NULL;
+    }
+    tabs->t[coll] = t;
 }
 
 void rt_tables_free(struct rt_tables *tabs)

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "acct/force.h"
+#include "acct/layout.h"
 #include "acct/rules.h"
 #include "acct/table.h"
 
@@ -32,12 +33,24 @@ const struct acct_force *rt_decide_force(void);
  * One collective at a time per communicator, so no lock. */
 struct rt_tables {
     struct acct_table *t[ACCT_COLL_COUNT]; /* NULL: no rules for it (native) */
+    /* The rules of coll at this size depend on the layout (schema 2,
+     * acct_rules_layout_bound): t[coll] is built by rt_tables_place at the
+     * communicator's first call of coll, when the layout is known. */
+    bool pending[ACCT_COLL_COUNT];
     uint64_t explore_calls[ACCT_COLL_COUNT];
 };
 
 /* 0, or -1 when out of memory (the caller reports an MPI error). */
 int rt_tables_build(struct rt_tables *tabs, int comm_size);
 void rt_tables_free(struct rt_tables *tabs);
+
+/* Build the pending table of coll for a communicator of comm_size ranks
+ * placed as layout says (NULL: no agreed layout -- layout-bound rules then
+ * do not apply). Every rank passes the same layout (locality.h), so every
+ * rank builds the same table. Out of memory: native for coll, with a
+ * warning. */
+void rt_tables_place(struct rt_tables *tabs, enum acct_coll_id coll, int comm_size,
+                     const struct acct_layout *layout);
 
 /* Replace the forced methods with spec (ACCT_FORCE syntax; NULL or ""
  * clears). All or nothing: an invalid spec changes nothing and returns -1
@@ -52,7 +65,7 @@ extern struct acct_force rt_forced;
  * cheap first test of every call (no decision: straight to native). */
 static inline bool rt_decide_any(const struct rt_tables *tabs, enum acct_coll_id coll)
 {
-    return rt_forced.forced[coll] || tabs->t[coll] != NULL;
+    return rt_forced.forced[coll] || tabs->t[coll] != NULL || tabs->pending[coll];
 }
 
 /* Could any communicator run coll with an ACCT algorithm? (Without its

@@ -45,12 +45,17 @@ static void check_corner(const struct acct_rules *r, enum acct_coll_id coll,
                          const struct acct_rule *x, int comm, uint64_t bytes)
 {
     struct acct_table *t = NULL;
-    if (acct_rules_resolve(r, coll, comm, &t) != ACCT_RULES_OK)
+    /* at a layout the rule covers (any, when it does not restrict it) */
+    const struct acct_rules_where w = { x->rpn_min != 0 ? x->rpn_min : 1,
+                                        x->layout != ACCT_LAYOUT_IRREGULAR };
+    if (acct_rules_resolve_at(r, coll, comm, acct_rule_layout_bound(x) ? &w : NULL, &t) !=
+        ACCT_RULES_OK)
         return; /* out of memory */
     check_table(t);
     struct acct_call call = {
         .coll = coll, .size = comm, .count = UINT64_MAX, .scount = UINT64_MAX,
         .fanout = x->d.fanout, .commutative = true,
+        .layout = &acct_layout_any, /* only the size is known, as when rules resolve */
     };
     const struct acct_decision *d = acct_table_lookup(t, bytes);
     if (acct_alg_applicable(x->d.alg, &call, NULL)) {

@@ -507,9 +507,9 @@ static void test_document_shape(void **state)
     expect(RESULT_HEAD "measurements: []\n",
            "t.yaml:1:1: rules: required key \"rules\" is missing\n");
     /* The rules' own version: only that is reported about the rules. */
-    expect(RESULT_HEAD "measurements: []\nrules:\n  acct_rules: 2\n  provenance: 7\n",
-           "t.yaml:6:15: rules.acct_rules: unsupported rules schema version 2: this library "
-           "reads version 1\n");
+    expect(RESULT_HEAD "measurements: []\nrules:\n  acct_rules: 3\n  provenance: 7\n",
+           "t.yaml:6:15: rules.acct_rules: unsupported rules schema version 3: this library "
+           "reads versions 1 to 2\n");
     expect(RESULT_HEAD "measurements: []\nrules: {acct_rules: x, provenance: 7, collectives: 7}\n",
            "t.yaml:5:21: rules.acct_rules: expected the schema version (an integer), got "
            "\"x\"\n");

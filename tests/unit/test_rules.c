@@ -273,8 +273,10 @@ static void test_version(void **state)
 {
     (void)state;
     /* Only the version is reported: the rest follows an unknown schema. */
-    expect_error("acct_rules: 2\nwhatever: [1, 2]\n", 1, 1, 13, "acct_rules",
-                 "unsupported rules schema version 2: this library reads version 1");
+    expect_error("acct_rules: 3\nwhatever: [1, 2]\n", 1, 1, 13, "acct_rules",
+                 "unsupported rules schema version 3: this library reads versions 1 to 2");
+    expect_error("acct_rules: 0\nwhatever: [1, 2]\n", 1, 1, 13, "acct_rules",
+                 "unsupported rules schema version 0");
     expect_error("acct_rules: one\n", 1, 1, 13, "acct_rules", "expected the schema version");
     expect_error("provenance: {}\ncollectives: {}\n", 0, 1, 1, "acct_rules",
                  "required key \"acct_rules\" is missing");
@@ -461,7 +463,8 @@ static void test_types(void **state)
                  "expected a list of rules");
     expect_error(HEAD "  bcast:\n", 1, 4, 9, "collectives.bcast", "got nothing");
     expect_error(HEAD "  bcast:\n    - 5\n", 0, 5, 7, "collectives.bcast[0]",
-                 "expected a mapping with keys comm_size, bytes, algorithm");
+                 "expected a mapping with keys comm_size, bytes, ranks_per_node, layout, "
+                 "algorithm");
     expect_error("acct_rules: 1\nprovenance: 5\ncollectives: {}\n", 1, 2, 13, "provenance",
                  "expected a mapping");
     expect_error(HEAD "  [a]: 1\n", 1, 4, 3, "collectives", "expected a key");
@@ -1020,6 +1023,163 @@ static void test_decision_format(void **state)
     assert_string_equal(buf, "knomial:1000:4:reorder");
 }
 
+/* ---- the layout dimension (schema 2) ------------------------------------ */
+
+#define HEAD2                                                                       \
+    "acct_rules: 2\n"                                                               \
+    "provenance: {partition: eth, interconnect: tcp-1g, version: 1, source: manual, " \
+    "created: \"2026-11-22T12:00:00Z\"}\n"                                          \
+    "collectives:\n"
+
+static const struct acct_decision *at(const struct acct_rules *r, enum acct_coll_id c, int p,
+                                      const struct acct_rules_where *w, uint64_t b)
+{
+    struct acct_table *t = NULL;
+    static struct acct_decision d;
+    assert_int_equal(acct_rules_resolve_at(r, c, p, w, &t), ACCT_RULES_OK);
+    d = *acct_table_lookup(t, b);
+    acct_table_free(t);
+    return &d;
+}
+
+static void test_layout_rules(void **state)
+{
+    (void)state;
+    const struct acct_rules_where one = { 1, true }, two = { 2, true }, eight = { 8, true },
+                                  odd = { 5, false }, many = { 64, true };
+    struct acct_rules *r = parse_ok(
+        HEAD2 "  bcast:\n"
+              "    - {comm_size: [2, max], bytes: [0, 64K], algorithm: binomial}\n"
+              "    - {comm_size: [2, max], bytes: [65537, max], ranks_per_node: 1, algorithm: pipeline,"
+              " segment: 64K}\n"
+              "    - {comm_size: [2, max], bytes: [65537, max], ranks_per_node: [2, 16], "
+              "layout: regular, algorithm: hier_chain, segment: 64K}\n"
+              "    - {comm_size: [2, max], bytes: [65537, max], ranks_per_node: [2, max], "
+              "layout: irregular, algorithm: hier_binomial}\n");
+    const struct acct_alg *native = acct_alg_native(ACCT_COLL_bcast);
+    assert_true(acct_rules_layout_bound(r, ACCT_COLL_bcast, 8));
+    assert_false(acct_rules_layout_bound(r, ACCT_COLL_bcast, 1));
+    assert_false(acct_rules_layout_bound(r, ACCT_COLL_reduce, 8));
+    assert_int_equal(acct_rules_version(r), 2);
+    /* rules that do not restrict the layout apply whatever it is */
+    assert_ptr_equal(at(r, ACCT_COLL_bcast, 8, NULL, 100)->alg, alg(ACCT_COLL_bcast, "binomial"));
+    assert_ptr_equal(at(r, ACCT_COLL_bcast, 8, &two, 100)->alg, alg(ACCT_COLL_bcast, "binomial"));
+    /* layout-bound rules never apply to an unknown layout: native */
+    assert_ptr_equal(at(r, ACCT_COLL_bcast, 8, NULL, 1 << 20)->alg, native);
+    assert_ptr_equal(at(r, ACCT_COLL_bcast, 8, &one, 1 << 20)->alg, alg(ACCT_COLL_bcast, "pipeline"));
+    assert_ptr_equal(at(r, ACCT_COLL_bcast, 8, &two, 1 << 20)->alg,
+                     alg(ACCT_COLL_bcast, "hier_chain"));
+    assert_ptr_equal(at(r, ACCT_COLL_bcast, 32, &eight, 1 << 20)->alg,
+                     alg(ACCT_COLL_bcast, "hier_chain"));
+    assert_ptr_equal(at(r, ACCT_COLL_bcast, 13, &odd, 1 << 20)->alg,
+                     alg(ACCT_COLL_bcast, "hier_binomial"));
+    /* 64 ranks per node, regular: no rule */
+    assert_ptr_equal(at(r, ACCT_COLL_bcast, 128, &many, 1 << 20)->alg, native);
+
+    /* the writer keeps the keys and writes version 2; reading it back gives
+     * the same rules */
+    char *out = NULL;
+    size_t outlen = 0;
+    FILE *f = open_memstream(&out, &outlen);
+    assert_int_equal(acct_rules_write(f, r), 0);
+    fclose(f);
+    assert_non_null(strstr(out, "acct_rules: 2\n"));
+    assert_non_null(strstr(out, "ranks_per_node: [2, 16], layout: regular, algorithm: hier_chain"));
+    assert_non_null(strstr(out, "ranks_per_node: [2, max], layout: irregular"));
+    struct acct_rules *back = parse_ok(out);
+    assert_true(acct_rules_equal(r, back));
+    acct_rules_free(back);
+    free(out);
+    acct_rules_free(r);
+
+    /* a version 2 file without the layout keys is written as version 1 */
+    r = parse_ok(HEAD2 "  bcast:\n    - {comm_size: 2, algorithm: linear}\n");
+    assert_int_equal(acct_rules_version(r), 1);
+    f = open_memstream(&out, &outlen);
+    assert_int_equal(acct_rules_write(f, r), 0);
+    fclose(f);
+    assert_non_null(strstr(out, "acct_rules: 1\n"));
+    free(out);
+    acct_rules_free(r);
+
+    /* layout alone, without ranks_per_node */
+    r = parse_ok(HEAD2 "  reduce:\n    - {comm_size: [2, max], layout: regular, algorithm: hier_chain}\n");
+    assert_ptr_equal(at(r, ACCT_COLL_reduce, 8, &two, 1)->alg, alg(ACCT_COLL_reduce, "hier_chain"));
+    assert_ptr_equal(at(r, ACCT_COLL_reduce, 8, &odd, 1)->alg, acct_alg_native(ACCT_COLL_reduce));
+    assert_ptr_equal(at(r, ACCT_COLL_reduce, 8, NULL, 1)->alg, acct_alg_native(ACCT_COLL_reduce));
+    acct_rules_free(r);
+}
+
+/* The example file: parsed, written canonically (version 2) and read back
+ * equal; the writer's bytes are stable. */
+static void test_layout_file(void **state)
+{
+    (void)state;
+    struct acct_rules *r = parse_file_ok("valid-layout.yaml");
+    assert_int_equal(acct_rules_version(r), 2);
+    assert_int_equal(r->coll[ACCT_COLL_bcast].n, 5);
+    /* canonical order: comm_size, bytes, then ranks_per_node and layout */
+    const struct acct_rule *x = &r->coll[ACCT_COLL_bcast].v[4];
+    assert_int_equal(r->coll[ACCT_COLL_bcast].v[2].layout, ACCT_LAYOUT_REGULAR);
+    assert_int_equal(r->coll[ACCT_COLL_bcast].v[3].layout, ACCT_LAYOUT_IRREGULAR);
+    assert_int_equal(x->rpn_min, 17);
+    assert_int_equal(x->rpn_max, INT_MAX);
+    assert_int_equal(x->layout, ACCT_LAYOUT_REGULAR);
+    const struct acct_rules_where w32 = { 32, true };
+    assert_ptr_equal(at(r, ACCT_COLL_bcast, 128, &w32, 1 << 20)->alg,
+                     alg(ACCT_COLL_bcast, "hier_knomial"));
+    char *a = NULL, *b = NULL;
+    size_t alen = 0, blen = 0;
+    FILE *f = open_memstream(&a, &alen);
+    assert_int_equal(acct_rules_write(f, r), 0);
+    fclose(f);
+    struct acct_rules *back = parse_ok(a);
+    assert_true(acct_rules_equal(r, back));
+    f = open_memstream(&b, &blen);
+    assert_int_equal(acct_rules_write(f, back), 0);
+    fclose(f);
+    assert_string_equal(a, b);
+    free(a);
+    free(b);
+    acct_rules_free(back);
+    acct_rules_free(r);
+}
+
+static void test_layout_rules_errors(void **state)
+{
+    (void)state;
+    /* version 1 files cannot use the keys: one problem per key, with its position */
+    expect_error(HEAD "  bcast:\n    - {comm_size: 2, ranks_per_node: 2, algorithm: linear}\n", 1, 5,
+                 22, "collectives.bcast[0].ranks_per_node", "needs \"acct_rules: 2\" (this file says 1");
+    expect_error(HEAD "  bcast:\n    - {comm_size: 2, layout: regular, algorithm: linear}\n", 1, 5,
+                 22, "collectives.bcast[0].layout", "needs \"acct_rules: 2\"");
+    /* values */
+    expect_error(HEAD2 "  bcast:\n    - {comm_size: 2, ranks_per_node: 0, algorithm: linear}\n", 1,
+                 5, 38, "collectives.bcast[0].ranks_per_node", "too small");
+    expect_error(HEAD2 "  bcast:\n    - {comm_size: 2, ranks_per_node: [4, 2], algorithm: linear}\n",
+                 1, 5, 38, "collectives.bcast[0].ranks_per_node", "range minimum 4 is larger");
+    expect_error(HEAD2 "  bcast:\n    - {comm_size: 2, layout: regualr, algorithm: linear}\n", 1,
+                 5, 30, "collectives.bcast[0].layout", "regular");
+    /* overlaps in three dimensions: disjoint ranks per node or kinds do not
+     * overlap, an unrestricted rule overlaps every layout-bound one */
+    struct acct_rules *r = parse_ok(HEAD2 "  bcast:\n"
+                                          "    - {comm_size: 8, ranks_per_node: [1, 2], algorithm: linear}\n"
+                                          "    - {comm_size: 8, ranks_per_node: [3, 4], algorithm: chain}\n"
+                                          "    - {comm_size: 8, ranks_per_node: [5, max], layout: regular, algorithm: chain}\n"
+                                          "    - {comm_size: 8, ranks_per_node: [5, max], layout: irregular, algorithm: binomial}\n");
+    acct_rules_free(r);
+    expect_error(HEAD2 "  bcast:\n"
+                       "    - {comm_size: 8, ranks_per_node: [1, 4], algorithm: linear}\n"
+                       "    - {comm_size: [4, 8], ranks_per_node: [4, 6], layout: regular, algorithm: chain}\n",
+                 1, 6, 7, "collectives.bcast[1]",
+                 "overlaps collectives.bcast[0] at line 5 (both contain comm_size 8, bytes 0, "
+                 "ranks_per_node 4, layout regular)");
+    expect_error(HEAD2 "  bcast:\n"
+                       "    - {comm_size: 8, algorithm: linear}\n"
+                       "    - {comm_size: 8, layout: irregular, algorithm: chain}\n",
+                 1, 6, 7, "collectives.bcast[1]", "ranks_per_node 1, layout irregular)");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1053,6 +1213,9 @@ int main(void)
         cmocka_unit_test(test_roundtrip),
         cmocka_unit_test(test_roundtrip_random),
         cmocka_unit_test(test_decision_format),
+        cmocka_unit_test(test_layout_rules),
+        cmocka_unit_test(test_layout_rules_errors),
+        cmocka_unit_test(test_layout_file),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

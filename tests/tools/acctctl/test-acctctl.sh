@@ -97,7 +97,7 @@ expect "$tmp/out" "$data/invalid-overlap.yaml:6:7: collectives.allreduce[1]: ove
 expect "$tmp/out" "valid-full.yaml: ok"
 
 run 1 validate "$data/invalid-version.yaml"
-expect "$tmp/out" "$data/invalid-version.yaml:1:13: acct_rules: unsupported rules schema version 2: this library reads version 1"
+expect "$tmp/out" "$data/invalid-version.yaml:1:13: acct_rules: unsupported rules schema version 3: this library reads versions 1 to 2"
 run 1 validate "$data/invalid-truncated.yaml"
 expect "$tmp/out" "does not end with a newline: truncated file?"
 run 1 validate "$data/invalid-binary.yaml"

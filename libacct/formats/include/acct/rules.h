@@ -8,7 +8,11 @@
  * rule means the native collective. Rectangles of one collective never
  * overlap. Optional: a rule's runner-up (a second decision, for exploration)
  * and a top-level `options:` mapping (explore, explore_seed, auto_reorder);
- * both leave the schema at version 1.
+ * both leave the schema at version 1. Schema version 2 adds the layout
+ * dimension: a rule may also say which ranks-per-node counts
+ * (`ranks_per_node`) and which kind of layout (`layout: regular|irregular`)
+ * it covers; version 1 files still load, and the writer writes version 1
+ * whenever no rule uses the layout, so older libraries read it.
  *
  * Everything a file says is checked (rule 4 of docs/architecture.md): the parser never
  * stops at the first problem, it collects every one in a diagnostics list as
@@ -16,9 +20,9 @@
  * rules at all (the caller then runs native collectives). It never asserts,
  * aborts or leaks on any input.
  *
- * At run time a communicator's size is fixed: acct_rules_resolve()
- * (acct/table.h) turns the rules of one collective into a small table for
- * that size once, and acct_table_lookup() picks the decision of each call
+ * At run time a communicator's size and layout are fixed:
+ * acct_rules_resolve_at() (acct/table.h) turns the rules of one collective
+ * into a small table for them once, and acct_table_lookup() picks the decision of each call
  * in a few nanoseconds. */
 #ifndef ACCT_RULES_H
 #define ACCT_RULES_H
@@ -33,8 +37,12 @@
 #include "acct/decision.h"
 #include "acct/diag.h"
 
-/* The schema version this library reads and writes (key acct_rules). */
-#define ACCT_RULES_VERSION 1
+/* The schema versions this library reads (key acct_rules): 1 and 2.
+ * It writes the lowest version that holds the rules (acct_rules_version). */
+#define ACCT_RULES_VERSION 2
+#define ACCT_RULES_VERSION_MIN 1
+/* The first version with the layout keys of a rule. */
+#define ACCT_RULES_VERSION_LAYOUT 2
 
 /* Limits on untrusted input. */
 #define ACCT_RULES_MAX_FILE_BYTES (4u * 1024 * 1024) /* larger files are refused */
@@ -73,9 +81,33 @@ struct acct_provenance {
     enum acct_placement placement;           /* NONE if not given */
 };
 
+/* The kinds of layout a rule covers (key `layout`, schema 2). */
+enum acct_layout_kind {
+    ACCT_LAYOUT_ANY = 0,   /* any, and an unknown layout (key absent) */
+    ACCT_LAYOUT_REGULAR,   /* every node holds the same number of ranks */
+    ACCT_LAYOUT_IRREGULAR, /* some node holds fewer ranks than another */
+};
+
+const char *acct_layout_kind_name(enum acct_layout_kind k);
+
+/* Where a call runs, as the rules see it: the most ranks of the
+ * communicator on one node (0: unknown -- the runtime could not agree on a
+ * layout, or a tool did not say) and whether every node holds as many.
+ * Every rank of a communicator sees the same (docs/runtime.md, Locality). */
+struct acct_rules_where {
+    int ranks_per_node; /* >= 1, or 0: unknown */
+    bool regular;
+};
+
 struct acct_rule {
     int comm_min, comm_max;        /* inclusive; 1 <= min <= max <= INT_MAX ("max") */
     uint64_t bytes_min, bytes_max; /* inclusive; UINT64_MAX is "max" */
+    /* The layout dimension (schema 2). rpn_min == 0 (and rpn_max == 0):
+     * any ranks per node; otherwise 1 <= rpn_min <= rpn_max <= INT_MAX.
+     * A rule that restricts either (acct_rule_layout_bound) never matches
+     * a call whose layout is unknown. */
+    int rpn_min, rpn_max;
+    enum acct_layout_kind layout;
     struct acct_decision d;
     /* The second-best method (key runner_up), tried on a small fraction of
      * calls when options.explore > 0 (docs/samples.md, Exploration);
@@ -88,6 +120,33 @@ struct acct_rule_list {
     struct acct_rule *v; /* sorted by (comm_min, bytes_min) */
     size_t n;
 };
+
+/* Does the rule restrict the layout (ranks_per_node or layout given)? */
+static inline bool acct_rule_layout_bound(const struct acct_rule *r)
+{
+    return r->rpn_min != 0 || r->layout != ACCT_LAYOUT_ANY;
+}
+
+/* Does the rule cover calls at w (NULL: unknown layout)? Communicator size
+ * and bytes are not looked at. */
+static inline bool acct_rule_at(const struct acct_rule *r, const struct acct_rules_where *w)
+{
+    if (!acct_rule_layout_bound(r))
+        return true;
+    if (w == NULL || w->ranks_per_node <= 0)
+        return false;
+    if (r->rpn_min != 0 && (w->ranks_per_node < r->rpn_min || w->ranks_per_node > r->rpn_max))
+        return false;
+    return r->layout == ACCT_LAYOUT_ANY || (r->layout == ACCT_LAYOUT_REGULAR) == w->regular;
+}
+
+/* Does the rule contain the call (comm_size, bytes) at w? */
+static inline bool acct_rule_contains(const struct acct_rule *r, int comm_size, uint64_t bytes,
+                                      const struct acct_rules_where *w)
+{
+    return r->comm_min <= comm_size && comm_size <= r->comm_max && r->bytes_min <= bytes &&
+           bytes <= r->bytes_max && acct_rule_at(r, w);
+}
 
 /* Exploration: at most this fraction of a rule's calls run its runner-up. */
 #define ACCT_EXPLORE_MAX 0.05
@@ -106,6 +165,15 @@ struct acct_rules {
     size_t nrules; /* all collectives */
     uint64_t hash; /* acct_rules_hash of the bytes parsed */
 };
+
+/* The schema version r needs: ACCT_RULES_VERSION_LAYOUT if any rule is
+ * layout-bound, else 1. acct_rules_write writes it. */
+int acct_rules_version(const struct acct_rules *r);
+
+/* Is any rule of coll that covers comm_size layout-bound? Then the
+ * decisions on such a communicator depend on its layout, and the runtime
+ * must know it before the first call of coll. */
+bool acct_rules_layout_bound(const struct acct_rules *r, enum acct_coll_id coll, int comm_size);
 
 /* 64-bit FNV-1a of len bytes: the content hash every rank compares at
  * MPI_Init. */

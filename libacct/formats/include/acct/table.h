@@ -1,5 +1,5 @@
 /* Per-communicator tables: the rules of one collective for one
- * communicator size, built once per communicator (acct_rules_resolve), and
+ * communicator size and layout, built once per communicator (acct_rules_resolve), and
  * the lookup of each call's decision in a few nanoseconds (no MPI
  * needed). */
 #ifndef ACCT_TABLE_H
@@ -27,9 +27,15 @@ struct acct_table {
     uint64_t max[];                  /* n upper bounds, ascending */
 };
 
-/* Build the table of collective coll for communicators of comm_size ranks.
- * rules may be NULL (everything native). Returns 0, or ACCT_RULES_ENOMEM;
- * free the table with acct_table_free. */
+/* Build the table of collective coll for communicators of comm_size ranks
+ * placed as w says (NULL: layout unknown -- layout-bound rules then do not
+ * apply). rules may be NULL (everything native). Returns 0, or
+ * ACCT_RULES_ENOMEM; free the table with acct_table_free. */
+int acct_rules_resolve_at(const struct acct_rules *rules, enum acct_coll_id coll,
+                          int comm_size, const struct acct_rules_where *w,
+                          struct acct_table **out);
+
+/* acct_rules_resolve_at with the layout unknown. */
 int acct_rules_resolve(const struct acct_rules *rules, enum acct_coll_id coll,
                        int comm_size, struct acct_table **out);
 
