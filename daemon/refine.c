@@ -820,6 +820,16 @@ static int refine_cell(struct pass *ps, const struct cell *c)
         return 0;
     uint64_t lo = c->bucket == 0 ? 0 : 1ull << (c->bucket - 1);
     uint64_t hi = c->bucket == 0 ? 0 : c->bucket == 64 ? UINT64_MAX : (1ull << c->bucket) - 1;
+    /* Samples do not say how the job's ranks were placed: rules that depend
+     * on the layout are left as they are (carving one decision in would
+     * replace every layout's decision at the cell). */
+    if (acct_rules_layout_bound(ps->cur, cid, (int)c->comm_size)) {
+        line(ps->out, "%s/%s %s comm_size %lld bucket %lld: kept (its rules depend on the layout; "
+             "samples do not carry it)",
+             e->partition, e->interconnect, c->coll, (long long)c->comm_size,
+             (long long)c->bucket);
+        return 0;
+    }
     if (find_incumbent(ps->cur, cid, c, lo, &inc) != 0)
         return -1;
     if (inc.m == NULL) {

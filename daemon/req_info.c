@@ -190,11 +190,14 @@ int req_list_versions(struct acctd *d, struct client *c, const struct acct_msg *
 #define DIFF_MAX_RULES 2000 /* per collective and side; beyond, no cell diff */
 #define DIFF_MAX_LINES 1000
 
-static const struct acct_decision *decide(const struct acct_rule_list *l, int64_t p, uint64_t b)
+/* The decision at (p, b) in the layout slice w: NULL (unknown layout, the
+ * only slice when neither side has layout-bound rules) or a ranks-per-node
+ * count and kind. Rules never overlap, so at most one contains a point. */
+static const struct acct_decision *decide(const struct acct_rule_list *l, int64_t p, uint64_t b,
+                                          const struct acct_rules_where *w)
 {
     for (size_t i = 0; i < l->n; i++)
-        if (l->v[i].comm_min <= p && p <= l->v[i].comm_max && l->v[i].bytes_min <= b &&
-            b <= l->v[i].bytes_max)
+        if (acct_rule_contains(&l->v[i], (int)p, b, w))
             return &l->v[i].d;
     return NULL;
 }
@@ -262,8 +265,8 @@ static bool ents_eq(const struct diff_ent *a, size_t na, const struct diff_ent *
     return true;
 }
 
-static void emit(enum acct_coll_id coll, uint64_t clo, uint64_t chi, const struct diff_ent *e,
-                 size_t n, struct acct_wbuf *out, size_t *lines)
+static void emit(enum acct_coll_id coll, const char *where, uint64_t clo, uint64_t chi,
+                 const struct diff_ent *e, size_t n, struct acct_wbuf *out, size_t *lines)
 {
     for (size_t i = 0; i < n; i++) {
         char c1[24], c2[24], b1[32], b2[32], d1[160], d2[160], line[512];
@@ -273,8 +276,8 @@ static void emit(enum acct_coll_id coll, uint64_t clo, uint64_t chi, const struc
         fmt_bound(e[i].bhi, false, b2, sizeof(b2));
         fmt_dec(e[i].x, d1, sizeof(d1));
         fmt_dec(e[i].y, d2, sizeof(d2));
-        snprintf(line, sizeof(line), "%s comm_size [%s, %s] bytes [%s, %s]: %s -> %s",
-                 acct_coll_name(coll), c1, c2, b1, b2, d1, d2);
+        snprintf(line, sizeof(line), "%s comm_size [%s, %s]%s bytes [%s, %s]: %s -> %s",
+                 acct_coll_name(coll), c1, c2, where, b1, b2, d1, d2);
         if (*lines < DIFF_MAX_LINES)
             acct_put_str(out, ACCT_T_DIFF_LINE, line);
         (*lines)++;
@@ -286,7 +289,8 @@ static void emit(enum acct_coll_id coll, uint64_t clo, uint64_t chi, const struc
  * byte intervals whose decisions differ are listed (neighbours with the same
  * change merged), and consecutive communicator intervals with the same list
  * are merged too. */
-static void diff_coll(enum acct_coll_id coll, const struct acct_rule_list *a,
+static void diff_coll(enum acct_coll_id coll, const struct acct_rules_where *w,
+                      const char *where, const struct acct_rule_list *a,
                       const struct acct_rule_list *b, struct acct_wbuf *out, size_t *lines)
 {
     size_t n = a->n + b->n;
@@ -337,15 +341,15 @@ static void diff_coll(enum acct_coll_id coll, const struct acct_rule_list *a,
         nb = uniq(bb, nb);
         ncur = 0;
         for (size_t j = 0; j < nb;) {
-            const struct acct_decision *x = decide(a, (int64_t)clo, bb[j]);
-            const struct acct_decision *y = decide(b, (int64_t)clo, bb[j]);
+            const struct acct_decision *x = decide(a, (int64_t)clo, bb[j], w);
+            const struct acct_decision *y = decide(b, (int64_t)clo, bb[j], w);
             size_t e = j + 1;
             if (same_dec(x, y)) {
                 j = e;
                 continue;
             }
-            while (e < nb && dec_eq(decide(a, (int64_t)clo, bb[e]), x) &&
-                   dec_eq(decide(b, (int64_t)clo, bb[e]), y))
+            while (e < nb && dec_eq(decide(a, (int64_t)clo, bb[e], w), x) &&
+                   dec_eq(decide(b, (int64_t)clo, bb[e], w), y))
                 e++;
             cur[ncur++] = (struct diff_ent){bb[j], e < nb ? bb[e] - 1 : UINT64_MAX, x, y};
             j = e;
@@ -354,18 +358,78 @@ static void diff_coll(enum acct_coll_id coll, const struct acct_rule_list *a,
             phi = chi; /* same changes: extend the communicator range */
             continue;
         }
-        emit(coll, plo, phi, prev, nprev, out, lines);
+        emit(coll, where, plo, phi, prev, nprev, out, lines);
         memcpy(prev, cur, ncur * sizeof(*cur));
         nprev = ncur;
         plo = clo;
         phi = chi;
     }
-    emit(coll, plo, phi, prev, nprev, out, lines);
+    emit(coll, where, plo, phi, prev, nprev, out, lines);
 out:
     free(cb);
     free(bb);
     free(cur);
     free(prev);
+}
+
+static bool any_bound(const struct acct_rule_list *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        if (acct_rule_layout_bound(&l->v[i]))
+            return true;
+    return false;
+}
+
+/* Where layout-bound rules of either side start or end, as starts of
+ * ranks-per-node intervals (1 first), sorted and unique; NULL when out of
+ * memory. */
+static uint64_t *rpn_cuts(const struct acct_rule_list *a, const struct acct_rule_list *b,
+                          size_t *n)
+{
+    uint64_t *v = malloc((2 * (a->n + b->n) + 1) * sizeof(*v));
+    size_t k = 0;
+    if (v == NULL)
+        return NULL;
+    v[k++] = 1;
+    const struct acct_rule_list *both[2] = {a, b};
+    for (int s = 0; s < 2; s++)
+        for (size_t i = 0; i < both[s]->n; i++) {
+            const struct acct_rule *r = &both[s]->v[i];
+            if (r->rpn_min == 0)
+                continue;
+            v[k++] = (uint64_t)r->rpn_min;
+            if (r->rpn_max < INT_MAX)
+                v[k++] = (uint64_t)r->rpn_max + 1;
+        }
+    *n = uniq(v, k);
+    return v;
+}
+
+/* One collective: as one plane when neither side depends on the layout;
+ * otherwise once for an unknown layout and once per ranks-per-node interval
+ * and layout kind, each line saying which. */
+static void diff_layouts(enum acct_coll_id coll, const struct acct_rule_list *a,
+                         const struct acct_rule_list *b, struct acct_wbuf *out, size_t *lines)
+{
+    size_t nc = 0;
+    uint64_t *cuts;
+    if (!any_bound(a) && !any_bound(b)) {
+        diff_coll(coll, NULL, "", a, b, out, lines);
+        return;
+    }
+    diff_coll(coll, NULL, " layout unknown", a, b, out, lines);
+    if ((cuts = rpn_cuts(a, b, &nc)) == NULL)
+        return;
+    for (size_t i = 0; i < nc; i++)
+        for (int regular = 1; regular >= 0; regular--) {
+            struct acct_rules_where w = {(int)cuts[i], regular != 0};
+            char where[96], hi[24];
+            fmt_bound(i + 1 < nc ? cuts[i + 1] - 1 : (uint64_t)INT_MAX, true, hi, sizeof(hi));
+            snprintf(where, sizeof(where), " ranks_per_node [%d, %s] %s", w.ranks_per_node, hi,
+                     regular ? "regular" : "irregular");
+            diff_coll(coll, &w, where, a, b, out, lines);
+        }
+    free(cuts);
 }
 
 static void diff_prov(const char *field, const char *a, const char *b, struct acct_wbuf *out,
@@ -408,7 +472,7 @@ int req_diff(struct acctd *d, struct client *c, const struct acct_msg *m, struct
     acct_group_end(out);
     size_t lines = 0;
     for (int k = 0; k < ACCT_COLL_COUNT; k++)
-        diff_coll((enum acct_coll_id)k, &r1->coll[k], &r2->coll[k], out, &lines);
+        diff_layouts((enum acct_coll_id)k, &r1->coll[k], &r2->coll[k], out, &lines);
     diff_prov("partition", v1.partition, v2.partition, out, &lines);
     diff_prov("interconnect", v1.interconnect, v2.interconnect, out, &lines);
     diff_prov("source", v1.source, v2.source, out, &lines);

@@ -58,16 +58,20 @@ static int cmp_rule_bytes(const void *pa, const void *pb)
     return ((*a)->bytes_min > (*b)->bytes_min) - ((*a)->bytes_min < (*b)->bytes_min);
 }
 
-/* The method table of coll: native first, then every rule's method (and a
- * power-of-two method's fallback); *ntab methods in tab. */
+/* The method table of coll: native first, then the method of every rule
+ * that applies at layout w (and a power-of-two method's fallback); *ntab
+ * methods in tab. */
 static void emit_methods(FILE *f, const struct acct_rule_list *l, enum acct_coll_id coll,
-                         const char *prefix, struct acct_decision *tab, size_t *ntab)
+                         const char *prefix, const struct acct_rules_where *w,
+                         struct acct_decision *tab, size_t *ntab)
 {
     const char *name = acct_coll_name(coll);
     struct acct_decision native = { .alg = acct_alg_native(coll) };
 
     method_index(tab, ntab, &native);
     for (size_t i = 0; i < l->n; i++) {
+        if (!acct_rule_at(&l->v[i], w))
+            continue;
         method_index(tab, ntab, &l->v[i].d);
         if (l->v[i].d.alg->flags & ACCT_ALG_POW2) { /* and its fallback's */
             struct acct_decision fb = acct_decision_for_size(&l->v[i].d, coll, 3);
@@ -138,13 +142,13 @@ static void emit_interval(FILE *f, enum acct_coll_id coll, const struct acct_rul
 }
 
 static void emit_coll(FILE *f, const struct acct_rules *r, enum acct_coll_id coll,
-                      const char *prefix, int *bounds, struct acct_decision *tab,
-                      const struct acct_rule **sel)
+                      const char *prefix, const struct acct_rules_where *w, int *bounds,
+                      struct acct_decision *tab, const struct acct_rule **sel)
 {
     const struct acct_rule_list *l = &r->coll[coll];
     size_t ntab = 0;
 
-    emit_methods(f, l, coll, prefix, tab, &ntab);
+    emit_methods(f, l, coll, prefix, w, tab, &ntab);
     fprintf(f, "};\n\nint %s_%s(int comm_size, uint64_t bytes)\n{\n", prefix,
             acct_coll_name(coll));
     fprintf(f, "    (void)bytes;\n    if (comm_size < 1)\n        return 0;\n");
@@ -154,7 +158,7 @@ static void emit_coll(FILE *f, const struct acct_rules *r, enum acct_coll_id col
         /* The rules of this interval (they do not overlap). */
         size_t ns = 0;
         for (size_t i = 0; i < l->n; i++)
-            if (l->v[i].comm_min <= lo && lo <= l->v[i].comm_max)
+            if (l->v[i].comm_min <= lo && lo <= l->v[i].comm_max && acct_rule_at(&l->v[i], w))
                 sel[ns++] = &l->v[i];
         if (ns == 0) {
             if (hi != INT_MAX)
@@ -173,6 +177,12 @@ static void emit_coll(FILE *f, const struct acct_rules *r, enum acct_coll_id col
 }
 
 int acct_export_c(FILE *f, const struct acct_rules *r, const char *prefix)
+{
+    return acct_export_c_at(f, r, prefix, NULL);
+}
+
+int acct_export_c_at(FILE *f, const struct acct_rules *r, const char *prefix,
+                     const struct acct_rules_where *w)
 {
     int rc = ACCT_RULES_ENOMEM;
     int *bounds = NULL;
@@ -201,6 +211,15 @@ int acct_export_c(FILE *f, const struct acct_rules *r, const char *prefix)
                "    int fanout;\n    bool reorder;\n};\n#endif\n",
             pv->partition, pv->interconnect, (long long)pv->version,
             acct_rules_source_name(pv->source), pv->created, prefix, prefix);
+    if (acct_rules_version(r) >= ACCT_RULES_VERSION_LAYOUT) {
+        if (w != NULL && w->ranks_per_node > 0)
+            fprintf(f, "/* Decisions for %d ranks per node, %s layout (the rules depend on "
+                       "the layout). */\n",
+                    w->ranks_per_node, w->regular ? "regular" : "irregular");
+        else
+            fprintf(f, "/* Decisions for an unknown layout: the rules that depend on the "
+                       "layout are left out. */\n");
+    }
     for (int c = 0; c < ACCT_COLL_COUNT; c++)
         if (r->coll[c].n > 0)
             fprintf(f, "extern const struct acct_gen_decision %s_%s_methods[];\n"
@@ -209,7 +228,7 @@ int acct_export_c(FILE *f, const struct acct_rules *r, const char *prefix)
                     acct_coll_name((enum acct_coll_id)c));
     for (int c = 0; c < ACCT_COLL_COUNT; c++)
         if (r->coll[c].n > 0)
-            emit_coll(f, r, (enum acct_coll_id)c, prefix, bounds, tab, sel);
+            emit_coll(f, r, (enum acct_coll_id)c, prefix, w, bounds, tab, sel);
     rc = fflush(f) != 0 || ferror(f) ? ACCT_RULES_EIO : ACCT_RULES_OK;
 done:
     free(bounds);

@@ -134,11 +134,11 @@ struct section {
 
 /* Open MPI's rules of collective coll for communicators of size p. */
 static int section_rules(const struct acct_rules *r, enum acct_coll_id coll, int p,
-                         struct orule **out, size_t *nout, bool *noted,
-                         struct acct_diags *notes)
+                         const struct acct_rules_where *w, struct orule **out, size_t *nout,
+                         bool *noted, struct acct_diags *notes)
 {
     struct acct_table *t = NULL;
-    int rc = acct_rules_resolve(r, coll, p, &t);
+    int rc = acct_rules_resolve_at(r, coll, p, w, &t);
     if (rc != ACCT_RULES_OK)
         return rc;
     struct orule *v = malloc(t->n * sizeof(*v));
@@ -226,8 +226,27 @@ int acct_export_ompi(FILE *f, const struct acct_rules *r, const struct acct_ompi
     bool *noted = calloc((size_t)acct_alg_count() + 1, sizeof(*noted));
     int maxp = o != NULL && o->max_comm_size > 0 ? o->max_comm_size : default_max_comm(r);
     int ncoll = 0;
+    const struct acct_rules_where *w =
+        o != NULL && o->where.ranks_per_node > 0 ? &o->where : NULL;
+    char at[96];
     if (noted == NULL)
         return ACCT_RULES_ENOMEM;
+    if (w != NULL)
+        snprintf(at, sizeof(at), "%d ranks per node, %s layout", w->ranks_per_node,
+                 w->regular ? "regular" : "irregular");
+    else
+        snprintf(at, sizeof(at), "an unknown layout");
+    if (acct_rules_version(r) >= ACCT_RULES_VERSION_LAYOUT) {
+        size_t bound = 0;
+        for (int c = 0; c < ACCT_COLL_COUNT; c++)
+            for (size_t i = 0; i < r->coll[c].n; i++)
+                bound += acct_rule_layout_bound(&r->coll[c].v[i]);
+        acct_diags_add(notes, 0, 0, "layout",
+                       "%zu rule%s depend%s on the ranks per node, which Open MPI's rules "
+                       "cannot express: exported for %s%s",
+                       bound, bound == 1 ? "" : "s", bound == 1 ? "s" : "", at,
+                       w == NULL ? " (those rules left out)" : "");
+    }
     if (maxp > ACCT_OMPI_MAX_COMM_SECTIONS) {
         acct_diags_add(notes, 0, 0, "max_comm_size", "%d is too large: at most %d", maxp,
                        ACCT_OMPI_MAX_COMM_SECTIONS);
@@ -241,7 +260,7 @@ int acct_export_ompi(FILE *f, const struct acct_rules *r, const struct acct_ompi
         for (int p = 1; p <= maxp; p++) {
             struct orule *v = NULL;
             size_t n = 0;
-            rc = section_rules(r, (enum acct_coll_id)c, p, &v, &n, noted, notes);
+            rc = section_rules(r, (enum acct_coll_id)c, p, w, &v, &n, noted, notes);
             if (rc != ACCT_RULES_OK)
                 goto done;
             if (nsec[c] > 0 && same_rules(sec[c][nsec[c] - 1].v, sec[c][nsec[c] - 1].n, v, n)) {
@@ -273,6 +292,8 @@ int acct_export_ompi(FILE *f, const struct acct_rules *r, const struct acct_ompi
             pv->partition, pv->interconnect, (long long)pv->version,
             acct_rules_source_name(pv->source), pv->created, pv->tuning_run[0] ? ", run " : "",
             pv->tuning_run, maxp);
+    if (acct_rules_version(r) >= ACCT_RULES_VERSION_LAYOUT)
+        fprintf(f, "# Decisions for %s (the ACCT rules depend on the layout).\n", at);
     fprintf(f, "%d\n", ncoll);
     for (int c = 0; c < ACCT_COLL_COUNT; c++) {
         if (r->coll[c].n == 0)

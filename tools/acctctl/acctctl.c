@@ -133,7 +133,8 @@ static const struct acctctl_cmd commands[] = {
     },
     {
         .name = "export",
-        .synopsis = "--format yaml|ompi|c [-p P [-i I] | --version V] [-o FILE]",
+        .synopsis = "--format yaml|ompi|c [-p P [-i I] | --version V] [-o FILE]\n"
+                    "                    [--ranks-per-node N [--irregular]]",
         .summary = "write a version as rules, Open MPI dynamic rules or C",
         .help = "Write the active version of a pair (or --version V) as a rules file\n"
                 "(yaml, the default), as an Open MPI coll/tuned dynamic rules file\n"
@@ -144,6 +145,10 @@ static const struct acctctl_cmd commands[] = {
                 "  -o, --output FILE        write FILE atomically (default: standard output)\n"
                 "      --max-comm-size N    ompi: largest communicator size (default 1024)\n"
                 "      --prefix NAME        c: function name prefix (default acct_decide)\n"
+                "      --ranks-per-node N   ompi, c: the decisions of jobs with N ranks per\n"
+                "                           node, for rules that depend on the layout\n"
+                "                           (default: an unknown layout, those rules left out)\n"
+                "      --irregular          ... on nodes holding different numbers of ranks\n"
                 "  -s, --socket PATH        acctd's socket\n",
         .run = acctctl_cmd_export,
     },
@@ -198,7 +203,8 @@ static const struct acctctl_cmd commands[] = {
     {
         .name = "plot",
         .synopsis = "[-p P [-i I] | --version V | --file RULES] [--collective C]\n"
-                    "                    [--max-comm-size N] [--max-bytes SIZE] [--format FMT]",
+                    "                    [--max-comm-size N] [--max-bytes SIZE] [--ranks-per-node N]\n"
+                    "                    [--irregular] [--format FMT]",
         .summary = "draw a decision map: method by communicator size and message size",
         .help = "Draw the decisions of a version (or of a rules file, offline) as a\n"
                 "grid: one row per communicator size (2, 4, ... up to --max-comm-size,\n"
@@ -210,6 +216,9 @@ static const struct acctctl_cmd commands[] = {
                 "  -p, -i, -V             as for show\n"
                 "      --file RULES       a rules file instead of acctd\n"
                 "  -c, --collective C     only this collective (default: those with rules)\n"
+                "      --ranks-per-node N the decisions of jobs with N ranks per node, for\n"
+                "                         rules that depend on the layout (default: unknown)\n"
+                "      --irregular        ... on nodes holding different numbers of ranks\n"
                 COMMON_OPTS,
         .run = acctctl_cmd_plot,
     },

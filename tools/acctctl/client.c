@@ -454,6 +454,34 @@ int acctctl_parse_version(const char *s, uint64_t *out)
     return 0;
 }
 
+int acctctl_layout_opt(const char *cmd, int ch, const char *optarg, struct acct_rules_where *w)
+{
+    char *end;
+    long v;
+    switch (ch) {
+    case 'R':
+        errno = 0;
+        v = strtol(optarg, &end, 10);
+        if (optarg[0] < '0' || optarg[0] > '9' || errno != 0 || *end != '\0' || v < 1 ||
+            v > INT_MAX)
+            return acctctl_usage_error(cmd, "--ranks-per-node: expected an integer >= 1");
+        w->ranks_per_node = (int)v;
+        return 0;
+    case 'I':
+        w->regular = false;
+        return 0;
+    default:
+        return 1;
+    }
+}
+
+int acctctl_layout_check(const char *cmd, const struct acct_rules_where *w)
+{
+    if (!w->regular && w->ranks_per_node == 0)
+        return acctctl_usage_error(cmd, "--irregular needs --ranks-per-node N");
+    return 0;
+}
+
 int acctctl_exchange(const struct acctctl_common *c, const struct acctctl_exchange *x,
                      void *arg)
 {

@@ -171,4 +171,16 @@ int acctctl_read_file(const char *cmd, const char *path, size_t max, char **out,
 /* Parse a decision version: decimal, 1..2^63-1. */
 int acctctl_parse_version(const char *s, uint64_t *out);
 
+/* The layout options of export and plot: --ranks-per-node N (decimal,
+ * 1..INT_MAX) into w->ranks_per_node, --irregular (w->regular false).
+ * ch is the option's letter ('R' or 'I'); returns 0, 1 if ch is neither,
+ * or the usage error's exit status. */
+#define ACCTCTL_LAYOUT_LONG                                      \
+    { "ranks-per-node", required_argument, NULL, 'R' },          \
+    { "irregular", no_argument, NULL, 'I' }
+struct acct_rules_where;
+int acctctl_layout_opt(const char *cmd, int ch, const char *optarg, struct acct_rules_where *w);
+/* After parsing: --irregular needs --ranks-per-node. 0 or the usage error's status. */
+int acctctl_layout_check(const char *cmd, const struct acct_rules_where *w);
+
 #endif

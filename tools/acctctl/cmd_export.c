@@ -24,6 +24,7 @@ struct export_opts {
     int max_comm_size;
     const char *prefix, *output;
     uint64_t version;
+    struct acct_rules_where where; /* --ranks-per-node, --irregular */
 };
 
 /* Write the export of text (the rules file) to f. 0 or -1 (printed). */
@@ -42,12 +43,15 @@ static int write_export(const char *cmd, FILE *f, const char *text, size_t len,
         goto out;
     }
     if (o->format == EXPORT_OMPI) {
-        struct acct_ompi_export_opts eo = { .max_comm_size = o->max_comm_size };
+        struct acct_ompi_export_opts eo = { .max_comm_size = o->max_comm_size,
+                                            .where = o->where };
         acct_diags_reset(&notes, "export");
         rc = acct_export_ompi(f, r, &eo, &notes) == 0 ? 0 : -1;
         acct_diags_print(&notes, stderr); /* decisions without an exact Open MPI equivalent */
     } else {
-        rc = acct_export_c(f, r, o->prefix) == 0 ? 0 : -1;
+        rc = acct_export_c_at(f, r, o->prefix, o->where.ranks_per_node > 0 ? &o->where : NULL) == 0
+                 ? 0
+                 : -1;
     }
     if (rc != 0)
         fprintf(stderr, ACCTCTL_NAME " %s: the export failed\n", cmd);
@@ -123,6 +127,9 @@ static int own_opt(void *arg, int ch, const char *optarg)
             return acctctl_usage_error("export", "--max-comm-size: expected an integer >= 1");
         o->max_comm_size = (int)v;
         return 0;
+    case 'R':
+    case 'I':
+        return acctctl_layout_opt("export", ch, optarg, &o->where);
     case 'P':
         for (const char *p = optarg; *p != '\0'; p++)
             if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || *p == '_' ||
@@ -145,12 +152,14 @@ int acctctl_cmd_export(int argc, char **argv)
         { "output", required_argument, NULL, 'o' },
         { "max-comm-size", required_argument, NULL, 'M' },
         { "prefix", required_argument, NULL, 'P' },
+        ACCTCTL_LAYOUT_LONG,
         ACCTCTL_PAIR_LONG,
         { "socket", required_argument, NULL, 's' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
-    struct export_opts o = { .format = EXPORT_YAML, .max_comm_size = 1024 };
+    struct export_opts o = { .format = EXPORT_YAML, .max_comm_size = 1024,
+                             .where = { .ranks_per_node = 0, .regular = true } };
     struct acctctl_common c;
     struct acctctl_conn conn;
     struct acct_field text;
@@ -162,6 +171,11 @@ int acctctl_cmd_export(int argc, char **argv)
         return rc;
     if (optind < argc)
         return acctctl_usage_error(argv[0], "unexpected argument \"%s\"", argv[optind]);
+    if ((rc = acctctl_layout_check(argv[0], &o.where)) != 0)
+        return rc;
+    if (o.format == EXPORT_YAML && o.where.ranks_per_node > 0)
+        return acctctl_usage_error(argv[0], "--ranks-per-node is for --format ompi or c (a "
+                                            "rules file keeps every layout)");
     if (o.version != 0 && (c.partition != NULL || c.interconnect != NULL))
         return acctctl_usage_error(argv[0], "give either --version or -p/-i, not both");
     if (c.interconnect != NULL && c.partition == NULL)

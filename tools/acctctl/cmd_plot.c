@@ -34,6 +34,7 @@ struct plot_opts {
     bool all;
     int max_comm;     /* rows: 2, 4, ... up to this */
     int max_bytes_k;  /* columns: 2^0 .. 2^k bytes */
+    struct acct_rules_where where; /* --ranks-per-node, --irregular (0: unknown) */
 };
 
 /* The distinct methods of one map, in order of first appearance. */
@@ -73,10 +74,18 @@ static int plot_coll(const struct acct_rules *r, enum acct_coll_id coll,
     if (l == NULL)
         return -1;
     if (fmt == ACCTCTL_FMT_TABLE) {
-        printf("%s (partition %s, interconnect %s, version %lld): method by communicator "
+        char at[80] = "";
+        if (acct_rules_version(r) >= ACCT_RULES_VERSION_LAYOUT) {
+            if (o->where.ranks_per_node > 0)
+                snprintf(at, sizeof(at), ", %d ranks per node (%s)", o->where.ranks_per_node,
+                         o->where.regular ? "regular" : "irregular");
+            else
+                snprintf(at, sizeof(at), ", layout unknown (--ranks-per-node N to choose)");
+        }
+        printf("%s (partition %s, interconnect %s, version %lld%s): method by communicator "
                "size (rows)%s\n",
                acct_coll_name(coll), r->prov.partition, r->prov.interconnect,
-               (long long)r->prov.version,
+               (long long)r->prov.version, at,
                barrier ? "" : " and message bytes 2^k (columns)");
         if (!barrier) {
             printf("%8s  ", "");
@@ -90,7 +99,9 @@ static int plot_coll(const struct acct_rules *r, enum acct_coll_id coll,
     }
     for (long p = 2; p <= o->max_comm; p *= 2) {
         struct acct_table *t = NULL;
-        if (acct_rules_resolve(r, coll, (int)p, &t) != ACCT_RULES_OK)
+        if (acct_rules_resolve_at(r, coll, (int)p,
+                                  o->where.ranks_per_node > 0 ? &o->where : NULL,
+                                  &t) != ACCT_RULES_OK)
             goto out;
         if (fmt == ACCTCTL_FMT_TABLE)
             printf("%8ld  ", p);
@@ -153,6 +164,9 @@ static int own_opt(void *arg, int ch, const char *optarg)
         o->max_comm = (int)n;
         return 0;
     }
+    case 'R':
+    case 'I':
+        return acctctl_layout_opt("plot", ch, optarg, &o->where);
     case 'B':
         if (acct_size_parse(optarg, &v, err, sizeof(err)) != 0 || v < 1)
             return acctctl_usage_error("plot", "--max-bytes: %s", v < 1 ? "at least 1" : err);
@@ -173,6 +187,7 @@ int acctctl_cmd_plot(int argc, char **argv)
         { "file", required_argument, NULL, 'F' },
         { "max-comm-size", required_argument, NULL, 'M' },
         { "max-bytes", required_argument, NULL, 'B' },
+        ACCTCTL_LAYOUT_LONG,
         ACCTCTL_PAIR_LONG,
         ACCTCTL_COMMON_LONG,
         { NULL, 0, NULL, 0 },
@@ -184,7 +199,7 @@ int acctctl_cmd_plot(int argc, char **argv)
         ACCTCTL_COL("method", ACCTCTL_COL_TEXT),
     };
     struct plot_opts o = { .only = ACCT_COLL_COUNT, .all = true, .max_comm = 1024,
-                           .max_bytes_k = 24 };
+                           .max_bytes_k = 24, .where = { .ranks_per_node = 0, .regular = true } };
     struct acctctl_common c;
     struct acctctl_conn conn = { .fd = -1 };
     struct acctctl_table rows;
@@ -201,6 +216,8 @@ int acctctl_cmd_plot(int argc, char **argv)
         return rc;
     if (optind < argc)
         return acctctl_usage_error(argv[0], "unexpected argument \"%s\"", argv[optind]);
+    if ((rc = acctctl_layout_check(argv[0], &o.where)) != 0)
+        return rc;
     if ((o.file != NULL) + (o.version != 0) + (c.partition != NULL) > 1)
         return acctctl_usage_error(argv[0], "give one of --file, --version, -p");
     if (c.interconnect != NULL && c.partition == NULL)

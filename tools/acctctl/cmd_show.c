@@ -34,8 +34,26 @@ static void comm_text(int v, char *buf, size_t len)
 
 /* The rules of the reply as rows (one per rule, collectives in registry
  * order, rules in file order = sorted by (comm_min, bytes_min)). */
+/* A rule's layout dimension for people: "any", "2", "[2, 16]", with
+ * " regular"/" irregular". */
+static void layout_text(const struct acct_rule *x, char *buf, size_t len)
+{
+    char a[24], b[24];
+    const char *kind = x->layout == ACCT_LAYOUT_ANY ? "" : acct_layout_kind_name(x->layout);
+    if (x->rpn_min == 0) {
+        snprintf(buf, len, "%s", x->layout == ACCT_LAYOUT_ANY ? "any" : kind);
+        return;
+    }
+    comm_text(x->rpn_min, a, sizeof(a));
+    comm_text(x->rpn_max, b, sizeof(b));
+    if (x->rpn_min == x->rpn_max)
+        snprintf(buf, len, "%s%s%s", a, *kind ? " " : "", kind);
+    else
+        snprintf(buf, len, "[%s, %s]%s%s", a, b, *kind ? " " : "", kind);
+}
+
 static void rule_rows(struct acctctl_table *t, const struct acct_rules *r, bool all,
-                      enum acct_coll_id only, bool human, uint64_t version)
+                      enum acct_coll_id only, bool human, bool layout, uint64_t version)
 {
     for (int k = 0; k < ACCT_COLL_COUNT; k++) {
         const struct acct_rule_list *l = &r->coll[k];
@@ -54,6 +72,11 @@ static void rule_rows(struct acctctl_table *t, const struct acct_rules *r, bool 
                 comm_text(x->comm_min, a, sizeof(a));
                 comm_text(x->comm_max, b, sizeof(b));
                 acctctl_table_cell(t, "[%s, %s]", a, b);
+                if (layout) {
+                    char lt[64];
+                    layout_text(x, lt, sizeof(lt));
+                    acctctl_table_cell(t, "%s", lt);
+                }
                 size_text(x->bytes_min, a, sizeof(a));
                 size_text(x->bytes_max, b, sizeof(b));
                 acctctl_table_cell(t, "[%s, %s]", a, b);
@@ -72,6 +95,10 @@ static void rule_rows(struct acctctl_table *t, const struct acct_rules *r, bool 
                 acctctl_table_cell(t, "%" PRIu64, x->d.segment_bytes);
                 acctctl_table_cell(t, "%d", x->d.fanout);
                 acctctl_table_cell(t, "%s", x->d.reorder ? "true" : "false");
+                acctctl_table_cell(t, "%d", x->rpn_min);
+                comm_text(x->rpn_max, a, sizeof(a));
+                acctctl_table_cell(t, "%s", x->rpn_min == 0 ? "0" : a);
+                acctctl_table_cell(t, "%s", acct_layout_kind_name(x->layout));
             }
         }
     }
@@ -131,6 +158,14 @@ int acctctl_cmd_show(int argc, char **argv)
         ACCTCTL_COL("bytes", ACCTCTL_COL_TEXT),
         ACCTCTL_COL("method", ACCTCTL_COL_TEXT),
     };
+    /* the same with the layout dimension, for versions that use it */
+    static const struct acctctl_col human_layout_cols[] = {
+        ACCTCTL_COL("collective", ACCTCTL_COL_TEXT),
+        ACCTCTL_COL("comm_size", ACCTCTL_COL_TEXT),
+        ACCTCTL_COL("ranks_per_node", ACCTCTL_COL_TEXT),
+        ACCTCTL_COL("bytes", ACCTCTL_COL_TEXT),
+        ACCTCTL_COL("method", ACCTCTL_COL_TEXT),
+    };
     static const struct acctctl_col row_cols[] = {
         ACCTCTL_COL("version", ACCTCTL_COL_NUMBER),   ACCTCTL_COL("partition", ACCTCTL_COL_TEXT),
         ACCTCTL_COL("interconnect", ACCTCTL_COL_TEXT), ACCTCTL_COL("collective", ACCTCTL_COL_TEXT),
@@ -138,6 +173,9 @@ int acctctl_cmd_show(int argc, char **argv)
         ACCTCTL_COL("bytes_min", ACCTCTL_COL_NUMBER), ACCTCTL_COL("bytes_max", ACCTCTL_COL_NUMBER),
         ACCTCTL_COL("algorithm", ACCTCTL_COL_TEXT),   ACCTCTL_COL("segment", ACCTCTL_COL_NUMBER),
         ACCTCTL_COL("fanout", ACCTCTL_COL_NUMBER),    ACCTCTL_COL("reorder", ACCTCTL_COL_BOOL),
+        /* the layout dimension (0, 0, any: every layout) */
+        ACCTCTL_COL("rpn_min", ACCTCTL_COL_NUMBER),   ACCTCTL_COL("rpn_max", ACCTCTL_COL_NUMBER),
+        ACCTCTL_COL("layout", ACCTCTL_COL_TEXT),
     };
     struct show_opts o = { .version = 0, .only = ACCT_COLL_COUNT, .all = true };
     struct acctctl_common c;
@@ -189,7 +227,12 @@ int acctctl_cmd_show(int argc, char **argv)
     version = acctctl_u64(conn.msg.body, conn.msg.len, ACCT_T_VERSION, 0);
     acctctl_cells(&info, conn.msg.body, conn.msg.len, 0, info.ncols - 1);
     acctctl_table_cell(&info, "%zu", r->nrules);
-    rule_rows(&rules, r, o.all, o.only, human, version);
+    bool layout = acct_rules_version(r) >= ACCT_RULES_VERSION_LAYOUT;
+    if (human && layout) {
+        acctctl_table_free(&rules);
+        acctctl_table_init(&rules, human_layout_cols, ACCT_ARRAY_LEN(human_layout_cols));
+    }
+    rule_rows(&rules, r, o.all, o.only, human, layout, version);
     if (human) {
         if (acctctl_table_print_record(&info, c.format, stdout) != 0)
             goto out;

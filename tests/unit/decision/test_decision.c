@@ -734,12 +734,10 @@ static int write_file(const char *path, const char *text)
     return fclose(f);
 }
 
-static void test_c_export(void **state)
+/* The C export of r for layout w, compiled and run on every collective at
+ * many sizes, answers as acct_rules_resolve_at + acct_table_lookup do. */
+static void c_export_check(const struct acct_rules *r, const struct acct_rules_where *wh)
 {
-    (void)state;
-    struct acct_rules *r = example_rules();
-    if (r == NULL)
-        return;
     char dir[] = "/tmp/acct-cexport-XXXXXX";
     if (mkdtemp(dir) == NULL)
         fail_msg("mkdtemp %s: %s", dir, strerror(errno));
@@ -749,10 +747,9 @@ static void test_c_export(void **state)
     snprintf(in, sizeof(in), "%s/in.txt", dir);
     snprintf(exe, sizeof(exe), "%s/drv", dir);
     FILE *f = fopen(gen, "w");
-    assert_true(f != NULL && acct_export_c(f, r, NULL) == 0);
+    assert_true(f != NULL && acct_export_c_at(f, r, NULL, wh) == 0);
     if (f)
         fclose(f);
-    assert_true(acct_export_c(stdout, r, "9bad") == ACCT_RULES_EINVAL);
 
     /* A driver: reads "coll p bytes" lines, prints the decision. */
     char *dsrc = NULL;
@@ -797,7 +794,7 @@ static void test_c_export(void **state)
             continue;
         for (size_t pi = 0; pi < sizeof(ps) / sizeof(ps[0]); pi++) {
             struct acct_table *t = NULL;
-            assert_true(acct_rules_resolve(r, (enum acct_coll_id)c, ps[pi], &t) == 0);
+            assert_true(acct_rules_resolve_at(r, (enum acct_coll_id)c, ps[pi], wh, &t) == 0);
             for (size_t k = 0; k < ns; k++) {
                 const struct acct_decision *dd = acct_table_lookup(t, sizes[k]);
                 fprintf(q, "%s %d %llu\n", acct_coll_name((enum acct_coll_id)c), ps[pi],
@@ -834,9 +831,57 @@ static void test_c_export(void **state)
         unlink(exe);
         rmdir(dir);
     }
-    printf("C export: %zu lookups compared\n", nq);
+    printf("C export (%d ranks per node): %zu lookups compared\n",
+           wh != NULL ? wh->ranks_per_node : 0, nq);
     free(got);
     free(want);
+}
+
+static void test_c_export(void **state)
+{
+    (void)state;
+    struct acct_rules *r = example_rules();
+    if (r == NULL)
+        return;
+    c_export_check(r, NULL);
+    assert_true(acct_export_c(stdout, r, "9bad") == ACCT_RULES_EINVAL);
+    acct_rules_free(r);
+}
+
+/* Rules with the layout dimension: the export for each layout equals the
+ * runtime's lookup at that layout. */
+static void test_c_export_layout(void **state)
+{
+    (void)state;
+    static const char yaml[] =
+        "acct_rules: 2\n"
+        "provenance: {partition: eth, interconnect: tcp-1g, version: 3, source: manual, "
+        "created: \"2026-11-26T10:00:00Z\"}\n"
+        "collectives:\n"
+        "  bcast:\n"
+        "    - {comm_size: [2, max], bytes: [0, 8191], algorithm: binomial}\n"
+        "    - {comm_size: [2, max], bytes: [8K, max], ranks_per_node: 1, algorithm: pipeline, "
+        "segment: 64K}\n"
+        "    - {comm_size: [2, max], bytes: [8K, max], ranks_per_node: [2, 8], layout: regular, "
+        "algorithm: hier_chain, segment: 64K}\n"
+        "    - {comm_size: [4, 64], bytes: [8K, max], ranks_per_node: [2, max], layout: irregular, "
+        "algorithm: hier_binomial}\n"
+        "  allreduce:\n"
+        "    - {comm_size: [2, max], layout: regular, algorithm: hier_ring}\n"
+        "    - {comm_size: [2, max], bytes: [0, 4K], layout: irregular, algorithm: "
+        "recursive_doubling}\n";
+    struct acct_rules *r = NULL;
+    struct acct_diags d = ACCT_DIAGS_INIT;
+    int rc = acct_rules_parse_buffer("layout.yaml", yaml, strlen(yaml), &r, &d);
+    if (rc != ACCT_RULES_OK)
+        acct_diags_print(&d, stderr);
+    assert_true(rc == ACCT_RULES_OK);
+    acct_diags_free(&d);
+    const struct acct_rules_where ws[] = { { 1, true }, { 2, true }, { 8, true }, { 9, true },
+                                           { 5, false } };
+    c_export_check(r, NULL);
+    for (size_t i = 0; i < sizeof(ws) / sizeof(ws[0]); i++)
+        c_export_check(r, &ws[i]);
     acct_rules_free(r);
 }
 
@@ -852,6 +897,7 @@ int main(int argc, char **argv)
         ACCT_TEST_CASE("ompi_bad", test_ompi_bad),
         ACCT_TEST_CASE("ompi_bad", test_ompi_mutations),
         ACCT_TEST_CASE("c_export", test_c_export),
+        ACCT_TEST_CASE("c_export", test_c_export_layout),
     };
     return acct_test_run("test_decision", cases, sizeof cases / sizeof *cases,
                          argc > 1 ? argv[1] : NULL) == 0 ? 0 : 1;

@@ -364,6 +364,11 @@ struct acct_ompi_export_opts {
     int max_comm_size; /* the largest communicator size of interest, 1 to
                         * ACCT_OMPI_MAX_COMM_SECTIONS; 0: the largest finite
                         * comm_size bound in the rules + 1 */
+    /* The layout to export for: Open MPI's rules have no layout dimension,
+     * so rules that depend on it (schema 2) are resolved at this layout
+     * (where.ranks_per_node 0: unknown -- they are left out), with a note
+     * saying so. */
+    struct acct_rules_where where;
 };
 int acct_export_ompi(FILE *f, const struct acct_rules *r, const struct acct_ompi_export_opts *o,
                      struct acct_diags *notes);
@@ -379,8 +384,12 @@ int acct_export_ompi(FILE *f, const struct acct_rules *r, const struct acct_ompi
  *
  * returning an index into the table (0 is always native), with the same
  * answers as acct_rules_resolve + acct_table_lookup (power-of-two
- * restrictions included). prefix replaces "acct_decide" when not NULL
+ * restrictions included) for an unknown layout. prefix replaces "acct_decide" when not NULL
  * (a C identifier). */
 int acct_export_c(FILE *f, const struct acct_rules *r, const char *prefix);
+/* The same for the calls at layout w (NULL: unknown; layout-bound rules,
+ * schema 2, then left out): the generated functions take no layout. */
+int acct_export_c_at(FILE *f, const struct acct_rules *r, const char *prefix,
+                     const struct acct_rules_where *w);
 
 #endif
