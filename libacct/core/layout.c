@@ -1,6 +1,8 @@
 /* Layouts and node-aware trees (acct/layout.h). */
 #include "acct/layout.h"
 
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -183,4 +185,36 @@ const char *acct_layout_describe(const struct acct_layout *l, char *buf, unsigne
     else
         snprintf(buf, len, "%d nodes, %d-%d ranks per node", l->nnodes, l->min_ppn, l->max_ppn);
     return buf;
+}
+
+#define PATTERN_MAX_NODES 4096
+
+int acct_layout_pattern_label(const char *spec, long world_rank)
+{
+    long counts[PATTERN_MAX_NODES], total = 0;
+    int n = 0;
+    const char *p = spec;
+    if (spec == NULL || world_rank < 0)
+        return -1;
+    while (*p != '\0') {
+        char *end;
+        errno = 0;
+        long c = strtol(p, &end, 10);
+        if (end == p || errno != 0 || c < 1 || c > 1L << 20 || n == PATTERN_MAX_NODES ||
+            (*end != ',' && *end != '\0') || (*end == ',' && end[1] == '\0') || *p == '-' ||
+            *p == '+' || *p == ' ')
+            return -1;
+        counts[n++] = c;
+        total += c;
+        p = *end == ',' ? end + 1 : end;
+    }
+    if (n == 0)
+        return -1;
+    long rep = world_rank / total, off = world_rank % total;
+    int i = 0;
+    while (off >= counts[i])
+        off -= counts[i++];
+    if (rep > (INT_MAX - i) / n)
+        return -1;
+    return (int)(rep * n + i);
 }

@@ -16,37 +16,9 @@
 
 #include "acct/log.h"
 
-#define LAYOUT_MAX_NODES 4096 /* entries in ACCT_LAYOUT */
-
-/* ACCT_LAYOUT: world ranks per node, repeated: "2" = pairs; "3,1" = 3, 1,
- * 3, 1, ... Node i of the pattern's k-th repetition is label
- * k * n + i. -1: not set (or invalid). */
+/* ACCT_LAYOUT: world ranks per node, repeated (acct_layout_pattern_label).
+ * -1: not set (or invalid). */
 static int pretend_label = -1;
-
-static int parse_layout(const char *v, int world_rank)
-{
-    long counts[LAYOUT_MAX_NODES], total = 0;
-    int n = 0;
-    const char *p = v;
-    while (*p != '\0') {
-        char *end;
-        errno = 0;
-        long c = strtol(p, &end, 10);
-        if (end == p || errno != 0 || c < 1 || c > 1L << 20 || n == LAYOUT_MAX_NODES ||
-            (*end != ',' && *end != '\0') || (*end == ',' && end[1] == '\0'))
-            return -1;
-        counts[n++] = c;
-        total += c;
-        p = *end == ',' ? end + 1 : end;
-    }
-    if (n == 0)
-        return -1;
-    long rep = world_rank / total, off = world_rank % total;
-    int i = 0;
-    while (off >= counts[i])
-        off -= counts[i++];
-    return (int)(rep * n + i);
-}
 
 void rt_locality_init(int world_rank)
 {
@@ -54,7 +26,7 @@ void rt_locality_init(int world_rank)
     pretend_label = -1;
     if (v == NULL || *v == '\0')
         return;
-    pretend_label = parse_layout(v, world_rank);
+    pretend_label = acct_layout_pattern_label(v, world_rank);
     if (pretend_label < 0)
         acct_warn("ACCT_LAYOUT=\"%s\": not a list of ranks per node (e.g. 4 or 3,1); "
                   "the real placement is used", v);

@@ -157,6 +157,26 @@ static void test_runs(void **state)
     acct_layout_free(&l);
 }
 
+static void test_pattern(void **state)
+{
+    (void)state;
+    /* "2": pairs */
+    for (long r = 0; r < 10; r++)
+        assert_int_equal(acct_layout_pattern_label("2", r), r / 2);
+    /* "5,3,1,4": nodes 0..3, then 4..7 */
+    const int want[] = { 0, 0, 0, 0, 0, 1, 1, 1, 2, 3, 3, 3, 3, 4, 4, 4, 4, 4, 5 };
+    for (long r = 0; r < (long)(sizeof want / sizeof want[0]); r++)
+        assert_int_equal(acct_layout_pattern_label("5,3,1,4", r), want[r]);
+    assert_int_equal(acct_layout_pattern_label("1", 123456), 123456);
+    /* refused: not a list of counts >= 1 */
+    const char *bad[] = { "", "0", "2,", ",2", "2,,3", "a", "2x", "-1", "+2", " 2", "2 ",
+                          "1048577", "99999999999999999999" };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        assert_int_equal(acct_layout_pattern_label(bad[i], 0), -1);
+    assert_int_equal(acct_layout_pattern_label(NULL, 0), -1);
+    assert_int_equal(acct_layout_pattern_label("2", -1), -1);
+}
+
 static void test_tree_bad_arguments(void **state)
 {
     (void)state;
@@ -178,6 +198,7 @@ int main(void)
         cmocka_unit_test(test_trees),
         cmocka_unit_test(test_runs),
         cmocka_unit_test(test_tree_bad_arguments),
+        cmocka_unit_test(test_pattern),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

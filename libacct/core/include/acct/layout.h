@@ -81,4 +81,12 @@ void acct_layout_runs(const struct acct_layout *l, int n, acct_layout_run_fn fn,
 /* "n nodes, a-b ranks per node" into buf (for logs). Returns buf. */
 const char *acct_layout_describe(const struct acct_layout *l, char *buf, unsigned len);
 
+/* A pretended placement (ACCT_LAYOUT, docs/user-guide.md): spec lists
+ * ranks per node, repeated over the world ranks ("2": pairs; "3,1": nodes
+ * of 3, 1, 3, 1, ... ranks). The node label of world_rank (node i of the
+ * pattern's k-th repetition is k * n + i, n the pattern's length), or -1
+ * when spec is not such a list (counts 1 to 2^20, at most 4096 of them).
+ * The runtime's locality and acct-tune use it alike. */
+int acct_layout_pattern_label(const char *spec, long world_rank);
+
 #endif
