@@ -54,6 +54,9 @@ static void call_shape(enum acct_coll_id coll, int p, uint64_t m, struct acct_ca
     call->count = coll == ACCT_COLL_barrier ? 0 : m; /* one-byte elements */
     call->scount = call->count;
     call->commutative = true;                          /* MPI_SUM */
+    /* node-aware methods: only their size restrictions are checked here;
+     * the runtime checks the real layout of each call */
+    call->layout = &acct_layout_any;
 }
 
 bool tune_applicable(enum acct_coll_id coll, const struct acct_decision *d, int p, uint64_t m)
@@ -80,7 +83,22 @@ static int push(struct tune_method **v, size_t *n, size_t *cap)
     return 0;
 }
 
-int tune_methods(enum acct_coll_id coll, int p, struct tune_method **out, size_t *n)
+bool tune_nodes_among(const int *node, int p)
+{
+    int nodes = 0, most = 0;
+    for (int i = 0; i < p; i++) {
+        int seen = 0, same = 0;
+        for (int j = 0; j < p; j++)
+            same += node[j] == node[i];
+        for (int j = 0; j < i && !seen; j++)
+            seen = node[j] == node[i];
+        nodes += !seen;
+        most = same > most ? same : most;
+    }
+    return nodes >= 2 && most >= 2;
+}
+
+int tune_methods(enum acct_coll_id coll, int p, bool nodes, struct tune_method **out, size_t *n)
 {
     int rc = 0;
     size_t cap = 0;
@@ -97,11 +115,7 @@ int tune_methods(enum acct_coll_id coll, int p, struct tune_method **out, size_t
         /* the size restriction (power of two) only: the others depend on the call */
         if ((a->flags & ACCT_ALG_POW2) && (p & (p - 1)) != 0)
             continue;
-        /* Node-aware methods are not searched yet: rules have no
-         * ranks-per-node dimension, so a decision tuned on one placement
-         * would apply to every other (issue 20's next step). They run when
-         * forced (ACCT_FORCE) or named in a rules file. */
-        if (a->flags & ACCT_ALG_NODES)
+        if ((a->flags & ACCT_ALG_NODES) && !nodes)
             continue;
         int nf = 0;
         int fo[ACCT_ARRAY_LEN(fanouts) + 1];

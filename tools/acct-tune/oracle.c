@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "acct/alg.h"
+#include "acct/layout.h"
 #include "acct/tool.h"
 #include "plane.h"
 
@@ -361,6 +362,51 @@ static void *buf_alloc(size_t bytes, int *ok)
     return p;
 }
 
+/* Which node each rank of x->comm is on, the same labels on every rank
+ * (x->node): ACCT_LAYOUT's pretended placement when set (as the runtime's
+ * locality does, docs/runtime.md), else the node's lowest rank from
+ * MPI_Comm_split_type(MPI_COMM_TYPE_SHARED); one allgather. TUNE_OK, or
+ * TUNE_ENOMEM (agreed). Node-aware methods are searched on the
+ * communicators whose layout calls for them (tune_nodes_among). */
+static int tune_layout(struct tune_ctx *x)
+{
+    int label = -1, zero = 0, ok;
+    const char *pretend = getenv("ACCT_LAYOUT");
+    MPI_Comm local = MPI_COMM_NULL;
+    MPI_Group lg = MPI_GROUP_NULL, cg = MPI_GROUP_NULL;
+
+    if (pretend != NULL && *pretend != '\0')
+        label = acct_layout_pattern_label(pretend, x->rank_world);
+    if (label < 0) {
+        if (PMPI_Comm_split_type(x->comm, MPI_COMM_TYPE_SHARED, x->rank, MPI_INFO_NULL, &local) ==
+                MPI_SUCCESS &&
+            PMPI_Comm_group(local, &lg) == MPI_SUCCESS &&
+            PMPI_Comm_group(x->comm, &cg) == MPI_SUCCESS &&
+            PMPI_Group_translate_ranks(lg, 1, &zero, cg, &label) != MPI_SUCCESS)
+            label = -1;
+        if (lg != MPI_GROUP_NULL)
+            PMPI_Group_free(&lg);
+        if (cg != MPI_GROUP_NULL)
+            PMPI_Group_free(&cg);
+        if (local != MPI_COMM_NULL)
+            PMPI_Comm_free(&local);
+        if (label == MPI_UNDEFINED)
+            label = -1;
+    }
+    x->node = malloc((size_t)x->size * sizeof(*x->node));
+    ok = x->node != NULL;
+    if (!oracle_ready(x, ok))
+        return TUNE_ENOMEM;
+    if (PMPI_Allgather(&label, 1, MPI_INT, x->node, 1, MPI_INT, x->comm) != MPI_SUCCESS)
+        ok = 0;
+    for (int r = 0; ok && r < x->size; r++)
+        ok = x->node[r] >= 0;
+    if (!ok) /* no layout: every rank its own node (no node-aware methods) */
+        for (int r = 0; r < x->size; r++)
+            x->node[r] = -1 - r;
+    return TUNE_OK;
+}
+
 /* The benchmark of x->coll, this rank's place in x->comm, buffers for the
  * largest size, the proxy communicator, the methods. */
 static int comm_setup(struct tune_ctx *x)
@@ -379,6 +425,10 @@ static int comm_setup(struct tune_ctx *x)
         return TUNE_EFAIL;
     }
 
+    if (tune_layout(x) != TUNE_OK) {
+        snprintf(x->err, sizeof(x->err), "out of memory");
+        return TUNE_ENOMEM;
+    }
     for (size_t i = 0; i < x->nsizes; i++)
         max_m = x->sizes[i] > max_m ? x->sizes[i] : max_m;
     memset(c, 0, sizeof(*c));
@@ -400,7 +450,8 @@ static int comm_setup(struct tune_ctx *x)
     x->max_us = malloc((size_t)tune_timed_reps_max(x->o) * sizeof(*x->max_us));
     x->segs = malloc((size_t)x->o->max_segments * sizeof(*x->segs));
     ok = ok && x->times != NULL && x->max_us != NULL && x->segs != NULL &&
-         tune_methods(x->coll, x->size, &x->methods, &x->nmethods) == 0;
+         tune_methods(x->coll, x->size, tune_nodes_among(x->node, x->size), &x->methods,
+                      &x->nmethods) == 0;
     PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, x->comm);
     if (!all_ok) {
         snprintf(x->err, sizeof(x->err), "cannot allocate buffers for %s of %llu bytes on %d "
@@ -431,6 +482,8 @@ static void comm_teardown(struct tune_ctx *x)
     free(x->max_us);
     free(x->segs);
     free(x->methods);
+    free(x->node);
+    x->node = NULL;
     if (x->proxy_comm != MPI_COMM_NULL)
         MPI_Comm_free(&x->proxy_comm);
     x->call.sbuf = x->call.rbuf = NULL;
@@ -504,6 +557,7 @@ struct plane_mpi {
     MPI_Comm *rows;                 /* per row; MPI_COMM_NULL on ranks outside */
     struct tune_method **methods;   /* per row */
     size_t *nmethods;
+    bool *nodes;                    /* per row: node-aware methods searched */
 };
 
 static int pm_open(void *ctx, size_t row, size_t col, struct tune_plane_point *pt)
@@ -544,13 +598,14 @@ static const char *const cell_how[] = {
 /* The per-row communicators and methods; agreed between the ranks. */
 static int plane_rows(struct tune_ctx *x, struct plane_mpi *s, size_t nrows)
 {
-    int ok = s->rows != NULL && s->methods != NULL && s->nmethods != NULL;
+    int ok = s->rows != NULL && s->methods != NULL && s->nmethods != NULL && s->nodes != NULL;
 
     for (size_t r = 0; r < nrows && oracle_ready(x, ok); r++) {
         /* MPI_ (not PMPI_): libacct attaches its per-communicator state */
+        s->nodes[r] = tune_nodes_among(x->node, s->p[r]); /* the row: comm's first ranks */
         ok = MPI_Comm_split(x->comm, x->rank < s->p[r] ? 0 : MPI_UNDEFINED, x->rank,
                             &s->rows[r]) == MPI_SUCCESS &&
-             tune_methods(x->coll, s->p[r], &s->methods[r], &s->nmethods[r]) == 0;
+             tune_methods(x->coll, s->p[r], s->nodes[r], &s->methods[r], &s->nmethods[r]) == 0;
     }
     if (!oracle_ready(x, ok)) {
         snprintf(x->err, sizeof(x->err), "%s: cannot make the communicators of the plane",
@@ -644,6 +699,7 @@ int tune_plane(struct tune_ctx *x, const int *p, size_t nrows)
         s.rows[r] = MPI_COMM_NULL;
     s.methods = calloc(nrows, sizeof(*s.methods));
     s.nmethods = calloc(nrows, sizeof(*s.nmethods));
+    s.nodes = calloc(nrows, sizeof(*s.nodes));
     ncols = calloc(nrows, sizeof(*ncols));
     cells = calloc(nrows * x->nsizes, sizeof(*cells));
     if (rc == TUNE_OK && !oracle_ready(x, ncols != NULL && cells != NULL))
@@ -654,8 +710,8 @@ int tune_plane(struct tune_ctx *x, const int *p, size_t nrows)
         for (size_t r = 0; r < nrows; r++)
             ncols[r] = x->nsizes;
         struct tune_plane_src src = { .ctx = &s, .coll = x->coll, .nrows = nrows,
-                                      .ncols = ncols, .p = p, .m = x->sizes, .open = pm_open,
-                                      .close = pm_close };
+                                      .ncols = ncols, .p = p, .nodes = s.nodes, .m = x->sizes,
+                                      .open = pm_open, .close = pm_close };
         struct tune_plane_opts po = { .row_stride = x->o->row_stride,
                                       .col_stride = x->o->col_stride, .keep = x->o->keep,
                                       .check = x->o->check, .params = x->o->params };
@@ -678,6 +734,7 @@ int tune_plane(struct tune_ctx *x, const int *p, size_t nrows)
     free(s.rows);
     free(s.methods);
     free(s.nmethods);
+    free(s.nodes);
     free(ncols);
     free(cells);
     x->methods = own;

@@ -50,6 +50,8 @@ struct tune_ctx {
     double *times, *max_us;
     struct tune_method *methods;
     size_t nmethods;
+    int *node;                               /* (comm) the node of each rank of comm (labels
+                                              * every rank agrees on: tune_layout) */
     MPI_Comm proxy_comm;                     /* (comm) pipeline proxy: first h+1 ranks */
     int proxy_size;
     bool proxy_comm_valid;

@@ -158,7 +158,8 @@ static int pl_full(void *ctx, size_t row, size_t col, const struct tune_cell_ref
         if (w->o->keep >= 0 && h->nkept > 0) {
             struct tune_method *hm = NULL;
             size_t hn = 0;
-            if (tune_methods(w->src->coll, w->src->p[hint->row], &hm, &hn) != 0) {
+            bool hnodes = w->src->nodes != NULL && w->src->nodes[hint->row];
+            if (tune_methods(w->src->coll, w->src->p[hint->row], hnodes, &hm, &hn) != 0) {
                 rc = TUNE_ENOMEM;
                 goto out;
             }

@@ -43,6 +43,7 @@ struct tune_plane_src {
     size_t nrows;
     const size_t *ncols;               /* per row: message sizes m[0..ncols-1] */
     const int *p;                      /* per row: communicator size, ascending */
+    const bool *nodes;                 /* per row: tune_methods' nodes (NULL: none) */
     const uint64_t *m;                 /* per column: message bytes, ascending */
     /* Make (row, col) the current cell; fill *pt. TUNE_OK or an error. */
     int (*open)(void *ctx, size_t row, size_t col, struct tune_plane_point *pt);

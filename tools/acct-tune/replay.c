@@ -174,7 +174,9 @@ static int point_init(struct point *x, const struct tune_state *st, const struct
     x->coll = coll;
     x->p = p;
     x->m = m;
-    if (tune_methods(coll, p, &x->methods, &x->nm) != 0 || x->nm > 256)
+    /* a journal's runs are replayed without the node-aware methods: the
+     * replay has no layout */
+    if (tune_methods(coll, p, false, &x->methods, &x->nm) != 0 || x->nm > 256)
         return -1;
     x->nsegs = tune_segments(m, o->min_segment, o->max_segments, x->segs);
     for (size_t i = 0; i < x->nm; i++) {

@@ -111,9 +111,16 @@ struct tune_method {
 
 /* The methods of coll on p ranks: every registered algorithm (native too)
  * whose size restriction holds, fan-out algorithms once per fan-out in
- * {1, 2, 4, 8} within their range and below p (or their default). *out
+ * {1, 2, 4, 8} within their range and below p (or their default); the
+ * node-aware ones (ACCT_ALG_NODES) only when nodes (the communicator spans
+ * two or more nodes and some node holds two or more of its ranks:
+ * otherwise they run what a flat method of the list runs). *out
  * allocated. Returns 0 or -1 (out of memory). */
-int tune_methods(enum acct_coll_id coll, int p, struct tune_method **out, size_t *n);
+int tune_methods(enum acct_coll_id coll, int p, bool nodes, struct tune_method **out, size_t *n);
+
+/* Does the layout of the first p ranks, labelled with their nodes, call
+ * for the node-aware methods (see tune_methods)? */
+bool tune_nodes_among(const int *node, int p);
 
 /* Segment candidates for a message of m bytes: index 0 is 0 (unsegmented),
  * then powers of two below m, descending, down to min_segment, at most

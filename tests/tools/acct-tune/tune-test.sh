@@ -13,6 +13,9 @@
 #                    reduced, used, hybrid, model)
 #         min_time   --reps 3 --min-time 0.02: 8-byte experiments take many more
 #                    repetitions than 3, 1 MiB ones fewer
+#         nodes      ACCT_LAYOUT=2 (pairs of ranks on pretended nodes): the
+#                    node-aware methods are measured on 4 ranks (2 nodes of 2)
+#                    and not on 2 (one node); without a layout (small) never
 #         bad        a bad option: exit 2 and one error line, no hang
 #         bad_used   a bad --used file: exit 1 and FILE:LINE:COLUMN: FIELD: message
 #         plane      --strategy plane over 3 communicator sizes x 7 message sizes
@@ -73,6 +76,24 @@ small)
     "$check" "$work/result.yaml" "${grid_check[@]}" complete || fail "result"
     "$acctctl" validate "$work/rules.yaml" || fail "rules file"
     grep -q '^# bcast' "$work/ompi.rules" || fail "no bcast section in the Open MPI rules"
+    # one host: every rank on one node, nothing for node-aware methods to do
+    grep -q 'algorithm: hier_' "$work/report.yaml" &&
+        fail "node-aware methods measured with every rank on one node"
+    ;;
+nodes)
+    mpix=(-x ACCT_REPORT="$work/report.yaml" -x ACCT_LAYOUT=2)
+    run 4 --collectives bcast,allreduce --comm-sizes 2,4 --sizes 64K,256K --budget 60s --reps 5 \
+        --out result.yaml --rules rules.yaml || fail "acct-tune failed"
+    "$check" "$work/result.yaml" bcast,allreduce 2,4 64K,256K complete || fail "result"
+    "$acctctl" validate "$work/rules.yaml" || fail "rules file"
+    for c in bcast allreduce; do
+        grep -Eq "collective: $c, algorithm: hier_[a-z_]+, comm_size: 4," "$work/report.yaml" ||
+            fail "no node-aware $c measured on 4 ranks (2 nodes of 2): $(grep "$c" "$work/report.yaml")"
+        grep -Eq "collective: $c, algorithm: hier_[a-z_]+, comm_size: 2," "$work/report.yaml" &&
+            fail "node-aware $c measured on 2 ranks (one node)"
+    done
+    grep -Eq 'algorithm: hier_' "$work/result.yaml" ||
+        fail "the tuning result records no node-aware measurement"
     ;;
 resume)
     args=("${grid[@]}" --sizes 8,1K,16K,64K --reps 20 --state state.txt --out result.yaml)

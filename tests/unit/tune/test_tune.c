@@ -118,8 +118,9 @@ static void test_grid(void **state)
 
     struct tune_method *m = NULL;
     size_t nm = 0;
-    acct_assert(tune_methods(ACCT_COLL_bcast, 3, &m, &nm) == 0 && nm > 0, "bcast methods");
+    acct_assert(tune_methods(ACCT_COLL_bcast, 3, false, &m, &nm) == 0 && nm > 0, "bcast methods");
     for (size_t i = 0; i < nm; i++) {
+        acct_assert(!(m[i].d.alg->flags & ACCT_ALG_NODES), "node-aware method without nodes");
         acct_assert(m[i].d.alg->coll == ACCT_COLL_bcast, "method of another collective");
         acct_assert(!(m[i].d.alg->flags & ACCT_ALG_POW2), "power-of-two method on 3 ranks");
         acct_assert(!(m[i].d.alg->flags & ACCT_ALG_FANOUT) || m[i].d.fanout < 3,
@@ -128,10 +129,35 @@ static void test_grid(void **state)
               "bcast segmented methods have the pipeline proxy");
     }
     free(m);
-    acct_assert(tune_methods(ACCT_COLL_alltoall, 4, &m, &nm) == 0 && nm >= 4, "alltoall methods");
+    acct_assert(tune_methods(ACCT_COLL_alltoall, 4, false, &m, &nm) == 0 && nm >= 4,
+                "alltoall methods");
     for (size_t i = 0; i < nm; i++)
         acct_assert(m[i].proxy == -1, "alltoall has no proxy");
     free(m);
+
+    /* node-aware methods: only with nodes, then every registered one, each
+     * applicable on its size alone */
+    size_t flat = 0, hier = 0;
+    acct_assert(tune_methods(ACCT_COLL_allreduce, 8, false, &m, &flat) == 0, "allreduce flat");
+    free(m);
+    acct_assert(tune_methods(ACCT_COLL_allreduce, 8, true, &m, &nm) == 0, "allreduce nodes");
+    for (size_t i = 0; i < nm; i++)
+        if (m[i].d.alg->flags & ACCT_ALG_NODES) {
+            hier++;
+            acct_assert(tune_applicable(ACCT_COLL_allreduce, &m[i].d, 8, 1 << 20),
+                        "%s not applicable on 8 ranks", m[i].d.alg->name);
+        }
+    acct_assert(hier == 3 && nm == flat + 3, "allreduce: %zu node-aware of %zu (flat %zu)", hier,
+                nm, flat);
+    free(m);
+
+    /* the layouts that call for them: two nodes or more, one with two ranks or more */
+    const int pairs[] = { 0, 0, 1, 1 }, spread[] = { 0, 1, 2, 3 }, one[] = { 5, 5, 5, 5 },
+              uneven[] = { 0, 1, 1, 2 };
+    acct_assert(tune_nodes_among(pairs, 4) && !tune_nodes_among(pairs, 2), "pairs");
+    acct_assert(!tune_nodes_among(spread, 4), "one rank per node");
+    acct_assert(!tune_nodes_among(one, 4), "one node");
+    acct_assert(tune_nodes_among(uneven, 4) && !tune_nodes_among(uneven, 2), "uneven");
 }
 
 static void test_used(void **state)
