@@ -63,6 +63,9 @@ conffiles() { dpkg-deb -e "$(deb "$1")" "$tmp/$1" && sort "$tmp/$1/conffiles" 2>
 grep -q "deb-systemd-helper enable 'acctd.service'" "$tmp/acctd/postinst" ||
     fail "acctd's postinst does not enable acctd.service"
 grep -q "_dh_action=restart" "$tmp/acctd/postinst" || fail "acctd's postinst does not restart acctd on upgrade"
+# debhelper's parts once each (a token in a comment would be replaced too)
+[ "$(grep -c 'Automatically added by dh_installsystemd' "$tmp/acctd/postrm")" = 2 ] ||
+    fail "acctd's postrm: debhelper's unit parts are not there exactly once"
 # purge keeps the store
 if ! grep -q "rm -rf /run/acct/rules" "$tmp/acctd/postrm" ||
     grep -qE '^[[:space:]]*rm [^"]*/var/lib/acct' "$tmp/acctd/postrm"; then
