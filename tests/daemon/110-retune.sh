@@ -5,7 +5,8 @@
 # nodes from scontrol, srun --mpi=pmix, acct-tune's options), progress from
 # the job's stderr, import, diff against the active version, activation;
 # a failing job imports nothing; the job's own import into every node's
-# acctd; --dry-run submits nothing; no daemon: no submission. (On the emulated cluster, with real Slurm: tests/cluster.)
+# acctd; a job longer than acctd's idle_timeout is still imported; --dry-run
+# submits nothing; no daemon: no submission. (On the emulated cluster, with real Slurm: tests/cluster.)
 . "$(dirname "$0")/lib.sh"
 FAKE=$(cd "$(dirname "$0")/fake-slurm" && pwd)
 export PATH=$FAKE:$PATH FAKE_SLURM_DIR=$T/slurm FAKE_RESULT=$ACCT_TEST_DATA/result-eth.yaml
@@ -98,6 +99,14 @@ done
 expect "$T/slurm/4246.state" "COMPLETED"
 ctl 0 import "$T/work/acct-retune-eth-4246.result.yaml" --activate
 expect "$T/out" "imported tuning run r-fake-4246-eth"
+
+# A job that outlasts acctd's idle_timeout: acctctl imports over a new
+# connection (the one it checked acctd with was closed meanwhile).
+stop_acctd
+start_acctd --idle-timeout 1 || exit 1
+FAKE_SLURM_JOBID=4247 FAKE_TUNE_SLEEP=2.5 ctl 0 "${RETUNE[@]}" --no-node-import
+expect "$T/out" "imported tuning run r-fake-4247-eth"
+expect "$T/out" "activated version"
 
 # Bad command lines.
 ctl 2 retune

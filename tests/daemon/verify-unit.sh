@@ -1,9 +1,15 @@
 #!/bin/sh
-# verify-unit.sh UNIT ACCTD SYSTEMD_ANALYZE: `systemd-analyze verify` of the
-# unit, with ExecStart pointed at the built acctd (the installed path does
-# not exist in a build tree). Exit 77 (skip) without systemd-analyze.
+# verify-unit.sh UNIT ACCTD SYSTEMD_ANALYZE [MANDIR]: `systemd-analyze
+# verify` of the unit, with ExecStart pointed at the built acctd (the
+# installed path does not exist in a build tree) and MANPATH at the built
+# man pages (verify runs man for Documentation=man:acctd(8)). Exit 77
+# (skip) without systemd-analyze.
 set -eu
-unit=$1 acctd=$2 analyze=${3:-}
+unit=$1 acctd=$2 analyze=${3:-} mandir=${4:-}
+if [ -n "$mandir" ]; then
+    MANPATH=$mandir
+    export MANPATH
+fi
 if [ -z "$analyze" ] || ! [ -x "$analyze" ]; then
     echo "systemd-analyze not found: skipped"
     exit 77

@@ -3,8 +3,10 @@
 # (docs/files.md, "Man pages" and "Shell completion, plugstack.conf.d
 # snippet"): the man pages, acctctl's bash completion, the public header and
 # the plugstack.conf.d snippet; once into a prefix (--prefix), once staged
-# (DESTDIR, prefix /usr) as a package build does. Everything goes to a
-# temporary directory, removed at the end whatever happens.
+# (DESTDIR, prefix /usr) as a package build does; also acctd.yaml (which the
+# unit's ExecStart names), the unit, and acct-tune's RUNPATH to libacct.so.
+# Everything goes to a temporary directory, removed at the end whatever
+# happens.
 #
 #   test-install.sh BUILD_DIR SOURCE_DIR SPANK_BUILT(0|1)
 set -u
@@ -32,6 +34,16 @@ check_tree() {
     cmp -s "$root/include/acct/tool.h" "$src/libacct/include/acct/tool.h" ||
         fail "$root/include/acct/tool.h: missing or not libacct/include/acct/tool.h"
     [ -x "$root/bin/acctctl" ] || fail "$root/bin/acctctl missing"
+    # the configuration the unit names with -c (it must exist), valid as it is
+    cmp -s "$root/lib/systemd/system/acctd.service" "$src/systemd/acctd.service" ||
+        fail "$root/lib/systemd/system/acctd.service: missing or not systemd/acctd.service"
+    "$root/sbin/acctd" -t -c "$root/etc/acct/acctd.yaml" >/dev/null ||
+        fail "$root/etc/acct/acctd.yaml: missing or refused by acctd -t"
+    # acct-tune finds the libacct.so installed with it (RUNPATH $ORIGIN/../lib/acct)
+    local found
+    found=$(ldd "$root/bin/acct-tune" 2>/dev/null | sed -n 's/^[[:space:]]*libacct\.so => \([^ ]*\) .*/\1/p')
+    { [ -n "$found" ] && [ "$(readlink -f "$found")" = "$(readlink -f "$root/lib/acct/libacct.so")" ]; } ||
+        fail "$root/bin/acct-tune: libacct.so resolves to \"$found\", not $root/lib/acct/libacct.so"
     [ "$spank" = 1 ] || return 0
     conf=$root/etc/slurm/plugstack.conf.d/acct.conf
     [ -f "$conf" ] || { fail "$conf missing"; return 0; }
@@ -80,4 +92,4 @@ if [ "$fails" -ne 0 ]; then
     echo "install: $fails failure(s)" >&2
     exit 1
 fi
-echo "install: man pages, completion, tool.h$([ "$spank" = 1 ] && echo ", plugstack.conf.d/acct.conf") in place"
+echo "install: man pages, completion, tool.h, acctd.yaml, unit, acct-tune's RUNPATH$([ "$spank" = 1 ] && echo ", plugstack.conf.d/acct.conf") in place"

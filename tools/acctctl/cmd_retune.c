@@ -591,6 +591,12 @@ static int do_retune(struct retune_opts *o, const struct acctctl_common *c)
                 c->cmd, job, result, strerror(errno), errpath);
         goto out;
     }
+    /* A new connection for the import: acctd closes one that stayed idle
+     * for idle_timeout (60 s by default) while the job ran. */
+    acctctl_disconnect(&conn);
+    connected = acctctl_connect(&conn, c) == 0;
+    if (!connected)
+        goto out;
     rc = acctctl_import_file(&conn, result, o->activate, true) == 0 ? ACCTCTL_OK
                                                                       : ACCTCTL_FAIL;
     if (rc == ACCTCTL_OK && conn.warnings > 0)
