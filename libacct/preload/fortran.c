@@ -24,9 +24,10 @@
  *     MPI_Init, a communicator handle f2c does not know) it calls the
  *     native function of the same name: pure pass-through.
  * Nothing is looked up at load time: the natives (in the Fortran library,
- * whatever scope it was loaded in), the f2c functions (in the MPI library
- * the C natives came from) and the sentinels' addresses are found with
- * dlsym at the first Fortran call, and again while anything is missing. A
+ * whatever scope it was loaded in) at the first Fortran call; the f2c
+ * functions (in the MPI library the C natives came from) and the
+ * sentinels' addresses at the first Fortran collective the runtime runs;
+ * again while anything is missing. A
  * name whose native is missing (no Fortran MPI library in the process)
  * answers MPI_ERR_INTERN through ierr; nothing else happens. */
 #include <dlfcn.h>
@@ -79,13 +80,16 @@ static struct {
 
 /* Addresses the program may pass for MPI_IN_PLACE and MPI_BOTTOM: the
  * common blocks /mpi_fortran_in_place/ and /mpi_fortran_bottom/ under each
- * mangling, as the global scope binds them (an executable compiled with
- * mpif.h or the modules holds its own copy, which Open MPI's bindings then
- * use) and as the Fortran and MPI libraries define them (a local dlopen
- * scope). Open MPI 4.1 compares with the compiler's one mangling
+ * mangling, wherever they are defined -- an executable compiled with
+ * mpif.h or the modules holds its own copy (which the global scope then
+ * binds for Open MPI's bindings too), a Fortran plugin opened with
+ * RTLD_LOCAL holds its own in its local scope (which its libmpi_mpifh then
+ * binds), the MPI libraries hold theirs. Open MPI 4.1 compares with the
+ * one copy it bound, under the compiler's mangling
  * (OMPI_IS_FORTRAN_IN_PLACE: &mpi_fortran_in_place_ for gfortran); older
- * builds with all four. No user buffer can lie at any of these addresses. */
-enum { SENTINEL_MAX = 12 };
+ * builds with all four manglings. Every copy of these blocks means the
+ * sentinel: no user buffer lies at any of these addresses. */
+enum { SENTINEL_MAX = 32 };
 struct sentinel {
     const char *names[4];
     void *addr[SENTINEL_MAX];
@@ -116,16 +120,25 @@ static void lookup_f2c(void *lib, void *slot, const char *pmpi_name, const char 
         lookup(lib, slot, mpi_name);
 }
 
-/* lib: a handle, or RTLD_DEFAULT (the global scope; a null pointer). */
-static void sentinel_add(struct sentinel *s, void *lib)
+static void sentinel_add(struct sentinel *s, void *a)
 {
+    int known = a == NULL;
+    for (int j = 0; j < s->n && !known; j++)
+        known = s->addr[j] == a;
+    if (!known && s->n < SENTINEL_MAX)
+        s->addr[s->n++] = a;
+}
+
+/* Every copy: the global scope's (the main program's, if it has one) and
+ * each loaded object's. */
+static void sentinel_find(struct sentinel *s)
+{
+    void *found[SENTINEL_MAX];
     for (int i = 0; i < 4; i++) {
-        void *a = dlsym(lib, s->names[i]);
-        int known = a == NULL;
-        for (int j = 0; j < s->n && !known; j++)
-            known = s->addr[j] == a;
-        if (!known && s->n < SENTINEL_MAX)
-            s->addr[s->n++] = a;
+        sentinel_add(s, dlsym(RTLD_DEFAULT, s->names[i]));
+        int n = acct_loader_defined(s->names[i], found, SENTINEL_MAX);
+        for (int j = 0; j < n; j++)
+            sentinel_add(s, found[j]);
     }
 }
 
@@ -148,10 +161,11 @@ static void resolve_row(void *slots, size_t slot_size, const char *const *names)
     }
 }
 
-/* What is known now: F_NATIVES once the Fortran library is found,
- * F_CONVERT once the MPI library (acct_loader_resolve) gave the f2c
- * functions; looked for again while missing. */
-static int fortran_state(void)
+/* What is known now: F_NATIVES once the Fortran library is found;
+ * F_CONVERT, asked for only while the runtime runs the collectives, once
+ * the MPI library (acct_loader_resolve) gave the f2c functions and the
+ * sentinels are known. Looked for again while missing. */
+static int fortran_state(int convert)
 {
     static const char *const probes[] = {
 #define ACCT_X_NAME(id, str, sym, ...) str,
@@ -159,7 +173,8 @@ static int fortran_state(void)
 #undef ACCT_X_NAME
         NULL};
     int s = __atomic_load_n(&fstate, __ATOMIC_ACQUIRE);
-    if (s == (F_NATIVES | F_CONVERT))
+    void *mpi;
+    if ((s & F_NATIVES) && (!convert || (s & F_CONVERT)))
         return s;
     pthread_mutex_lock(&flock);
     s = fstate;
@@ -171,16 +186,12 @@ static int fortran_state(void)
 #undef ACCT_X_RESOLVE
         s |= F_NATIVES;
     }
-    void *mpi = acct_loader_mpi();
-    if (!(s & F_CONVERT) && (s & F_NATIVES) && mpi != NULL) {
+    if (convert && !(s & F_CONVERT) && (mpi = acct_loader_mpi()) != NULL) {
         lookup_f2c(mpi, &f2c.comm, "PMPI_Comm_f2c", "MPI_Comm_f2c");
         lookup_f2c(mpi, &f2c.type, "PMPI_Type_f2c", "MPI_Type_f2c");
         lookup_f2c(mpi, &f2c.op, "PMPI_Op_f2c", "MPI_Op_f2c");
-        void *where[] = {RTLD_DEFAULT, flib, mpi};
-        for (size_t i = 0; i < sizeof where / sizeof where[0]; i++) {
-            sentinel_add(&in_place, where[i]);
-            sentinel_add(&bottom, where[i]);
-        }
+        sentinel_find(&in_place);
+        sentinel_find(&bottom);
         if (f2c.comm != NULL && f2c.type != NULL && f2c.op != NULL)
             s |= F_CONVERT;
     }
@@ -316,7 +327,7 @@ static int run_Alltoall(const struct acct_coll_fns *rt, void *sendbuf, MPI_Fint 
     static void f_##Name ACCT_WITH_MANGLING(fparams)                               \
     {                                                                              \
         const struct acct_coll_fns *rt = acct_loader_routed();                     \
-        int s = fortran_state();                                                   \
+        int s = fortran_state(rt != NULL);                                         \
         if (rt != NULL && (s & F_CONVERT) && rt->Name != NULL) {                   \
             int rc = run_##Name(rt, ACCT_UNPAREN fargs);                           \
             if (rc != F_NATIVE) {                                                  \
@@ -342,7 +353,7 @@ static void f_Init_thread(int m, MPI_Fint *required, MPI_Fint *provided, MPI_Fin
     MPI_Fint local = MPI_SUCCESS;
     int with_acct;
 
-    fortran_state();
+    fortran_state(0);
     if (ierr == NULL)
         ierr = &local;
     if (fnative.Init_thread[m] == NULL) {
@@ -362,7 +373,7 @@ static void f_Init(int m, MPI_Fint *ierr)
     MPI_Fint local = MPI_SUCCESS;
     int with_acct;
 
-    fortran_state();
+    fortran_state(0);
     if (ierr == NULL)
         ierr = &local;
     if (fnative.Init[m] == NULL) {
@@ -379,7 +390,7 @@ static void f_Init(int m, MPI_Fint *ierr)
 
 static void f_Finalize(int m, MPI_Fint *ierr)
 {
-    fortran_state();
+    fortran_state(0);
     if (fnative.Finalize[m] == NULL) {
         if (ierr != NULL)
             *ierr = MPI_ERR_INTERN;

@@ -166,6 +166,28 @@ static void *mpi_library(void)
     return scan_objects(init);
 }
 
+int acct_loader_defined(const char *sym, void **addr, int max)
+{
+    struct object_names o = {0};
+    int n = 0;
+    dl_iterate_phdr(collect_object, &o);
+    for (size_t i = 0; i < o.n; i++) {
+        void *h = dlopen(o.name[i], RTLD_LAZY | RTLD_NOLOAD);
+        if (h != NULL) {
+            void *a = dlsym(h, sym);
+            int known = a == NULL;
+            for (int j = 0; j < n && !known; j++)
+                known = addr[j] == a;
+            if (!known && n < max)
+                addr[n++] = a;
+            dlclose(h);
+        }
+        free(o.name[i]);
+    }
+    free(o.name);
+    return n;
+}
+
 void *acct_loader_find(const char *const *syms)
 {
     for (const char *const *sym = syms; *sym != NULL; sym++)

@@ -19,6 +19,12 @@ void *acct_loader_mpi(void);
  * order, never libacct.so) that defines one of them; NULL if none does. */
 void *acct_loader_find(const char *const *syms);
 
+/* The addresses sym has in the loaded objects (each object's own lookup,
+ * so also a definition in a local dlopen scope), without repeats: up to
+ * max into addr; returns how many. The main program is not among them:
+ * dlsym(RTLD_DEFAULT) finds its definitions. */
+int acct_loader_defined(const char *sym, void **addr, int max);
+
 /* MPI_Init's steps around the native init: before it (open the runtime
  * unless ACCT is off), after it succeeded (the agreement; switch the
  * collectives to the runtime), and MPI_Finalize's before the native one. */

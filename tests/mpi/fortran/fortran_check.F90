@@ -17,6 +17,10 @@
 ! and BLACS do under a Fortran main program. Every result is checked
 ! against its closed form, every ierror against MPI_SUCCESS.
 !
+! With -DACCT_PLUGIN it is a shared library whose C entry point
+! acct_plugin_run() does all of that, for tests/mpi/dlopen/dlopen_main.c
+! (RTLD_LOCAL: MPI and the Fortran library only in the plugin's scope).
+!
 ! Output (world rank 0), as tests/mpi/program_check.sh expects:
 !   calls <collective>=<n> ...   the collective calls world rank 0 made
 !   rt_mapped=<0|1>              libacct_rt.so in /proc/self/maps
@@ -447,7 +451,8 @@ contains
   end function rt_mapped
 end module fcheck
 
-program fortran_check
+! The whole check; 0 when every check passed on every rank.
+integer function run_check()
   use fcheck
   implicit none
   integer :: ierr, wsize, srank, ssize, provided, k, totals(2), mine(2), x
@@ -455,6 +460,7 @@ program fortran_check
   HCOMM :: sub
   character(len=512) :: out
 
+  run_check = 2
 #if defined(ACCT_F08)
   call MPI_Init_thread(MPI_THREAD_FUNNELED, provided, ierr)
 #elif defined(ACCT_USE_MPI)
@@ -463,7 +469,7 @@ program fortran_check
   call MPI_Init(ierr)
   provided = -1
 #endif
-  if (ierr /= MPI_SUCCESS) stop 2
+  if (ierr /= MPI_SUCCESS) return
   call MPI_Comm_rank(MPI_COMM_WORLD, wrank, ierr)
   call MPI_Comm_size(MPI_COMM_WORLD, wsize, ierr)
 
@@ -498,7 +504,25 @@ program fortran_check
     if (provided >= 0) write (*, '(a,i0)') 'thread_level=', provided
     write (*, '(2a,i0,a,i0,a,i0,1x,a)') VARIANT, ': np=', wsize, ' checks=', totals(1), &
          ' errors=', totals(2), trim(merge('OK    ', 'FAILED', totals(2) == 0))
+    flush (6)
   end if
   call MPI_Finalize(ierr)
-  if (totals(2) /= 0) stop 1
+  run_check = merge(0, 1, totals(2) == 0)
+end function run_check
+
+#if defined(ACCT_PLUGIN)
+! The entry point of the plugin build, for tests/mpi/dlopen/dlopen_main.c:
+! MPI reached only through the plugin's local dlopen scope.
+integer(c_int) function acct_plugin_run() bind(C, name='acct_plugin_run')
+  use, intrinsic :: iso_c_binding, only: c_int
+  implicit none
+  integer, external :: run_check
+  acct_plugin_run = int(run_check(), c_int)
+end function acct_plugin_run
+#else
+program fortran_check
+  implicit none
+  integer, external :: run_check
+  if (run_check() /= 0) stop 1
 end program fortran_check
+#endif
