@@ -19,6 +19,9 @@
  *     With ACCT_DISABLE=1 / ACCT=off the table stays native: one indirect
  *     call per collective, no other work, and the runtime is never mapped.
  *
+ * The Fortran entry points (fortran.c) share this file's state through
+ * loader.h: their MPI_INIT and friends prepare and activate as MPI_Init does.
+ *
  * Any failure (runtime missing, wrong ABI, runtime init refused) leaves the
  * process on the native collectives with at most one warning from rank 0.
  */
@@ -37,6 +40,7 @@
 #include "acct/mpi_wrap.h"
 #include "acct/rt_abi.h"
 #include "acct/tool.h"
+#include "loader.h"
 
 #ifndef ACCT_MPI_SONAME
 #error "ACCT_MPI_SONAME must name the MPI library the runtime links (set by CMake)"
@@ -49,15 +53,15 @@ static const struct acct_rt_api *rt_loaded;  /* opened before PMPI_Init, or NULL
 static const struct acct_rt_api *rt_active;  /* to finalize: init said ACTIVE or INACTIVE */
 static const struct acct_rt_api *rt_tool;    /* init said ACTIVE: the tool API works */
 static void (*comm_hook)(MPI_Comm);          /* rt_tool's comm_created, or NULL */
+static const struct acct_coll_fns *routed;   /* rt_tool's coll, or NULL (acct_loader_routed) */
+static void *mpi_lib;                        /* where the natives came from, once resolved */
 
 /* Lazy stubs: a collective called before anything resolved the natives
  * (before MPI_Init: erroneous, but must not crash) resolves them first. */
-static int loader_resolve(void);
-
-#define ACCT_X_LAZY(Name, lower, params, args)                   \
-    static int lazy_##Name params                                \
-    {                                                            \
-        loader_resolve();                                        \
+#define ACCT_X_LAZY(Name, lower, params, args)                             \
+    static int lazy_##Name params                                          \
+    {                                                                      \
+        acct_loader_resolve();                                             \
         return native.coll.Name ? native.coll.Name args : MPI_ERR_INTERN; \
     }
 ACCT_WRAPPED_COLLECTIVES(ACCT_X_LAZY)
@@ -122,9 +126,9 @@ static int collect_object(struct dl_phdr_info *info, size_t size, void *arg)
     return 0;
 }
 
-/* The first loaded object, in load order, that defines PMPI_Init (or
- * MPI_Init: a library without the profiling interface). */
-static void *scan_objects(void)
+/* The first loaded object, in load order, that defines one of syms (NULL
+ * terminated; tried in order in each object). */
+static void *scan_objects(const char *const *syms)
 {
     struct object_names o = {0};
     void *found = NULL;
@@ -132,9 +136,8 @@ static void *scan_objects(void)
     for (size_t i = 0; i < o.n; i++) {
         void *h = found == NULL ? dlopen(o.name[i], RTLD_LAZY | RTLD_NOLOAD) : NULL;
         if (h != NULL) {
-            found = defining_object(h, "PMPI_Init");
-            if (found == NULL)
-                found = defining_object(h, "MPI_Init");
+            for (const char *const *sym = syms; found == NULL && *sym != NULL; sym++)
+                found = defining_object(h, *sym);
             dlclose(h);
         }
         free(o.name[i]);
@@ -148,6 +151,8 @@ static void *scan_objects(void)
  * no loaded object defines MPI_Init. */
 static void *mpi_library(void)
 {
+    /* PMPI_Init, or MPI_Init: a library without the profiling interface */
+    static const char *const init[] = {"PMPI_Init", "MPI_Init", NULL};
     void *h;
     if (dlsym(RTLD_NEXT, "PMPI_Init") != NULL || dlsym(RTLD_NEXT, "MPI_Init") != NULL)
         return RTLD_NEXT;
@@ -158,7 +163,42 @@ static void *mpi_library(void)
         if (def != NULL)
             return def; /* the reference keeps it mapped: the process uses it */
     }
-    return scan_objects();
+    return scan_objects(init);
+}
+
+int acct_loader_defined(const char *sym, void **addr, int max)
+{
+    struct object_names o = {0};
+    int n = 0;
+    dl_iterate_phdr(collect_object, &o);
+    for (size_t i = 0; i < o.n; i++) {
+        void *h = dlopen(o.name[i], RTLD_LAZY | RTLD_NOLOAD);
+        if (h != NULL) {
+            void *a = dlsym(h, sym);
+            int known = a == NULL;
+            for (int j = 0; j < n && !known; j++)
+                known = addr[j] == a;
+            if (!known && n < max)
+                addr[n++] = a;
+            dlclose(h);
+        }
+        free(o.name[i]);
+    }
+    free(o.name);
+    return n;
+}
+
+void *acct_loader_find(const char *const *syms)
+{
+    for (const char *const *sym = syms; *sym != NULL; sym++)
+        if (dlsym(RTLD_NEXT, *sym) != NULL)
+            return RTLD_NEXT;
+    return scan_objects(syms);
+}
+
+void *acct_loader_mpi(void)
+{
+    return __atomic_load_n(&resolved, __ATOMIC_ACQUIRE) ? mpi_lib : NULL;
 }
 
 /* POSIX guarantees a dlsym() result converts to a function pointer; the
@@ -174,7 +214,7 @@ static void lookup_native(void *lib, void *slot, const char *pmpi_name, const ch
 /* Finds the natives; 0 when MPI_Init and friends are known. A failure is
  * never cached: the next call (MPI_Init, once the program has loaded its
  * MPI library) looks again. */
-static int loader_resolve(void)
+int acct_loader_resolve(void)
 {
     static int logged;
     int rc = 0;
@@ -204,6 +244,7 @@ static int loader_resolve(void)
     lookup_native(lib, &native.ctor.Name, "PMPI_" #Name, "MPI_" #Name);
     ACCT_WRAPPED_CONSTRUCTORS(ACCT_X_RESOLVE_CTOR)
 #undef ACCT_X_RESOLVE_CTOR
+    mpi_lib = lib;
     __atomic_store_n(&resolved, 1, __ATOMIC_RELEASE);
 out:
     pthread_mutex_unlock(&resolve_lock);
@@ -277,7 +318,7 @@ out:
 }
 
 /* Before PMPI_Init: open the runtime unless ACCT is switched off. */
-static void loader_prepare(void)
+void acct_loader_prepare(void)
 {
     const char *why = NULL;
 
@@ -297,7 +338,7 @@ static void loader_prepare(void)
 }
 
 /* After PMPI_Init succeeded: switch the table to the runtime if it agrees. */
-static void loader_activate(int thread_level)
+void acct_loader_activate(int thread_level)
 {
     const struct acct_rt_api *api = rt_loaded;
     struct acct_rt_init_args args = {.thread_level = thread_level};
@@ -321,13 +362,15 @@ static void loader_activate(int thread_level)
     rt_active = api;
     rt_tool = api;
     __atomic_store_n(&comm_hook, api->comm_created, __ATOMIC_RELEASE);
+    __atomic_store_n(&routed, &api->coll, __ATOMIC_RELEASE);
 }
 
-static void loader_deactivate(void)
+void acct_loader_deactivate(void)
 {
     const struct acct_rt_api *api = rt_active;
     if (api == NULL)
         return;
+    __atomic_store_n(&routed, NULL, __ATOMIC_RELEASE);
 #define ACCT_X_RESTORE(Name, lower, params, args)                    \
     if (native.coll.Name != NULL)                                    \
         DISPATCH_STORE(Name, native.coll.Name);
@@ -339,38 +382,43 @@ static void loader_deactivate(void)
     api->finalize();
 }
 
+const struct acct_coll_fns *acct_loader_routed(void)
+{
+    return __atomic_load_n(&routed, __ATOMIC_ACQUIRE);
+}
+
 ACCT_EXPORT int MPI_Init(int *argc, char ***argv)
 {
     int rc;
-    loader_resolve();
+    acct_loader_resolve();
     if (native.Init == NULL)
         return MPI_ERR_INTERN;
-    loader_prepare();
+    acct_loader_prepare();
     rc = native.Init(argc, argv);
     if (rc == MPI_SUCCESS)
-        loader_activate(-1);
+        acct_loader_activate(-1);
     return rc;
 }
 
 ACCT_EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
     int rc;
-    loader_resolve();
+    acct_loader_resolve();
     if (native.Init_thread == NULL)
         return MPI_ERR_INTERN;
-    loader_prepare();
+    acct_loader_prepare();
     rc = native.Init_thread(argc, argv, required, provided);
     if (rc == MPI_SUCCESS)
-        loader_activate(provided != NULL ? *provided : -1);
+        acct_loader_activate(provided != NULL ? *provided : -1);
     return rc;
 }
 
 ACCT_EXPORT int MPI_Finalize(void)
 {
-    loader_resolve();
+    acct_loader_resolve();
     if (native.Finalize == NULL)
         return MPI_ERR_INTERN;
-    loader_deactivate();
+    acct_loader_deactivate();
     return native.Finalize();
 }
 
@@ -394,7 +442,8 @@ ACCT_EXPORT int acct_tool_force(const char *spec)
     {                                                                         \
         void (*hook)(MPI_Comm);                                               \
         int rc;                                                               \
-        if (!__atomic_load_n(&resolved, __ATOMIC_ACQUIRE) && loader_resolve() != 0) \
+        if (!__atomic_load_n(&resolved, __ATOMIC_ACQUIRE) &&                  \
+            acct_loader_resolve() != 0)                                       \
             return MPI_ERR_INTERN;                                            \
         if (native.ctor.Name == NULL)                                         \
             return MPI_ERR_INTERN;                                            \

@@ -2,18 +2,50 @@
 # libacct.so is preloaded into every process of a job step, most of which are
 # not MPI programs. Check that it loads cleanly there, maps no MPI library,
 # prints nothing, and that both libraries export/import only what they should.
-# usage: preload_nonmpi.sh LIBACCT_SO LIBACCT_RT_SO
+# The Fortran entry points (issue 22): libacct.so exports every name Open
+# MPI's Fortran library exports for MPI_INIT, MPI_INIT_THREAD, MPI_FINALIZE
+# and the wrapped collectives (never a pmpi_ one), and, in a process without
+# any MPI library, each answers an error through ierr (FORTRAN_PROBE).
+# usage: preload_nonmpi.sh LIBACCT_SO LIBACCT_RT_SO FORTRAN_PROBE [LIBMPI_MPIFH_SO]
 set -u
-lib=$1 rt=$2
+lib=$1 rt=$2 fprobe=$3 mpifh=${4:-}
 # preload, work, check, finish (tests/mpi/checklib.sh)
 # shellcheck source-path=SCRIPTDIR source=../mpi/checklib.sh
 . "$(dirname "$0")/../mpi/checklib.sh"
 
 no_mpi_needed() { ! readelf -d "$lib" | grep -E 'NEEDED.*lib(mpi|open-|pmix)'; }
+# The entry points with Fortran names (acct/mpi_wrap.h: ACCT_FORTRAN_INIT,
+# ACCT_FORTRAN_COLLECTIVES).
+fentries="init init_thread finalize barrier bcast reduce allreduce gather scatter allgather alltoall reduce_scatter_block"
+fortran_names() { # the Fortran names of fentries among the symbols on stdin
+    local e all
+    all=$(cat)
+    for e in $fentries; do # MPI_INIT mpi_init mpi_init_ mpi_init__ ompi_init_f MPI_Init_f MPI_Init_f08
+        grep -E "^(MPI_${e^^}|mpi_${e}(_|__)?|ompi_${e}_f|MPI_${e^}_f(08)?)\$" <<<"$all"
+    done
+}
 only_mpi_exported() {
     local bad
-    bad=$(nm -D --defined-only "$lib" | awk '{print $3}' | grep -vE '^(MPI_|acct_tool_)' || true)
+    nm -D --defined-only "$lib" | awk '{print $3}' | sort >"$work/exports"
+    bad=$(grep -vE '^(MPI_|acct_tool_)' "$work/exports" | grep -vxFf <(fortran_names <"$work/exports") || true)
     [ -z "$bad" ] || { echo "unexpected exports: $bad"; return 1; }
+}
+fortran_names_covered() { # every Fortran name of fentries that Open MPI exports
+    local want missing extra
+    if [ -z "$mpifh" ] || [ ! -e "$mpifh" ]; then echo "(no libmpi_mpifh, skipped)"; return 0; fi
+    nm -D --defined-only "$lib" | awk '{print $3}' | fortran_names | sort >"$work/ours"
+    want=$(nm -D --defined-only "$mpifh" | awk '{print $3}' | fortran_names | sort)
+    [ "$(echo "$want" | wc -l)" -ge 12 ] || { echo "too few names in $mpifh: $want"; return 1; }
+    missing=$(comm -23 <(echo "$want") "$work/ours")
+    extra=$(comm -13 <(echo "$want") "$work/ours")
+    [ -z "$missing" ] || { echo "not interposed: $missing"; return 1; }
+    [ -z "$extra" ] || { echo "exported but not in $mpifh: $extra"; return 1; }
+}
+fortran_without_mpi() { # each Fortran name answers an error, quietly
+    LD_PRELOAD=$preload "$fprobe" >"$work/fout" 2>"$work/ferr"
+    local rc=$?
+    cat "$work/fout" "$work/ferr"
+    [ $rc -eq 0 ] && [ ! -s "$work/ferr" ] && grep -q ' OK$' "$work/fout"
 }
 rt_exports_entry_only() {
     local syms
@@ -52,7 +84,9 @@ pipeline_ok() { # a shell script with pipes and subprocesses, exit status kept
 disabled_ok() { LD_PRELOAD=$preload ACCT_DISABLE=1 ACCT_VERBOSE=2 /bin/true 2>"$work/err" && [ ! -s "$work/err" ]; }
 
 check "libacct.so has no MPI/PMIx library in NEEDED" no_mpi_needed
-check "libacct.so exports only MPI_* and acct_tool_* symbols" only_mpi_exported
+check "libacct.so exports only MPI_*, acct_tool_* and the Fortran MPI names" only_mpi_exported
+check "libacct.so interposes every Fortran name libmpi_mpifh exports for them" fortran_names_covered
+check "without MPI, each Fortran name answers an error and prints nothing" fortran_without_mpi
 check "libacct_rt.so exports only acct_rt_entry" rt_exports_entry_only
 check "libacct_rt.so imports no MPI_* symbol (PMPI_* only)" rt_calls_pmpi_only
 check "/bin/true runs under the preload and prints nothing" true_runs_quietly

@@ -89,6 +89,83 @@
     X(Intercomm_merge, (MPI_Comm intercomm, int high, MPI_Comm *newintercomm),              \
       (intercomm, high, newintercomm), newintercomm)
 
+/* The Fortran bindings of the same collectives — listed once.
+ *
+ * Open MPI's Fortran entry points (mpif.h and `use mpi`: libmpi_mpifh) call
+ * the C PMPI_* functions directly, so the C wrappers never see a Fortran
+ * call; `use mpi_f08` (libmpi_usempif08) calls the same ompi_*_f functions
+ * through its PLT, so interposing those covers it. The loader exports every
+ * mangling of each row (ACCT_FORTRAN_MANGLINGS) and, while the runtime runs
+ * the collectives, converts the arguments (libacct/preload/fortran.c) and
+ * calls the runtime's C entry point of the same Name: one decision path.
+ *
+ * X(Name, UPPER, lower, fparams, fargs): Name as in ACCT_WRAPPED_COLLECTIVES
+ * (a row here without a C row is a compile error), UPPER and lower its
+ * spellings for the manglings, fparams the Fortran binding's C prototype
+ * (every argument by reference, buffers as addresses, ierr last), fargs the
+ * call. */
+#define ACCT_FORTRAN_COLLECTIVES(X)                                                          \
+    X(Barrier, BARRIER, barrier, (MPI_Fint *comm, MPI_Fint *ierr), (comm, ierr))             \
+    X(Bcast, BCAST, bcast,                                                                   \
+      (void *buffer, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm,    \
+       MPI_Fint *ierr),                                                                      \
+      (buffer, count, datatype, root, comm, ierr))                                           \
+    X(Reduce, REDUCE, reduce,                                                                \
+      (void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op,      \
+       MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr),                                      \
+      (sendbuf, recvbuf, count, datatype, op, root, comm, ierr))                             \
+    X(Allreduce, ALLREDUCE, allreduce,                                                       \
+      (void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op,      \
+       MPI_Fint *comm, MPI_Fint *ierr),                                                      \
+      (sendbuf, recvbuf, count, datatype, op, comm, ierr))                                   \
+    X(Gather, GATHER, gather,                                                                \
+      (void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf,                \
+       MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm,              \
+       MPI_Fint *ierr),                                                                      \
+      (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, ierr))        \
+    X(Scatter, SCATTER, scatter,                                                             \
+      (void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf,                \
+       MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm,              \
+       MPI_Fint *ierr),                                                                      \
+      (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, ierr))        \
+    X(Allgather, ALLGATHER, allgather,                                                       \
+      (void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf,                \
+       MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierr),             \
+      (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierr))              \
+    X(Alltoall, ALLTOALL, alltoall,                                                          \
+      (void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf,                \
+       MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierr),             \
+      (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierr))              \
+    X(Reduce_scatter_block, REDUCE_SCATTER_BLOCK, reduce_scatter_block,                      \
+      (void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op,  \
+       MPI_Fint *comm, MPI_Fint *ierr),                                                      \
+      (sendbuf, recvbuf, recvcount, datatype, op, comm, ierr))
+
+/* The Fortran start and end of MPI (they call PMPI_Init/PMPI_Finalize
+ * directly): interposed so that a Fortran main program activates ACCT as
+ * MPI_Init does. Same columns. */
+#define ACCT_FORTRAN_INIT(X)                                                                 \
+    X(Init, INIT, init, (MPI_Fint *ierr), (ierr))                                            \
+    X(Init_thread, INIT_THREAD, init_thread,                                                 \
+      (MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr), (required, provided, ierr))  \
+    X(Finalize, FINALIZE, finalize, (MPI_Fint *ierr), (ierr))
+
+/* The names one Fortran entry point is exported under by Open MPI 4.x's
+ * libmpi_mpifh (all aliases of one function; `nm -D`): the four compiler
+ * manglings, the ompi_*_f function that the mpi_f08 bindings call, and the
+ * MPI-3 tool names MPI_<Name>_f and MPI_<Name>_f08. The PMPI names stay
+ * native: they are the profiling interface. M(id, "symbol", symbol, ...)
+ * for each, with the arguments after lower passed on. */
+#define ACCT_FORTRAN_MANGLINGS(M, Name, UPPER, lower, ...)                                   \
+    M(0, "MPI_" #UPPER, MPI_##UPPER, __VA_ARGS__)                                            \
+    M(1, "mpi_" #lower, mpi_##lower, __VA_ARGS__)                                            \
+    M(2, "mpi_" #lower "_", mpi_##lower##_, __VA_ARGS__)                                     \
+    M(3, "mpi_" #lower "__", mpi_##lower##__, __VA_ARGS__)                                   \
+    M(4, "ompi_" #lower "_f", ompi_##lower##_f, __VA_ARGS__)                                 \
+    M(5, "MPI_" #Name "_f", MPI_##Name##_f, __VA_ARGS__)                                     \
+    M(6, "MPI_" #Name "_f08", MPI_##Name##_f08, __VA_ARGS__)
+#define ACCT_FORTRAN_NMANGLINGS 7
+
 /* Every wrapped collective has an id in acct/coll.h (ACCT_COLL_<lower>):
  * a name missing there is a compile error wherever the list is expanded. */
 
