@@ -1,7 +1,7 @@
 /* acctctl: the administrator's command-line tool (docs/acctctl.md).
  *
  * Each subcommand is one file cmd_NAME.c with one function and one row in
- * the command table of acctctl.c. Exit codes are the same for all. */
+ * the command table of commands.c. Exit codes are the same for all. */
 #ifndef ACCTCTL_H
 #define ACCTCTL_H
 
@@ -27,8 +27,14 @@ struct acctctl_cmd {
     int (*run)(int argc, char **argv);
 };
 
-/* The command table (acctctl.c), ended by a row whose name is NULL. */
+/* The command table (commands.c), ended by a row whose name is NULL. */
 const struct acctctl_cmd *acctctl_commands(void);
+
+/* The row of command name, or NULL. */
+const struct acctctl_cmd *acctctl_find_command(const char *name);
+
+/* "Usage: acctctl COMMAND ..." and the list of commands. */
+void acctctl_usage(FILE *f);
 
 /* getopt_long() for every command: under "acctctl _complete options CMD"
  * (complete.c) it prints the command's options instead and exits, so the
