@@ -12,9 +12,7 @@
 
 #include "acct/alg.h"
 #include "acct/common.h"
-
-/* Fan-outs tried for fan-out algorithms (within their range, below p). */
-static const int fanouts[] = { 1, 2, 4, 8 };
+#include "acct/model_space.h"
 
 /* The pipeline along the longest edge (the proxy of the pipeline strategy):
  * one segmented chain algorithm per collective that has one. */
@@ -44,43 +42,9 @@ int tune_proxy_method(enum acct_coll_id coll, struct acct_decision *d)
     return rc;
 }
 
-static void call_shape(enum acct_coll_id coll, int p, uint64_t m, struct acct_call *call)
-{
-    memset(call, 0, sizeof(*call));
-    call->coll = coll;
-    call->rank = 0;
-    call->size = p;
-    call->root = acct_coll_rooted(coll) ? 0 : -1;
-    call->count = coll == ACCT_COLL_barrier ? 0 : m; /* one-byte elements */
-    call->scount = call->count;
-    call->commutative = true;                          /* MPI_SUM */
-    /* node-aware methods: only their size restrictions are checked here;
-     * the runtime checks the real layout of each call */
-    call->layout = &acct_layout_any;
-}
-
 bool tune_applicable(enum acct_coll_id coll, const struct acct_decision *d, int p, uint64_t m)
 {
-    struct acct_call call;
-
-    call_shape(coll, p, m, &call);
-    call.seg = d->segment_bytes;
-    call.fanout = d->fanout;
-    return acct_alg_applicable(d->alg, &call, NULL);
-}
-
-/* Room for one more method; 0 or -1. */
-static int push(struct tune_method **v, size_t *n, size_t *cap)
-{
-    if (*n == *cap) {
-        size_t c = *cap ? 2 * *cap : 16;
-        struct tune_method *nv = realloc(*v, c * sizeof(**v));
-        if (nv == NULL)
-            return -1;
-        *v = nv;
-        *cap = c;
-    }
-    return 0;
+    return acct_model_applicable(coll, d, p, m);
 }
 
 bool tune_nodes_among(const int *node, int p)
@@ -98,66 +62,37 @@ bool tune_nodes_among(const int *node, int p)
     return nodes >= 2 && most >= 2;
 }
 
+/* The model library's method space (acct/model_space.h), each method with
+ * its pipeline proxy class. */
 int tune_methods(enum acct_coll_id coll, int p, bool nodes, struct tune_method **out, size_t *n)
 {
-    int rc = 0;
-    size_t cap = 0;
-    struct acct_decision proxy;
+    struct acct_decision proxy, *d = NULL;
     bool has_proxy = tune_proxy_method(coll, &proxy) == 0;
-    struct acct_call call;
+    size_t nd = 0;
 
     *out = NULL;
     *n = 0;
-    call_shape(coll, p, 0, &call);
-    for (const struct acct_alg *a = acct_algs; a->name != NULL && rc == 0; a++) {
-        if (a->coll != coll)
-            continue;
-        /* the size restriction (power of two) only: the others depend on the call */
-        if ((a->flags & ACCT_ALG_POW2) && (p & (p - 1)) != 0)
-            continue;
-        if ((a->flags & ACCT_ALG_NODES) && !nodes)
-            continue;
-        int nf = 0;
-        int fo[ACCT_ARRAY_LEN(fanouts) + 1];
-        if (a->flags & ACCT_ALG_FANOUT) {
-            for (size_t i = 0; i < ACCT_ARRAY_LEN(fanouts); i++)
-                if (fanouts[i] >= a->fanout_min && fanouts[i] <= a->fanout_max && fanouts[i] < p)
-                    fo[nf++] = fanouts[i];
-            if (nf == 0)
-                fo[nf++] = a->fanout_default;
-        } else {
-            fo[nf++] = 0;
-        }
-        for (int i = 0; i < nf && rc == 0; i++) {
-            rc = push(out, n, &cap);
-            if (rc == 0) {
-                struct tune_method *m = &(*out)[(*n)++];
-                memset(m, 0, sizeof(*m));
-                m->d.alg = a;
-                m->d.fanout = fo[i];
-                m->proxy = has_proxy && (a->flags & ACCT_ALG_SEGMENTED) ? 0 : -1;
-            }
+    if (acct_model_methods(coll, p, nodes, &d, &nd) != 0)
+        return -1;
+    if (nd > 0) {
+        *out = calloc(nd, sizeof(**out));
+        if (*out == NULL) {
+            free(d);
+            return -1;
         }
     }
-    if (rc != 0) {
-        free(*out);
-        *out = NULL;
-        *n = 0;
+    for (size_t i = 0; i < nd; i++) {
+        (*out)[i].d = d[i];
+        (*out)[i].proxy = has_proxy && (d[i].alg->flags & ACCT_ALG_SEGMENTED) ? 0 : -1;
     }
-    return rc;
+    *n = nd;
+    free(d);
+    return 0;
 }
 
 size_t tune_segments(uint64_t m, uint64_t min_segment, int max_segments, uint64_t *segs)
 {
-    size_t n = 0;
-    uint64_t s = 1;
-
-    segs[n++] = 0;
-    while (s * 2 < m && s * 2 <= ACCT_RULES_MAX_SEGMENT)
-        s *= 2; /* the largest power of two below m */
-    for (; s >= min_segment && s >= 1 && s < m && n < (size_t)max_segments; s /= 2)
-        segs[n++] = s;
-    return n;
+    return acct_model_segments(m, min_segment, max_segments, segs);
 }
 
 size_t tune_coll_sizes(enum acct_coll_id coll, const struct tune_opts *o, const uint64_t **v,
