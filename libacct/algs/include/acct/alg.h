@@ -177,8 +177,9 @@ const char *acct_alg_reorder_msg(const struct acct_alg *alg, char *buf, size_t l
  * so every rank picks alike (docs/architecture.md rule 1). */
 const struct acct_alg *acct_alg_resolve(const struct acct_alg *alg, struct acct_call *call);
 
-/* Build the schedule for call with alg (resets s first). Returns 0, or -1
- * (not applicable, builder refused, or out of memory). */
+/* Build the schedule for call with alg (resets s first, keeping its
+ * step_limit). Returns 0, or -1 (not applicable, builder refused, or out
+ * of memory), or -2 (more steps than s->step_limit). */
 int acct_alg_schedule(const struct acct_alg *alg, const struct acct_call *call,
                       struct acct_sched *s);
 
