@@ -302,6 +302,8 @@ int acct_sched_finish(struct acct_sched *s)
     acct_sched_round(s);
     if (s->error)
         return s->error;
+    if (s->plain)
+        return 0;
     for (uint32_t i = 0; i < s->nsteps; i++)
         s->steps[i].early = s->steps[i].lazy = 0;
     for (uint32_t r = 1; r < s->nrounds; r++)

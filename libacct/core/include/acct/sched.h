@@ -100,6 +100,8 @@ struct acct_sched {
     uint32_t step_limit;   /* 0 = none; else appending a step beyond it fails
                               (error -2) without allocating: a simulator's
                               memory bound (kept by acct_sched_reset) */
+    bool plain;            /* acct_sched_finish leaves early/lazy unmarked
+                              (a simulator's copy; kept by acct_sched_reset) */
 };
 
 void acct_sched_init(struct acct_sched *s);
