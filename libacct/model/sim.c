@@ -575,8 +575,15 @@ static int try_symmetric(const struct acct_alg *alg, const struct acct_call *cal
         *why = "XOR symmetry needs a power-of-two size";
         return 1;
     }
-    if (build_rank(alg, call, 0, sc, budget, err, errlen) != 0)
+    /* rank 0's schedule and its flat copy must fit together */
+    const uint32_t limit = sc->step_limit;
+    const size_t cap = budget / (sizeof(struct acct_step) + SIM_SYM_STEP_BYTES);
+    sc->step_limit = cap < limit ? (uint32_t)cap : limit;
+    rc = build_rank(alg, call, 0, sc, budget, err, errlen);
+    sc->step_limit = limit;
+    if (rc != 0)
         return -1;
+    rc = -1;
     const double need = (double)sc->nsteps * (sizeof(struct acct_step) + SIM_SYM_STEP_BYTES);
     if (need > (double)budget) {
         say(err, errlen,
