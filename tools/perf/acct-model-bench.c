@@ -2,7 +2,7 @@
  * scale (docs/performance.md, "The simulator at scale"). No MPI.
  *
  *   acct-model-bench [--plogp FILE] [--reps N] [--bytes M] [--sizes P,P,...]
- *                    [--simulate]
+ *                    [--budget MIB] [--simulate | --full]
  *
  * Per row (collective, algorithm, segment) and size P, each repetition runs
  * in a child process of its own (fork), so its peak resident set
@@ -133,6 +133,7 @@ int main(int argc, char **argv)
 {
     const char *plogp = NULL;
     int reps = 5, simulate = 0;
+    unsigned long long budget_mib = 0;
     uint64_t bytes = 1u << 20;
     int sizes[32] = {64, 1024, 16384, 65536, 1048576}, nsizes = 5;
 
@@ -147,6 +148,8 @@ int main(int argc, char **argv)
             simulate = 1;
         else if (strcmp(argv[i], "--full") == 0)
             simulate = 2;
+        else if (strcmp(argv[i], "--budget") == 0 && i + 1 < argc)
+            budget_mib = strtoull(argv[++i], NULL, 0);
         else if (strcmp(argv[i], "--sizes") == 0 && i + 1 < argc) {
             nsizes = 0;
             for (char *tok = strtok(argv[++i], ","); tok && nsizes < 32; tok = strtok(NULL, ","))
@@ -154,7 +157,7 @@ int main(int argc, char **argv)
         } else {
             fprintf(stderr,
                     "usage: %s [--plogp FILE] [--reps N] [--bytes M] [--sizes P,P,...] "
-                    "[--simulate | --full]\n",
+                    "[--budget MIB] [--simulate | --full]\n",
                     argv[0]);
             return 2;
         }
@@ -163,6 +166,11 @@ int main(int argc, char **argv)
         reps = 5;
     struct acct_model mdl;
     acct_model_init(&mdl);
+#ifdef ACCT_MODEL_SIM_BUDGET
+    mdl.sim_budget_bytes = (size_t)budget_mib << 20; /* 0: the default */
+#else
+    (void)budget_mib;
+#endif
     if (plogp != NULL) {
         char err[256];
         if (tune_plogp_read(plogp, &mdl.net, err, sizeof err) != 0) {
@@ -174,9 +182,9 @@ int main(int argc, char **argv)
         struct acct_loggp lg = {.L_us = 20, .o_us = 3, .g_us = 7, .G_us_per_byte = 0.008};
         acct_loggp_to_plogp(&lg, &mdl.net);
     }
-    printf("# %" PRIu64 " bytes, %d repetitions each in its own process; wall and peak RSS: "
-           "median [min, max]\n",
-           bytes, reps);
+    printf("# %" PRIu64 " bytes, simulator budget %llu MiB (0: default), %d repetitions each in "
+           "its own process; wall and peak RSS: median [min, max]\n",
+           bytes, budget_mib, reps);
     printf("%-10s %-19s %6s %8s  %-26s %-26s %14s  %s\n", "coll", "algorithm", "seg", "ranks",
            "wall ms", "peak RSS MiB", "predicted us", "source");
     for (size_t ri = 0; ri < sizeof rows / sizeof *rows; ri++)
