@@ -61,6 +61,31 @@ static int build(const struct acct_call *c, struct acct_sched *s)
         if (c->rank == 0)
             acct_sched_send(s, 1, ACCT_BUF_RECV, 0, 1);
         break;
+    case 6: /* unmatched: 1 receives twice from 0, which sends once */
+        if (c->rank == 0)
+            acct_sched_send(s, 1, ACCT_BUF_RECV, 0, 1);
+        else if (c->rank == 1) {
+            acct_sched_recv(s, 0, ACCT_BUF_RECV, 0, 1);
+            acct_sched_recv(s, 0, ACCT_BUF_RECV, 1, 1);
+        }
+        break;
+    case 7: /* rank 1 step 1: peer out of range */
+        if (c->rank == 1) {
+            acct_sched_reduce(s, ACCT_BUF_RECV, 0, ACCT_BUF_TMP0, 0, 1);
+            acct_sched_send(s, c->size, ACCT_BUF_RECV, 0, 1);
+        }
+        break;
+    case 8: /* rank 1: message to itself */
+        if (c->rank == 1)
+            acct_sched_send(s, 1, ACCT_BUF_RECV, 0, 1);
+        break;
+    case 10: /* the 2nd and 3rd of 3 sends 0 -> 1 unmatched; rank 1 has one */
+        if (c->rank == 0)
+            for (int k = 0; k < 3; k++)
+                acct_sched_send(s, 1, ACCT_BUF_RECV, 0, 1);
+        else if (c->rank == 1)
+            acct_sched_recv(s, 0, ACCT_BUF_RECV, 0, 1);
+        break;
     default:
         return -1;
     }
@@ -111,6 +136,20 @@ static void refusals(void **state)
     assert_non_null(strstr(err, "deadlock"));
     assert_true(isnan(run(5, 2, &mdl, err, sizeof err)));
     assert_non_null(strstr(err, "no matching receive"));
+    /* the engine's diagnostics name rank, step and peer (the same text as
+     * before the matching was rewritten) */
+    assert_true(isnan(run(5, 2, &mdl, err, sizeof err)));
+    assert_string_equal(err, "rank 0 sends message #1 to rank 1, which posts no matching receive");
+    assert_true(isnan(run(10, 3, &mdl, err, sizeof err)));
+    assert_string_equal(err, "rank 0 sends message #2 to rank 1, which posts no matching receive");
+    assert_true(isnan(run(6, 3, &mdl, err, sizeof err)));
+    assert_string_equal(err, "rank 1 step 1 receives from rank 0, which sends nothing to match");
+    assert_true(isnan(run(7, 3, &mdl, err, sizeof err)));
+    assert_string_equal(err, "rank 1 step 1: peer 3 out of range");
+    assert_true(isnan(run(8, 3, &mdl, err, sizeof err)));
+    assert_string_equal(err, "rank 1 step 0: message to itself");
+    assert_true(isnan(run(4, 2, &mdl, err, sizeof err)));
+    assert_string_equal(err, "deadlock: rank 0 blocked in round 0 on a receive with rank 1");
     assert_true(isnan(run(9, 2, &mdl, err, sizeof err)));
     assert_non_null(strstr(err, "declined"));
     mdl.contention = 2;
