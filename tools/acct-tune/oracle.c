@@ -150,8 +150,11 @@ void tune_views(MPI_Comm comm, const double *times, const double *max_us, double
     }
     PMPI_Reduce(&mine, &rank_max, 1, MPI_DOUBLE, MPI_MAX, 0, comm);
     PMPI_Reduce(times, sum_us, reps, MPI_DOUBLE, MPI_SUM, 0, comm);
-    if (rank == 0) {
-        double *v = own != NULL ? own : sum_us; /* scratch for the medians */
+    if (rank == 0 && own == NULL) { /* out of memory: the slowest rank's time for all */
+        for (int i = 0; i < RACE_VIEWS; i++)
+            views[i] = max_us[0];
+    } else if (rank == 0) {
+        double *v = own; /* scratch for the medians */
         for (int i = 0; i < reps; i++)
             sum_us[i] = sum_us[i] * 1e6 / size;
         memcpy(v, sum_us, (size_t)reps * sizeof(*v));
@@ -492,11 +495,12 @@ static int comm_setup(struct tune_ctx *x)
         return TUNE_EFAIL;
     c->sbuf = buf_alloc(sb, &ok);
     c->rbuf = buf_alloc(rb, &ok);
-    x->times = malloc((size_t)tune_timed_reps_max(x->o) * sizeof(*x->times));
-    x->max_us = malloc((size_t)tune_timed_reps_max(x->o) * sizeof(*x->max_us));
-    x->sum_us = malloc((size_t)(tune_timed_reps_max(x->o) > x->o->race_reps
-                                    ? tune_timed_reps_max(x->o) : x->o->race_reps) *
-                       sizeof(*x->sum_us));
+    /* room for an experiment's repetitions and for a race's (--race-reps) */
+    size_t nt = (size_t)(tune_timed_reps_max(x->o) > x->o->race_reps ? tune_timed_reps_max(x->o)
+                                                                     : x->o->race_reps);
+    x->times = malloc(nt * sizeof(*x->times));
+    x->max_us = malloc(nt * sizeof(*x->max_us));
+    x->sum_us = malloc(nt * sizeof(*x->sum_us));
     x->segs = malloc((size_t)x->o->max_segments * sizeof(*x->segs));
     ok = ok && x->times != NULL && x->max_us != NULL && x->sum_us != NULL && x->segs != NULL &&
          tune_methods(x->coll, x->size, tune_nodes_among(x->node, x->size), &x->methods,

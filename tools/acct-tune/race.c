@@ -338,7 +338,7 @@ int tune_race(struct tune_ctx *x, uint64_t m, size_t first)
         x->race_s[x->coll] += dt;
         x->experiments += rounds * (size_t)n;
         x->experiment_s += dt;
-        if (x->o->progress && rounds > 0) {
+        if (x->o->progress && rounds > 0 && rc == TUNE_OK && ok) {
             char dec[SPEC_LEN];
             const struct acct_result_race *r = &x->races[x->nraces - 1];
             size_t w = 0;

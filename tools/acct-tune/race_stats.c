@@ -261,6 +261,8 @@ int race_decide(const struct race_input *in, const struct race_params *pp,
         for (size_t r = 0; r < in->rounds; r++)
             buf[r] = val(in, in->metric, r, c);
         med[c] = race_median(buf, in->rounds);
+    }
+    for (size_t c = 0; c < nc; c++) {
         if (out->verdict[c] != RACE_UNDECIDED)
             continue;
         if (med[c] < med[out->leader] || (med[c] == med[out->leader] && c < out->leader))
