@@ -772,6 +772,16 @@ static uint64_t rnd(void)
 
 /* Any finite double >= 0 (all bit patterns, subnormals included) or a
  * "nice" one. */
+static void *xcalloc(size_t n, size_t size)
+{
+    void *p = calloc(n, size);
+    if (p == NULL) {
+        fprintf(stderr, "test_result: out of memory\n");
+        exit(1);
+    }
+    return p;
+}
+
 static double rnd_double(void)
 {
     for (;;) {
@@ -837,17 +847,46 @@ static void rnd_point(struct acct_result_point *p, int ranks)
     p->median_us = t[2];
     p->q3_us = t[3];
     p->max_us = t[4];
+    if (!p->modelled && rnd() % 2) {
+        p->has_avg = true;
+        p->avg_us = rnd_double();
+    }
+    if (!p->modelled && rnd() % 2) {
+        p->has_rank_max = true;
+        p->rank_max_us = rnd_double();
+    }
 }
 
-static void *xcalloc(size_t n, size_t size)
+/* A random valid race (docs/tuning-result.md "races"). */
+static void rnd_race(struct acct_result_race *rc, int ranks)
 {
-    void *p = calloc(n, size);
-    if (p == NULL) {
-        fprintf(stderr, "test_result: out of memory\n");
-        exit(1);
+    rc->coll = (enum acct_coll_id)(rnd() % ACCT_COLL_COUNT);
+    rc->comm_size = 1 + (int)(rnd() % (uint64_t)ranks);
+    rc->bytes = rnd() % (1ull << 40);
+    rc->metric = (enum acct_result_view)(rnd() % ACCT_RESULT_VIEWS);
+    rc->rounds = 1 + (uint32_t)(rnd() % 1000);
+    rc->alpha = (double)(1 + rnd() % 999) / 1000.0;
+    rc->tolerance = rnd_double();
+    rc->has_aa = rnd() % 2;
+    rc->aa_spread = rc->has_aa ? rnd_double() : 0.0;
+    rc->resolved_by = (enum acct_result_resolve)(rnd() % ACCT_RESULT_RESOLVES);
+    rc->nf = 1 + rnd() % 6;
+    rc->f = xcalloc(rc->nf, sizeof(*rc->f));
+    size_t w = rnd() % rc->nf;
+    for (size_t k = 0; k < rc->nf; k++) {
+        struct acct_result_finalist *f = &rc->f[k];
+        f->d.alg = rnd_alg(rc->coll);
+        if ((f->d.alg->flags & ACCT_ALG_SEGMENTED) && rnd() % 2)
+            f->d.segment_bytes = rnd() % (ACCT_RULES_MAX_SEGMENT + 1);
+        f->verdict = k == w ? ACCT_RESULT_WINNER
+                            : (enum acct_result_verdict)(1 + rnd() % (ACCT_RESULT_VERDICTS - 1));
+        do
+            f->ratio = rnd_double();
+        while (!(f->ratio > 0));
+        f->p = (double)(rnd() % 1000001) / 1e6;
     }
-    return p;
 }
+
 
 /* A valid result of n random points (its rules: the minimal file's). */
 static struct acct_result *rnd_result(size_t n)
@@ -898,6 +937,10 @@ static struct acct_result *rnd_result(size_t n)
     r->points = xcalloc(n > 0 ? n : 1, sizeof(*r->points));
     for (size_t i = 0; i < n; i++)
         rnd_point(&r->points[i], r->cond.ranks);
+    r->nraces = rnd() % 4;
+    r->races = r->nraces ? xcalloc(r->nraces, sizeof(*r->races)) : NULL;
+    for (size_t i = 0; i < r->nraces; i++)
+        rnd_race(&r->races[i], r->cond.ranks);
     return r;
 }
 
