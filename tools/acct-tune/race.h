@@ -69,7 +69,8 @@ const char *race_verdict_name(enum race_verdict v);
 enum race_resolve {
     RACE_BY_TEST = 0,  /* every other eligible finalist separated */
     RACE_BY_CAP,       /* round cap: the leader; no other within the tolerance */
-    RACE_BY_NATIVE,    /* several equivalent: native is one of them */
+    RACE_BY_NATIVE,    /* several equivalent and native is one of them, or the leader did
+                        * not show native slower at alpha at the end */
     RACE_BY_INCUMBENT, /* several equivalent: the incumbent is one of them */
     RACE_BY_MODEL,     /* several equivalent: the lowest model prediction */
     RACE_BY_SPREAD,    /* several equivalent: the lowest spread (IQR / median over rounds) */

@@ -302,7 +302,18 @@ int race_decide(const struct race_input *in, const struct race_params *pp,
     for (size_t c = 0; c < nc; c++)
         nequiv += out->verdict[c] == RACE_EQUIVALENT;
     out->by = separated + 1 >= eligible ? RACE_BY_TEST : RACE_BY_CAP;
-    if (nequiv > 0) {
+    /* no decision without evidence (docs/architecture.md rule 6): a leader
+     * other than native must have shown, at the end, that native is slower
+     * (the one comparison that matters, at alpha without the Bonferroni
+     * division); else native */
+    double p_native = 0.0;
+    if (out->over && out->leader != in->native && out->verdict[in->native] == RACE_UNDECIDED)
+        (void)ratio_to(in, in->metric, in->native, out->leader, buf, &p_native);
+    if (p_native >= pp->alpha) {
+        winner = in->native;
+        out->by = RACE_BY_NATIVE;
+        out->verdict[out->leader] = RACE_UNDECIDED;
+    } else if (nequiv > 0) {
 #define IN_SET(c) ((c) == out->leader || out->verdict[c] == RACE_EQUIVALENT)
         bool all_model = in->model != NULL;
         for (size_t c = 0; all_model && c < nc; c++)

@@ -251,6 +251,36 @@ static void test_decide_guard(void **state)
     acct_assert(o.over && o.winner == 0 && t.verdict[1] == RACE_GUARDED, "native only");
 }
 
+static void test_decide_not_shown(void **state)
+{
+    (void)state;
+    static struct synth s;
+    struct race_outcome o;
+    /* A's median is 10 % below native's, but in 9 of 20 rounds it is 50 %
+     * slower: native is neither equivalent nor shown slower (p >= alpha),
+     * so native is kept at the cap */
+    s.nc = 2;
+    s.rounds = 20;
+    for (size_t r = 0; r < 20; r++)
+        for (int v = 0; v < RACE_VIEWS; v++) {
+            s.t[v][r * 2] = 100;
+            s.t[v][r * 2 + 1] = r >= 11 ? 150 : 90;
+        }
+    size_t slow = 0;
+    for (size_t r = 0; r < 20; r++)
+        slow += s.t[0][r * 2 + 1] > 100;
+    acct_assert(slow == 9, "9 slow rounds, got %zu", slow);
+    acct_assert(decide(&s, 0, RACE_NONE, RACE_NONE, NULL, RACE_VIEW_MAX, &o) == 0, "decide");
+    acct_assert(o.over && o.leader == 1, "A leads on the median");
+    acct_assert(o.winner == 0 && o.by == RACE_BY_NATIVE && s.verdict[1] == RACE_UNDECIDED,
+                "native kept: winner %zu by %s, A %s", o.winner, race_resolve_name(o.by),
+                race_verdict_name(s.verdict[1]));
+    /* the first 10 rounds alone (A faster in each): native separated, A wins */
+    s.rounds = 10;
+    acct_assert(decide(&s, 0, RACE_NONE, RACE_NONE, NULL, RACE_VIEW_MAX, &o) == 0, "decide");
+    acct_assert(o.over && o.winner == 1 && o.by == RACE_BY_TEST, "shown: A by test");
+}
+
 static void test_decide_failed_rounds(void **state)
 {
     (void)state;
@@ -277,6 +307,7 @@ static const struct acct_test_case cases[] = {
     ACCT_TEST_CASE("equivalent", test_decide_equivalent),
     ACCT_TEST_CASE("native", test_decide_native_equivalent),
     ACCT_TEST_CASE("guard", test_decide_guard),
+    ACCT_TEST_CASE("not_shown", test_decide_not_shown),
     ACCT_TEST_CASE("failed", test_decide_failed_rounds),
 };
 
