@@ -705,7 +705,12 @@ static char *hosts_joined(const struct acct_result *r)
 }
 
 /* The rows of tuning run r: tuning_runs, measurements, model_params. 0 or
- * -1 (store error). */
+ * -1 (store error). A measurement's optional per-rank views (avg_us,
+ * rank_max_us) and the run's races (acct-tune --race, issue 23) have no
+ * columns: they are kept, without loss, in tuning_runs.result_text (the
+ * file as imported, column 17 of the INSERT below; no request reads it
+ * back yet), and nothing in acctd decides on them: the decisions are the
+ * result's rules. */
 static int insert_run(struct store *s, const struct acct_result *r, const char *text, size_t len,
                       long uid, uint64_t hash, const char *hosts)
 {

@@ -24,7 +24,10 @@
 /* Nodes kept besides the streamed measurements: a rules document at its
  * limit (rules.c allows 32 per rule), the hosts and the rest, with room;
  * one measurement at a time on top. */
-#define MAX_NODES (32 * ACCT_RULES_MAX_RULES + 2 * ACCT_RESULT_MAX_HOSTS + 4096)
+#define MAX_NODES (32 * ACCT_RULES_MAX_RULES + 2 * ACCT_RESULT_MAX_HOSTS + 4096 + RACE_NODES)
+/* The races (acct-tune --race) are kept as a tree too: room for about 2 000
+ * races of 6 finalists (27 nodes per finalist, 25 per race). */
+#define RACE_NODES 400000
 
 static const char *const result_source_names[] = {
     [ACCT_RESULT_MEASURED] = "measured",
@@ -39,6 +42,40 @@ static const char *const placement_words[] = {
     [ACCT_PLACEMENT_CYCLIC] = "cyclic",
     [ACCT_PLACEMENT_MIXED] = "mixed",
 };
+
+static const char *const view_words[ACCT_RESULT_VIEWS] = {
+    [ACCT_RESULT_VIEW_MAX] = "max",
+    [ACCT_RESULT_VIEW_AVG] = "avg",
+    [ACCT_RESULT_VIEW_RANK_MAX] = "rank_max",
+};
+
+static const char *const verdict_words[ACCT_RESULT_VERDICTS] = {
+    [ACCT_RESULT_WINNER] = "winner",         [ACCT_RESULT_SEPARATED] = "separated",
+    [ACCT_RESULT_EQUIVALENT] = "equivalent", [ACCT_RESULT_UNDECIDED] = "undecided",
+    [ACCT_RESULT_GUARDED] = "guarded",       [ACCT_RESULT_TWIN] = "twin",
+};
+
+static const char *const resolve_words[ACCT_RESULT_RESOLVES] = {
+    [ACCT_RESULT_BY_TEST] = "test",           [ACCT_RESULT_BY_CAP] = "cap",
+    [ACCT_RESULT_BY_NATIVE] = "native",       [ACCT_RESULT_BY_INCUMBENT] = "incumbent",
+    [ACCT_RESULT_BY_MODEL] = "model",         [ACCT_RESULT_BY_SPREAD] = "spread",
+    [ACCT_RESULT_BY_ORDER] = "order",
+};
+
+const char *acct_result_view_name(enum acct_result_view v)
+{
+    return (unsigned)v < ACCT_RESULT_VIEWS ? view_words[v] : "?";
+}
+
+const char *acct_result_verdict_name(enum acct_result_verdict v)
+{
+    return (unsigned)v < ACCT_RESULT_VERDICTS ? verdict_words[v] : "?";
+}
+
+const char *acct_result_resolve_name(enum acct_result_resolve r)
+{
+    return (unsigned)r < ACCT_RESULT_RESOLVES ? resolve_words[r] : "?";
+}
 
 const char *acct_result_source_name(enum acct_result_source s)
 {
@@ -63,7 +100,7 @@ struct rctx {
 
 enum {
     M_COLL, M_COMM, M_BYTES, M_ALG, M_SEGMENT, M_FANOUT, M_REORDER, M_MODELLED, M_REPS,
-    M_MEDIAN, M_Q1, M_Q3, M_MIN, M_MAX, M_N
+    M_MEDIAN, M_Q1, M_Q3, M_MIN, M_MAX, M_AVG, M_RANK_MAX, M_N
 };
 static const struct yt_key point_keys[M_N] = {
     [M_COLL] = { "collective", true },  [M_COMM] = { "comm_size", true },
@@ -73,6 +110,7 @@ static const struct yt_key point_keys[M_N] = {
     [M_REPS] = { "reps", false },       [M_MEDIAN] = { "median_us", true },
     [M_Q1] = { "q1_us", false },        [M_Q3] = { "q3_us", false },
     [M_MIN] = { "min_us", false },      [M_MAX] = { "max_us", false },
+    [M_AVG] = { "avg_us", false },      [M_RANK_MAX] = { "rank_max_us", false },
 };
 
 static bool push_point(struct rctx *c, const struct acct_result_point *pt,
@@ -192,6 +230,20 @@ static void point_times(struct rctx *c, const char *path, const struct ynode *y,
         if (have[k] && lo >= 0 && *dst[k] < *dst[lo])
             YT_ERR_AT(p, v[k], FIELD(point_keys[k].name), "%s %s is smaller than %s %s",
                       point_keys[k].name, v[k]->s, point_keys[lo].name, v[lo]->s);
+    }
+    /* the optional views of a timed point */
+    static const int views[] = { M_AVG, M_RANK_MAX };
+    double *vdst[] = { &pt->avg_us, &pt->rank_max_us };
+    bool *vhas[] = { &pt->has_avg, &pt->has_rank_max };
+    for (size_t i = 0; i < ACCT_ARRAY_LEN(views); i++) {
+        int k = views[i];
+        if (v[k] == NULL)
+            continue;
+        if (pt->modelled)
+            YT_ERR_AT(p, v[k], FIELD(point_keys[k].name),
+                      "a modelled point has no per-rank views: leave %s out", point_keys[k].name);
+        else
+            *vhas[i] = acct_yt_get_number(p, v[k], FIELD(point_keys[k].name), 0, false, vdst[i]);
     }
 #undef FIELD
 }
@@ -425,6 +477,156 @@ static void walk_model(struct rctx *c, const struct ynode *y)
     }
 }
 
+/* ---- races (acct-tune --race) ------------------------------------------- */
+
+enum {
+    R_COLL, R_COMM, R_BYTES, R_METRIC, R_ROUNDS, R_ALPHA, R_TOL, R_AA, R_BY, R_FINALISTS, R_N
+};
+static const struct yt_key race_keys[R_N] = {
+    [R_COLL] = { "collective", true },   [R_COMM] = { "comm_size", true },
+    [R_BYTES] = { "bytes", true },       [R_METRIC] = { "metric", true },
+    [R_ROUNDS] = { "rounds", true },     [R_ALPHA] = { "alpha", true },
+    [R_TOL] = { "tolerance", true },     [R_AA] = { "aa_spread", false },
+    [R_BY] = { "resolved_by", true },    [R_FINALISTS] = { "finalists", true },
+};
+
+/* A finalist's keys: the method's (checked by point_method, as a
+ * measurement's) and its verdict. */
+enum { F_ALG, F_SEGMENT, F_FANOUT, F_REORDER, F_VERDICT, F_RATIO, F_P, F_N };
+static const struct yt_key finalist_keys[F_N] = {
+    [F_ALG] = { "algorithm", true },   [F_SEGMENT] = { "segment", false },
+    [F_FANOUT] = { "fanout", false },  [F_REORDER] = { "reorder", false },
+    [F_VERDICT] = { "verdict", true }, [F_RATIO] = { "ratio", true },
+    [F_P] = { "p", true },
+};
+
+static void walk_finalists(struct rctx *c, size_t race, const struct ynode *y,
+                           struct acct_result_race *rc, bool coll_ok)
+{
+    char fpath[ACCT_DIAG_FIELD_MAX], field[ACCT_DIAG_FIELD_MAX], d[YT_DESC_LEN];
+    struct yt_parse *p = c->p;
+    size_t i = 0, winners = 0;
+    const struct ynode *winner_at = NULL;
+
+    snprintf(field, sizeof(field), "races[%zu].finalists", race);
+    if (y->kind != Y_SEQ || y->n == 0 || y->n > ACCT_RESULT_MAX_FINALISTS) {
+        YT_ERR_AT(p, y, field, "expected a list of 1 to %d finalists, got %s",
+                  ACCT_RESULT_MAX_FINALISTS,
+                  y->kind != Y_SEQ ? acct_yt_describe(y, d, sizeof(d))
+                  : y->n == 0      ? "an empty list"
+                                   : "more");
+        return;
+    }
+    rc->f = calloc(y->n, sizeof(*rc->f));
+    if (rc->f == NULL) {
+        acct_yt_oom(p);
+        return;
+    }
+    for (const struct ynode *it = y->first; it != NULL; it = it->next, i++) {
+        const struct ynode *v[F_N], *k[F_N], *mv[M_N] = { NULL };
+        struct acct_result_finalist *f = &rc->f[rc->nf];
+        int w = 0;
+        snprintf(fpath, sizeof(fpath), "races[%zu].finalists[%zu]", race, i);
+        if (!acct_yt_walk_map(p, it, fpath, "key", finalist_keys, F_N, v, k))
+            continue;
+#define FIELD(key) (acct_yt_join(d, sizeof(d), fpath, key, strlen(key)), d)
+        mv[M_ALG] = v[F_ALG];
+        mv[M_SEGMENT] = v[F_SEGMENT];
+        mv[M_FANOUT] = v[F_FANOUT];
+        mv[M_REORDER] = v[F_REORDER];
+        if (coll_ok)
+            point_method(c, fpath, rc->coll, mv, &f->d);
+        if (v[F_VERDICT] != NULL &&
+            acct_yt_get_word(p, v[F_VERDICT], FIELD("verdict"), "verdict", verdict_words,
+                             ACCT_RESULT_VERDICTS, 0, &w)) {
+            f->verdict = (enum acct_result_verdict)w;
+            if (f->verdict == ACCT_RESULT_WINNER && winners++ > 0)
+                YT_ERR_AT(p, v[F_VERDICT], d, "a second winner (the first at line %d)",
+                          winner_at->line);
+            if (f->verdict == ACCT_RESULT_WINNER && winner_at == NULL)
+                winner_at = v[F_VERDICT];
+        }
+        if (v[F_RATIO] != NULL)
+            acct_yt_get_number(p, v[F_RATIO], FIELD("ratio"), 0, true, &f->ratio);
+        if (v[F_P] != NULL && acct_yt_get_number(p, v[F_P], FIELD("p"), 0, false, &f->p) &&
+            f->p > 1)
+            YT_ERR_AT(p, v[F_P], d, "%s is not a probability (0 to 1)", v[F_P]->s);
+#undef FIELD
+        rc->nf++;
+    }
+    if (winners == 0 && rc->nf == y->n)
+        YT_ERR_AT(p, y, field, "no finalist has verdict: winner");
+}
+
+static void walk_races(struct rctx *c, const struct ynode *y)
+{
+    char path[ACCT_DIAG_FIELD_MAX], field[ACCT_DIAG_FIELD_MAX], d[YT_DESC_LEN];
+    struct yt_parse *p = c->p;
+    struct acct_result *r = c->r;
+    size_t i = 0;
+
+    if (y->kind != Y_SEQ || y->n > ACCT_RESULT_MAX_RACES) {
+        YT_ERR_AT(p, y, "races", "expected a list of at most %d races, got %s",
+                  ACCT_RESULT_MAX_RACES, acct_yt_describe(y, d, sizeof(d)));
+        return;
+    }
+    r->races = calloc(y->n > 0 ? y->n : 1, sizeof(*r->races));
+    if (r->races == NULL) {
+        acct_yt_oom(p);
+        return;
+    }
+    for (const struct ynode *it = y->first; it != NULL; it = it->next, i++) {
+        const struct ynode *v[R_N], *k[R_N];
+        struct acct_result_race *rc = &r->races[r->nraces++];
+        int coll = -1, w = 0;
+        long long n = 0;
+        snprintf(path, sizeof(path), "races[%zu]", i);
+        if (!acct_yt_walk_map(p, it, path, "key", race_keys, R_N, v, k))
+            continue;
+#define FIELD(key) (acct_yt_join(field, sizeof(field), path, key, strlen(key)), field)
+        if (v[R_COLL] != NULL) {
+            const char *names[ACCT_COLL_COUNT];
+            for (int j = 0; j < ACCT_COLL_COUNT; j++)
+                names[j] = acct_coll_name((enum acct_coll_id)j);
+            if (acct_yt_get_word(p, v[R_COLL], FIELD("collective"), "collective", names,
+                                 ACCT_COLL_COUNT, 0, &coll))
+                rc->coll = (enum acct_coll_id)coll;
+        }
+        if (v[R_COMM] != NULL &&
+            acct_yt_get_int_in(p, v[R_COMM], FIELD("comm_size"),
+                               "a communicator size (integer >= 1)", 1, INT_MAX, false, &n)) {
+            rc->comm_size = (int)n;
+            if (r->cond.ranks > 0 && rc->comm_size > r->cond.ranks)
+                YT_ERR_AT(p, v[R_COMM], field, "%d is larger than conditions.ranks %d",
+                          rc->comm_size, r->cond.ranks);
+        }
+        if (v[R_BYTES] != NULL)
+            acct_yt_get_size(p, v[R_BYTES], FIELD("bytes"), false, &rc->bytes);
+        if (v[R_METRIC] != NULL && acct_yt_get_word(p, v[R_METRIC], FIELD("metric"), "view",
+                                                    view_words, ACCT_RESULT_VIEWS, 0, &w))
+            rc->metric = (enum acct_result_view)w;
+        if (v[R_ROUNDS] != NULL &&
+            acct_yt_get_int_in(p, v[R_ROUNDS], FIELD("rounds"),
+                               "a number of rounds (integer >= 1)", 1, UINT32_MAX, false, &n))
+            rc->rounds = (uint32_t)n;
+        if (v[R_ALPHA] != NULL &&
+            acct_yt_get_number(p, v[R_ALPHA], FIELD("alpha"), 0, true, &rc->alpha) &&
+            rc->alpha >= 1)
+            YT_ERR_AT(p, v[R_ALPHA], field, "%s is not a level between 0 and 1", v[R_ALPHA]->s);
+        if (v[R_TOL] != NULL)
+            acct_yt_get_number(p, v[R_TOL], FIELD("tolerance"), 0, false, &rc->tolerance);
+        if (v[R_AA] != NULL)
+            rc->has_aa = acct_yt_get_number(p, v[R_AA], FIELD("aa_spread"), 0, false,
+                                            &rc->aa_spread);
+        if (v[R_BY] != NULL && acct_yt_get_word(p, v[R_BY], FIELD("resolved_by"), "rule",
+                                                resolve_words, ACCT_RESULT_RESOLVES, 0, &w))
+            rc->resolved_by = (enum acct_result_resolve)w;
+#undef FIELD
+        if (v[R_FINALISTS] != NULL)
+            walk_finalists(c, i, v[R_FINALISTS], rc, coll >= 0);
+    }
+}
+
 /* ---- cross-checks ------------------------------------------------------ */
 
 /* rules.provenance.KEY, if given, is the run's value (want, at run_key). */
@@ -475,13 +677,14 @@ static void check_points(struct rctx *c)
 
 /* ---- the document ------------------------------------------------------ */
 
-enum { T_VERSION, T_RUN, T_COND, T_MODEL, T_MEAS, T_RULES, T_N };
+enum { T_VERSION, T_RUN, T_COND, T_MODEL, T_MEAS, T_RACES, T_RULES, T_N };
 static const struct yt_key top_keys[T_N] = {
     [T_VERSION] = { "acct_tuning_result", true },
     [T_RUN] = { "run", true },
     [T_COND] = { "conditions", true },
     [T_MODEL] = { "model", false },
     [T_MEAS] = { "measurements", true },
+    [T_RACES] = { "races", false },
     [T_RULES] = { "rules", true },
 };
 
@@ -507,6 +710,8 @@ static void walk_top(struct rctx *c, const struct ynode *root)
                   "expected a list of measurements (\"- {collective: ...}\", or [] for none), "
                   "got %s",
                   acct_yt_describe(v[T_MEAS], d, sizeof(d)));
+    if (v[T_RACES] != NULL) /* after conditions: comm_size <= ranks */
+        walk_races(c, v[T_RACES]);
     if (v[T_RULES] != NULL) {
         size_t rules_before = p->errors;
         c->r->rules = acct_rules_from_tree(p, v[T_RULES], "rules");
@@ -526,6 +731,9 @@ void acct_result_free(struct acct_result *r)
         return;
     free(r->cond.hosts);
     free(r->points);
+    for (size_t i = 0; i < r->nraces; i++)
+        free(r->races[i].f);
+    free(r->races);
     acct_rules_free(r->rules);
     free(r);
 }
@@ -607,7 +815,24 @@ static bool point_equal(const struct acct_result_point *a, const struct acct_res
     return a->coll == b->coll && a->comm_size == b->comm_size && a->bytes == b->bytes &&
            acct_decision_equal(&a->d, &b->d) && a->modelled == b->modelled &&
            a->reps == b->reps && a->median_us == b->median_us && a->q1_us == b->q1_us &&
-           a->q3_us == b->q3_us && a->min_us == b->min_us && a->max_us == b->max_us;
+           a->q3_us == b->q3_us && a->min_us == b->min_us && a->max_us == b->max_us &&
+           a->has_avg == b->has_avg && (!a->has_avg || a->avg_us == b->avg_us) &&
+           a->has_rank_max == b->has_rank_max &&
+           (!a->has_rank_max || a->rank_max_us == b->rank_max_us);
+}
+
+static bool race_equal(const struct acct_result_race *a, const struct acct_result_race *b)
+{
+    bool same = a->coll == b->coll && a->comm_size == b->comm_size && a->bytes == b->bytes &&
+                a->metric == b->metric && a->rounds == b->rounds && a->alpha == b->alpha &&
+                a->tolerance == b->tolerance && a->has_aa == b->has_aa &&
+                (!a->has_aa || a->aa_spread == b->aa_spread) &&
+                a->resolved_by == b->resolved_by && a->nf == b->nf;
+    for (size_t i = 0; same && i < a->nf; i++)
+        same = acct_decision_equal(&a->f[i].d, &b->f[i].d) &&
+               a->f[i].verdict == b->f[i].verdict && a->f[i].ratio == b->f[i].ratio &&
+               a->f[i].p == b->f[i].p;
+    return same;
 }
 
 bool acct_result_equal(const struct acct_result *a, const struct acct_result *b)
@@ -632,6 +857,9 @@ bool acct_result_equal(const struct acct_result *a, const struct acct_result *b)
         same = strcmp(x->hosts[i], y->hosts[i]) == 0;
     for (size_t i = 0; same && i < a->npoints; i++)
         same = point_equal(&a->points[i], &b->points[i]);
+    same = same && a->nraces == b->nraces;
+    for (size_t i = 0; same && i < a->nraces; i++)
+        same = race_equal(&a->races[i], &b->races[i]);
     return same && (a->rules == NULL || acct_rules_equal(a->rules, b->rules));
 }
 
@@ -668,7 +896,47 @@ static void write_point(FILE *f, const struct acct_result_point *pt)
         write_number_key(f, "min_us", pt->min_us);
         write_number_key(f, "max_us", pt->max_us);
     }
+    if (pt->has_avg && !pt->modelled)
+        write_number_key(f, "avg_us", pt->avg_us);
+    if (pt->has_rank_max && !pt->modelled)
+        write_number_key(f, "rank_max_us", pt->rank_max_us);
     fputs("}\n", f);
+}
+
+/* The method keys of a decision, ", " before each. */
+static void write_method(FILE *f, const struct acct_decision *d)
+{
+    fprintf(f, "algorithm: %s", d->alg != NULL ? d->alg->name : "native");
+    if (d->segment_bytes != 0) {
+        fputs(", segment: ", f);
+        acct_yt_write_size(f, d->segment_bytes, false);
+    }
+    if (d->fanout != 0)
+        fprintf(f, ", fanout: %d", d->fanout);
+    if (d->reorder)
+        fputs(", reorder: true", f);
+}
+
+static void write_race(FILE *f, const struct acct_result_race *rc)
+{
+    fprintf(f, "  - {collective: %s, comm_size: %d, bytes: ", acct_coll_name(rc->coll),
+            rc->comm_size);
+    acct_yt_write_size(f, rc->bytes, false);
+    fprintf(f, ", metric: %s, rounds: %" PRIu32, acct_result_view_name(rc->metric), rc->rounds);
+    write_number_key(f, "alpha", rc->alpha);
+    write_number_key(f, "tolerance", rc->tolerance);
+    if (rc->has_aa)
+        write_number_key(f, "aa_spread", rc->aa_spread);
+    fprintf(f, ", resolved_by: %s,\n     finalists: [", acct_result_resolve_name(rc->resolved_by));
+    for (size_t i = 0; i < rc->nf; i++) {
+        fputs(i ? ",\n       {" : "{", f);
+        write_method(f, &rc->f[i].d);
+        fprintf(f, ", verdict: %s", acct_result_verdict_name(rc->f[i].verdict));
+        write_number_key(f, "ratio", rc->f[i].ratio);
+        write_number_key(f, "p", rc->f[i].p);
+        fputc('}', f);
+    }
+    fputs("]}\n", f);
 }
 
 /* "  key: " then a quoted string and a newline. */
@@ -726,6 +994,10 @@ int acct_result_write(FILE *f, const struct acct_result *r)
     fputs(r->npoints > 0 ? "measurements:\n" : "measurements: []\n", f);
     for (size_t i = 0; i < r->npoints; i++)
         write_point(f, &r->points[i]);
+    if (r->nraces > 0)
+        fputs("races:\n", f);
+    for (size_t i = 0; i < r->nraces; i++)
+        write_race(f, &r->races[i]);
     if (r->rules != NULL) {
         fputs("rules:\n", f);
         acct_rules_write_indented(f, r->rules, "  ");

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# 020: import (rules file and tuning result), activate, diff, show,
-# versions, rollback, and the refusals: invalid content with its
+# 020: import (rules file and tuning result, a raced one too), activate,
+# diff, show, versions, rollback, and the refusals: invalid content with its
 # FILE:LINE:COLUMN, unknown version, nothing to roll back to.
 . "$(dirname "$0")/lib.sh"
 D=$ACCT_TEST_DATA
@@ -82,6 +82,11 @@ for cmd in "partitions" "versions -p eth" "show -p eth" "show --version 3" "samp
         fail "$cmd --format tsv: rows with another number of columns than the header"
 done
 
+# A raced result (acct-tune --race, issue 23): its per-rank views and races
+# have no columns; the stored file keeps them (checked below, once stopped).
+ctl 0 import "$D/result-eth-races.yaml" --format tsv
+[ "$(tsv_field run_id)" = r-race ] || fail "import of a raced result: $(cat "$T/out")"
+
 # Refusals, each with a clear message and exit status 1.
 ctl 1 import "$D/rules-invalid.yaml"
 expect "$T/err" "$D/rules-invalid.yaml:10:38: collectives.bcast[0].algorithm: unknown bcast algorithm"
@@ -106,4 +111,10 @@ if sqlite3 "$DB" "UPDATE versions SET reason = 'x' WHERE id = 1" 2>"$T/err"; the
 fi
 expect "$T/err" "immutable"
 [ "$(sqlite3 "$DB" 'PRAGMA integrity_check')" = ok ] || fail "integrity_check is not ok"
+# the raced result's views and races, without loss in the stored text
+sqlite3 "$DB" "SELECT result_text FROM tuning_runs WHERE id = 'r-race'" >"$T/stored"
+[ "$(sqlite3 "$DB" "SELECT length(CAST(result_text AS BLOB)) FROM tuning_runs WHERE id = 'r-race'")" = \
+  "$(wc -c <"$D/result-eth-races.yaml")" ] || fail "the raced result's stored length differs"
+grep -q 'avg_us: 300.5, rank_max_us: 405' "$T/stored" || fail "views lost"
+grep -q 'verdict: twin' "$T/stored" || fail "races lost"
 finish

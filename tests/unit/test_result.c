@@ -478,6 +478,64 @@ static void test_invalid_provenance(void **state)
     check_invalid_file("invalid-provenance");
 }
 
+static void test_invalid_races(void **state)
+{
+    (void)state;
+    check_invalid_file("invalid-races");
+}
+
+/* valid-races.yaml: the per-rank views and a race, read and written back
+ * to the same result. */
+static void test_races(void **state)
+{
+    (void)state;
+    char path[4096];
+    struct acct_diags d = ACCT_DIAGS_INIT;
+    struct acct_result *r = NULL, *back = NULL;
+    char *buf = NULL;
+    size_t len = 0;
+    snprintf(path, sizeof(path), "%s/valid-races.yaml", ACCT_RESULT_TESTDATA);
+    int rc = acct_result_parse_file(path, &r, &d);
+    if (rc != ACCT_RULES_OK)
+        acct_diags_print(&d, stderr);
+    assert_int_equal(rc, ACCT_RULES_OK);
+    assert_int_equal(r->npoints, 2);
+    assert_true(r->points[0].has_avg && r->points[0].avg_us == 300.5);
+    assert_true(r->points[0].has_rank_max && r->points[0].rank_max_us == 405);
+    assert_int_equal(r->nraces, 1);
+    const struct acct_result_race *rc0 = &r->races[0];
+    assert_int_equal(rc0->coll, ACCT_COLL_bcast);
+    assert_int_equal(rc0->comm_size, 4);
+    assert_int_equal(rc0->bytes, 65536);
+    assert_int_equal(rc0->metric, ACCT_RESULT_VIEW_AVG);
+    assert_int_equal(rc0->rounds, 8);
+    assert_true(rc0->alpha == 0.05 && rc0->tolerance == 0.03);
+    assert_true(rc0->has_aa && rc0->aa_spread == 0.012);
+    assert_int_equal(rc0->resolved_by, ACCT_RESULT_BY_TEST);
+    assert_int_equal(rc0->nf, 3);
+    assert_ptr_equal(rc0->f[0].d.alg, acct_alg_find(ACCT_COLL_bcast, "pipeline"));
+    assert_int_equal(rc0->f[0].d.segment_bytes, 8192);
+    assert_int_equal(rc0->f[0].verdict, ACCT_RESULT_WINNER);
+    assert_true(rc0->f[1].ratio == 1.61 && rc0->f[1].p == 0.00390625);
+    assert_int_equal(rc0->f[2].verdict, ACCT_RESULT_TWIN);
+    FILE *f = open_memstream(&buf, &len);
+    assert_non_null(f);
+    assert_int_equal(acct_result_write(f, r), 0);
+    fclose(f);
+    rc = acct_result_parse_buffer("back.yaml", buf, len, &back, &d);
+    if (rc != ACCT_RULES_OK)
+        acct_diags_print(&d, stderr);
+    assert_int_equal(rc, ACCT_RULES_OK);
+    assert_true(acct_result_equal(r, back));
+    back->races[0].f[1].p = 0.5;
+    assert_false(acct_result_equal(r, back));
+    back->points[0].avg_us = 1;
+    acct_result_free(back);
+    acct_result_free(r);
+    acct_diags_free(&d);
+    free(buf);
+}
+
 static void test_invalid_truncated(void **state)
 {
     (void)state;
@@ -495,12 +553,12 @@ static void test_document_shape(void **state)
            "\"x\"\n");
     expect("- 1\n",
            "t.yaml:1:1: expected a mapping with keys acct_tuning_result, run, conditions, model, "
-           "measurements, rules, got a list\n");
+           "measurements, races, rules, got a list\n");
     expect(RESULT_HEAD "measurements: {}\n" RESULT_RULES "extra: 1\n",
            "t.yaml:4:15: measurements: expected a list of measurements (\"- {collective: ...}\", "
            "or [] for none), got a mapping\n"
            "t.yaml:9:1: extra: unknown key \"extra\" (valid: acct_tuning_result, run, "
-           "conditions, model, measurements, rules)\n");
+           "conditions, model, measurements, races, rules)\n");
     /* A second measurements list is a duplicate key (and not streamed). */
     expect(RESULT_HEAD "measurements: []\n" RESULT_RULES "measurements: [1]\n",
            "t.yaml:9:1: measurements: duplicate key \"measurements\" (first at line 4)\n");
@@ -533,7 +591,7 @@ static void test_measurement_errors(void **state)
     expect(RESULT_HEAD RESULT_RULES "measurements:\n  - 7\n  - {collective: bcast}\n",
            "t.yaml:9:5: measurements[0]: expected a mapping with keys collective, comm_size, "
            "bytes, algorithm, segment, fanout, reorder, modelled, reps, median_us, q1_us, q3_us, "
-           "min_us, max_us, got \"7\"\n"
+           "min_us, max_us, avg_us, rank_max_us, got \"7\"\n"
            "t.yaml:10:5: measurements[1].comm_size: required key \"comm_size\" is missing\n"
            "t.yaml:10:5: measurements[1].bytes: required key \"bytes\" is missing\n"
            "t.yaml:10:5: measurements[1].algorithm: required key \"algorithm\" is missing\n"
@@ -653,7 +711,7 @@ static void test_limits(void **state)
     acct_diag_format(&d, 0, line, sizeof(line));
     assert_string_equal(line, "t.yaml:9:3: measurements[0]: expected a mapping with keys "
                               "collective, comm_size, bytes, algorithm, segment, fanout, reorder, "
-                              "modelled, reps, median_us, q1_us, q3_us, min_us, max_us, got \"0\"");
+                              "modelled, reps, median_us, q1_us, q3_us, min_us, max_us, avg_us, rank_max_us, got \"0\"");
     acct_diags_free(&d);
     free(buf);
 
@@ -714,6 +772,16 @@ static uint64_t rnd(void)
 
 /* Any finite double >= 0 (all bit patterns, subnormals included) or a
  * "nice" one. */
+static void *xcalloc(size_t n, size_t size)
+{
+    void *p = calloc(n, size);
+    if (p == NULL) {
+        fprintf(stderr, "test_result: out of memory\n");
+        exit(1);
+    }
+    return p;
+}
+
 static double rnd_double(void)
 {
     for (;;) {
@@ -779,17 +847,46 @@ static void rnd_point(struct acct_result_point *p, int ranks)
     p->median_us = t[2];
     p->q3_us = t[3];
     p->max_us = t[4];
+    if (!p->modelled && rnd() % 2) {
+        p->has_avg = true;
+        p->avg_us = rnd_double();
+    }
+    if (!p->modelled && rnd() % 2) {
+        p->has_rank_max = true;
+        p->rank_max_us = rnd_double();
+    }
 }
 
-static void *xcalloc(size_t n, size_t size)
+/* A random valid race (docs/tuning-result.md "races"). */
+static void rnd_race(struct acct_result_race *rc, int ranks)
 {
-    void *p = calloc(n, size);
-    if (p == NULL) {
-        fprintf(stderr, "test_result: out of memory\n");
-        exit(1);
+    rc->coll = (enum acct_coll_id)(rnd() % ACCT_COLL_COUNT);
+    rc->comm_size = 1 + (int)(rnd() % (uint64_t)ranks);
+    rc->bytes = rnd() % (1ull << 40);
+    rc->metric = (enum acct_result_view)(rnd() % ACCT_RESULT_VIEWS);
+    rc->rounds = 1 + (uint32_t)(rnd() % 1000);
+    rc->alpha = (double)(1 + rnd() % 999) / 1000.0;
+    rc->tolerance = rnd_double();
+    rc->has_aa = rnd() % 2;
+    rc->aa_spread = rc->has_aa ? rnd_double() : 0.0;
+    rc->resolved_by = (enum acct_result_resolve)(rnd() % ACCT_RESULT_RESOLVES);
+    rc->nf = 1 + rnd() % 6;
+    rc->f = xcalloc(rc->nf, sizeof(*rc->f));
+    size_t w = rnd() % rc->nf;
+    for (size_t k = 0; k < rc->nf; k++) {
+        struct acct_result_finalist *f = &rc->f[k];
+        f->d.alg = rnd_alg(rc->coll);
+        if ((f->d.alg->flags & ACCT_ALG_SEGMENTED) && rnd() % 2)
+            f->d.segment_bytes = rnd() % (ACCT_RULES_MAX_SEGMENT + 1);
+        f->verdict = k == w ? ACCT_RESULT_WINNER
+                            : (enum acct_result_verdict)(1 + rnd() % (ACCT_RESULT_VERDICTS - 1));
+        do
+            f->ratio = rnd_double();
+        while (!(f->ratio > 0));
+        f->p = (double)(rnd() % 1000001) / 1e6;
     }
-    return p;
 }
+
 
 /* A valid result of n random points (its rules: the minimal file's). */
 static struct acct_result *rnd_result(size_t n)
@@ -840,6 +937,10 @@ static struct acct_result *rnd_result(size_t n)
     r->points = xcalloc(n > 0 ? n : 1, sizeof(*r->points));
     for (size_t i = 0; i < n; i++)
         rnd_point(&r->points[i], r->cond.ranks);
+    r->nraces = rnd() % 4;
+    r->races = r->nraces ? xcalloc(r->nraces, sizeof(*r->races)) : NULL;
+    for (size_t i = 0; i < r->nraces; i++)
+        rnd_race(&r->races[i], r->cond.ranks);
     return r;
 }
 
@@ -1106,6 +1207,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_invalid_rules),
         cmocka_unit_test(test_invalid_provenance),
         cmocka_unit_test(test_invalid_truncated),
+        cmocka_unit_test(test_invalid_races),
+        cmocka_unit_test(test_races),
         cmocka_unit_test(test_document_shape),
         cmocka_unit_test(test_measurement_errors),
         cmocka_unit_test(test_conditions_errors),

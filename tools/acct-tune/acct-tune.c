@@ -401,6 +401,28 @@ out:
     return rc;
 }
 
+/* --incumbent RULES: rank 0 reads the active version's rules (its
+ * decisions join the races); agreed. */
+static int load_incumbent(struct tune_ctx *x, const struct tune_opts *o, int rank)
+{
+    int rc = 0;
+
+    if (o->incumbent == NULL)
+        return 0;
+    if (rank == 0) {
+        struct acct_diags d = ACCT_DIAGS_INIT;
+        if (acct_rules_parse_file(o->incumbent, &x->incumbent, &d) != ACCT_RULES_OK) {
+            char line[TUNE_ERRLEN] = "cannot be read";
+            if (d.n > 0)
+                acct_diag_format(&d, 0, line, sizeof(line));
+            snprintf(x->err, sizeof(x->err), "--incumbent: %s", line);
+            rc = -1;
+        }
+        acct_diags_free(&d);
+    }
+    return kit_agree(rc, x->err, sizeof(x->err), MPI_COMM_WORLD);
+}
+
 /* Rank 0 writes the result (and the rules files asked for); agreed. */
 static int write_outputs(struct tune_ctx *x, const struct tune_opts *o, struct tune_run_info *run,
                          int rank)
@@ -412,6 +434,8 @@ static int write_outputs(struct tune_ctx *x, const struct tune_opts *o, struct t
     run->complete = !x->incomplete && !x->stopped;
     run->experiments = x->experiments;
     run->experiment_s = x->experiment_s;
+    run->races = x->races;
+    run->nraces = x->nraces;
     if (rank == 0)
         wrc = tune_write_outputs(o, run, x->recs, x->nrecs, x->decided, x->ndecided, x->err,
                                  sizeof(x->err));
@@ -423,6 +447,8 @@ static int write_outputs(struct tune_ctx *x, const struct tune_opts *o, struct t
                run->complete ? "complete" : "incomplete: stopped by the budget",
                (unsigned long long)x->experiments, (unsigned long long)x->replayed,
                x->experiment_s);
+    if (rank == 0)
+        tune_race_summary(x);
     return 0;
 }
 
@@ -465,6 +491,7 @@ int main(int argc, char **argv)
         gather_conditions(rank, world, &run.cond, x.err, sizeof(x.err)) != 0 ||
         share_state(&x, rank, tune_state_fingerprint(&opts, world)) != 0 ||
         (opts.source != ACCT_RESULT_MEASURED && setup_model(&x, &run) != 0) ||
+        load_incumbent(&x, &opts, rank) != 0 ||
         tune_all(&x, &opts, rank, world) != 0 ||
         write_outputs(&x, &opts, &run, rank) != 0)
         goto out;
@@ -476,6 +503,11 @@ out:
         tune_usage(stdout);
     free(x.recs);
     free(x.decided);
+    for (size_t i = 0; i < x.nraces; i++)
+        free(x.races[i].f);
+    free(x.races);
+    free(x.aa);
+    acct_rules_free(x.incumbent);
     tune_state_close(&x.seen);
     free(run.cond.hosts);
     tune_state_close(&x.state);

@@ -63,6 +63,12 @@ enum {
     OPT_COL_STRIDE,
     OPT_KEEP,
     OPT_CHECK,
+    OPT_RACE,
+    OPT_RACE_ALPHA,
+    OPT_RACE_TOLERANCE,
+    OPT_RACE_ROUNDS,
+    OPT_RACE_REPS,
+    OPT_INCUMBENT,
 };
 
 static const struct option long_opts[] = {
@@ -100,6 +106,12 @@ static const struct option long_opts[] = {
     { "col-stride", required_argument, NULL, OPT_COL_STRIDE },
     { "keep", required_argument, NULL, OPT_KEEP },
     { "check", required_argument, NULL, OPT_CHECK },
+    { "race", required_argument, NULL, OPT_RACE },
+    { "race-alpha", required_argument, NULL, OPT_RACE_ALPHA },
+    { "race-tolerance", required_argument, NULL, OPT_RACE_TOLERANCE },
+    { "race-rounds", required_argument, NULL, OPT_RACE_ROUNDS },
+    { "race-reps", required_argument, NULL, OPT_RACE_REPS },
+    { "incumbent", required_argument, NULL, OPT_INCUMBENT },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
 };
@@ -168,6 +180,13 @@ void tune_usage(FILE *f)
             "  --max-segments N      segment sizes tried per method, unsegmented included\n"
             "                        (default %d)\n"
             "  --lookahead N, --threshold X, --model-margin X   search parameters\n"
+            "  --race K              after each point's search, race its best K methods,\n"
+            "                        native, native's A/A twin (and --incumbent's) interleaved\n"
+            "                        (default 0: off; docs/acct-tune.md \"Racing\")\n"
+            "  --race-alpha A, --race-tolerance T, --race-rounds N, --race-reps R\n"
+            "                        the race's level (0.05), equivalence (0.03), round cap\n"
+            "                        (20), timed calls per finalist and round (5)\n"
+            "  --incumbent RULES     the active version's rules: its decision races too\n"
             "  --run-id NAME         the run's id (default r-STARTTIME-PARTITION)\n"
             "  -h, --help            this text\n"
             "  --version             the version (neither needs mpirun)\n",
@@ -371,6 +390,10 @@ static void defaults(struct tune_opts *o)
     o->row_stride = o->col_stride = DEFAULT_PLANE_STRIDE;
     o->keep = -1.0;
     o->check = DEFAULT_CHECK;
+    o->race_alpha = 0.05;
+    o->race_tolerance = 0.03;
+    o->race_rounds = 20;
+    o->race_reps = 5;
     o->quadtree_depth = -1;
     o->quadtree_accuracy = DEFAULT_QT_ACCURACY;
     o->quadtree_leaf = ACCT_QT_LEAF_MIN_PENALTY;
@@ -443,6 +466,13 @@ static const struct num_option num_options[] = {
     { OPT_COL_STRIDE, "--col-stride", NUM_SIZE, 1, 64, offsetof(struct tune_opts, col_stride) },
     { OPT_KEEP, "--keep", NUM_DOUBLE, 0.0, 1e6, offsetof(struct tune_opts, keep) },
     { OPT_CHECK, "--check", NUM_DOUBLE, 0.0, 1e6, offsetof(struct tune_opts, check) },
+    { OPT_RACE, "--race", NUM_INT, 0, 16, offsetof(struct tune_opts, race) },
+    { OPT_RACE_ALPHA, "--race-alpha", NUM_DOUBLE, 1e-6, 0.5,
+      offsetof(struct tune_opts, race_alpha) },
+    { OPT_RACE_TOLERANCE, "--race-tolerance", NUM_DOUBLE, 0.0, 1.0,
+      offsetof(struct tune_opts, race_tolerance) },
+    { OPT_RACE_ROUNDS, "--race-rounds", NUM_INT, 1, 1000, offsetof(struct tune_opts, race_rounds) },
+    { OPT_RACE_REPS, "--race-reps", NUM_INT, 1, 1000, offsetof(struct tune_opts, race_reps) },
     { OPT_MAX_SEGMENTS, "--max-segments", NUM_INT, 1, 40, offsetof(struct tune_opts, max_segments) },
     { OPT_LOOKAHEAD, "--lookahead", NUM_INT, 0, 40,
       offsetof(struct tune_opts, params) + offsetof(struct tune_params, lookahead) },
@@ -505,6 +535,7 @@ static int parse_one(int c, const char *arg, struct tune_opts *o, const char **s
     case OPT_STATE: o->state = arg; break;
     case OPT_USED: o->used_file = arg; break;
     case OPT_PLOGP_OUT: o->plogp_out = arg; break;
+    case OPT_INCUMBENT: o->incumbent = arg; break;
     case OPT_PARTITION:
         rc = parse_name("--partition", arg, ACCT_RULES_NAME_MAX, o->partition, err, errlen);
         break;
@@ -606,6 +637,17 @@ static int cross_check(struct tune_opts *o, int world_size, const char *sizes_te
     }
     if (o->plogp_out != NULL && o->source == ACCT_RESULT_MEASURED) {
         snprintf(err, errlen, "--plogp-out needs --source model or hybrid");
+        return -1;
+    }
+    if (o->race > 0 && (o->primary == TUNE_PRIMARY_PLANE || o->primary == TUNE_PRIMARY_REDUCED ||
+                        o->source == ACCT_RESULT_MODEL)) {
+        snprintf(err, errlen, "--race: not with %s (it races the points a search measured: "
+                 "--strategy exhaustive, mgd, smgd, pipeline, hybrid or used)",
+                 o->source == ACCT_RESULT_MODEL ? "--source model" : o->strategy_word);
+        return -1;
+    }
+    if (o->incumbent != NULL && o->race == 0) {
+        snprintf(err, errlen, "--incumbent needs --race K");
         return -1;
     }
     o->params.strategy = o->strategy;

@@ -22,6 +22,7 @@
 #include "acct/layout.h"
 #include "acct/tool.h"
 #include "plane.h"
+#include "race.h"
 
 #define BUF_ALIGN 64
 #define FORCE_SPEC_LEN 160
@@ -29,7 +30,7 @@
 
 /* ---- experiments ------------------------------------------------------------ */
 
-static bool budget_over(struct tune_ctx *x)
+bool tune_budget_over(struct tune_ctx *x)
 {
     int stop = x->stopped;
 
@@ -40,9 +41,8 @@ static bool budget_over(struct tune_ctx *x)
     return stop != 0;
 }
 
-/* The ACCT_FORCE text of (coll, d with segment seg). */
-static void force_spec(enum acct_coll_id coll, const struct acct_decision *d, uint64_t seg,
-                       char *buf, size_t len)
+void tune_force_spec(enum acct_coll_id coll, const struct acct_decision *d, uint64_t seg,
+                     char *buf, size_t len)
 {
     struct acct_decision f = *d;
     char dec[DECISION_LEN];
@@ -72,7 +72,7 @@ static int run_experiment(struct tune_ctx *x, MPI_Comm comm, const struct acct_d
         PMPI_Comm_rank(comm, &c->rank);
         PMPI_Comm_size(comm, &c->size);
         c->count = (int)(x->coll == ACCT_COLL_barrier ? 0 : x->m);
-        force_spec(x->coll, d, seg, spec, sizeof(spec));
+        tune_force_spec(x->coll, d, seg, spec, sizeof(spec));
         forced = acct_tool_force(spec) == 0;
         PMPI_Allreduce(&forced, &all_forced, 1, MPI_INT, MPI_MIN, comm);
         if (all_forced) {
@@ -86,8 +86,14 @@ static int run_experiment(struct tune_ctx *x, MPI_Comm comm, const struct acct_d
                         "%d; the method is not used\n", spec, c->size,
                         (unsigned long long)x->m, st == KIT_WRONG_RESULT ? "wrong result"
                                                                          : "call failed", bad);
+            double views[RACE_VIEWS] = { 0, 0, 0 };
+            if (st == KIT_OK) /* collective over comm: every rank's time */
+                tune_views(comm, x->times, x->max_us, x->sum_us, reps, views);
             if (st == KIT_OK && c->rank == 0) {
                 struct acct_summary s;
+                rec->has_views = 1;
+                rec->avg_us = views[RACE_VIEW_AVG];
+                rec->rank_max_us = views[RACE_VIEW_RANK_MAX];
                 if (acct_stats_summarize(x->max_us, (size_t)reps, ACCT_STATS_OUTLIER_K, &s) ==
                     ACCT_STATS_OK) {
                     rec->ok = 1;
@@ -115,8 +121,51 @@ static int run_experiment(struct tune_ctx *x, MPI_Comm comm, const struct acct_d
     if (x->rank == 0) {
         x->experiments++;
         x->experiment_s += kit_now() - t0;
+        x->search_exps[x->coll]++;
+        x->search_s[x->coll] += kit_now() - t0;
     }
     return rc;
+}
+
+static int cmp_dbl(const void *pa, const void *pb)
+{
+    double a = *(const double *)pa, b = *(const double *)pb;
+    return a < b ? -1 : a > b;
+}
+
+void tune_views(MPI_Comm comm, const double *times, const double *max_us, double *sum_us,
+                int reps, double *views)
+{
+    int rank = 0, size = 1;
+    double mine = 0.0, rank_max = 0.0;
+    double *own = malloc((size_t)(reps > 0 ? reps : 1) * sizeof(*own));
+
+    PMPI_Comm_rank(comm, &rank);
+    PMPI_Comm_size(comm, &size);
+    /* each rank's median of its own times (the rank-max view's part) */
+    if (own != NULL && reps > 0) {
+        memcpy(own, times, (size_t)reps * sizeof(*own));
+        qsort(own, (size_t)reps, sizeof(*own), cmp_dbl);
+        mine = reps % 2 ? own[reps / 2] : (own[reps / 2 - 1] + own[reps / 2]) / 2;
+    }
+    PMPI_Reduce(&mine, &rank_max, 1, MPI_DOUBLE, MPI_MAX, 0, comm);
+    PMPI_Reduce(times, sum_us, reps, MPI_DOUBLE, MPI_SUM, 0, comm);
+    if (rank == 0 && own == NULL) { /* out of memory: the slowest rank's time for all */
+        for (int i = 0; i < RACE_VIEWS; i++)
+            views[i] = max_us[0];
+    } else if (rank == 0) {
+        double *v = own; /* scratch for the medians */
+        for (int i = 0; i < reps; i++)
+            sum_us[i] = sum_us[i] * 1e6 / size;
+        memcpy(v, sum_us, (size_t)reps * sizeof(*v));
+        qsort(v, (size_t)reps, sizeof(*v), cmp_dbl);
+        views[RACE_VIEW_AVG] = reps % 2 ? v[reps / 2] : (v[reps / 2 - 1] + v[reps / 2]) / 2;
+        views[RACE_VIEW_RANK_MAX] = rank_max * 1e6;
+        memcpy(v, max_us, (size_t)reps * sizeof(*v));
+        qsort(v, (size_t)reps, sizeof(*v), cmp_dbl);
+        views[RACE_VIEW_MAX] = reps % 2 ? v[reps / 2] : (v[reps / 2 - 1] + v[reps / 2]) / 2;
+    }
+    free(own);
 }
 
 /* Append a record to the run's list (the result's measurements, kept by
@@ -167,7 +216,7 @@ static int experiment(struct tune_ctx *x, MPI_Comm comm, int comm_size,
     if (hit != NULL) {
         rec = *hit;
         x->replayed++;
-    } else if (budget_over(x)) {
+    } else if (tune_budget_over(x)) {
         rc = TUNE_STOP;
     } else {
         rc = run_experiment(x, comm, d, seg, &rec);
@@ -446,10 +495,14 @@ static int comm_setup(struct tune_ctx *x)
         return TUNE_EFAIL;
     c->sbuf = buf_alloc(sb, &ok);
     c->rbuf = buf_alloc(rb, &ok);
-    x->times = malloc((size_t)tune_timed_reps_max(x->o) * sizeof(*x->times));
-    x->max_us = malloc((size_t)tune_timed_reps_max(x->o) * sizeof(*x->max_us));
+    /* room for an experiment's repetitions and for a race's (--race-reps) */
+    size_t nt = (size_t)(tune_timed_reps_max(x->o) > x->o->race_reps ? tune_timed_reps_max(x->o)
+                                                                     : x->o->race_reps);
+    x->times = malloc(nt * sizeof(*x->times));
+    x->max_us = malloc(nt * sizeof(*x->max_us));
+    x->sum_us = malloc(nt * sizeof(*x->sum_us));
     x->segs = malloc((size_t)x->o->max_segments * sizeof(*x->segs));
-    ok = ok && x->times != NULL && x->max_us != NULL && x->segs != NULL &&
+    ok = ok && x->times != NULL && x->max_us != NULL && x->sum_us != NULL && x->segs != NULL &&
          tune_methods(x->coll, x->size, tune_nodes_among(x->node, x->size), &x->methods,
                       &x->nmethods) == 0;
     PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, x->comm);
@@ -480,6 +533,8 @@ static void comm_teardown(struct tune_ctx *x)
     free(x->call.rbuf);
     free(x->times);
     free(x->max_us);
+    free(x->sum_us);
+    x->sum_us = NULL;
     free(x->segs);
     free(x->methods);
     free(x->node);
@@ -527,12 +582,15 @@ int tune_comm(struct tune_ctx *x)
         }
     } else {
         for (size_t i = 0; i < x->nsizes && rc == TUNE_OK; i++) {
+            size_t first = x->nrecs; /* rank 0: this point's records start here */
             rc = search_point(x, x->sizes[i], NULL, 0, &res[i]);
             if (rc == TUNE_OK) {
                 progress(x, x->sizes[i], &res[i]);
                 x->incomplete |= !res[i].complete;
             }
             sync_state(x);
+            if (rc == TUNE_OK && x->o->race > 0 && res[i].found)
+                rc = tune_race(x, x->sizes[i], first);
         }
     }
     sync_state(x);

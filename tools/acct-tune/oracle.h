@@ -38,6 +38,13 @@ struct tune_ctx {
     tune_model_fn model_cost;                /* (run) NULL: no model */
     void *model_ctx;
     char err[TUNE_ERRLEN];                   /* (run) the failure, on the rank that saw it */
+    /* (run) finalist racing (race.c), rank 0 */
+    struct acct_result_race *races;          /* the races run */
+    size_t nraces, capraces;
+    struct acct_rules *incumbent;            /* --incumbent's rules (rank 0), or NULL */
+    double *aa;                              /* each race's A/A spread on its metric */
+    uint64_t search_exps[ACCT_COLL_COUNT], race_exps[ACCT_COLL_COUNT]; /* per collective */
+    double search_s[ACCT_COLL_COUNT], race_s[ACCT_COLL_COUNT];
     int rank_world;                          /* (run) this rank in MPI_COMM_WORLD */
 
     enum acct_coll_id coll;                  /* (comm) */
@@ -48,6 +55,8 @@ struct tune_ctx {
     const struct bench_coll *bcoll;
     struct bench_call call;                  /* buffers for the largest size */
     double *times, *max_us;
+    double *sum_us;                          /* (comm) rank 0: per repetition, the sum over
+                                              * ranks of each rank's time (the avg view) */
     struct tune_method *methods;
     size_t nmethods;
     int *node;                               /* (comm) the node of each rank of comm (labels
@@ -64,6 +73,29 @@ struct tune_ctx {
     uint64_t *segs;                          /* (point) segment candidates */
     size_t nsegs;
 };
+
+/* The views of one experiment (race.h enum race_view) from each rank's
+ * times (seconds, reps of them) and rank 0's per-repetition maxima
+ * (max_us, microseconds): views[] on rank 0 (microseconds). Collective
+ * over comm; sum_us: rank 0's scratch of reps doubles. */
+void tune_views(MPI_Comm comm, const double *times, const double *max_us, double *sum_us,
+                int reps, double *views);
+
+/* The budget's verdict (rank 0's clock, broadcast over x->comm). */
+bool tune_budget_over(struct tune_ctx *x);
+
+/* The ACCT_FORCE text of (coll, d with segment seg). */
+void tune_force_spec(enum acct_coll_id coll, const struct acct_decision *d, uint64_t seg,
+                     char *buf, size_t len);
+
+/* --race: race the finalists of point m (x->esize ranks of x->ecomm) after
+ * its search; the point's records are x->recs[first..] (rank 0). Every
+ * rank of x->comm calls it. TUNE_OK (also when the budget stopped it), or
+ * an error with x->err set. */
+int tune_race(struct tune_ctx *x, uint64_t m, size_t first);
+
+/* Rank 0: the racing summary (A/A noise, cost against the search) on stdout. */
+void tune_race_summary(const struct tune_ctx *x);
 
 /* Search every size of x->sizes for x->coll on x->comm (every rank of
  * x->comm calls it). Returns TUNE_OK (also when the budget stopped it) or

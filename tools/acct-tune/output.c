@@ -122,6 +122,9 @@ static int make_points(const struct tune_opts *o, const struct tune_record *recs
         p->q3_us = t->q3_us;
         p->min_us = t->min_us;
         p->max_us = t->max_us;
+        p->has_avg = p->has_rank_max = t->has_views && !p->modelled;
+        p->avg_us = p->has_avg ? t->avg_us : 0.0;
+        p->rank_max_us = p->has_rank_max ? t->rank_max_us : 0.0;
     }
     return 0;
 }
@@ -278,12 +281,26 @@ static int make_rules(const struct tune_opts *o, const struct tune_run_info *run
                o->quadtree_leaf == ACCT_QT_LEAF_MAJORITY ? "majority" : "least-penalty");
         acct_penalty_print_header(stdout);
     }
+    /* at raced points the race decides (race_output.c) */
+    struct acct_result dres = *res;
+    struct acct_result_point *dpts = NULL;
+    size_t ndpts = 0;
+    if (tune_race_decision_points(res->points, res->npoints, res->races, res->nraces, &dpts,
+                                  &ndpts) != 0) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    if (dpts != NULL) {
+        dres.points = dpts;
+        dres.npoints = ndpts;
+    }
     for (int c = 0; c < ACCT_COLL_COUNT && rc == 0; c++)
         if (o->coll[c])
-            rc = coll_rules(o, res, dec, ndec, (enum acct_coll_id)c, rules, err, errlen) ==
+            rc = coll_rules(o, &dres, dec, ndec, (enum acct_coll_id)c, rules, err, errlen) ==
                          ACCT_RULES_OK
                      ? 0
                      : -1;
+    free(dpts);
     if (rc == 0)
         add_runner_ups(res, rules);
     return rc;
@@ -356,6 +373,8 @@ int tune_write_outputs(const struct tune_opts *o, const struct tune_run_info *ru
         goto out;
     }
     res->npoints = nrecs;
+    res->races = (struct acct_result_race *)run->races; /* borrowed: not freed below */
+    res->nraces = run->nraces;
     memcpy(res->cond.hosts, run->cond.hosts, run->cond.nhosts * sizeof(*res->cond.hosts));
     if (make_rules(o, run, res, dec, ndecided, err, errlen) != 0)
         goto out;
@@ -373,6 +392,10 @@ int tune_write_outputs(const struct tune_opts *o, const struct tune_run_info *ru
     rc = 0;
 out:
     free(dec);
+    if (res != NULL) {
+        res->races = NULL;
+        res->nraces = 0;
+    }
     acct_result_free(res);
     return rc;
 }

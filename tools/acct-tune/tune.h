@@ -86,6 +86,13 @@ struct tune_opts {
     struct tune_used_point *used;
     size_t nused;
     bool help;
+    /* finalist racing (race.c, docs/acct-tune.md "Racing"; 0 = off) */
+    int race;                         /* --race K: the search's best K methods race */
+    double race_alpha;                /* --race-alpha */
+    double race_tolerance;            /* --race-tolerance */
+    int race_rounds;                  /* --race-rounds: the cap */
+    int race_reps;                    /* --race-reps: timed calls per finalist and round */
+    const char *incumbent;            /* --incumbent RULES: the active version's rules */
 };
 
 /* How many timed repetitions an experiment can take (the timing arrays' size). */
@@ -158,6 +165,9 @@ struct tune_record {
     int32_t ok;              /* 0: could not run / wrong result (+inf) */
     int32_t reps;
     double median_us, q1_us, q3_us, min_us, max_us;
+    /* the per-rank views (issue 23; not in the journal: 0 when replayed) */
+    int32_t has_views;
+    double avg_us, rank_max_us;
 };
 
 struct tune_state {
@@ -202,7 +212,19 @@ struct tune_run_info {
     uint64_t experiments;
     struct acct_result_conditions cond; /* hosts owned */
     struct acct_result_model model;
+    const struct acct_result_race *races; /* --race: the races run (rank 0), or NULL */
+    size_t nraces;
 };
+
+/* The points the decision maps are built from (race_output.c): the
+ * result's, except that at each raced point the race decides — only its
+ * finalists, each at the winner's time x its interleaved ratio (at least
+ * a hair above the winner), so the map's best there is the race's winner.
+ * *out allocated (or NULL with *nout 0 when there are no races: use pts).
+ * 0, or -1 out of memory. */
+int tune_race_decision_points(const struct acct_result_point *pts, size_t npts,
+                              const struct acct_result_race *races, size_t nraces,
+                              struct acct_result_point **out, size_t *nout);
 
 /* "YYYY-MM-DDTHH:MM:SSZ" of now (UTC). */
 void tune_utc_now(char *buf, size_t len);

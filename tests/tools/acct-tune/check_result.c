@@ -15,7 +15,19 @@
  * also checks the cells of a --strategy plane run against its --progress
  * LOG ("[i/N] COLL p=P SIZE: best DECISION, KIND, ..."): an interpolated
  * cell's decision is the result's rule there, exactly (segment too); a
- * searched or verified cell's decision was measured there. */
+ * searched or verified cell's decision was measured there.
+ *
+ *   check_result FILE COLLECTIVES COMM_SIZES SIZES complete|incomplete|any races
+ *
+ * also checks an acct-tune --race run (docs/acct-tune.md "Racing"): every
+ * point of the grid was raced; each race has exactly one winner, native
+ * and native's A/A twin among its finalists, and no guarded winner; the
+ * winner is not slower than native on the race's metric beyond the noise
+ * band (max(tolerance, A/A spread): the guard's rule); the rules'
+ * decision at the point is the winner's, segment included; every
+ * measurement has its per-rank views. Deterministic properties only: no
+ * timing threshold. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +62,73 @@ static const struct acct_rule *rule_at(const struct acct_result *r, enum acct_co
             bytes <= l->v[i].bytes_max)
             return &l->v[i];
     return NULL;
+}
+
+/* The races of a --race run (see the top); the number of races checked. */
+static size_t check_races(const struct acct_result *r, const bool *coll,
+                          const struct acct_size_list *comm, const struct acct_size_list *sizes)
+{
+    char msg[512], dec[128];
+    size_t expected = 0;
+
+    for (int c = 0; c < ACCT_COLL_COUNT; c++)
+        if (coll[c])
+            expected += comm->n * (c == ACCT_COLL_barrier ? 1 : sizes->n);
+    if (r->nraces != expected) {
+        snprintf(msg, sizeof(msg), "%zu races for %zu points", r->nraces, expected);
+        problem(msg);
+    }
+    for (size_t i = 0; i < r->npoints; i++)
+        if (!r->points[i].has_avg || !r->points[i].has_rank_max) {
+            snprintf(msg, sizeof(msg), "measurement %zu has no avg_us / rank_max_us", i);
+            problem(msg);
+        }
+    for (size_t i = 0; i < r->nraces; i++) {
+        const struct acct_result_race *rc = &r->races[i];
+        const struct acct_result_finalist *w = NULL, *native = NULL, *twin = NULL;
+        const struct acct_rule *rule = rule_at(r, rc->coll, rc->comm_size, rc->bytes);
+        char where[96];
+        snprintf(where, sizeof(where), "race %zu (%s, %d ranks, %llu bytes)", i,
+                 acct_coll_name(rc->coll), rc->comm_size, (unsigned long long)rc->bytes);
+        for (size_t k = 0; k < rc->nf; k++) {
+            const struct acct_result_finalist *f = &rc->f[k];
+            bool is_native = f->d.alg != NULL && strcmp(f->d.alg->name, "native") == 0;
+            if (f->verdict == ACCT_RESULT_WINNER)
+                w = f;
+            if (is_native && f->verdict == ACCT_RESULT_TWIN)
+                twin = f;
+            else if (is_native)
+                native = f;
+        }
+        if (w == NULL || native == NULL || twin == NULL) {
+            snprintf(msg, sizeof(msg), "%s: winner %s, native %s, twin %s", where,
+                     w ? "ok" : "missing", native ? "ok" : "missing", twin ? "ok" : "missing");
+            problem(msg);
+            continue;
+        }
+        if (rc->rounds < 1) {
+            snprintf(msg, sizeof(msg), "%s: no rounds", where);
+            problem(msg);
+        }
+        double band = rc->tolerance;
+        if (rc->has_aa && rc->aa_spread > band)
+            band = rc->aa_spread;
+        /* native's ratio is native / winner (a median of log ratios: the
+         * reciprocal of winner / native exactly) */
+        if (1.0 / native->ratio > (1.0 + band) * (1.0 + 1e-9)) {
+            snprintf(msg, sizeof(msg), "%s: the winner is %.3fx native on %s, beyond the band "
+                     "%.3f", where, 1.0 / native->ratio, acct_result_view_name(rc->metric),
+                     band);
+            problem(msg);
+        }
+        if (rule == NULL || !acct_decision_equal(&rule->d, &w->d)) {
+            acct_decision_format(&w->d, dec, sizeof(dec));
+            snprintf(msg, sizeof(msg), "%s: the rules do not decide the winner %s there", where,
+                     dec);
+            problem(msg);
+        }
+    }
+    return r->nraces;
 }
 
 /* The plane log's cells against the result; the number of cells checked. */
@@ -177,7 +256,10 @@ int main(int argc, char **argv)
     } else if (strcmp(argv[5], "incomplete") == 0 && r->complete) {
         problem("the run says complete: true");
     }
-    if (argc == 7) {
+    if (argc == 7 && strcmp(argv[6], "races") == 0) {
+        size_t races = check_races(r, coll, &comm, &sizes);
+        printf("check_result: %zu races checked\n", races);
+    } else if (argc == 7) {
         size_t cells = check_plane(r, argv[6]);
         printf("check_result: %zu cells of the plane log checked\n", cells);
         if (cells == 0)

@@ -16,6 +16,10 @@
 #         nodes      ACCT_LAYOUT=2 (pairs of ranks on pretended nodes): the
 #                    node-aware methods are measured on 4 ranks (2 nodes of 2)
 #                    and not on 2 (one node); without a layout (small) never
+#         race       --race 3 on 2 and 4 ranks x 8 B, 64 KiB (bcast, reduce,
+#                    allreduce): every point raced, winners in the rules, none
+#                    slower than native beyond the band (check_result races);
+#                    --incumbent; bad racing options refused
 #         bad        a bad option: exit 2 and one error line, no hang
 #         bad_used   a bad --used file: exit 1 and FILE:LINE:COLUMN: FIELD: message
 #         plane      --strategy plane over 3 communicator sizes x 7 message sizes
@@ -94,6 +98,30 @@ nodes)
     done
     grep -Eq 'algorithm: hier_' "$work/result.yaml" ||
         fail "the tuning result records no node-aware measurement"
+    ;;
+race)
+    # --race (docs/acct-tune.md "Racing"): every point raced; the result's
+    # races and rules checked for deterministic properties (check_result
+    # races), a bad level refused, --incumbent read; no timing threshold
+    run 4 --collectives bcast,reduce,allreduce --comm-sizes 2,4 --sizes 8,64K --reps 5 \
+        --race 3 --race-reps 3 --race-rounds 8 --progress --out result.yaml \
+        --rules rules.yaml >"$work/race.log" 2>&1 || { cat "$work/race.log"; fail "acct-tune failed"; }
+    cat "$work/race.log"
+    "$check" "$work/result.yaml" bcast,reduce,allreduce 2,4 8,64K complete races ||
+        fail "result"
+    "$acctctl" validate "$work/rules.yaml" || fail "rules file"
+    grep -q '^acct-tune: racing bcast: 4 points raced, [0-9]* race experiments' "$work/race.log" ||
+        fail "no racing cost line"
+    grep -q '^acct-tune: noise: A/A spread' "$work/race.log" || fail "no noise line"
+    # the previous rules as the incumbent: its decision races at every point
+    run 4 --collectives bcast --comm-sizes 4 --sizes 64K --reps 5 --race 2 --race-reps 3 \
+        --race-rounds 6 --incumbent rules.yaml --out result2.yaml >"$work/race2.log" 2>&1 ||
+        { cat "$work/race2.log"; fail "acct-tune --incumbent failed"; }
+    "$check" "$work/result2.yaml" bcast 4 64K complete races || fail "result with --incumbent"
+    out=$(run 4 --race 2 --race-alpha 0.9 2>&1)
+    [ $? = 2 ] && [ "$(echo "$out" | grep -c error)" = 1 ] || fail "--race-alpha 0.9: $out"
+    out=$(run 4 --race 2 --strategy plane 2>&1)
+    [ $? = 2 ] && echo "$out" | grep -q 'race: not with plane' || fail "--race with plane: $out"
     ;;
 resume)
     args=("${grid[@]}" --sizes 8,1K,16K,64K --reps 20 --state state.txt --out result.yaml)

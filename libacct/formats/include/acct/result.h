@@ -41,7 +41,63 @@ struct acct_result_point {
     bool modelled;              /* a model's prediction, not a timing */
     uint32_t reps;              /* 0 when modelled */
     double median_us, q1_us, q3_us, min_us, max_us; /* quartiles = median when modelled */
+    /* Optional views of a timed point (acct-tune, issue 23): the median over
+     * repetitions of the mean over ranks of each rank's own time (OSU's
+     * average latency, IMB t_avg), and the maximum over ranks of each rank's
+     * median time (OSU max, IMB t_max). Not for modelled points. */
+    bool has_avg, has_rank_max;
+    double avg_us, rank_max_us;
 };
+
+/* The views a race can optimise (docs/tuning-result.md "races"). */
+enum acct_result_view {
+    ACCT_RESULT_VIEW_MAX = 0,  /* median_us: the slowest rank's time */
+    ACCT_RESULT_VIEW_AVG,      /* avg_us */
+    ACCT_RESULT_VIEW_RANK_MAX, /* rank_max_us */
+    ACCT_RESULT_VIEWS
+};
+
+/* A finalist's verdict in its race. */
+enum acct_result_verdict {
+    ACCT_RESULT_WINNER = 0, ACCT_RESULT_SEPARATED, ACCT_RESULT_EQUIVALENT,
+    ACCT_RESULT_UNDECIDED,  ACCT_RESULT_GUARDED,   ACCT_RESULT_TWIN, ACCT_RESULT_VERDICTS
+};
+
+/* How a race's winner was chosen. */
+enum acct_result_resolve {
+    ACCT_RESULT_BY_TEST = 0, ACCT_RESULT_BY_CAP, ACCT_RESULT_BY_NATIVE,
+    ACCT_RESULT_BY_INCUMBENT, ACCT_RESULT_BY_MODEL, ACCT_RESULT_BY_SPREAD,
+    ACCT_RESULT_BY_ORDER, ACCT_RESULT_RESOLVES
+};
+
+#define ACCT_RESULT_MAX_FINALISTS 32
+#define ACCT_RESULT_MAX_RACES 100000
+
+struct acct_result_finalist {
+    struct acct_decision d;
+    enum acct_result_verdict verdict;
+    double ratio;               /* median over rounds of its time / the winner's (metric) */
+    double p;                   /* one-sided p that it is slower than the winner */
+};
+
+/* One point's finalist race (acct-tune --race). */
+struct acct_result_race {
+    enum acct_coll_id coll;
+    int comm_size;
+    uint64_t bytes;
+    enum acct_result_view metric;  /* the view the winner was chosen on */
+    uint32_t rounds;
+    double alpha, tolerance;
+    bool has_aa;
+    double aa_spread;              /* |median A/A ratio - 1| on the metric */
+    enum acct_result_resolve resolved_by;
+    struct acct_result_finalist *f; /* nf >= 1, exactly one winner */
+    size_t nf;
+};
+
+const char *acct_result_view_name(enum acct_result_view v);
+const char *acct_result_verdict_name(enum acct_result_verdict v);
+const char *acct_result_resolve_name(enum acct_result_resolve r);
 
 struct acct_result_conditions {
     char (*hosts)[ACCT_RULES_NAME_MAX + 1]; /* nhosts names */
@@ -76,6 +132,9 @@ struct acct_result {
 
     struct acct_result_point *points; /* in file order */
     size_t npoints;
+
+    struct acct_result_race *races;   /* optional (acct-tune --race), in file order */
+    size_t nraces;
 
     struct acct_rules *rules;   /* the chosen decisions (never NULL in a parsed result) */
     uint64_t hash;              /* acct_rules_hash of the bytes parsed (0 if built) */

@@ -1,0 +1,318 @@
+/* Unit tests of acct-tune's finalist racing statistics and decision
+ * (tools/acct-tune/race.h, race_stats.c). No MPI.
+ *
+ * The signed-rank test is checked against the exact tables of Wilcoxon
+ * (1945) as printed in the usual references (e.g. n = 10, T = 10: P =
+ * 0.0420; n = 8, T = 6: P = 0.0547), with ties and against the normal
+ * approximation; the sign test against binomial sums; the decision on
+ * synthetic rounds whose winner, equivalences and guard are known. */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "acct_test.h"
+
+#include "race.h"
+
+#define NEAR(a, b, eps) (fabs((a) - (b)) <= (eps))
+
+static void test_wilcoxon_tables(void **state)
+{
+    (void)state;
+    double d[70], w = 0;
+
+    /* n = 5, all positive: only one sign pattern reaches W+ = 15 */
+    for (int i = 0; i < 5; i++)
+        d[i] = i + 1;
+    acct_assert(NEAR(race_wilcoxon_greater(d, 5, &w), 1.0 / 32, 1e-15), "n=5 all positive");
+    acct_assert(w == 15, "W+ %g", w);
+    /* n = 10, T = W- = 10 (the rank 10 negative): P = 43/1024 = 0.0420 */
+    for (int i = 0; i < 10; i++)
+        d[i] = i + 1;
+    d[9] = -10;
+    acct_assert(NEAR(race_wilcoxon_greater(d, 10, &w), 43.0 / 1024, 1e-15), "n=10 T=10");
+    acct_assert(w == 45, "W+ %g", w);
+    /* n = 8, T = 6 (ranks 1, 2, 3 negative): P = 14/256 = 0.0547 */
+    for (int i = 0; i < 8; i++)
+        d[i] = i < 3 ? -(i + 1.0) : i + 1.0;
+    acct_assert(NEAR(race_wilcoxon_greater(d, 8, NULL), 14.0 / 256, 1e-15), "n=8 T=6");
+    /* order and scale do not matter; zeros are dropped */
+    double e[] = { 0.3, -0.01, 0, 0.7, 0.2, 0.5, -0.02, 0.6, 0.4, 0.8, 0.9, 0 };
+    acct_assert(NEAR(race_wilcoxon_greater(e, 12, &w), 5.0 / 1024, 1e-15),
+                "n=10 T=3 (two small negatives): P = 5/1024, got %g",
+                race_wilcoxon_greater(e, 12, NULL));
+    /* ties: |d| = 1, 1, 1, 2 get ranks 2, 2, 2, 4; W+ = 8 reached by 4 of 16 */
+    double t[] = { 1, 1, -1, 2 };
+    acct_assert(NEAR(race_wilcoxon_greater(t, 4, &w), 0.25, 1e-15), "ties");
+    acct_assert(w == 8, "W+ with ties %g", w);
+    /* nothing against H0 */
+    double z[] = { 0, 0, 0 };
+    acct_assert(race_wilcoxon_greater(z, 3, NULL) == 1.0, "all zero");
+    acct_assert(race_wilcoxon_greater(z, 0, NULL) == 1.0, "empty");
+    /* all negative: P = 1 */
+    for (int i = 0; i < 6; i++)
+        d[i] = -(i + 1.0);
+    acct_assert(race_wilcoxon_greater(d, 6, NULL) == 1.0, "all negative");
+    /* the normal approximation beyond RACE_EXACT_MAX agrees with the exact
+     * value just below it */
+    for (int i = 0; i < 70; i++)
+        d[i] = (i % 3 == 0 ? -1.0 : 1.0) * (i + 1);
+    double exact = race_wilcoxon_greater(d, 60, NULL);
+    /* 61 differences (through the approximation): the same 60 and one
+     * extra positive of the smallest size, which moves P only a little */
+    d[60] = 0.5;
+    double approx60 = race_wilcoxon_greater(d, 61, NULL);
+    acct_assert(exact > 0 && exact < 0.5 && fabs(approx60 - exact) < 0.02,
+                "exact %g vs approximation %g", exact, approx60);
+}
+
+static void test_sign(void **state)
+{
+    (void)state;
+    double d[10];
+    for (int i = 0; i < 10; i++)
+        d[i] = i == 0 ? -1 : 1;
+    /* P(Bin(10, 1/2) >= 9) = 11/1024 */
+    acct_assert(NEAR(race_sign_greater(d, 10), 11.0 / 1024, 1e-12), "sign 9 of 10: %g",
+                race_sign_greater(d, 10));
+    d[0] = 0; /* 9 of 9 */
+    acct_assert(NEAR(race_sign_greater(d, 10), 1.0 / 512, 1e-12), "sign 9 of 9");
+    acct_assert(race_sign_greater(d, 0) == 1.0, "empty");
+}
+
+static void test_median(void **state)
+{
+    (void)state;
+    double v[] = { 5, 1, 3, 2, 4 };
+    acct_assert(race_median(v, 5) == 3 && v[0] == 5, "median, input untouched");
+    acct_assert(race_median(v, 4) == 2.5, "even count");
+    acct_assert(isnan(race_median(v, 0)), "empty");
+}
+
+/* ---- the decision on synthetic rounds -------------------------------------------- */
+
+#define MAXC 6
+#define MAXR 40
+
+struct synth {
+    size_t nc, rounds;
+    double t[RACE_VIEWS][MAXR * MAXC];
+    enum race_verdict verdict[MAXC];
+    double ratio[MAXC], p[MAXC];
+};
+
+/* Finalist c's view v in round r: base[v][c] x (1 + noise in +-jitter),
+ * deterministic. */
+static void fill(struct synth *s, size_t nc, size_t rounds, const double base[RACE_VIEWS][MAXC],
+                 double jitter)
+{
+    uint64_t x = 12345;
+    s->nc = nc;
+    s->rounds = rounds;
+    for (size_t r = 0; r < rounds; r++)
+        for (size_t c = 0; c < nc; c++)
+            for (int v = 0; v < RACE_VIEWS; v++) {
+                x = x * 6364136223846793005ull + 1442695040888963407ull;
+                double u = (double)(x >> 11) / 9007199254740992.0 * 2 - 1;
+                s->t[v][r * nc + c] = base[v][c] * (1 + jitter * u);
+            }
+}
+
+static int decide(struct synth *s, size_t native, size_t twin, size_t incumbent,
+                  const double *model, enum race_view metric, struct race_outcome *o)
+{
+    struct race_input in = { .nc = s->nc, .rounds = s->rounds, .metric = metric,
+                             .native = native, .twin = twin, .incumbent = incumbent,
+                             .model = model };
+    struct race_params pp = { .alpha = 0.05, .tolerance = 0.03, .min_rounds = 6,
+                              .max_rounds = 20 };
+    for (int v = 0; v < RACE_VIEWS; v++)
+        in.t[v] = s->t[v];
+    memset(o, 0, sizeof(*o));
+    o->verdict = s->verdict;
+    o->ratio = s->ratio;
+    o->p = s->p;
+    return race_decide(&in, &pp, o);
+}
+
+static void test_decide_clear(void **state)
+{
+    (void)state;
+    static struct synth s;
+    struct race_outcome o;
+    /* native 100, A 50, B 80 on every view; 2 % jitter */
+    const double base[RACE_VIEWS][MAXC] = { { 100, 50, 80 }, { 100, 50, 80 }, { 100, 50, 80 } };
+
+    fill(&s, 3, 5, base, 0.02);
+    acct_assert(decide(&s, 0, RACE_NONE, RACE_NONE, NULL, RACE_VIEW_MAX, &o) == 0, "decide");
+    acct_assert(!o.over, "5 rounds < min_rounds 6: not over");
+    acct_assert(o.leader == 1, "leader A");
+    fill(&s, 3, 8, base, 0.02);
+    acct_assert(decide(&s, 0, RACE_NONE, RACE_NONE, NULL, RACE_VIEW_MAX, &o) == 0, "decide");
+    /* k = 2 comparisons: alpha/k = 0.025 > 1/256 (8 rounds all slower) */
+    acct_assert(o.over && o.winner == 1 && o.by == RACE_BY_TEST, "A wins by the test: over %d "
+                "winner %zu by %s", o.over, o.winner, race_resolve_name(o.by));
+    acct_assert(s.verdict[0] == RACE_SEPARATED && s.verdict[2] == RACE_SEPARATED &&
+                s.verdict[1] == RACE_WINNER, "verdicts");
+    acct_assert(s.ratio[1] == 1.0 && NEAR(s.ratio[2], 1.6, 0.1) && NEAR(s.ratio[0], 2.0, 0.1),
+                "ratios %g %g", s.ratio[0], s.ratio[2]);
+    acct_assert(NEAR(s.p[0], 1.0 / 256, 1e-12) && s.p[1] == 1.0, "p %g", s.p[0]);
+}
+
+static void test_decide_equivalent(void **state)
+{
+    (void)state;
+    static struct synth s;
+    struct race_outcome o;
+    /* native 200; A and B both 100 (the same cost, 1 % jitter); C 150 */
+    const double base[RACE_VIEWS][MAXC] = { { 200, 100, 100, 150 },
+                                            { 200, 100, 100, 150 },
+                                            { 200, 100, 100, 150 } };
+    double model[MAXC] = { NAN, 90, 80, 120 };
+
+    fill(&s, 4, 20, base, 0.01);
+    acct_assert(decide(&s, 0, RACE_NONE, RACE_NONE, NULL, RACE_VIEW_AVG, &o) == 0, "decide");
+    acct_assert(o.over, "the cap");
+    acct_assert(s.verdict[0] == RACE_SEPARATED && s.verdict[3] == RACE_SEPARATED,
+                "native and C separated");
+    acct_assert((o.winner == 1 || o.winner == 2) && o.by == RACE_BY_SPREAD,
+                "an equivalent one by spread: %zu %s", o.winner, race_resolve_name(o.by));
+    acct_assert(s.verdict[o.winner == 1 ? 2 : 1] == RACE_EQUIVALENT, "the other equivalent");
+    acct_assert(NEAR(s.ratio[o.winner == 1 ? 2 : 1], 1.0, 0.03), "ratio near 1");
+    /* settled early: at 6 rounds every comparison is all one way (P = 1/64
+     * < 0.05/3), the equivalence of A and B too */
+    fill(&s, 4, 6, base, 0.01);
+    acct_assert(decide(&s, 0, RACE_NONE, RACE_NONE, NULL, RACE_VIEW_AVG, &o) == 0, "decide");
+    acct_assert(o.over, "equivalence settled before the cap");
+    fill(&s, 4, 20, base, 0.01);
+    /* with predictions: the lower prediction (B) */
+    acct_assert(decide(&s, 0, RACE_NONE, RACE_NONE, model, RACE_VIEW_AVG, &o) == 0, "decide");
+    acct_assert(o.winner == 2 && o.by == RACE_BY_MODEL, "model: %zu", o.winner);
+    /* the incumbent A comes before the model */
+    acct_assert(decide(&s, 0, RACE_NONE, 1, model, RACE_VIEW_AVG, &o) == 0, "decide");
+    acct_assert(o.winner == 1 && o.by == RACE_BY_INCUMBENT, "incumbent: %zu", o.winner);
+    /* equal spreads (identical rounds): the first by order */
+    for (size_t r = 0; r < s.rounds; r++)
+        for (int v = 0; v < RACE_VIEWS; v++)
+            s.t[v][r * 4 + 2] = s.t[v][r * 4 + 1];
+    acct_assert(decide(&s, 0, RACE_NONE, RACE_NONE, NULL, RACE_VIEW_AVG, &o) == 0, "decide");
+    acct_assert(o.winner == 1 && o.by == RACE_BY_ORDER, "order: %zu %s", o.winner,
+                race_resolve_name(o.by));
+}
+
+static void test_decide_native_equivalent(void **state)
+{
+    (void)state;
+    static struct synth s;
+    struct race_outcome o;
+    /* A is 1 % faster than native: within the tolerance, native is kept; C,
+     * 3x slower than native, is guarded */
+    const double base[RACE_VIEWS][MAXC] = { { 100, 99, 300 }, { 100, 99, 300 },
+                                            { 100, 99, 300 } };
+
+    fill(&s, 3, 20, base, 0.005);
+    acct_assert(decide(&s, 0, RACE_NONE, RACE_NONE, NULL, RACE_VIEW_MAX, &o) == 0, "decide");
+    acct_assert(o.over && o.winner == 0 && o.by == RACE_BY_NATIVE, "native: %zu %s", o.winner,
+                race_resolve_name(o.by));
+    acct_assert(s.verdict[1] == RACE_EQUIVALENT && s.verdict[2] == RACE_GUARDED, "verdicts %s %s", race_verdict_name(s.verdict[1]), race_verdict_name(s.verdict[2]));
+}
+
+static void test_decide_guard(void **state)
+{
+    (void)state;
+    static struct synth s;
+    struct race_outcome o;
+    /* metric avg: A halves the average but its slowest rank is 20 % slower
+     * than native's (a rooted method whose leaves return early, root late):
+     * guarded; B is 10 % better on every view and wins */
+    const double base[RACE_VIEWS][MAXC] = { { 100, 120, 90 }, { 80, 40, 72 }, { 100, 120, 90 } };
+
+    fill(&s, 3, 10, base, 0.005);
+    acct_assert(decide(&s, 0, RACE_NONE, RACE_NONE, NULL, RACE_VIEW_AVG, &o) == 0, "decide");
+    acct_assert(s.verdict[1] == RACE_GUARDED, "A guarded: %s",
+                race_verdict_name(s.verdict[1]));
+    acct_assert(o.over && o.winner == 2, "B wins: %zu", o.winner);
+    /* the noise band: an A/A twin 25 % off native widens the band, and A
+     * (20 % slower on max) is eligible again */
+    static struct synth t;
+    const double base2[RACE_VIEWS][MAXC] = { { 100, 120, 90, 125 }, { 80, 40, 72, 100 },
+                                             { 100, 120, 90, 125 } };
+    fill(&t, 4, 10, base2, 0.005);
+    acct_assert(decide(&t, 0, 3, RACE_NONE, NULL, RACE_VIEW_AVG, &o) == 0, "decide");
+    acct_assert(NEAR(o.aa[RACE_VIEW_MAX], 0.25, 0.02), "A/A spread %g", o.aa[RACE_VIEW_MAX]);
+    acct_assert(t.verdict[3] == RACE_TWIN && t.verdict[1] != RACE_GUARDED, "twin, A eligible");
+    acct_assert(o.winner == 1, "A wins on avg within the band: %zu", o.winner);
+    /* nothing but native eligible: native */
+    const double base3[RACE_VIEWS][MAXC] = { { 100, 200 }, { 100, 50 }, { 100, 200 } };
+    fill(&t, 2, 6, base3, 0.005);
+    acct_assert(decide(&t, 0, RACE_NONE, RACE_NONE, NULL, RACE_VIEW_AVG, &o) == 0, "decide");
+    acct_assert(o.over && o.winner == 0 && t.verdict[1] == RACE_GUARDED, "native only");
+}
+
+static void test_decide_not_shown(void **state)
+{
+    (void)state;
+    static struct synth s;
+    struct race_outcome o;
+    /* A's median is 10 % below native's, but in 9 of 20 rounds it is 50 %
+     * slower: native is neither equivalent nor shown slower (p >= alpha),
+     * so native is kept at the cap */
+    s.nc = 2;
+    s.rounds = 20;
+    for (size_t r = 0; r < 20; r++)
+        for (int v = 0; v < RACE_VIEWS; v++) {
+            s.t[v][r * 2] = 100;
+            s.t[v][r * 2 + 1] = r >= 11 ? 150 : 90;
+        }
+    size_t slow = 0;
+    for (size_t r = 0; r < 20; r++)
+        slow += s.t[0][r * 2 + 1] > 100;
+    acct_assert(slow == 9, "9 slow rounds, got %zu", slow);
+    acct_assert(decide(&s, 0, RACE_NONE, RACE_NONE, NULL, RACE_VIEW_MAX, &o) == 0, "decide");
+    acct_assert(o.over && o.leader == 1, "A leads on the median");
+    acct_assert(o.winner == 0 && o.by == RACE_BY_NATIVE && s.verdict[1] == RACE_UNDECIDED,
+                "native kept: winner %zu by %s, A %s", o.winner, race_resolve_name(o.by),
+                race_verdict_name(s.verdict[1]));
+    /* the first 10 rounds alone (A faster in each): native separated, A wins */
+    s.rounds = 10;
+    acct_assert(decide(&s, 0, RACE_NONE, RACE_NONE, NULL, RACE_VIEW_MAX, &o) == 0, "decide");
+    acct_assert(o.over && o.winner == 1 && o.by == RACE_BY_TEST, "shown: A by test");
+}
+
+static void test_decide_failed_rounds(void **state)
+{
+    (void)state;
+    static struct synth s;
+    struct race_outcome o;
+    const double base[RACE_VIEWS][MAXC] = { { 100, 50 }, { 100, 50 }, { 100, 50 } };
+
+    fill(&s, 2, 8, base, 0.01);
+    for (size_t r = 0; r < 8; r++) /* A failed every round: +inf */
+        s.t[RACE_VIEW_MAX][r * 2 + 1] = INFINITY;
+    acct_assert(decide(&s, 0, RACE_NONE, RACE_NONE, NULL, RACE_VIEW_MAX, &o) == 0, "decide");
+    acct_assert(o.winner == 0, "a failing method never wins");
+    struct race_input bad = { .nc = 0 };
+    struct race_params pp = { .alpha = 0.05, .tolerance = 0.03, .min_rounds = 1,
+                              .max_rounds = 2 };
+    acct_assert(race_decide(&bad, &pp, &o) == -1, "no finalists refused");
+}
+
+static const struct acct_test_case cases[] = {
+    ACCT_TEST_CASE("wilcoxon", test_wilcoxon_tables),
+    ACCT_TEST_CASE("sign", test_sign),
+    ACCT_TEST_CASE("median", test_median),
+    ACCT_TEST_CASE("clear", test_decide_clear),
+    ACCT_TEST_CASE("equivalent", test_decide_equivalent),
+    ACCT_TEST_CASE("native", test_decide_native_equivalent),
+    ACCT_TEST_CASE("guard", test_decide_guard),
+    ACCT_TEST_CASE("not_shown", test_decide_not_shown),
+    ACCT_TEST_CASE("failed", test_decide_failed_rounds),
+};
+
+int main(int argc, char **argv)
+{
+    return acct_test_run("race", cases, sizeof(cases) / sizeof(cases[0]),
+                         argc > 1 ? argv[1] : NULL);
+}

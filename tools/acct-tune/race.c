@@ -1,0 +1,400 @@
+/* acct-tune: finalist racing, the MPI side (race.h; docs/acct-tune.md
+ * "Racing"; issue 23).
+ *
+ * After a point's search, rank 0 picks the finalists from the point's
+ * measurements — the best --race K methods (each at its best segment) on
+ * the collective's metric, native, the --incumbent rules' decision, and
+ * native again as its A/A twin — and broadcasts them. Then rounds: every
+ * finalist is forced and timed (--race-reps calls after barriers, as any
+ * experiment, one warm-up call), in an order rotated by one each round;
+ * tune_views gives rank 0 its three views. After each round rank 0 runs
+ * race_decide() and broadcasts whether the race is over, so every rank of
+ * the communicator runs the same rounds; the decision is rank 0's alone
+ * and reaches the others through the decision maps rank 0 writes
+ * (docs/architecture.md rule 1). Rank 0 keeps the race for the result. */
+#include "oracle.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "acct/alg.h"
+#include "acct/tool.h"
+#include "race.h"
+
+#define RACE_MAX_FINALISTS 20 /* K <= 16, native, incumbent, twin */
+#define RACE_MIN_ROUNDS 6     /* before any verdict (6 rounds one way: P = 1/64) */
+#define SPEC_LEN 160
+
+/* One finalist as broadcast: a method of the registry with its segment. */
+struct finalist {
+    int32_t alg, fanout;
+    uint64_t seg;
+};
+
+/* The view a collective's decisions are chosen on (docs/acct-tune.md
+ * "Which time"): rooted collectives, whose ranks finish at different
+ * times by design, on the mean over ranks of each rank's own time (what
+ * a rank that computes between calls waits; OSU's default figure); the
+ * others, where every rank needs every rank's data, on the slowest
+ * rank's. The guard holds every view in either case. */
+static enum race_view race_metric(enum acct_coll_id coll)
+{
+    switch (coll) {
+    case ACCT_COLL_bcast:
+    case ACCT_COLL_reduce:
+    case ACCT_COLL_gather:
+    case ACCT_COLL_scatter: return RACE_VIEW_AVG;
+    default: return RACE_VIEW_MAX;
+    }
+}
+
+/* A record's value on view v (the slowest rank's median when the record
+ * has no views: replayed from a journal). */
+static double rec_view(const struct tune_record *r, enum race_view v)
+{
+    if (r->has_views && v == RACE_VIEW_AVG)
+        return r->avg_us;
+    if (r->has_views && v == RACE_VIEW_RANK_MAX)
+        return r->rank_max_us;
+    return r->median_us;
+}
+
+static bool same_finalist(const struct finalist *a, const struct finalist *b)
+{
+    return a->alg == b->alg && a->fanout == b->fanout && a->seg == b->seg;
+}
+
+/* The incumbent's decision at (coll, p, m): the first rule of --incumbent
+ * containing the point. */
+static bool incumbent_at(const struct tune_ctx *x, uint64_t m, struct finalist *f)
+{
+    const struct acct_rule_list *l;
+
+    if (x->incumbent == NULL)
+        return false;
+    l = &x->incumbent->coll[x->coll];
+    for (size_t i = 0; i < l->n; i++) {
+        const struct acct_rule *r = &l->v[i];
+        if (r->comm_min <= x->esize && x->esize <= r->comm_max && r->bytes_min <= m &&
+            m <= r->bytes_max && r->d.alg != NULL) {
+            struct acct_decision d = r->d;
+            d.reorder = false;
+            if (!tune_applicable(x->coll, &d, x->esize, m))
+                return false;
+            f->alg = (int32_t)acct_alg_index(r->d.alg);
+            f->fanout = r->d.fanout;
+            f->seg = r->d.segment_bytes;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Rank 0: the finalists of point m from its records x->recs[first..]. */
+static size_t pick(struct tune_ctx *x, uint64_t m, size_t first, enum race_view metric,
+                   struct finalist *f, int32_t *roles)
+{
+    size_t n = 0, nbest = 0;
+    const struct acct_alg *native = acct_alg_find(x->coll, "native");
+    int32_t native_alg = native != NULL ? (int32_t)acct_alg_index(native) : -1;
+    struct tune_record *best[64];
+    struct finalist inc;
+
+    /* each method's best record at this point */
+    for (size_t i = first; i < x->nrecs; i++) {
+        struct tune_record *r = &x->recs[i];
+        size_t j = 0;
+        if (!r->ok || r->coll != (int32_t)x->coll || r->comm_size != x->esize || r->bytes != m ||
+            r->alg == native_alg)
+            continue;
+        while (j < nbest && !(best[j]->alg == r->alg && best[j]->fanout == r->fanout))
+            j++;
+        if (j == nbest && nbest < 64)
+            best[nbest++] = r;
+        else if (j < nbest && rec_view(r, metric) < rec_view(best[j], metric))
+            best[j] = r;
+    }
+    /* the K best of them, by the metric (ties: the earlier) */
+    for (int k = 0; k < x->o->race && nbest > 0; k++) {
+        size_t b = 0;
+        for (size_t j = 1; j < nbest; j++)
+            if (rec_view(best[j], metric) < rec_view(best[b], metric))
+                b = j;
+        f[n++] = (struct finalist){ best[b]->alg, best[b]->fanout, best[b]->segment };
+        best[b] = best[--nbest];
+    }
+    roles[0] = roles[1] = roles[2] = -1; /* native, twin, incumbent */
+    if (native_alg >= 0) {
+        roles[0] = (int32_t)n;
+        f[n++] = (struct finalist){ native_alg, 0, 0 };
+    }
+    if (incumbent_at(x, m, &inc)) {
+        for (size_t j = 0; j < n && roles[2] < 0; j++)
+            if (same_finalist(&f[j], &inc))
+                roles[2] = (int32_t)j;
+        if (roles[2] < 0) {
+            roles[2] = (int32_t)n;
+            f[n++] = inc;
+        }
+    }
+    if (roles[0] >= 0) {
+        roles[1] = (int32_t)n;
+        f[n++] = f[roles[0]];
+    }
+    return n;
+}
+
+/* Time finalist f on x->ecomm: views[] on rank 0 (+inf when it fails its
+ * check). Every rank of x->comm calls it. */
+static int time_finalist(struct tune_ctx *x, const struct finalist *f, double *views)
+{
+    int forced = 0, all_forced = 1, reps = 0, bad = 0;
+    struct bench_call *c = &x->call;
+    struct acct_decision d = { .alg = &acct_algs[f->alg], .fanout = f->fanout };
+    char spec[SPEC_LEN] = "";
+
+    for (int v = 0; v < RACE_VIEWS; v++)
+        views[v] = INFINITY;
+    if (x->ecomm != MPI_COMM_NULL) {
+        c->count = (int)(x->coll == ACCT_COLL_barrier ? 0 : x->m);
+        tune_force_spec(x->coll, &d, f->seg, spec, sizeof(spec));
+        forced = acct_tool_force(spec) == 0;
+        PMPI_Allreduce(&forced, &all_forced, 1, MPI_INT, MPI_MIN, x->ecomm);
+        if (all_forced) {
+            struct kit_timing t = { .warmup = 1, .iterations = x->o->race_reps,
+                                    .time_limit = x->o->point_limit_s,
+                                    .max_iterations = x->o->race_reps };
+            if (kit_measure(x->bcoll, c, &t, x->times, x->max_us, &reps, &bad) == KIT_OK)
+                tune_views(x->ecomm, x->times, x->max_us, x->sum_us, reps, views);
+        }
+    }
+    PMPI_Bcast(&all_forced, 1, MPI_INT, 0, x->comm);
+    if (!all_forced) {
+        snprintf(x->err, sizeof(x->err), "acct_tool_force(\"%s\") failed while racing", spec);
+        return TUNE_EFAIL;
+    }
+    return TUNE_OK;
+}
+
+/* race.h's words to the result's (the same words; looked up by name so
+ * that the two lists cannot drift apart silently: a word the result does
+ * not know fails the read-back of the written file). */
+static int result_word(const char *word, const char *(*name)(int), int n)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(word, name(i)) == 0)
+            return i;
+    return n; /* "?" when written: refused on read-back */
+}
+
+static const char *view_word(int i) { return acct_result_view_name((enum acct_result_view)i); }
+static const char *verdict_word(int i)
+{
+    return acct_result_verdict_name((enum acct_result_verdict)i);
+}
+static const char *resolve_word(int i)
+{
+    return acct_result_resolve_name((enum acct_result_resolve)i);
+}
+
+static double clamp_pos(double v)
+{
+    return !(v > 1e-300) ? 1e-300 : v > 1e300 ? 1e300 : v;
+}
+
+/* Rank 0: keep the race for the result. 0 or -1 (out of memory). */
+static int keep_race(struct tune_ctx *x, uint64_t m, const struct finalist *f, size_t n,
+                     size_t rounds, enum race_view metric, const struct race_outcome *o,
+                     bool twin)
+{
+    struct acct_result_race *rc;
+
+    if (x->nraces == x->capraces) {
+        size_t cap = x->capraces ? 2 * x->capraces : 64;
+        struct acct_result_race *nv = realloc(x->races, cap * sizeof(*nv));
+        double *na = realloc(x->aa, cap * sizeof(*na));
+        if (nv != NULL)
+            x->races = nv;
+        if (na != NULL)
+            x->aa = na;
+        if (nv == NULL || na == NULL)
+            return -1;
+        x->capraces = cap;
+    }
+    rc = &x->races[x->nraces];
+    memset(rc, 0, sizeof(*rc));
+    rc->f = calloc(n, sizeof(*rc->f));
+    if (rc->f == NULL)
+        return -1;
+    rc->coll = x->coll;
+    rc->comm_size = x->esize;
+    rc->bytes = m;
+    rc->metric = (enum acct_result_view)result_word(race_view_name(metric), view_word,
+                                                    ACCT_RESULT_VIEWS);
+    rc->rounds = (uint32_t)rounds;
+    rc->alpha = x->o->race_alpha;
+    rc->tolerance = x->o->race_tolerance;
+    rc->has_aa = twin && isfinite(o->aa[metric]);
+    rc->aa_spread = rc->has_aa ? o->aa[metric] : 0.0;
+    rc->resolved_by = (enum acct_result_resolve)result_word(race_resolve_name(o->by),
+                                                            resolve_word, ACCT_RESULT_RESOLVES);
+    for (size_t i = 0; i < n; i++) {
+        struct acct_result_finalist *rf = &rc->f[i];
+        rf->d.alg = &acct_algs[f[i].alg];
+        rf->d.fanout = f[i].fanout;
+        rf->d.segment_bytes = f[i].seg;
+        rf->verdict = (enum acct_result_verdict)result_word(race_verdict_name(o->verdict[i]),
+                                                            verdict_word, ACCT_RESULT_VERDICTS);
+        rf->ratio = clamp_pos(o->ratio[i]);
+        rf->p = o->p[i] >= 0 && o->p[i] <= 1 ? o->p[i] : 1.0;
+    }
+    rc->nf = n;
+    x->aa[x->nraces] = rc->has_aa ? rc->aa_spread : NAN;
+    x->nraces++;
+    return 0;
+}
+
+int tune_race(struct tune_ctx *x, uint64_t m, size_t first)
+{
+    int rc = TUNE_OK, over = 0, ok = 1;
+    struct finalist f[RACE_MAX_FINALISTS];
+    int32_t roles[3] = { -1, -1, -1 };
+    int32_t n = 0;
+    size_t rounds = 0, cap = (size_t)x->o->race_rounds;
+    enum race_view metric = race_metric(x->coll);
+    double *t[RACE_VIEWS] = { NULL, NULL, NULL }, *model = NULL;
+    enum race_verdict verdict[RACE_MAX_FINALISTS];
+    double ratio[RACE_MAX_FINALISTS], p[RACE_MAX_FINALISTS];
+    struct race_outcome out = { .verdict = verdict, .ratio = ratio, .p = p };
+    double t0 = kit_now();
+
+    memset(f, 0, sizeof(f));
+    x->m = m;
+    if (x->rank == 0)
+        n = (int32_t)pick(x, m, first, metric, f, roles);
+    PMPI_Bcast(&n, 1, MPI_INT32_T, 0, x->comm);
+    PMPI_Bcast(roles, 3, MPI_INT32_T, 0, x->comm);
+    PMPI_Bcast(f, (int)(sizeof(f[0]) * (size_t)n), MPI_BYTE, 0, x->comm);
+    if (n < 3) /* native and its twin alone: nothing to decide */
+        return TUNE_OK;
+    if (x->rank == 0) {
+        for (int v = 0; v < RACE_VIEWS; v++)
+            ok &= (t[v] = malloc(cap * (size_t)n * sizeof(double))) != NULL;
+        if (ok && x->model_cost != NULL && (model = malloc((size_t)n * sizeof(*model))) != NULL)
+            for (int32_t i = 0; i < n; i++) {
+                struct acct_decision d = { .alg = &acct_algs[f[i].alg], .fanout = f[i].fanout,
+                                           .segment_bytes = f[i].seg };
+                model[i] = x->model_cost(x->model_ctx, x->coll, &d, x->esize, m);
+                if (isnan(model[i]))
+                    model[i] = INFINITY;
+            }
+    }
+    PMPI_Bcast(&ok, 1, MPI_INT, 0, x->comm);
+    if (!ok) {
+        snprintf(x->err, sizeof(x->err), "out of memory for a race");
+        rc = TUNE_ENOMEM;
+        goto out;
+    }
+    while (!over && rounds < cap) {
+        if (tune_budget_over(x))
+            break;
+        for (int32_t i = 0; i < n && rc == TUNE_OK; i++) {
+            int32_t c = (int32_t)(((size_t)i + rounds) % (size_t)n);
+            double views[RACE_VIEWS];
+            rc = time_finalist(x, &f[c], views);
+            for (int v = 0; x->rank == 0 && v < RACE_VIEWS; v++)
+                t[v][rounds * (size_t)n + (size_t)c] = views[v];
+        }
+        if (rc != TUNE_OK)
+            break;
+        rounds++;
+        if (x->rank == 0) {
+            struct race_input in = { .nc = (size_t)n, .rounds = rounds, .metric = metric,
+                                     .native = (size_t)roles[0], .twin = (size_t)roles[1],
+                                     .incumbent = roles[2] >= 0 ? (size_t)roles[2] : RACE_NONE,
+                                     .model = model };
+            struct race_params pp = { .alpha = x->o->race_alpha,
+                                      .tolerance = x->o->race_tolerance,
+                                      .min_rounds = cap < RACE_MIN_ROUNDS ? cap : RACE_MIN_ROUNDS,
+                                      .max_rounds = cap };
+            for (int v = 0; v < RACE_VIEWS; v++)
+                in.t[v] = t[v];
+            over = race_decide(&in, &pp, &out) != 0 || out.over;
+        }
+        PMPI_Bcast(&over, 1, MPI_INT, 0, x->comm);
+    }
+    if (rc == TUNE_OK && x->rank == 0 && rounds > 0 && keep_race(x, m, f, (size_t)n, rounds,
+                                                                  metric, &out, true) != 0)
+        ok = 0;
+    PMPI_Bcast(&ok, 1, MPI_INT, 0, x->comm);
+    if (rc == TUNE_OK && !ok) {
+        snprintf(x->err, sizeof(x->err), "out of memory for a race");
+        rc = TUNE_ENOMEM;
+    }
+    if (x->rank == 0) {
+        double dt = kit_now() - t0;
+        x->race_exps[x->coll] += rounds * (size_t)n;
+        x->race_s[x->coll] += dt;
+        x->experiments += rounds * (size_t)n;
+        x->experiment_s += dt;
+        if (x->o->progress && rounds > 0 && rc == TUNE_OK && ok) {
+            char dec[SPEC_LEN];
+            const struct acct_result_race *r = &x->races[x->nraces - 1];
+            size_t w = 0;
+            while (w + 1 < r->nf && r->f[w].verdict != ACCT_RESULT_WINNER)
+                w++;
+            acct_decision_format(&r->f[w].d, dec, sizeof(dec));
+            fprintf(stderr, TUNE_NAME ": race %s p=%d %llu: %s by %s after %zu rounds of %d "
+                    "finalists (%s; A/A %.1f %%)\n", acct_coll_name(x->coll), x->esize,
+                    (unsigned long long)m, dec, acct_result_resolve_name(r->resolved_by),
+                    rounds, n, race_view_name(metric), r->has_aa ? 100 * r->aa_spread : 0.0);
+        }
+    }
+out:
+    for (int v = 0; v < RACE_VIEWS; v++)
+        free(t[v]);
+    free(model);
+    return rc;
+}
+
+static int cmp_dbl(const void *pa, const void *pb)
+{
+    double a = *(const double *)pa, b = *(const double *)pb;
+    return a < b ? -1 : a > b;
+}
+
+void tune_race_summary(const struct tune_ctx *x)
+{
+    size_t naa = 0;
+    double *aa;
+
+    if (x->o->race == 0)
+        return;
+    for (int c = 0; c < ACCT_COLL_COUNT; c++) {
+        size_t races = 0;
+        if (x->search_exps[c] == 0 && x->race_exps[c] == 0)
+            continue;
+        for (size_t i = 0; i < x->nraces; i++)
+            races += x->races[i].coll == (enum acct_coll_id)c;
+        printf(TUNE_NAME ": racing %s: %zu points raced, %llu race experiments (%.1f s) against "
+               "%llu search experiments (%.1f s): %.2fx the search's experiments, %.2fx its "
+               "time\n", acct_coll_name((enum acct_coll_id)c), races,
+               (unsigned long long)x->race_exps[c], x->race_s[c],
+               (unsigned long long)x->search_exps[c], x->search_s[c],
+               x->search_exps[c] ? (double)x->race_exps[c] / (double)x->search_exps[c] : 0.0,
+               x->search_s[c] > 0 ? x->race_s[c] / x->search_s[c] : 0.0);
+    }
+    aa = malloc((x->nraces ? x->nraces : 1) * sizeof(*aa));
+    for (size_t i = 0; aa != NULL && i < x->nraces; i++)
+        if (!isnan(x->aa[i]))
+            aa[naa++] = x->aa[i];
+    if (aa != NULL && naa > 0) {
+        qsort(aa, naa, sizeof(*aa), cmp_dbl);
+        printf(TUNE_NAME ": noise: A/A spread (native against itself, interleaved, on each "
+               "race's metric) median %.1f %%, 90th percentile %.1f %%, max %.1f %% over %zu "
+               "races\n", 100 * aa[naa / 2], 100 * aa[(size_t)(0.9 * (double)(naa - 1))],
+               100 * aa[naa - 1], naa);
+    }
+    free(aa);
+}

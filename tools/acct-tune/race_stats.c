@@ -1,0 +1,365 @@
+/* acct-tune: the statistics and the decision of a finalist race (race.h;
+ * pure, no MPI; docs/acct-tune.md "Racing"). Tested by
+ * tests/unit/tune/test_race.c against published tables. */
+#include "race.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const view_names[RACE_VIEWS] = {
+    [RACE_VIEW_MAX] = "max",
+    [RACE_VIEW_AVG] = "avg",
+    [RACE_VIEW_RANK_MAX] = "rank_max",
+};
+
+static const char *const verdict_names[RACE_VERDICTS] = {
+    [RACE_WINNER] = "winner",         [RACE_SEPARATED] = "separated",
+    [RACE_EQUIVALENT] = "equivalent", [RACE_UNDECIDED] = "undecided",
+    [RACE_GUARDED] = "guarded",       [RACE_TWIN] = "twin",
+};
+
+static const char *const resolve_names[RACE_RESOLVES] = {
+    [RACE_BY_TEST] = "test",     [RACE_BY_CAP] = "cap",     [RACE_BY_NATIVE] = "native",
+    [RACE_BY_INCUMBENT] = "incumbent", [RACE_BY_MODEL] = "model", [RACE_BY_SPREAD] = "spread",
+    [RACE_BY_ORDER] = "order",
+};
+
+const char *race_view_name(enum race_view v)
+{
+    return (unsigned)v < RACE_VIEWS ? view_names[v] : "?";
+}
+
+const char *race_verdict_name(enum race_verdict v)
+{
+    return (unsigned)v < RACE_VERDICTS ? verdict_names[v] : "?";
+}
+
+const char *race_resolve_name(enum race_resolve r)
+{
+    return (unsigned)r < RACE_RESOLVES ? resolve_names[r] : "?";
+}
+
+static int cmp_double(const void *pa, const void *pb)
+{
+    double a = *(const double *)pa, b = *(const double *)pb;
+    return a < b ? -1 : a > b;
+}
+
+/* Quantile q of sorted v[0..n-1] (linear interpolation between order
+ * statistics; n >= 1). */
+static double quantile_sorted(const double *v, size_t n, double q)
+{
+    double h = q * (double)(n - 1);
+    size_t lo = (size_t)floor(h);
+    size_t hi = lo + 1 < n ? lo + 1 : lo;
+    return v[lo] + (h - (double)lo) * (v[hi] - v[lo]);
+}
+
+double race_median(const double *v, size_t n)
+{
+    double *s, m;
+
+    if (n == 0 || (s = malloc(n * sizeof(*s))) == NULL)
+        return NAN;
+    memcpy(s, v, n * sizeof(*s));
+    qsort(s, n, sizeof(*s), cmp_double);
+    m = quantile_sorted(s, n, 0.5);
+    free(s);
+    return m;
+}
+
+/* ---- tests ---------------------------------------------------------------------- */
+
+double race_wilcoxon_greater(const double *d, size_t n, double *w_plus)
+{
+    double p = 1.0, *a = NULL, *cnt = NULL;
+    unsigned *r2 = NULL; /* doubled ranks: integers even with average ranks */
+    bool *pos = NULL;
+    size_t m = 0, w2 = 0, ties3 = 0;
+
+    if (w_plus != NULL)
+        *w_plus = 0.0;
+    a = malloc((n ? n : 1) * sizeof(*a));
+    r2 = malloc((n ? n : 1) * sizeof(*r2));
+    pos = malloc((n ? n : 1) * sizeof(*pos));
+    if (a == NULL || r2 == NULL || pos == NULL)
+        goto out;
+    /* |d| of the non-zero differences, sorted with their signs */
+    for (size_t i = 0; i < n; i++)
+        if (d[i] != 0.0 && !isnan(d[i]))
+            a[m++] = d[i];
+    if (m == 0)
+        goto out;
+    /* sort by |d| (insertion sort: m is small; stable) */
+    for (size_t i = 1; i < m; i++) {
+        double v = a[i];
+        size_t j = i;
+        while (j > 0 && fabs(a[j - 1]) > fabs(v)) {
+            a[j] = a[j - 1];
+            j--;
+        }
+        a[j] = v;
+    }
+    for (size_t i = 0; i < m;) {
+        size_t j = i;
+        while (j + 1 < m && fabs(a[j + 1]) == fabs(a[i]))
+            j++;
+        /* ranks i+1 .. j+1: average (i+1 + j+1)/2, doubled i + j + 2 */
+        for (size_t k = i; k <= j; k++) {
+            r2[k] = (unsigned)(i + j + 2);
+            pos[k] = a[k] > 0;
+            if (pos[k])
+                w2 += r2[k];
+        }
+        size_t t = j - i + 1;
+        ties3 += t * t * t - t;
+        i = j + 1;
+    }
+    if (w_plus != NULL)
+        *w_plus = (double)w2 / 2.0;
+    if (m <= RACE_EXACT_MAX) {
+        size_t total = m * (m + 1); /* sum of all doubled ranks */
+        cnt = calloc(total + 1, sizeof(*cnt));
+        if (cnt == NULL)
+            goto out;
+        cnt[0] = 1.0;
+        size_t reach = 0;
+        for (size_t k = 0; k < m; k++) {
+            for (size_t s = reach + 1; s-- > 0;)
+                if (cnt[s] != 0.0)
+                    cnt[s + r2[k]] += cnt[s];
+            reach += r2[k];
+        }
+        double tail = 0.0, all = ldexp(1.0, (int)m);
+        for (size_t s = w2; s <= total; s++)
+            tail += cnt[s];
+        p = tail / all;
+    } else {
+        double mm = (double)m;
+        double mean = mm * (mm + 1) / 4.0;
+        double var = mm * (mm + 1) * (2 * mm + 1) / 24.0 - (double)ties3 / 48.0;
+        double z = var > 0 ? ((double)w2 / 2.0 - mean - 0.5) / sqrt(var) : 0.0;
+        p = 0.5 * erfc(z / sqrt(2.0));
+    }
+    if (p > 1.0)
+        p = 1.0;
+out:
+    free(a);
+    free(r2);
+    free(pos);
+    free(cnt);
+    return p;
+}
+
+double race_sign_greater(const double *d, size_t n)
+{
+    size_t m = 0, k = 0;
+    double p = 0.0;
+
+    for (size_t i = 0; i < n; i++)
+        if (d[i] != 0.0 && !isnan(d[i])) {
+            m++;
+            k += d[i] > 0;
+        }
+    if (m == 0)
+        return 1.0;
+    /* sum_{j >= k} C(m, j) / 2^m, by logs of binomial coefficients */
+    for (size_t j = k; j <= m; j++)
+        p += exp(lgamma((double)m + 1) - lgamma((double)j + 1) - lgamma((double)(m - j) + 1) -
+                 (double)m * log(2.0));
+    return p > 1.0 ? 1.0 : p;
+}
+
+/* ---- the decision ------------------------------------------------------------- */
+
+static double val(const struct race_input *in, enum race_view v, size_t r, size_t c)
+{
+    double x = in->t[v][r * in->nc + c];
+    return isfinite(x) && x > 0 ? x : INFINITY;
+}
+
+/* log(a / b) with the infinities of failed rounds ordered sensibly. */
+static double log_ratio(double a, double b)
+{
+    if (isinf(a) && isinf(b))
+        return 0.0;
+    if (isinf(a))
+        return 1e300;
+    if (isinf(b))
+        return -1e300;
+    return log(a / b);
+}
+
+/* Median over rounds of view v of c / of b; and (p) the one-sided
+ * signed-rank p that c is slower. */
+static double ratio_to(const struct race_input *in, enum race_view v, size_t c, size_t b,
+                       double *buf, double *p)
+{
+    double m;
+
+    for (size_t r = 0; r < in->rounds; r++)
+        buf[r] = log_ratio(val(in, v, r, c), val(in, v, r, b));
+    if (p != NULL)
+        *p = c == b ? 1.0 : race_wilcoxon_greater(buf, in->rounds, NULL);
+    m = race_median(buf, in->rounds);
+    return m > 700 ? INFINITY : m < -700 ? 0.0 : exp(m);
+}
+
+/* Relative spread of c's metric over the rounds: IQR / median. */
+static double spread(const struct race_input *in, size_t c, double *buf)
+{
+    for (size_t r = 0; r < in->rounds; r++)
+        buf[r] = val(in, in->metric, r, c);
+    qsort(buf, in->rounds, sizeof(*buf), cmp_double);
+    double med = quantile_sorted(buf, in->rounds, 0.5);
+    double iqr = quantile_sorted(buf, in->rounds, 0.75) - quantile_sorted(buf, in->rounds, 0.25);
+    return isfinite(med) && med > 0 && isfinite(iqr) ? iqr / med : INFINITY;
+}
+
+int race_decide(const struct race_input *in, const struct race_params *pp,
+                struct race_outcome *out)
+{
+    size_t nc = in->nc, eligible = 0, separated = 0;
+    double *buf = NULL, *med = NULL;
+    int rc = -1;
+
+    if (nc == 0 || in->rounds == 0 || in->native >= nc || out == NULL ||
+        out->verdict == NULL || out->ratio == NULL || out->p == NULL)
+        return -1;
+    buf = malloc(in->rounds * sizeof(*buf));
+    med = malloc(nc * sizeof(*med));
+    if (buf == NULL || med == NULL)
+        goto done;
+
+    /* the noise: native's A/A twin against native, per view */
+    for (int v = 0; v < RACE_VIEWS; v++) {
+        out->aa[v] = NAN;
+        if (in->twin != RACE_NONE && in->twin < nc)
+            out->aa[v] = fabs(ratio_to(in, (enum race_view)v, in->twin, in->native, buf, NULL) -
+                              1.0);
+    }
+    /* the guard: no view slower than native beyond the noise band */
+    for (size_t c = 0; c < nc; c++) {
+        out->verdict[c] = RACE_UNDECIDED;
+        if (c == in->twin) {
+            out->verdict[c] = RACE_TWIN;
+            continue;
+        }
+        for (int v = 0; c != in->native && v < RACE_VIEWS; v++) {
+            double band = pp->tolerance;
+            if (isfinite(out->aa[v]) && out->aa[v] > band)
+                band = out->aa[v];
+            if (ratio_to(in, (enum race_view)v, c, in->native, buf, NULL) > 1.0 + band)
+                out->verdict[c] = RACE_GUARDED;
+        }
+        eligible += out->verdict[c] != RACE_GUARDED;
+    }
+    /* the leader: the lowest median of the metric among the eligible */
+    out->leader = in->native;
+    for (size_t c = 0; c < nc; c++) {
+        for (size_t r = 0; r < in->rounds; r++)
+            buf[r] = val(in, in->metric, r, c);
+        med[c] = race_median(buf, in->rounds);
+    }
+    for (size_t c = 0; c < nc; c++) {
+        if (out->verdict[c] != RACE_UNDECIDED)
+            continue;
+        if (med[c] < med[out->leader] || (med[c] == med[out->leader] && c < out->leader))
+            out->leader = c;
+    }
+    out->k = eligible > 1 ? eligible - 1 : 1;
+    /* each eligible finalist against the leader: separated when the test
+     * says slower and it is more than the tolerance slower; equivalent
+     * when within the tolerance (settled early once a test says it is
+     * below 1 + tolerance: a one-sided equivalence test, as in TOST) */
+    size_t settled = 0;
+    for (size_t c = 0; c < nc; c++) {
+        double p = 1.0, ratio;
+        if (out->verdict[c] != RACE_UNDECIDED || c == out->leader)
+            continue;
+        ratio = ratio_to(in, in->metric, c, out->leader, buf, &p);
+        if (ratio > 1.0 + pp->tolerance) {
+            if (in->rounds >= pp->min_rounds && p < pp->alpha / (double)out->k) {
+                out->verdict[c] = RACE_SEPARATED;
+                separated++;
+                settled++;
+            }
+        } else {
+            out->verdict[c] = RACE_EQUIVALENT;
+            for (size_t r = 0; r < in->rounds; r++)
+                buf[r] = log1p(pp->tolerance) -
+                         log_ratio(val(in, in->metric, r, c), val(in, in->metric, r, out->leader));
+            if (in->rounds >= pp->min_rounds &&
+                race_wilcoxon_greater(buf, in->rounds, NULL) < pp->alpha / (double)out->k)
+                settled++;
+        }
+    }
+    out->over = in->rounds >= pp->max_rounds ||
+                (in->rounds >= pp->min_rounds && settled + 1 >= eligible);
+    /* the winner among the leader and its equivalents */
+    size_t nequiv = 0, winner = out->leader;
+    for (size_t c = 0; c < nc; c++)
+        nequiv += out->verdict[c] == RACE_EQUIVALENT;
+    out->by = separated + 1 >= eligible ? RACE_BY_TEST : RACE_BY_CAP;
+    /* no decision without evidence (docs/architecture.md rule 6): a leader
+     * other than native must have shown, at the end, that native is slower
+     * (the one comparison that matters, at alpha without the Bonferroni
+     * division); else native */
+    double p_native = 0.0;
+    if (out->over && out->leader != in->native && out->verdict[in->native] == RACE_UNDECIDED)
+        (void)ratio_to(in, in->metric, in->native, out->leader, buf, &p_native);
+    if (p_native >= pp->alpha) {
+        winner = in->native;
+        out->by = RACE_BY_NATIVE;
+        out->verdict[out->leader] = RACE_UNDECIDED;
+    } else if (nequiv > 0) {
+#define IN_SET(c) ((c) == out->leader || out->verdict[c] == RACE_EQUIVALENT)
+        bool all_model = in->model != NULL;
+        for (size_t c = 0; all_model && c < nc; c++)
+            if (IN_SET(c) && !isfinite(in->model[c]))
+                all_model = false;
+        if (IN_SET(in->native)) {
+            winner = in->native;
+            out->by = RACE_BY_NATIVE;
+        } else if (in->incumbent != RACE_NONE && in->incumbent < nc && IN_SET(in->incumbent)) {
+            winner = in->incumbent;
+            out->by = RACE_BY_INCUMBENT;
+        } else if (all_model) {
+            winner = RACE_NONE;
+            for (size_t c = 0; c < nc; c++)
+                if (IN_SET(c) && (winner == RACE_NONE || in->model[c] < in->model[winner]))
+                    winner = c;
+            out->by = RACE_BY_MODEL;
+        } else {
+            double best = INFINITY;
+            bool tie = false;
+            winner = RACE_NONE;
+            for (size_t c = 0; c < nc; c++) {
+                if (!IN_SET(c))
+                    continue;
+                double s = spread(in, c, buf);
+                if (winner == RACE_NONE || s < best) {
+                    winner = c;
+                    best = s;
+                    tie = false;
+                } else if (s == best) {
+                    tie = true;
+                }
+            }
+            out->by = tie ? RACE_BY_ORDER : RACE_BY_SPREAD;
+        }
+#undef IN_SET
+        if (winner != out->leader)
+            out->verdict[out->leader] = RACE_EQUIVALENT;
+    }
+    out->winner = winner;
+    out->verdict[winner] = RACE_WINNER;
+    for (size_t c = 0; c < nc; c++)
+        out->ratio[c] = ratio_to(in, in->metric, c, winner, buf, &out->p[c]);
+    rc = 0;
+done:
+    free(buf);
+    free(med);
+    return rc;
+}
