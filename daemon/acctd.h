@@ -220,6 +220,7 @@ int req_status(struct acctd *, struct client *, const struct acct_msg *, struct 
 int req_list(struct acctd *, struct client *, const struct acct_msg *, struct acct_wbuf *);
 int req_get_rules(struct acctd *, struct client *, const struct acct_msg *, struct acct_wbuf *);
 int req_show(struct acctd *, struct client *, const struct acct_msg *, struct acct_wbuf *);
+int req_get_model(struct acctd *, struct client *, const struct acct_msg *, struct acct_wbuf *);
 int req_list_versions(struct acctd *, struct client *, const struct acct_msg *,
                       struct acct_wbuf *);
 int req_diff(struct acctd *, struct client *, const struct acct_msg *, struct acct_wbuf *);
