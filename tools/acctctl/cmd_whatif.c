@@ -26,6 +26,9 @@ struct whatif_opts {
     const char *comm_arg, *bytes_arg;
     struct acct_rules_where where;
     enum acct_whatif_source src;
+    bool src_given;
+    bool grid;                 /* --grid: the decision's penalty over a grid */
+    uint64_t max_comm, max_bytes;
 };
 
 static int own_opt(void *arg, int ch, const char *optarg)
@@ -51,7 +54,22 @@ static int own_opt(void *arg, int ch, const char *optarg)
     case 'S':
         if (acct_whatif_source_parse(optarg, &o->src) != 0)
             return acctctl_usage_error("whatif", "--source: expected auto, model or closed");
+        o->src_given = true;
         return 0;
+    case 'G':
+        o->grid = true;
+        return 0;
+    case 'M':
+    case 'X': {
+        uint64_t v;
+        char err[128];
+        if (acct_size_parse(optarg, &v, err, sizeof(err)) != 0 || v < (ch == 'M' ? 2u : 1u) ||
+            v > (ch == 'M' ? (1u << 24) : (1ull << 31)))
+            return acctctl_usage_error("whatif", ch == 'M' ? "--max-comm-size: expected 2 to 16M"
+                                                           : "--max-bytes: expected 1 to 2G");
+        *(ch == 'M' ? &o->max_comm : &o->max_bytes) = v;
+        return 0;
+    }
     case 'R':
     case 'I':
         return acctctl_layout_opt("whatif", ch, optarg, &o->where);
@@ -199,6 +217,59 @@ out:
     return rc;
 }
 
+/* --grid: one row per cell (comm sizes 2, 4, ... x bytes 1, 2, 4, ...):
+ * the decision, its prediction, the model's best and the penalty. */
+static int grid(const struct acctctl_mi *mi, enum acct_coll_id coll, const struct whatif_opts *o,
+                struct acctctl_table *t)
+{
+    const struct acct_rules_where *w = o->where.ranks_per_node > 0 ? &o->where : NULL;
+    bool barrier = coll == ACCT_COLL_barrier;
+    for (uint64_t p = 2; p <= o->max_comm; p *= 2)
+        for (uint64_t m = barrier ? 0 : 1; m <= (barrier ? 0 : o->max_bytes);
+             m = barrier ? 1 : m * 2) {
+            struct acct_whatif_pred *pr = NULL;
+            size_t n = 0;
+            long rule;
+            struct acct_decision written, runs;
+            enum acct_whatif_how how;
+            char dm[METHOD_LEN], bm[METHOD_LEN] = "-";
+            if (acct_whatif_decide(mi->rules, coll, (int)p, w, m, &rule, &written, &runs) != 0 ||
+                acct_whatif_rank(coll, (int)p, m, acct_whatif_nodes((int)p, o->where.ranks_per_node),
+                                 &mi->mdl, o->src, &pr, &n) != 0)
+                return -1;
+            double t_dec = acct_whatif_predict(coll, &runs, (int)p, m, &mi->mdl, o->src, &how);
+            double best = n > 0 ? pr[0].t_us : NAN;
+            acct_decision_format(&runs, dm, sizeof(dm));
+            if (!isnan(best))
+                acct_decision_format(&pr[0].d, bm, sizeof(bm));
+            free(pr);
+            acctctl_table_cell(t, "%s", acct_coll_name(coll));
+            acctctl_table_cell(t, "%llu", (unsigned long long)p);
+            if (w != NULL)
+                acctctl_table_cell(t, "%d", w->ranks_per_node);
+            else
+                acctctl_table_cell(t, "-");
+            acctctl_table_cell(t, "%llu", (unsigned long long)m);
+            acctctl_table_cell(t, "%s", status_of(rule, &runs));
+            acctctl_table_cell(t, "%s", dm);
+            if (isnan(t_dec))
+                acctctl_table_cell(t, "-");
+            else
+                acctctl_table_cell(t, "%.6g", t_dec);
+            acctctl_table_cell(t, "%s", bm);
+            if (isnan(best))
+                acctctl_table_cell(t, "-");
+            else
+                acctctl_table_cell(t, "%.6g", best);
+            if (isnan(t_dec / best))
+                acctctl_table_cell(t, "-");
+            else
+                acctctl_table_cell(t, "%.4g", t_dec / best);
+            acctctl_table_cell(t, "%s", acct_whatif_how_name(how));
+        }
+    return 0;
+}
+
 int acctctl_cmd_whatif(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -208,6 +279,9 @@ int acctctl_cmd_whatif(int argc, char **argv)
         { "comm-size", required_argument, NULL, 'n' },
         { "bytes", required_argument, NULL, 'b' },
         { "source", required_argument, NULL, 'S' },
+        { "grid", no_argument, NULL, 'G' },
+        { "max-comm-size", required_argument, NULL, 'M' },
+        { "max-bytes", required_argument, NULL, 'X' },
         ACCTCTL_LAYOUT_LONG,
         ACCTCTL_PAIR_LONG,
         ACCTCTL_COMMON_LONG,
@@ -225,8 +299,22 @@ int acctctl_cmd_whatif(int argc, char **argv)
         ACCTCTL_COL("source", ACCTCTL_COL_TEXT),
         ACCTCTL_COL("decision", ACCTCTL_COL_BOOL),
     };
+    static const struct acctctl_col gcols[] = {
+        ACCTCTL_COL("collective", ACCTCTL_COL_TEXT),
+        ACCTCTL_COL("comm_size", ACCTCTL_COL_NUMBER),
+        ACCTCTL_COL("ranks_per_node", ACCTCTL_COL_NUMBER),
+        ACCTCTL_COL("bytes", ACCTCTL_COL_NUMBER),
+        ACCTCTL_COL("status", ACCTCTL_COL_TEXT),
+        ACCTCTL_COL("decision", ACCTCTL_COL_TEXT),
+        ACCTCTL_COL("predicted_us", ACCTCTL_COL_NUMBER),
+        ACCTCTL_COL("best", ACCTCTL_COL_TEXT),
+        ACCTCTL_COL("best_us", ACCTCTL_COL_NUMBER),
+        ACCTCTL_COL("penalty", ACCTCTL_COL_NUMBER),
+        ACCTCTL_COL("source", ACCTCTL_COL_TEXT),
+    };
     struct whatif_opts o = { .where = { .ranks_per_node = 0, .regular = true },
-                             .src = ACCT_WHATIF_AUTO };
+                             .src = ACCT_WHATIF_AUTO, .max_comm = 4096,
+                             .max_bytes = 16u << 20 };
     struct acctctl_common c;
     struct acctctl_mi mi = { 0 };
     struct acctctl_table t;
@@ -247,8 +335,32 @@ int acctctl_cmd_whatif(int argc, char **argv)
         return acctctl_usage_error(argv[0], "unknown collective \"%s\"", argv[optind]);
     if ((rc = acctctl_layout_check(argv[0], &o.where)) != 0)
         return rc;
+    if (o.grid) {
+        if (o.comm_arg != NULL || o.bytes_arg != NULL)
+            return acctctl_usage_error(argv[0], "--grid takes --max-comm-size and --max-bytes, "
+                                                "not --comm-size or --bytes");
+        if (!o.src_given)
+            o.src = ACCT_WHATIF_CLOSED;
+        if (o.rules_file != NULL && o.version != 0)
+            return acctctl_usage_error(argv[0], "give --rules or --version, not both");
+        if ((o.rules_file == NULL || o.model_file == NULL) && c.partition == NULL &&
+            o.version == 0)
+            return acctctl_usage_error(argv[0], "-p PARTITION (or --version N) is required "
+                                                "unless both --rules and --model are given");
+        if (acctctl_mi_load(&c, o.version, o.rules_file, o.model_file, &mi) != 0)
+            return ACCTCTL_USAGE;
+        acctctl_table_init(&t, gcols, ACCT_ARRAY_LEN(gcols));
+        rc = grid(&mi, coll, &o, &t) == 0 ? ACCTCTL_OK : ACCTCTL_USAGE;
+        if (rc == ACCTCTL_OK && acctctl_table_print(&t, c.format, stdout) != 0)
+            rc = ACCTCTL_USAGE;
+        acctctl_table_free(&t);
+        acctctl_mi_free(&mi);
+        if (rc == ACCTCTL_OK && acctctl_flushed() != ACCTCTL_OK)
+            rc = ACCTCTL_USAGE;
+        return rc;
+    }
     if (o.comm_arg == NULL)
-        return acctctl_usage_error(argv[0], "--comm-size P is required");
+        return acctctl_usage_error(argv[0], "--comm-size P is required (or --grid)");
     if (o.bytes_arg == NULL && coll != ACCT_COLL_barrier)
         return acctctl_usage_error(argv[0], "--bytes M is required");
     np = acctctl_size_list(o.comm_arg, 2, 1u << 24, ps, MAX_POINTS, err, sizeof(err));

@@ -225,7 +225,8 @@ static const struct acctctl_cmd commands[] = {
     },
     {
         .name = "whatif",
-        .synopsis = "COLLECTIVE --comm-size P --bytes M [-p P [-i I] | --version V | --rules FILE]\n"
+        .synopsis = "COLLECTIVE (--comm-size P --bytes M | --grid [--max-comm-size P]\n"
+                    "                    [--max-bytes M]) [-p P [-i I] | --version V | --rules FILE]\n"
                     "                    [--model FILE] [--ranks-per-node Q [--irregular]]\n"
                     "                    [--source auto|model|closed] [--format FMT]",
         .summary = "every method's predicted time at a point, and the rules' decision there",
@@ -250,7 +251,11 @@ static const struct acctctl_cmd commands[] = {
                 "      --irregular        ... on nodes holding different numbers of ranks\n"
                 "      --source S         auto (default: simulate up to 256 ranks, closed\n"
                 "                         forms above), model (always acct_model_predict)\n"
-                "                         or closed (closed forms only)\n"
+                "                         or closed (closed forms only; --grid's default)\n"
+                "      --grid             instead of points: the decision, the best and the\n"
+                "                         penalty at every comm size 2, 4, ... up to\n"
+                "                         --max-comm-size (4096) and bytes 1, 2, 4, ... up to\n"
+                "                         --max-bytes (16M); acct-plot --whatif draws it\n"
                 COMMON_OPTS,
         .run = acctctl_cmd_whatif,
     },
