@@ -16,6 +16,7 @@ static const char *const how_names[] = {
     [ACCT_WHATIF_HOW_NONE] = "none",
     [ACCT_WHATIF_HOW_SIMULATED] = "simulated",
     [ACCT_WHATIF_HOW_CLOSED] = "closed form",
+    [ACCT_WHATIF_HOW_SYMMETRIC] = "symmetric",
 };
 
 static const char *const source_names[] = {
@@ -56,8 +57,15 @@ double acct_whatif_predict(enum acct_coll_id coll, const struct acct_decision *d
                         (src == ACCT_WHATIF_AUTO && p <= ACCT_WHATIF_SIM_MAX_RANKS);
         /* acct_model_predict's order: the simulation, else the closed form */
         if (simulate) {
-            t = acct_model_simulate(coll, d, p, m, 0, mdl);
-            h = ACCT_WHATIF_HOW_SIMULATED;
+            static const enum acct_whatif_how of[] = {
+                [ACCT_MODEL_NONE] = ACCT_WHATIF_HOW_NONE,
+                [ACCT_MODEL_SIMULATED] = ACCT_WHATIF_HOW_SIMULATED,
+                [ACCT_MODEL_SYMMETRIC] = ACCT_WHATIF_HOW_SYMMETRIC,
+                [ACCT_MODEL_CLOSED_FORM] = ACCT_WHATIF_HOW_CLOSED,
+            };
+            enum acct_model_source ms = ACCT_MODEL_NONE;
+            t = acct_model_predict_how(coll, d, p, m, mdl, &ms);
+            h = (unsigned)ms < ACCT_ARRAY_LEN(of) ? of[ms] : ACCT_WHATIF_HOW_NONE;
         }
         if (isnan(t)) {
             t = acct_model_closed_form(coll, d, p, m, mdl);

@@ -20,15 +20,16 @@
 #include "acct/model.h"
 #include "acct/rules.h"
 
-/* Which estimate answered a prediction. (When the simulator reports it
- * itself, acct_model_predict_how, this becomes its enum.) */
+/* Which estimate answered a prediction (acct_model_predict_how's enum
+ * acct_model_source, plus the closed forms asked directly). */
 enum acct_whatif_how {
     ACCT_WHATIF_HOW_NONE = 0,  /* no prediction: native, or no form */
-    ACCT_WHATIF_HOW_SIMULATED, /* the schedule simulator */
+    ACCT_WHATIF_HOW_SIMULATED, /* the schedule simulator, every rank */
     ACCT_WHATIF_HOW_CLOSED,    /* the algorithm's closed form */
+    ACCT_WHATIF_HOW_SYMMETRIC, /* the simulator, rank 0's schedule alone (symmetric view) */
 };
 
-/* "none", "simulated", "closed form". */
+/* "none", "simulated", "closed form", "symmetric". */
 const char *acct_whatif_how_name(enum acct_whatif_how h);
 
 /* Which estimates a prediction may use. */
