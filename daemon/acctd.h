@@ -220,6 +220,15 @@ int req_status(struct acctd *, struct client *, const struct acct_msg *, struct 
 int req_list(struct acctd *, struct client *, const struct acct_msg *, struct acct_wbuf *);
 int req_get_rules(struct acctd *, struct client *, const struct acct_msg *, struct acct_wbuf *);
 int req_show(struct acctd *, struct client *, const struct acct_msg *, struct acct_wbuf *);
+int req_get_model(struct acctd *, struct client *, const struct acct_msg *, struct acct_wbuf *);
+
+/* check.c: the policy in force for a partition (files, then a SET_POLICY
+ * override), and acctctl check's test of a version before it is activated:
+ * 0 clean, 1 findings (one diagnostic per rule in dg, named by its field
+ * and line), -1 not checked (no model, or an error); why gets one line. */
+void acctd_policy_in_force(struct acctd *d, const char *partition, struct policy *pol);
+int acctd_check_version(struct acctd *d, int64_t version, const struct policy *pol,
+                        struct acct_diags *dg, char *why, size_t len);
 int req_list_versions(struct acctd *, struct client *, const struct acct_msg *,
                       struct acct_wbuf *);
 int req_diff(struct acctd *, struct client *, const struct acct_msg *, struct acct_wbuf *);

@@ -28,10 +28,15 @@ void policy_builtin(struct policy *p)
     p->retune_drift = 0.5;
     p->min_job_calls = 10;
     p->require_registered = true;
+    p->check_on_activate = POLICY_CHECK_WARN;
+    p->check_bound = 2.0;
+    p->check_max_comm = 4096;
 }
 
+const char *const policy_check_names[3] = {"warn", "refuse", "off"};
+
 /* The keys of a policy's sections: type, field of struct policy, range. */
-enum pkey_type { PK_BOOL, PK_INT, PK_NUMBER };
+enum pkey_type { PK_BOOL, PK_INT, PK_NUMBER, PK_CHECK };
 
 struct pkey {
     const char *name;
@@ -60,6 +65,12 @@ static const struct pkey samples_keys[] = {
     {"require_registered_jobs", PK_BOOL, PF(require_registered), 0, 0},
 };
 
+static const struct pkey check_keys[] = {
+    {"on_activate", PK_CHECK, PF(check_on_activate), 0, 0},
+    {"bound", PK_NUMBER, PF(check_bound), 1.000001, 1e9},
+    {"max_comm_size", PK_INT, PF(check_max_comm), 2, 16777216},
+};
+
 #define PKEYS_MAX 16
 
 /* One value of key k into its field of pol (reported as field). */
@@ -70,7 +81,13 @@ static void get_value(struct yt_parse *p, const struct ynode *v, const char *fie
     bool b;
     long long i;
     double x;
+    int w;
     switch (k->type) {
+    case PK_CHECK:
+        if (acct_yt_get_word(p, v, field, "an action", policy_check_names,
+                             ACCT_ARRAY_LEN(policy_check_names), 0, &w))
+            memcpy(to, &w, sizeof(w));
+        break;
     case PK_BOOL:
         if (acct_yt_get_bool(p, v, field, &b))
             memcpy(to, &b, sizeof(b));
@@ -114,11 +131,11 @@ static void walk_section(struct yt_parse *p, const struct ynode *y, const char *
 static void walk_policy(struct yt_parse *p, const struct ynode *root, void *arg)
 {
     static const struct yt_key top[] = {{"acct_policy", true}, {"refine", false},
-                                        {"samples", false}};
-    const struct ynode *vals[3], *names[3];
+                                        {"samples", false}, {"check", false}};
+    const struct ynode *vals[4], *names[4];
     long long ver;
     _Static_assert(ACCT_ARRAY_LEN(refine_keys) <= PKEYS_MAX, "PKEYS_MAX");
-    if (!acct_yt_walk_map(p, root, "", "key", top, 3, vals, names))
+    if (!acct_yt_walk_map(p, root, "", "key", top, 4, vals, names))
         return;
     if (vals[0] != NULL &&
         acct_yt_get_int_in(p, vals[0], "acct_policy", "an integer", 0, 1000000, false, &ver) &&
@@ -132,6 +149,8 @@ static void walk_policy(struct yt_parse *p, const struct ynode *root, void *arg)
         walk_section(p, vals[1], "refine", refine_keys, ACCT_ARRAY_LEN(refine_keys), arg);
     if (vals[2] != NULL)
         walk_section(p, vals[2], "samples", samples_keys, ACCT_ARRAY_LEN(samples_keys), arg);
+    if (vals[3] != NULL)
+        walk_section(p, vals[3], "check", check_keys, ACCT_ARRAY_LEN(check_keys), arg);
 }
 
 /* An empty policy is an empty mapping: it lacks acct_policy. */

@@ -11,6 +11,11 @@
 #define POLICY_VERSION 1
 #define ACCTD_POLICY_NAME_MAX 256
 
+/* What acctd does when a version to be activated fails acctctl check's
+ * test (check.on_activate; docs/acctd.md "Policies"). */
+enum policy_check { POLICY_CHECK_WARN = 0, POLICY_CHECK_REFUSE, POLICY_CHECK_OFF };
+extern const char *const policy_check_names[3];
+
 struct policy {
     char name[ACCTD_POLICY_NAME_MAX];  /* where it came from (file, "store", "built-in") */
     bool enabled;          /* refine this partition from live samples */
@@ -25,6 +30,9 @@ struct policy {
     double explore;        /* options.explore of the materialised rules (0 = off) */
     long long min_job_calls;/* a job counts only with this many timed calls of a method */
     bool require_registered; /* SAMPLES only from job steps registered by spank_acct */
+    int check_on_activate;   /* enum policy_check */
+    double check_bound;      /* a rule over this predicted penalty is a finding */
+    long long check_max_comm;/* sample communicator sizes up to this */
 };
 
 struct policy_entry {

@@ -60,6 +60,54 @@ static void commit_activation(struct acctd *d, const struct acct_msg *m, struct 
     }
 }
 
+/* The check of version before it is activated (check.c; the policy's
+ * check.on_activate): *refuse when the policy refuses it, else the lines to
+ * send as WARNINGs in *dg / *why (chk 1). Returns acctd_check_version's
+ * value, or -2 when not run (policy off, the version already active or
+ * unknown). */
+static int check_before_activation(struct acctd *d, int64_t version, struct acct_diags *dg,
+                                   char *why, size_t len, bool *refuse)
+{
+    struct store_version v;
+    struct policy pol;
+    int chk = -2;
+    *refuse = false;
+    if (store_version_get(d->store, version, false, &v) != 0)
+        return -2;
+    acctd_policy_in_force(d, v.partition, &pol);
+    if (!v.active && pol.check_on_activate != POLICY_CHECK_OFF) {
+        chk = acctd_check_version(d, version, &pol, dg, why, len);
+        if (chk == 1) {
+            *refuse = pol.check_on_activate == POLICY_CHECK_REFUSE;
+            LOG_W("check before activating: %s%s (policy %s: check.on_activate: %s)", why,
+                  *refuse ? "; not activated" : "", pol.name,
+                  policy_check_names[pol.check_on_activate]);
+        } else if (chk < 0) {
+            LOG_I("check before activating: not checked: %s", why);
+        }
+    }
+    store_version_free(&v);
+    return chk;
+}
+
+/* The check's findings as WARNING fields of a successful reply (at most 10
+ * rules, then a count). */
+static void put_check_warnings(struct acct_wbuf *out, const char *prefix, const char *why,
+                               const struct acct_diags *dg)
+{
+    char line[ACCT_DIAG_MSG_MAX + ACCT_DIAG_FIELD_MAX + 600];
+    snprintf(line, sizeof(line), "%s%s", prefix, why);
+    acct_put_str(out, ACCT_T_WARNING, line);
+    for (size_t i = 0; i < dg->n && i < 10; i++) {
+        acct_diag_format(dg, i, line, sizeof(line));
+        acct_put_str(out, ACCT_T_WARNING, line);
+    }
+    if (dg->total > 10) {
+        snprintf(line, sizeof(line), "%zu more rules over the bound", dg->total - 10);
+        acct_put_str(out, ACCT_T_WARNING, line);
+    }
+}
+
 /* IMPORT's store step: the tuning result res (text f) or the rules file
  * rules as a new version (*version; *existing if the run was imported
  * before with the same content). 0, or -1 with the error reply in out. */
@@ -114,8 +162,11 @@ int req_import(struct acctd *d, struct client *c, const struct acct_msg *m,
     struct acct_rules *rules = NULL;
     uint64_t activate = 0;
     int64_t version = 0, previous = 0;
-    bool existing = false, ok = false, began = false;
+    bool existing = false, ok = false, began = false, refused = false;
     char vp[ACCT_RULES_NAME_MAX + 1] = "", vi[ACCT_RULES_NAME_MAX + 1] = "";
+    struct acct_diags cdg = ACCT_DIAGS_INIT;
+    char why[512] = "";
+    int chk = -2;
     bool is_result = acct_msg_find(m, ACCT_T_RESULT_TEXT, &f);
     if (!is_result && !acct_msg_find(m, ACCT_T_RULES_TEXT, &f)) {
         acct_put_error(out, m->h.id, ACCT_ERR_INVALID, "RESULT_TEXT or RULES_TEXT: required");
@@ -140,6 +191,10 @@ int req_import(struct acctd *d, struct client *c, const struct acct_msg *m,
     began = true;
     if (import_store(d, c, m, &f, res, rules, &version, &existing, out) != 0)
         goto out;
+    if (activate)
+        chk = check_before_activation(d, version, &cdg, why, sizeof(why), &refused);
+    if (refused)
+        activate = 0; /* the version stays imported, not active */
     if (activate) {
         int r = store_activate(d->store, version, "import", (long)c->uid, &previous);
         if (r < 0) {
@@ -154,6 +209,10 @@ int req_import(struct acctd *d, struct client *c, const struct acct_msg *m,
         goto out;
     }
     import_reply(m, &v, res, existing, previous, out);
+    if (chk == 1)
+        put_check_warnings(out, refused ? "not activated (policy check.on_activate: refuse): "
+                                        : "activated despite the check: ",
+                           why, &cdg);
     LOG_I("uid %u imported %s as version %lld of (%s, %s)%s%s", (unsigned)c->uid,
           res != NULL ? res->id : "a rules file", (long long)version, v.partition,
           v.interconnect, existing ? " (already imported)" : "", activate ? ", activated" : "");
@@ -169,6 +228,7 @@ out:
     acct_result_free(res);
     acct_rules_free(rules);
     acct_diags_free(&dg);
+    acct_diags_free(&cdg);
     return 0;
 }
 
@@ -188,6 +248,22 @@ int req_activate(struct acctd *d, struct client *c, const struct acct_msg *m,
         acct_put_error(out, m->h.id, ACCT_ERR_INTERNAL, "store: %s", store_errmsg(d->store));
         return 0;
     }
+    struct acct_diags cdg = ACCT_DIAGS_INIT;
+    char why[512] = "";
+    bool refused = false;
+    int chk = check_before_activation(d, (int64_t)id, &cdg, why, sizeof(why), &refused);
+    if (refused) {
+        char line[ACCT_DIAG_MSG_MAX + ACCT_DIAG_FIELD_MAX + 64];
+        acct_put_error(out, m->h.id, ACCT_ERR_CONTENT,
+                       "not activated (policy check.on_activate: refuse): %s", why);
+        for (size_t k = 0; k < cdg.n; k++) {
+            acct_diag_format(&cdg, k, line, sizeof(line));
+            acct_put_str(out, ACCT_T_DIAG, line);
+        }
+        acct_diags_free(&cdg);
+        acctd_write_end(d, false);
+        return 0;
+    }
     int r = store_activate(d->store, (int64_t)id, "activate", (long)c->uid, &previous);
     if (r == 1) {
         acct_put_error(out, m->h.id, ACCT_ERR_NOT_FOUND, "no version %llu",
@@ -203,6 +279,8 @@ int req_activate(struct acctd *d, struct client *c, const struct acct_msg *m,
         acct_put_str(out, ACCT_T_PARTITION, v.partition);
         acct_put_str(out, ACCT_T_INTERCONNECT, v.interconnect);
         acct_put_u64(out, ACCT_T_PREVIOUS, (uint64_t)previous);
+        if (chk == 1)
+            put_check_warnings(out, "activated despite the check: ", why, &cdg);
         LOG_I("uid %u activated version %llu of (%s, %s) (was %lld)", (unsigned)c->uid,
               (unsigned long long)id, v.partition, v.interconnect, (long long)previous);
         snprintf(p, sizeof(p), "%s", v.partition);
@@ -211,6 +289,7 @@ int req_activate(struct acctd *d, struct client *c, const struct acct_msg *m,
         ok = true;
     }
     acctd_write_end(d, ok);
+    acct_diags_free(&cdg);
     if (ok)
         commit_activation(d, m, out, p, i);
     return 0;

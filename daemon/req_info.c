@@ -161,6 +161,45 @@ int req_show(struct acctd *d, struct client *c, const struct acct_msg *m, struct
     return 0;
 }
 
+/* GET_MODEL: the LogGP model of a version's tuning run (acctctl whatif and
+ * check). A version without a run (manual), or whose run stored no model,
+ * is NOT_FOUND with a message naming the version and its pair. */
+int req_get_model(struct acctd *d, struct client *c, const struct acct_msg *m,
+                  struct acct_wbuf *out)
+{
+    static const unsigned tags[4] = { ACCT_T_MODEL_L_US, ACCT_T_MODEL_O_US, ACCT_T_MODEL_G_US,
+                                      ACCT_T_MODEL_GB_US };
+    struct store_version v;
+    double p[4];
+    int rc;
+    (void)c;
+    if (get_version(d, m, ACCT_T_VERSION, &v, out) != 0)
+        return 0;
+    if (v.tuning_run[0] == '\0') {
+        acct_put_error(out, m->h.id, ACCT_ERR_NOT_FOUND,
+                       "version %lld of %s/%s has no model: it comes from no tuning run "
+                       "(source %s)",
+                       (long long)v.id, v.partition, v.interconnect, v.source);
+    } else if ((rc = store_model_get(d->store, v.tuning_run, p)) == 1) {
+        acct_put_error(out, m->h.id, ACCT_ERR_NOT_FOUND,
+                       "version %lld of %s/%s has no model: its tuning run %s stored no model "
+                       "parameters (acct-tune writes them with --source model|hybrid)",
+                       (long long)v.id, v.partition, v.interconnect, v.tuning_run);
+    } else if (rc != 0) {
+        acct_put_error(out, m->h.id, ACCT_ERR_INTERNAL, "store: %s", store_errmsg(d->store));
+    } else {
+        acct_wbuf_start(out, ACCT_MSG_GET_MODEL | ACCT_MSG_REPLY, m->h.id);
+        acct_put_u64(out, ACCT_T_VERSION, (uint64_t)v.id);
+        acct_put_str(out, ACCT_T_PARTITION, v.partition);
+        acct_put_str(out, ACCT_T_INTERCONNECT, v.interconnect);
+        acct_put_str(out, ACCT_T_TUNING_RUN, v.tuning_run);
+        for (int k = 0; k < 4; k++)
+            acct_put_f64(out, tags[k], p[k]);
+    }
+    store_version_free(&v);
+    return 0;
+}
+
 static int put_version_info(void *arg, const struct store_version *v, int64_t n)
 {
     struct acct_wbuf *out = arg;

@@ -29,6 +29,7 @@ const struct acctd_request acctd_requests[] = {
     {.type = ACCT_MSG_AUTH, .admin = false, .fn = req_auth},
     {.type = ACCT_MSG_SYNC, .admin = false, .fn = req_sync},
     {.type = ACCT_MSG_STEP, .admin = true, .fn = req_step},
+    {.type = ACCT_MSG_GET_MODEL, .admin = false, .fn = req_get_model},
     {.fn = NULL},
 };
 

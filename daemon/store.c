@@ -416,6 +416,27 @@ out:
     return rc;
 }
 
+int store_model_get(struct store *s, const char *run_id, double p[4])
+{
+    sqlite3_stmt *st = NULL;
+    int rc = -1;
+    if (prep(s, "SELECT l_us, o_us, g_us, g_us_per_byte FROM model_params WHERE run_id = ?1",
+             &st) != 0)
+        goto out;
+    sqlite3_bind_text(st, 1, run_id, -1, SQLITE_TRANSIENT);
+    int r = sqlite3_step(st);
+    if (r == SQLITE_DONE) {
+        rc = 1;
+    } else if (r == SQLITE_ROW) {
+        for (int k = 0; k < 4; k++)
+            p[k] = sqlite3_column_double(st, k);
+        rc = 0;
+    }
+out:
+    sqlite3_finalize(st);
+    return rc;
+}
+
 static int active_id(struct store *s, const char *p, const char *i, int64_t *id)
 {
     sqlite3_stmt *st = s->st_active;

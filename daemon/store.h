@@ -66,6 +66,9 @@ int64_t store_version_add(struct store *s, struct acct_rules *rules, int64_t par
 
 /* Load version id (with_text: also its rules text). 0, 1 (no such), -1. */
 int store_version_get(struct store *s, int64_t id, bool with_text, struct store_version *v);
+/* The LogGP parameters (model_params) of tuning run run_id: L, o, g, G in
+ * p[0..3]. 0, 1 if the run stored none, -1 on a store error. */
+int store_model_get(struct store *s, const char *run_id, double p[4]);
 /* The active version of a pair. 0, 1 (none), -1. */
 int store_active_get(struct store *s, const char *partition, const char *interconnect,
                      bool with_text, struct store_version *v);

@@ -101,6 +101,10 @@ static const struct tag_def tags[] = {
     [ACCT_T_SYNC_PROTO] = {ACCT_T_SYNC_PROTO, ACCT_KIND_U64, "SYNC_PROTO"},
     [ACCT_T_NEWEST] = {ACCT_T_NEWEST, ACCT_KIND_U64, "NEWEST"},
     [ACCT_T_SYNC_STATE] = {ACCT_T_SYNC_STATE, ACCT_KIND_STR, "SYNC_STATE"},
+    [ACCT_T_MODEL_L_US] = {ACCT_T_MODEL_L_US, ACCT_KIND_F64, "MODEL_L_US"},
+    [ACCT_T_MODEL_O_US] = {ACCT_T_MODEL_O_US, ACCT_KIND_F64, "MODEL_O_US"},
+    [ACCT_T_MODEL_G_US] = {ACCT_T_MODEL_G_US, ACCT_KIND_F64, "MODEL_G_US"},
+    [ACCT_T_MODEL_GB_US] = {ACCT_T_MODEL_GB_US, ACCT_KIND_F64, "MODEL_GB_US"},
 };
 
 /* Indexed by tag: the decoder looks a kind up per field. */
@@ -142,6 +146,7 @@ static const char *const type_names[] = {
     [ACCT_MSG_AUTH] = "AUTH",
     [ACCT_MSG_SYNC] = "SYNC",
     [ACCT_MSG_STEP] = "STEP",
+    [ACCT_MSG_GET_MODEL] = "GET_MODEL",
 };
 
 const char *acct_msg_type_name(unsigned type)

@@ -70,6 +70,8 @@ int acctctl_cmd_refine(int argc, char **argv);
 int acctctl_cmd_policy(int argc, char **argv);
 int acctctl_cmd_reload(int argc, char **argv);
 int acctctl_cmd_plot(int argc, char **argv);
+int acctctl_cmd_whatif(int argc, char **argv);
+int acctctl_cmd_check(int argc, char **argv);
 int acctctl_cmd_help(int argc, char **argv);
 
 #endif

@@ -224,6 +224,67 @@ static const struct acctctl_cmd commands[] = {
         .run = acctctl_cmd_plot,
     },
     {
+        .name = "whatif",
+        .synopsis = "COLLECTIVE (--comm-size P --bytes M | --grid [--max-comm-size P]\n"
+                    "                    [--max-bytes M]) [-p P [-i I] | --version V | --rules FILE]\n"
+                    "                    [--model FILE] [--ranks-per-node Q [--irregular]]\n"
+                    "                    [--source auto|model|closed] [--format FMT]",
+        .summary = "every method's predicted time at a point, and the rules' decision there",
+        .help = "Predict every applicable method of COLLECTIVE on P ranks and M bytes\n"
+                "with the partition's model (fastest first), and show the decision of\n"
+                "the active version (or --version, or --rules FILE) at that point as the\n"
+                "runtime resolves it, its predicted time and its penalty (predicted\n"
+                "decision / predicted best). Native decisions and points outside every\n"
+                "rule have no prediction. The model is the version's tuning run's\n"
+                "(acctd GET_MODEL) or --model FILE; with --rules and --model, acctd is\n"
+                "not needed. Exit status 2 when a version has no model.\n"
+                "\n"
+                "  -p, -i, -V             as for show (the active version by default)\n"
+                "      --rules FILE       a rules file instead of acctd's version\n"
+                "      --model FILE       a pLogP table (acct-tune --plogp-out) or a tuning\n"
+                "                         result with a model: section\n"
+                "  -n, --comm-size LIST   communicator sizes: 4096, 1M, 64,1K or 2:1M (every\n"
+                "                         doubling from 2 to 1M); at most 64 points in all\n"
+                "  -b, --bytes LIST       message bytes, as --comm-size (64K, 1M, 1K:1M)\n"
+                "      --ranks-per-node Q the job's ranks per node (rules that depend on the\n"
+                "                         layout; node-aware methods); default unknown\n"
+                "      --irregular        ... on nodes holding different numbers of ranks\n"
+                "      --source S         auto (default: simulate up to 256 ranks, closed\n"
+                "                         forms above), model (always acct_model_predict)\n"
+                "                         or closed (closed forms only; --grid's default)\n"
+                "      --grid             instead of points: the decision, the best and the\n"
+                "                         penalty at every comm size 2, 4, ... up to\n"
+                "                         --max-comm-size (4096) and bytes 1, 2, 4, ... up to\n"
+                "                         --max-bytes (16M); acct-plot --whatif draws it\n"
+                COMMON_OPTS,
+        .run = acctctl_cmd_whatif,
+    },
+    {
+        .name = "check",
+        .synopsis = "[-p P [-i I] | --version V | --rules FILE] [--model FILE] [--bound B]\n"
+                    "                    [--max-comm-size P] [--max-bytes M] [--collective C]\n"
+                    "                    [--all] [--source auto|model|closed] [--format FMT]",
+        .summary = "rules whose predicted penalty exceeds a bound (exit 1 if any)",
+        .help = "Sample every rule of a version (or of --rules FILE) over its rectangle\n"
+                "(corners, powers of two and geometric midpoints of comm_size and bytes,\n"
+                "at most 10 of each) up to --max-comm-size and --max-bytes, predict the\n"
+                "decision and the model's best there, and list each rule whose worst\n"
+                "penalty (decision / best) exceeds --bound. Exit status 0: no finding,\n"
+                "1: findings, 2: an error (no model, a bad file, acctd unreachable).\n"
+                "\n"
+                "  -p, -i, -V             as for show (the active version by default)\n"
+                "      --rules FILE       a rules file instead of acctd's version\n"
+                "      --model FILE       a pLogP table or a tuning result with a model:\n"
+                "      --bound B          the largest penalty accepted (default 2)\n"
+                "      --max-comm-size P  sample communicator sizes up to P (default 4096)\n"
+                "      --max-bytes M      sample message sizes up to M (default 16M)\n"
+                "  -c, --collective C     only this collective\n"
+                "  -a, --all              every rule with a prediction, not only findings\n"
+                "      --source S         closed (default: closed forms), auto or model\n"
+                COMMON_OPTS,
+        .run = acctctl_cmd_check,
+    },
+    {
         .name = "refine",
         .synopsis = "[-p PARTITION] [-i INTERCONNECT] [--socket PATH] [--format FMT]",
         .summary = "run acctd's refinement pass now (admin)",

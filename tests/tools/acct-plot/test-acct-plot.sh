@@ -6,6 +6,8 @@
 #
 # usage: test-acct-plot.sh CASE PLOT BENCH RESULT RULES
 #   CASE result | rules | compare | bad
+#        whatif (BENCH is acctctl, RESULT a model file: the what-if grid of
+#        acctctl whatif --grid drawn by acct-plot --whatif)
 # Exit 77 (ctest SKIP) when no Python 3 with matplotlib is found.
 set -u
 case_=$1 plot=$2 bench=$3 result=$4 rules=$5
@@ -88,6 +90,21 @@ bad)
     "$py" "$plot" --rules "$work/r.yaml" --outdir "$work" 2>"$work/err"
     one_error_line $? 1 "$work/err"
     [ -z "$(ls "$work"/*.png 2>/dev/null)" ] || fail "PNG written for bad input"
+    ;;
+whatif)
+    for coll in bcast allreduce; do
+        "$bench" whatif "$coll" --grid --max-comm-size 1024 --max-bytes 1M --rules "$rules" \
+            --model "$result" --format tsv >>"$work/grid.tsv.$coll" || fail "acctctl whatif --grid"
+    done
+    { cat "$work/grid.tsv.bcast"; tail -n +2 "$work/grid.tsv.allreduce"; } >"$work/grid.tsv"
+    [ "$(wc -l <"$work/grid.tsv")" = $((1 + 2 * 10 * 21)) ] || fail "grid rows: $(wc -l <"$work/grid.tsv")"
+    "$py" "$plot" --whatif "$work/grid.tsv" --title eth --prefix w- --outdir "$work" \
+        >"$work/out" || fail "acct-plot --whatif failed"
+    cat "$work/out"
+    for coll in bcast allreduce; do png_ok "$work/w-$coll-model-penalty.png"; done
+    printf 'a\tb\n1\t2\n' >"$work/bad.tsv"
+    "$py" "$plot" --whatif "$work/bad.tsv" --outdir "$work" 2>"$work/err"
+    one_error_line $? 1 "$work/err"
     ;;
 *) fail "unknown case" ;;
 esac

@@ -61,7 +61,8 @@ enum acct_msg_type {
     ACCT_MSG_AUTH = 16,         /* TCP only: MUNGE_CRED (first message) */
     ACCT_MSG_SYNC = 17,         /* VERSION (since) -> versions + active map */
     ACCT_MSG_STEP = 18,         /* admin: JOB, UID, PARTITION, INTERCONNECT, [STEP_END] */
-    ACCT_MSG_TYPE_MAX = 18,
+    ACCT_MSG_GET_MODEL = 19,    /* VERSION | PARTITION, INTERCONNECT -> the run's model */
+    ACCT_MSG_TYPE_MAX = 19,
     ACCT_MSG_REPLY = 0x80,
     ACCT_MSG_ERROR = 0xff,
 };
@@ -170,6 +171,11 @@ enum acct_tag {
     ACCT_T_SYNC_PROTO = 121,   /* U64: the sync protocol the peer speaks (2) */
     ACCT_T_NEWEST = 122,       /* U64: the primary's newest version id (SYNC reply) */
     ACCT_T_SYNC_STATE = 123,   /* STR: a follower's view of its primary (STATUS) */
+    /* the LogGP model of a version's tuning run (GET_MODEL) */
+    ACCT_T_MODEL_L_US = 130,   /* F64: L, microseconds */
+    ACCT_T_MODEL_O_US = 131,   /* F64: o, microseconds */
+    ACCT_T_MODEL_G_US = 132,   /* F64: g, microseconds */
+    ACCT_T_MODEL_GB_US = 133,  /* F64: G, microseconds per byte */
 };
 
 /* Kind of a tag; ACCT_KIND_UNKNOWN for tags this build does not know. */

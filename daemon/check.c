@@ -1,0 +1,110 @@
+/* The check before an activation (docs/acctd.md, "Policies", check:):
+ * acctctl check's test (acct/model_whatif.h) on the version to be
+ * activated, with the model its tuning run stored; the partition's policy
+ * says whether findings warn, refuse the activation, or are not looked
+ * for. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "acct/model_whatif.h"
+#include "acct/stats.h"
+#include "acctd.h"
+
+void acctd_policy_in_force(struct acctd *d, const char *partition, struct policy *pol)
+{
+    char *text = NULL;
+    *pol = *policy_for(&d->policies, partition);
+    if (store_policy_get(d->store, partition, &text) == 0) {
+        struct acct_diags dg = ACCT_DIAGS_INIT;
+        struct policy o = *pol;
+        if (policy_parse("store", text, strlen(text), &o, &dg) == 0)
+            *pol = o;
+        acct_diags_free(&dg);
+    }
+    free(text);
+}
+
+struct found {
+    struct acct_diags *dg;
+    double bound;
+};
+
+static int one(void *arg, const struct acct_check_finding *f)
+{
+    struct found *x = arg;
+    char dm[160], bm[160], mb[32], field[64];
+    if (!f->flagged)
+        return 0;
+    acct_decision_format(&f->runs, dm, sizeof(dm));
+    acct_decision_format(&f->best, bm, sizeof(bm));
+    acct_size_format(f->m, mb, sizeof(mb));
+    snprintf(field, sizeof(field), "collectives.%s[%zu]", acct_coll_name(f->coll), f->rule);
+    acct_diags_add(x->dg, f->r->line, f->r->col, field,
+                   "%s: predicted penalty %.3g at %d ranks, %s bytes (%.4g us; the model's "
+                   "best %s: %.4g us), over the bound %g",
+                   dm, f->penalty, f->p, mb, f->t_us, bm, f->best_us, x->bound);
+    return 0;
+}
+
+int acctd_check_version(struct acctd *d, int64_t version, const struct policy *pol,
+                        struct acct_diags *dg, char *why, size_t len)
+{
+    struct store_version v;
+    struct acct_rules *rules = NULL;
+    struct acct_model mdl;
+    struct acct_check_summary sum;
+    double p[4];
+    int rc = -1;
+
+    why[0] = '\0';
+    if (store_version_get(d->store, version, true, &v) != 0) {
+        snprintf(why, len, "store: %s", store_errmsg(d->store));
+        return -1;
+    }
+    char name[64];
+    snprintf(name, sizeof(name), "version %lld", (long long)version);
+    acct_diags_reset(dg, name);
+    if (v.tuning_run[0] == '\0') {
+        snprintf(why, len, "version %lld of %s/%s has no model (no tuning run)",
+                 (long long)version, v.partition, v.interconnect);
+        goto out;
+    }
+    int r = store_model_get(d->store, v.tuning_run, p);
+    if (r != 0) {
+        snprintf(why, len, r == 1 ? "version %lld of %s/%s has no model (its run %s stored none)"
+                                  : "version %lld of %s/%s: the store failed reading the "
+                                    "model of run %s",
+                 (long long)version, v.partition, v.interconnect, v.tuning_run);
+        goto out;
+    }
+    struct acct_diags pd = ACCT_DIAGS_INIT;
+    if (acct_whatif_model_loggp(p[0], p[1], p[2], p[3], &mdl) != 0 ||
+        acct_rules_parse_buffer(name, v.rules_text, strlen(v.rules_text), &rules, &pd) !=
+            ACCT_RULES_OK) {
+        acct_diags_free(&pd);
+        snprintf(why, len, "version %lld: its model or rules cannot be read", (long long)version);
+        goto out;
+    }
+    acct_diags_free(&pd);
+    struct acct_check_opts o = { .bound = pol->check_bound,
+                                 .max_comm = (int)pol->check_max_comm,
+                                 .max_bytes = ACCT_CHECK_DEFAULT_MAX_BYTES,
+                                 .src = ACCT_WHATIF_CLOSED };
+    struct found x = { .dg = dg, .bound = pol->check_bound };
+    if (acct_check_rules(rules, ACCT_COLL_COUNT, &mdl, &o, one, &x, &sum) != 0) {
+        snprintf(why, len, "version %lld: out of memory checking it", (long long)version);
+        goto out;
+    }
+    snprintf(why, len,
+             "version %lld of %s/%s: %zu of %zu rules over the predicted penalty bound %g "
+             "(communicator sizes up to %lld; acctctl check --version %lld shows them)",
+             (long long)version, v.partition, v.interconnect, sum.flagged, sum.rules,
+             pol->check_bound, pol->check_max_comm, (long long)version);
+    rc = sum.flagged > 0 ? 1 : 0;
+out:
+    acct_rules_free(rules);
+    store_version_free(&v);
+    return rc;
+}

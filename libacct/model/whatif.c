@@ -1,0 +1,605 @@
+/* What-if and check (acct/model_whatif.h; docs/models.md "What-if and check"). */
+#include "acct/model_whatif.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "acct/common.h"
+#include "acct/model_space.h"
+#include "acct/result.h"
+#include "acct/table.h"
+
+static const char *const how_names[] = {
+    [ACCT_WHATIF_HOW_NONE] = "none",
+    [ACCT_WHATIF_HOW_SIMULATED] = "simulated",
+    [ACCT_WHATIF_HOW_CLOSED] = "closed form",
+    [ACCT_WHATIF_HOW_SYMMETRIC] = "symmetric",
+};
+
+static const char *const source_names[] = {
+    [ACCT_WHATIF_AUTO] = "auto",
+    [ACCT_WHATIF_MODEL] = "model",
+    [ACCT_WHATIF_CLOSED] = "closed",
+};
+
+const char *acct_whatif_how_name(enum acct_whatif_how h)
+{
+    return (unsigned)h < ACCT_ARRAY_LEN(how_names) ? how_names[h] : "?";
+}
+
+const char *acct_whatif_source_name(enum acct_whatif_source s)
+{
+    return (unsigned)s < ACCT_ARRAY_LEN(source_names) ? source_names[s] : "?";
+}
+
+int acct_whatif_source_parse(const char *s, enum acct_whatif_source *out)
+{
+    for (size_t i = 0; i < ACCT_ARRAY_LEN(source_names); i++)
+        if (strcmp(s, source_names[i]) == 0) {
+            *out = (enum acct_whatif_source)i;
+            return 0;
+        }
+    return -1;
+}
+
+double acct_whatif_predict(enum acct_coll_id coll, const struct acct_decision *d, int p,
+                           uint64_t m, const struct acct_model *mdl,
+                           enum acct_whatif_source src, enum acct_whatif_how *how)
+{
+    double t = NAN;
+    enum acct_whatif_how h = ACCT_WHATIF_HOW_NONE;
+
+    if (d->alg != NULL && d->alg->build != NULL) {
+        bool simulate = src == ACCT_WHATIF_MODEL ||
+                        (src == ACCT_WHATIF_AUTO && p <= ACCT_WHATIF_SIM_MAX_RANKS);
+        /* acct_model_predict's order: the simulation, else the closed form */
+        if (simulate) {
+            static const enum acct_whatif_how of[] = {
+                [ACCT_MODEL_NONE] = ACCT_WHATIF_HOW_NONE,
+                [ACCT_MODEL_SIMULATED] = ACCT_WHATIF_HOW_SIMULATED,
+                [ACCT_MODEL_SYMMETRIC] = ACCT_WHATIF_HOW_SYMMETRIC,
+                [ACCT_MODEL_CLOSED_FORM] = ACCT_WHATIF_HOW_CLOSED,
+            };
+            enum acct_model_source ms = ACCT_MODEL_NONE;
+            t = acct_model_predict_how(coll, d, p, m, mdl, &ms);
+            h = (unsigned)ms < ACCT_ARRAY_LEN(of) ? of[ms] : ACCT_WHATIF_HOW_NONE;
+        }
+        if (isnan(t)) {
+            t = acct_model_closed_form(coll, d, p, m, mdl);
+            h = ACCT_WHATIF_HOW_CLOSED;
+        }
+        if (isnan(t))
+            h = ACCT_WHATIF_HOW_NONE;
+    }
+    if (how != NULL)
+        *how = h;
+    return t;
+}
+
+/* ---- the ranking ---------------------------------------------------------- */
+
+struct ranked {
+    struct acct_whatif_pred p;
+    size_t order; /* generation order: registry, then descending segment */
+};
+
+static int cmp_ranked(const void *pa, const void *pb)
+{
+    const struct ranked *a = pa, *b = pb;
+    bool na = isnan(a->p.t_us), nb = isnan(b->p.t_us);
+    if (na != nb)
+        return na ? 1 : -1;
+    if (!na && a->p.t_us != b->p.t_us)
+        return a->p.t_us < b->p.t_us ? -1 : 1;
+    return (a->order > b->order) - (a->order < b->order);
+}
+
+/* Calls fn for every method x segment of the point's space, in
+ * acct_model_rank's generation order. Returns 0, -1 (out of memory) or
+ * fn's non-zero value. */
+static int each_method(enum acct_coll_id coll, int p, uint64_t m, bool nodes,
+                       int (*fn)(void *arg, const struct acct_decision *d), void *arg)
+{
+    struct acct_decision *meth = NULL;
+    size_t nmeth = 0;
+    uint64_t segs[ACCT_MODEL_MAX_SEGMENTS];
+    int rc = 0;
+
+    if (acct_model_methods(coll, p, nodes, &meth, &nmeth) != 0)
+        return -1;
+    size_t nsegs = acct_model_segments(m, ACCT_MODEL_MIN_SEGMENT, ACCT_MODEL_MAX_SEGMENTS, segs);
+    for (size_t i = 0; i < nmeth && rc == 0; i++) {
+        bool segmented = (meth[i].alg->flags & ACCT_ALG_SEGMENTED) != 0;
+        for (size_t s = 0; s < (segmented ? nsegs : 1) && rc == 0; s++) {
+            struct acct_decision d = meth[i];
+            d.segment_bytes = segs[s];
+            if (acct_model_applicable(coll, &d, p, m))
+                rc = fn(arg, &d);
+        }
+    }
+    free(meth);
+    return rc;
+}
+
+struct rank_ctx {
+    enum acct_coll_id coll;
+    int p;
+    uint64_t m;
+    const struct acct_model *mdl;
+    enum acct_whatif_source src;
+    struct ranked *v;
+    size_t n, cap;
+};
+
+static int rank_one(void *arg, const struct acct_decision *d)
+{
+    struct rank_ctx *c = arg;
+    if (c->n == c->cap) {
+        size_t cap = c->cap ? 2 * c->cap : 64;
+        struct ranked *v = realloc(c->v, cap * sizeof(*v));
+        if (v == NULL)
+            return -1;
+        c->v = v;
+        c->cap = cap;
+    }
+    struct ranked *r = &c->v[c->n];
+    r->p.d = *d;
+    r->p.t_us = acct_whatif_predict(c->coll, d, c->p, c->m, c->mdl, c->src, &r->p.how);
+    r->order = c->n++;
+    return 0;
+}
+
+int acct_whatif_rank(enum acct_coll_id coll, int p, uint64_t m, bool nodes,
+                     const struct acct_model *mdl, enum acct_whatif_source src,
+                     struct acct_whatif_pred **out, size_t *n)
+{
+    struct rank_ctx c = { .coll = coll, .p = p, .m = m, .mdl = mdl, .src = src };
+    int rc = -1;
+
+    *out = NULL;
+    *n = 0;
+    if (p < 1 || mdl == NULL || (unsigned)coll >= ACCT_COLL_COUNT)
+        return -1;
+    if (each_method(coll, p, m, nodes, rank_one, &c) != 0)
+        goto out;
+    if (c.n > 0) {
+        qsort(c.v, c.n, sizeof(*c.v), cmp_ranked);
+        struct acct_whatif_pred *res = malloc(c.n * sizeof(*res));
+        if (res == NULL)
+            goto out;
+        for (size_t i = 0; i < c.n; i++)
+            res[i] = c.v[i].p;
+        *out = res;
+        *n = c.n;
+    }
+    rc = 0;
+out:
+    free(c.v);
+    return rc;
+}
+
+bool acct_whatif_nodes(int p, int rpn)
+{
+    return rpn >= 2 && p > rpn;
+}
+
+/* ---- the decision ---------------------------------------------------------- */
+
+int acct_whatif_decide(const struct acct_rules *rules, enum acct_coll_id coll, int p,
+                       const struct acct_rules_where *w, uint64_t m, long *rule,
+                       struct acct_decision *written, struct acct_decision *runs)
+{
+    struct acct_table *t = NULL;
+    const struct acct_rules_where *at = w != NULL && w->ranks_per_node > 0 ? w : NULL;
+
+    *rule = -1;
+    memset(written, 0, sizeof(*written));
+    if (rules != NULL) {
+        const struct acct_rule_list *l = &rules->coll[coll];
+        for (size_t i = 0; i < l->n; i++)
+            if (acct_rule_contains(&l->v[i], p, m, at)) {
+                *rule = (long)i;
+                *written = l->v[i].d;
+                break;
+            }
+    }
+    /* the runtime's own lookup: the table of this size and layout */
+    if (acct_rules_resolve_at(rules, coll, p, at, &t) != ACCT_RULES_OK)
+        return -1;
+    *runs = *acct_table_lookup(t, m);
+    acct_table_free(t);
+    /* then the call's restrictions (commutative-only, count >= size, a
+     * known layout for the node-aware methods): the fallback chain */
+    struct acct_call call;
+    acct_model_call(coll, runs, p, m, 0, &call);
+    call.layout = at != NULL ? &acct_layout_any : NULL;
+    const struct acct_alg *alg = acct_alg_resolve(runs->alg, &call);
+    if (alg != runs->alg) {
+        runs->alg = alg;
+        runs->segment_bytes = (alg->flags & ACCT_ALG_SEGMENTED) ? call.seg : 0;
+        runs->fanout = (alg->flags & ACCT_ALG_FANOUT) ? call.fanout : 0;
+        if (!(alg->flags & ACCT_ALG_REORDER))
+            runs->reorder = false;
+    }
+    return 0;
+}
+
+/* ---- model files ------------------------------------------------------------ */
+
+int acct_whatif_model_loggp(double L_us, double o_us, double g_us, double G_us_per_byte,
+                            struct acct_model *out)
+{
+    struct acct_loggp lg = { L_us, o_us, g_us, G_us_per_byte };
+    acct_model_init(out);
+    return acct_loggp_to_plogp(&lg, &out->net);
+}
+
+/* Reads a number that ends the field (spaces, a comment or the end after it). */
+static int number(const char **s, double *v)
+{
+    char *end;
+    errno = 0;
+    *v = strtod(*s, &end);
+    if (end == *s || errno != 0 || !isfinite(*v))
+        return -1;
+    *s = end + strspn(end, " \t");
+    return 0;
+}
+
+static const char *const plogp_fields[] = { "m", "os_us", "or_us", "g_us" };
+
+/* The pLogP table file (tools/acct-tune/plogp_file.h): "acct-plogp 1", an
+ * "L MICROSECONDS" line, then "BYTES OS OR G" lines; '#' comments. */
+static int plogp_text(FILE *f, struct acct_plogp *t, struct acct_diags *d)
+{
+    char buf[1024];
+    int line = 0;
+    bool header = false, have_l = false;
+
+    memset(t, 0, sizeof(*t));
+    while (fgets(buf, sizeof(buf), f) != NULL) {
+        const char *p = buf + strspn(buf, " \t");
+        int col = (int)(p - buf) + 1;
+        line++;
+        buf[strcspn(buf, "\r\n")] = '\0';
+        if (*p == '#' || *p == '\0')
+            continue;
+        if (!header) {
+            header = true;
+            if (strncmp(p, "acct-plogp 1", 12) != 0)
+                acct_diags_add(d, line, col, "header", "expected \"acct-plogp 1\"");
+            continue;
+        }
+        if (p[0] == 'L' && (p[1] == ' ' || p[1] == '\t')) {
+            const char *q = p + 1 + strspn(p + 1, " \t");
+            if (have_l)
+                acct_diags_add(d, line, col, "L", "given twice");
+            have_l = true;
+            if (number(&q, &t->L_us) != 0 || (*q != '\0' && *q != '#') || t->L_us < 0)
+                acct_diags_add(d, line, (int)(q - buf) + 1, "L",
+                               "expected \"L MICROSECONDS\" (a finite number >= 0)");
+            continue;
+        }
+        if (t->n >= ACCT_PLOGP_MAX_SIZES) {
+            acct_diags_add(d, line, col, "sizes", "more than %d sizes", ACCT_PLOGP_MAX_SIZES);
+            break;
+        }
+        double v[4];
+        const char *q = p;
+        size_t k = 0;
+        for (; k < 4; k++)
+            if (number(&q, &v[k]) != 0 || v[k] < 0)
+                break;
+        if (k < 4 || (*q != '\0' && *q != '#')) {
+            acct_diags_add(d, line, (int)(q - buf) + 1,
+                           k < 4 ? plogp_fields[k] : "line",
+                           k < 4 ? "expected \"BYTES OS_US OR_US G_US\", numbers >= 0"
+                                 : "unexpected text after \"BYTES OS_US OR_US G_US\"");
+            continue;
+        }
+        if (v[0] != floor(v[0]) || v[0] > 1e18) {
+            acct_diags_add(d, line, col, "m", "%g is not a size in bytes", v[0]);
+            continue;
+        }
+        if (t->n > 0 && (uint64_t)v[0] <= t->m[t->n - 1]) {
+            acct_diags_add(d, line, col, "m", "sizes must increase (%llu after %llu)",
+                           (unsigned long long)v[0], (unsigned long long)t->m[t->n - 1]);
+            continue;
+        }
+        t->m[t->n] = (uint64_t)v[0];
+        t->os_us[t->n] = v[1];
+        t->or_us[t->n] = v[2];
+        t->g_us[t->n] = v[3];
+        t->n++;
+    }
+    if (ferror(f))
+        acct_diags_add(d, line, 0, NULL, "read error");
+    else if (!header)
+        acct_diags_add(d, line, 0, "header", "empty file: expected \"acct-plogp 1\"");
+    else if (!have_l)
+        acct_diags_add(d, line, 0, "L", "no \"L MICROSECONDS\" line");
+    else if (t->n == 0)
+        acct_diags_add(d, line, 0, "sizes", "no \"BYTES OS_US OR_US G_US\" line");
+    return d->total == 0 ? 0 : -1;
+}
+
+int acct_whatif_model_file(const char *path, struct acct_model *out, const char **kind,
+                           struct acct_diags *diags)
+{
+    struct acct_diags own = ACCT_DIAGS_INIT;
+    struct acct_diags *d = diags != NULL ? diags : &own;
+    char first[64] = "";
+    int rc = -1;
+    FILE *f;
+
+    acct_diags_reset(d, path);
+    acct_model_init(out);
+    if (kind != NULL)
+        *kind = "pLogP table";
+    f = fopen(path, "r");
+    if (f == NULL) {
+        acct_diags_add(d, 0, 0, NULL, "%s", strerror(errno));
+        goto out;
+    }
+    /* the first line that is not a comment or blank says which kind */
+    char buf[256];
+    while (fgets(buf, sizeof(buf), f) != NULL) {
+        const char *p = buf + strspn(buf, " \t");
+        if (*p != '#' && *p != '\n' && *p != '\r' && *p != '\0') {
+            snprintf(first, sizeof(first), "%s", p);
+            break;
+        }
+    }
+    rewind(f);
+    if (strncmp(first, "acct-plogp", 10) == 0) {
+        if (plogp_text(f, &out->net, d) == 0) {
+            char err[256];
+            if (acct_plogp_check(&out->net, err, sizeof(err)) != 0)
+                acct_diags_add(d, 0, 0, NULL, "%s", err);
+            else
+                rc = 0;
+        }
+        fclose(f);
+        goto out;
+    }
+    fclose(f);
+    if (kind != NULL)
+        *kind = "tuning result";
+    struct acct_result *r = NULL;
+    if (acct_result_parse_file(path, &r, d) != ACCT_RULES_OK)
+        goto out;
+    if (!r->model.present)
+        acct_diags_add(d, 0, 0, "model",
+                       "the tuning result has no model: section (acct-tune writes it with "
+                       "--source model|hybrid); give a pLogP table (acct-tune --plogp-out) "
+                       "instead");
+    else if (acct_whatif_model_loggp(r->model.L_us, r->model.o_us, r->model.g_us,
+                                     r->model.G_us_per_byte, out) != 0)
+        acct_diags_add(d, 0, 0, "model", "the LogGP parameters do not convert to pLogP");
+    else
+        rc = 0;
+    acct_result_free(r);
+out:
+    if (rc != 0 && d->total == 0)
+        acct_diags_add(d, 0, 0, NULL, "not a model");
+    if (d == &own) {
+        acct_diags_print(&own, stderr);
+        acct_diags_free(&own);
+    }
+    return rc;
+}
+
+/* ---- check --------------------------------------------------------------------- */
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+size_t acct_check_samples(uint64_t lo, uint64_t hi, uint64_t cap_hi, int max, uint64_t *out)
+{
+    uint64_t v[80];
+    size_t n = 0, k = 0;
+
+    if (max < 2)
+        max = 2;
+    if (lo < 1)
+        lo = 1;
+    if (hi > cap_hi)
+        hi = cap_hi;
+    if (hi < lo)
+        return 0;
+    v[n++] = lo;
+    v[n++] = hi;
+    for (uint64_t x = 1; x < hi && x <= (UINT64_C(1) << 62); x *= 2)
+        if (x > lo)
+            v[n++] = x;
+    v[n++] = (uint64_t)llround(sqrt((double)lo * (double)hi));
+    qsort(v, n, sizeof(*v), cmp_u64);
+    for (size_t i = 0; i < n; i++)
+        if (k == 0 || v[i] != v[k - 1])
+            v[k++] = v[i];
+    if (k <= (size_t)max) {
+        memcpy(out, v, k * sizeof(*v));
+        return k;
+    }
+    /* keep the ends and max - 2 evenly spaced ones between */
+    for (int i = 0; i < max; i++)
+        out[i] = v[(size_t)((double)i * (double)(k - 1) / (double)(max - 1) + 0.5)];
+    return (size_t)max;
+}
+
+/* The model's best of a point, memoised: the same points (powers of two)
+ * recur in many rules. */
+struct best {
+    enum acct_coll_id coll;
+    int p;
+    bool nodes;
+    uint64_t m;
+    double t_us;
+    struct acct_decision d;
+    struct best *next;
+};
+
+#define BEST_BUCKETS 4096
+
+struct best_ctx {
+    double t_us;
+    struct acct_decision d;
+    enum acct_coll_id coll;
+    int p;
+    uint64_t m;
+    const struct acct_model *mdl;
+    enum acct_whatif_source src;
+};
+
+static int best_one(void *arg, const struct acct_decision *d)
+{
+    struct best_ctx *c = arg;
+    double t = acct_whatif_predict(c->coll, d, c->p, c->m, c->mdl, c->src, NULL);
+    if (!isnan(t) && (isnan(c->t_us) || t < c->t_us)) {
+        c->t_us = t;
+        c->d = *d;
+    }
+    return 0;
+}
+
+static const struct best *best_of(struct best **tab, enum acct_coll_id coll, int p, bool nodes,
+                                  uint64_t m, const struct acct_model *mdl,
+                                  enum acct_whatif_source src, size_t *rankings)
+{
+    uint64_t h = ((uint64_t)coll * 1000003u) ^ ((uint64_t)p * 2654435761u) ^
+                 (m * 11400714819323198485ull) ^ (nodes ? 77u : 0u);
+    struct best **slot = &tab[(h ^ (h >> 29)) % BEST_BUCKETS];
+
+    for (struct best *b = *slot; b != NULL; b = b->next)
+        if (b->coll == coll && b->p == p && b->m == m && b->nodes == nodes)
+            return b;
+    struct best_ctx c = { .t_us = NAN, .coll = coll, .p = p, .m = m, .mdl = mdl, .src = src };
+    if (each_method(coll, p, m, nodes, best_one, &c) != 0)
+        return NULL;
+    struct best *b = malloc(sizeof(*b));
+    if (b == NULL)
+        return NULL;
+    *b = (struct best){ .coll = coll, .p = p, .nodes = nodes, .m = m, .t_us = c.t_us,
+                        .d = c.d, .next = *slot };
+    *slot = b;
+    (*rankings)++;
+    return b;
+}
+
+/* One rule: every sampled point; *f gets the worst. Returns 0, or -1. */
+static int check_rule(const struct acct_rules *rules, enum acct_coll_id coll, size_t i,
+                      const struct acct_model *mdl, const struct acct_check_opts *o,
+                      struct best **tab, struct acct_check_summary *sum,
+                      struct acct_check_finding *f)
+{
+    const struct acct_rule *r = &rules->coll[coll].v[i];
+    int nsamp = o->samples > 0 ? o->samples : ACCT_CHECK_SAMPLES;
+    uint64_t ps[80], ms[80];
+    bool barrier = coll == ACCT_COLL_barrier;
+    /* a layout-bound rule is asked at its smallest ranks per node */
+    struct acct_rules_where w = { .ranks_per_node = r->rpn_min > 0 ? r->rpn_min : 0,
+                                  .regular = r->layout != ACCT_LAYOUT_IRREGULAR };
+    if (acct_rule_layout_bound(r) && w.ranks_per_node == 0)
+        w.ranks_per_node = 2; /* layout: regular|irregular without ranks_per_node */
+
+    memset(f, 0, sizeof(*f));
+    f->coll = coll;
+    f->rule = i;
+    f->r = r;
+    f->penalty = NAN;
+    size_t np = acct_check_samples((uint64_t)(r->comm_min < 2 ? 2 : r->comm_min),
+                                   (uint64_t)r->comm_max, (uint64_t)o->max_comm, nsamp, ps);
+    size_t nm = barrier ? 0 : acct_check_samples(r->bytes_min, r->bytes_max, o->max_bytes,
+                                                 nsamp, ms);
+    if (barrier) {
+        ms[0] = 0;
+        nm = r->bytes_min == 0 ? 1 : 0;
+    }
+    for (size_t a = 0; a < np; a++) {
+        int p = (int)ps[a];
+        int rpn = acct_rule_layout_bound(r) ? w.ranks_per_node : 0;
+        bool nodes = acct_whatif_nodes(p, rpn);
+        for (size_t b = 0; b < nm; b++) {
+            long ri;
+            struct acct_decision written, runs;
+            if (acct_whatif_decide(rules, coll, p, rpn > 0 ? &w : NULL, ms[b], &ri, &written,
+                                   &runs) != 0)
+                return -1;
+            sum->points++;
+            enum acct_whatif_how how;
+            double t = acct_whatif_predict(coll, &runs, p, ms[b], mdl, o->src, &how);
+            if (isnan(t))
+                continue;
+            const struct best *best =
+                best_of(tab, coll, p, nodes, ms[b], mdl, o->src, &sum->rankings);
+            if (best == NULL)
+                return -1;
+            if (isnan(best->t_us))
+                continue;
+            /* the decision is in the space or not; either way best <= t
+             * unless it is not (a segment outside the candidates) */
+            double pen = best->t_us > 0 ? t / best->t_us : (t > 0 ? INFINITY : 1.0);
+            if (isnan(f->penalty) || pen > f->penalty) {
+                f->p = p;
+                f->rpn = rpn;
+                f->m = ms[b];
+                f->runs = runs;
+                f->t_us = t;
+                f->how = how;
+                f->best = best->d;
+                f->best_us = best->t_us;
+                f->penalty = pen;
+            }
+        }
+    }
+    f->flagged = !isnan(f->penalty) && f->penalty > o->bound;
+    return 0;
+}
+
+int acct_check_rules(const struct acct_rules *rules, enum acct_coll_id only,
+                     const struct acct_model *mdl, const struct acct_check_opts *o,
+                     acct_check_fn fn, void *arg, struct acct_check_summary *sum)
+{
+    struct best **tab = NULL;
+    int rc = -1;
+
+    memset(sum, 0, sizeof(*sum));
+    if (rules == NULL || mdl == NULL || o == NULL || !(o->bound > 0) || o->max_comm < 2)
+        return -1;
+    tab = calloc(BEST_BUCKETS, sizeof(*tab));
+    if (tab == NULL)
+        return -1;
+    rc = 0;
+    for (int c = 0; c < ACCT_COLL_COUNT && rc == 0; c++) {
+        if (only != ACCT_COLL_COUNT && (enum acct_coll_id)c != only)
+            continue;
+        for (size_t i = 0; i < rules->coll[c].n && rc == 0; i++) {
+            struct acct_check_finding f;
+            sum->rules++;
+            if (check_rule(rules, (enum acct_coll_id)c, i, mdl, o, tab, sum, &f) != 0) {
+                rc = -1;
+                break;
+            }
+            if (isnan(f.penalty))
+                continue;
+            sum->predicted++;
+            sum->flagged += f.flagged;
+            if (fn != NULL)
+                rc = fn(arg, &f);
+        }
+    }
+    for (size_t b = 0; b < BEST_BUCKETS; b++)
+        while (tab[b] != NULL) {
+            struct best *n = tab[b]->next;
+            free(tab[b]);
+            tab[b] = n;
+        }
+    free(tab);
+    return rc;
+}

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# 240: acctctl whatif and check through acctd: the model of a version's
+# tuning run comes from GET_MODEL (docs/protocol.md); a version without a
+# model (a manual rules file) is named and exit status 2; the daemon's
+# answers equal the offline ones (the exported rules and the result's
+# model: section); the pathological linear bcast is flagged.
+. "$(dirname "$0")/lib.sh"
+D=$ACCT_TEST_DATA
+W=$(dirname "$0")/../tools/acctctl/whatif
+write_config
+start_acctd || exit 1
+
+ctl 0 import "$D/result-eth.yaml" --activate
+expect "$T/out" "as version 1 of eth/tcp-1g"
+
+# whatif from acctd: the active version and its run's model
+ctl 0 whatif bcast -p eth -n 8 -b 1M
+expect "$T/out" "rules:    eth/tcp-1g version 1"
+expect "$T/out" "model:    tuning run r-20261122T150000Z-eth of version 1 (LogGP L 48.2 o 3.1 g 4.4 G 0.0081 us)"
+expect "$T/out" "rule:     bcast[0] (line"
+expect "$T/out" "pipeline:8K, predicted"
+ctl 0 whatif bcast --version 1 -n 8 -b 1M -f tsv
+cp "$T/out" "$T/daemon.tsv"
+# ... the same as offline, with the exported rules and the result's model
+ctl 0 export --version 1 -o "$T/v1.yaml"
+ctl 0 whatif bcast --rules "$T/v1.yaml" --model "$D/result-eth.yaml" -n 8 -b 1M -f tsv
+cmp -s "$T/out" "$T/daemon.tsv" || fail "whatif through acctd differs from offline: $(diff "$T/out" "$T/daemon.tsv")"
+ctl 0 check -p eth --max-comm-size 64 --all -f tsv
+cp "$T/out" "$T/daemon-check.tsv"
+[ "$(wc -l <"$T/daemon-check.tsv")" -eq 3 ] || fail "check --all: a row per rule expected: $(cat "$T/daemon-check.tsv")"
+ctl 0 check --rules "$T/v1.yaml" --model "$D/result-eth.yaml" --max-comm-size 64 --all -f tsv
+cmp -s "$T/out" "$T/daemon-check.tsv" || fail "check through acctd differs from offline"
+# --model FILE wins over the run's model; --rules FILE over the version's rules
+ctl 0 whatif bcast -p eth --model "$W/eth-1g.plogp" -n 8 -b 1M
+expect "$T/out" "eth-1g.plogp (pLogP table)"
+ctl 2 whatif bcast --version 1 --rules "$W/linear-bcast.rules.yaml" -n 8 -b 1M
+expect "$T/err" "give --rules or --version, not both"
+ctl 0 whatif bcast -p eth --rules "$W/linear-bcast.rules.yaml" -n 8 -b 1M
+expect "$T/out" "tuning run r-20261122T150000Z-eth of version 1"
+expect "$T/out" "comm_size [2, max], bytes [0, max]: linear"
+
+# a manual version has no model: said with its version and pair, exit 2
+ctl 0 import "$W/linear-bcast.rules.yaml"
+expect "$T/out" "as version 2 of eth/tcp-1g"
+ctl 2 whatif bcast --version 2 -n 8 -b 1M
+expect "$T/err" "version 2 of eth/tcp-1g has no model: it comes from no tuning run (source manual)"
+expect "$T/err" "give a model with --model FILE"
+ctl 2 check --version 2
+expect "$T/err" "version 2 of eth/tcp-1g has no model"
+# with a model file it is checked, and flagged
+ctl 1 check --version 2 --model "$W/eth-1g.plogp" -f tsv
+[ "$(awk -F'\t' 'NR == 2 { print $1, $2, $9, $14 }' "$T/out")" = "bcast 0 linear true" ] ||
+    fail "check of the linear bcast version: $(cat "$T/out")"
+# no such version, no such partition
+ctl 2 whatif bcast --version 99 -n 8 -b 1K
+expect "$T/err" "no version 99"
+ctl 2 check -p nosuch
+expect "$T/err" "nosuch"
+finish

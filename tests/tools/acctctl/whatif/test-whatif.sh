@@ -1,0 +1,176 @@
+#!/usr/bin/env bash
+# acctctl whatif and check, offline (--rules, --model; docs/acctctl.md):
+#   test-whatif.sh ACCTCTL WHATIF_EXPECT DATA_DIR SOURCE_DIR
+# The expected rankings and penalties are computed by whatif_expect through
+# the model API (acct_model_rank, acct_model_predict), never copied from
+# acctctl's output. The daemon path is tests/daemon/240-whatif-check.sh.
+set -u
+acctctl=$1
+expect_bin=$2
+data=$3
+src=$4
+failures=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+model=$data/eth-1g.plogp
+
+fail() {
+    echo "FAIL: $*" >&2
+    failures=$((failures + 1))
+}
+
+run() {
+    local want=$1
+    shift
+    "$acctctl" "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
+    local got=$?
+    if [ "$got" -ne "$want" ]; then
+        fail "acctctl $*: exit status $got, expected $want"
+        sed 's/^/  stdout: /' "$tmp/out" >&2
+        sed 's/^/  stderr: /' "$tmp/err" >&2
+    fi
+}
+
+expect() {
+    grep -qF -- "$2" "$1" || { fail "expected \"$2\" in $(basename "$1"):"; sed 's/^/  /' "$1" >&2; }
+}
+
+# TSV column of the ranked rows (rank is a number): "method<TAB>predicted_us"
+ranked() {
+    awk -F'\t' 'NR > 1 && $5 ~ /^[0-9]+$/ { print $6 "\t" $7 }' "$tmp/out"
+}
+
+# The decision's row (rank is rule|native|outside): FIELD
+decision() {
+    awk -F'\t' -v f="$1" 'NR > 1 && $5 !~ /^[0-9]+$/ { print $f }' "$tmp/out"
+}
+
+# ---- the ranking: exactly acct_model_rank's, every method, in order -----------
+# (up to 256 ranks --source auto simulates, as acct_model_predict does)
+for point in "bcast 64 65536" "allreduce 8 65536" "alltoall 16 1024" "reduce 32 4096" \
+             "barrier 64 0" "gather 7 3000"; do
+    set -- $point
+    run 0 whatif "$1" --rules "$data/linear-bcast.rules.yaml" --model "$model" \
+        --comm-size "$2" --bytes "$3" --format tsv
+    ranked >"$tmp/got"
+    "$expect_bin" rank "$1" "$2" "$3" "$model" >"$tmp/want" || fail "whatif_expect rank $point"
+    [ -s "$tmp/want" ] || fail "whatif_expect rank $point: nothing"
+    cmp -s "$tmp/got" "$tmp/want" || {
+        fail "whatif $point: ranking differs from acct_model_rank"
+        diff "$tmp/want" "$tmp/got" | head -20 >&2
+    }
+done
+# --source model at 300 ranks: acct_model_predict's simulation throughout
+run 0 whatif allreduce --rules "$data/linear-bcast.rules.yaml" --model "$model" \
+    -n 300 -b 64 --source model --format tsv
+ranked >"$tmp/got"
+"$expect_bin" rank allreduce 300 64 "$model" >"$tmp/want"
+cmp -s "$tmp/got" "$tmp/want" || fail "whatif allreduce 512 1K --source model: ranking differs"
+grep -q "simulated" "$tmp/out" || fail "--source model at 300 ranks: nothing simulated"
+# above 256 ranks auto uses the closed forms and says so
+run 0 whatif bcast --rules "$data/linear-bcast.rules.yaml" --model "$model" -n 4096 -b 1M -f tsv
+[ "$(awk -F'\t' 'NR > 1 { print $9 }' "$tmp/out" | sort -u | tr '\n' ,)" = "closed form,none," ] ||
+    fail "whatif at 4096 ranks: sources $(awk -F'\t' 'NR > 1 { print $9 }' "$tmp/out" | sort -u)"
+
+# ---- the decision and its penalty ----------------------------------------------------
+run 0 whatif bcast --rules "$data/linear-bcast.rules.yaml" --model "$model" -n 64 -b 1M -f tsv
+[ "$(decision 5) $(decision 6)" = "rule linear" ] || fail "linear rule: $(decision 5) $(decision 6)"
+[ "$(decision 8)" = "$("$expect_bin" penalty bcast 64 1048576 "$model" linear)" ] ||
+    fail "linear's penalty $(decision 8), expected $("$expect_bin" penalty bcast 64 1048576 "$model" linear)"
+[ "$(awk -F'\t' 'NR > 1 && $10 == "true"' "$tmp/out" | wc -l)" = 2 ] ||
+    fail "the decision is one ranked row and its own row: $(grep true "$tmp/out")"
+run 0 whatif bcast --rules "$data/linear-bcast.rules.yaml" --model "$model" -n 64 -b 1M
+expect "$tmp/out" "rule:     bcast[0] (line 12): comm_size [2, max], bytes [0, max]: linear"
+expect "$tmp/out" "penalty"
+# the power-of-two fallback: scatter_allgather_rd on 6 ranks runs _ring
+run 0 whatif bcast --rules "$data/mixed.rules.yaml" --model "$model" -n 6 -b 48K -f tsv
+[ "$(decision 6)" = "scatter_allgather_ring" ] || fail "pow2 fallback: $(decision 6)"
+[ "$(decision 8)" = "$("$expect_bin" penalty bcast 6 49152 "$model" scatter_allgather_ring)" ] ||
+    fail "the fallback's penalty: $(decision 8)"
+run 0 whatif bcast --rules "$data/mixed.rules.yaml" --model "$model" -n 6 -b 48K
+expect "$tmp/out" "runs:     scatter_allgather_ring (the runtime's fallback"
+run 0 whatif bcast --rules "$data/mixed.rules.yaml" --model "$model" -n 8 -b 48K -f tsv
+[ "$(decision 6)" = "scatter_allgather_rd" ] || fail "pow2 on 8 ranks: $(decision 6)"
+# a native rule and a point outside every rule: no prediction, said so
+run 0 whatif bcast --rules "$data/mixed.rules.yaml" --model "$model" -n 8 -b 1M -f json
+grep -q '"rank": "native"' "$tmp/out" || fail "native rule: $(tail -3 "$tmp/out")"
+run 0 whatif bcast --rules "$data/mixed.rules.yaml" --model "$model" -n 8 -b 1M
+expect "$tmp/out" "decision: native (the MPI library's own collective"
+run 0 whatif bcast --rules "$data/mixed.rules.yaml" --model "$model" -n 128 -b 1K
+expect "$tmp/out" "the point lies outside every rule"
+run 0 whatif bcast --rules "$data/mixed.rules.yaml" --model "$model" -n 128 -b 1K -f tsv
+[ "$(decision 5) $(decision 7)" = "outside -" ] || fail "outside: $(decision 5) $(decision 7)"
+# the layout dimension: the hier_ring rule holds only with a known layout
+run 0 whatif allreduce --rules "$data/mixed.rules.yaml" --model "$model" -n 16 -b 64K -f tsv
+[ "$(decision 5)" = "outside" ] || fail "layout unknown: $(decision 5)"
+run 0 whatif allreduce --rules "$data/mixed.rules.yaml" --model "$model" -n 16 -b 64K \
+    --ranks-per-node 4 -f tsv
+[ "$(decision 5) $(decision 6)" = "rule hier_ring" ] || fail "4 ranks per node: $(decision 5) $(decision 6)"
+grep -q "	hier_" "$tmp/out" || fail "4 ranks per node: no node-aware method ranked"
+run 0 whatif allreduce --rules "$data/mixed.rules.yaml" --model "$model" -n 16 -b 64K \
+    --ranks-per-node 4 --irregular -f tsv
+[ "$(decision 5)" = "outside" ] || fail "irregular: $(decision 5)"
+# lists and ranges
+run 0 whatif bcast --rules "$data/mixed.rules.yaml" --model "$model" -n 4,8 -b 1K:4K -f tsv
+[ "$(awk -F'\t' 'NR > 1 { print $2 "/" $4 }' "$tmp/out" | sort -u | tr '\n' ' ')" = \
+  "4/1024 4/2048 4/4096 8/1024 8/2048 8/4096 " ] || fail "lists: $(awk -F'\t' 'NR > 1 { print $2 "/" $4 }' "$tmp/out" | sort -u)"
+# a result's model: section (LogGP) is a model too
+run 0 whatif bcast --rules "$data/linear-bcast.rules.yaml" --model "$src/tests/unit/results/valid-example.yaml" -n 8 -b 1K
+expect "$tmp/out" "valid-example.yaml (tuning result)"
+# up to 1M ranks (closed forms)
+run 0 whatif allreduce --rules "$src/docs/data/eth-tune.rules.yaml" --model "$model" -n 1M -b 1M -f tsv
+[ "$(decision 6)" = "segmented_ring" ] || fail "1M ranks: $(decision 6)"
+
+# ---- check -------------------------------------------------------------------------
+run 1 check --rules "$data/linear-bcast.rules.yaml" --model "$model"
+expect "$tmp/out" "bcast       0     12"
+expect "$tmp/out" "1 rules, 1 with a prediction, 1 over the bound 2"
+run 1 check --rules "$data/linear-bcast.rules.yaml" --model "$model" -f tsv
+[ "$(awk -F'\t' 'NR == 2 { print $1, $2, $4, $5, $9, $14 }' "$tmp/out")" = "bcast 0 [2, max] [0, max] linear true" ] ||
+    fail "check linear: $(cat "$tmp/out")"
+# the worst point's penalty is the API's
+read -r wp wm pen <<<"$(awk -F'\t' 'NR == 2 { print $6, $8, $13 }' "$tmp/out")"
+[ "$pen" = "$("$expect_bin" penalty bcast "$wp" "$wm" "$model" linear)" ] ||
+    fail "check: penalty $pen at $wp/$wm, API $("$expect_bin" penalty bcast "$wp" "$wm" "$model" linear)"
+# a higher bound than the worst penalty: clean
+run 0 check --rules "$data/linear-bcast.rules.yaml" --model "$model" --bound 1e6 --max-comm-size 64
+# the tuned eth rules where they were measured (<= 8 ranks, <= 1 MiB): within 4x
+# of this (uncalibrated) model; beyond, [6, max] rules are flagged
+run 0 check --rules "$src/docs/data/eth-tune.rules.yaml" --model "$model" --max-comm-size 8 \
+    --max-bytes 1M --bound 4
+run 1 check --rules "$src/docs/data/eth-tune.rules.yaml" --model "$model" -c bcast -f tsv
+awk -F'\t' '$4 == "[6, max]" && $14 == "true"' "$tmp/out" | grep -q . ||
+    fail "check eth-tune: no [6, max] bcast rule flagged at 4096 ranks"
+run 1 check --rules "$src/docs/data/eth-tune.rules.yaml" --model "$model" --all -f json
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert any(not r["flagged"] for r in d) and any(r["flagged"] for r in d)' "$tmp/out" ||
+    fail "check --all: flagged and clean rules expected"
+
+# ---- bad input: file, line and field; exit 2 -------------------------------------------
+run 2 whatif bcast --rules "$data/linear-bcast.rules.yaml" --model "$data/bad.plogp" -n 8 -b 1K
+expect "$tmp/err" "bad.plogp:4:5: or_us: expected \"BYTES OS_US OR_US G_US\""
+expect "$tmp/err" "bad.plogp:5:1: m: sizes must increase (0 after 0)"
+run 2 check --rules "$data/linear-bcast.rules.yaml" --model "$src/docs/data/eth-tune.result.yaml"
+expect "$tmp/err" "eth-tune.result.yaml: model: the tuning result has no model: section"
+run 2 check --rules "$src/tests/unit/rules/invalid-overlap.yaml" --model "$model"
+expect "$tmp/err" "invalid-overlap.yaml:6:7: collectives.allreduce[1]: overlaps"
+expect "$tmp/err" "is not a valid rules file"
+run 2 whatif bcast --rules "$data/linear-bcast.rules.yaml" --model "$tmp/missing" -n 8 -b 1K
+expect "$tmp/err" "missing: No such file or directory"
+run 2 whatif bcast --rules "$data/linear-bcast.rules.yaml" --model "$model" -n 1 -b 1K
+expect "$tmp/err" "--comm-size"
+run 2 whatif bcast --rules "$data/linear-bcast.rules.yaml" --model "$model" -n 8 -b 1Q
+expect "$tmp/err" "--bytes"
+run 2 whatif --rules "$data/linear-bcast.rules.yaml" --model "$model" -n 8 -b 1K
+expect "$tmp/err" "which collective?"
+run 2 whatif bcst --rules "$data/linear-bcast.rules.yaml" --model "$model" -n 8 -b 1K
+expect "$tmp/err" "unknown collective"
+run 2 whatif bcast --model "$model" -n 8 -b 1K
+expect "$tmp/err" "-p PARTITION (or --version N) is required"
+run 2 check --rules "$data/linear-bcast.rules.yaml" --model "$model" --bound 0.5
+expect "$tmp/err" "--bound"
+
+if [ "$failures" -ne 0 ]; then
+    echo "$failures failure(s)" >&2
+    exit 1
+fi
+echo "acctctl whatif/check: all passed"

@@ -1,0 +1,175 @@
+/* The rules and the model of whatif and check (model_input.h). */
+#include "model_input.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "acct/model_whatif.h"
+#include "acct/stats.h"
+#include "acctctl.h"
+#include "daemon_ops.h"
+
+void acctctl_mi_free(struct acctctl_mi *mi)
+{
+    acct_rules_free(mi->rules);
+    mi->rules = NULL;
+}
+
+/* GET_MODEL of version v into mi. 0 or -1 (printed). */
+static int daemon_model(struct acctctl_conn *conn, uint64_t v, struct acctctl_mi *mi)
+{
+    static const unsigned req[] = { ACCT_T_MODEL_L_US, ACCT_T_MODEL_O_US, ACCT_T_MODEL_G_US,
+                                    ACCT_T_MODEL_GB_US };
+    struct acct_wbuf w;
+    double p[4];
+    char run[ACCT_RULES_RUN_MAX + 1];
+    int rc = -1;
+
+    acctctl_request(conn, &w, ACCT_MSG_GET_MODEL);
+    acct_put_u64(&w, ACCT_T_VERSION, v);
+    if (acctctl_call(conn, &w, NULL) != 0 || acctctl_require(conn, req, 4) != 0)
+        goto out;
+    for (int k = 0; k < 4; k++)
+        if (acct_get_f64(conn->msg.body, conn->msg.len, req[k], &p[k]) != 0)
+            goto out;
+    acctctl_str(conn->msg.body, conn->msg.len, ACCT_T_TUNING_RUN, run, sizeof(run));
+    if (acct_whatif_model_loggp(p[0], p[1], p[2], p[3], &mi->mdl) != 0) {
+        fprintf(stderr, ACCTCTL_NAME " %s: acctd's model of version %llu is not usable\n",
+                conn->common->cmd, (unsigned long long)v);
+        goto out;
+    }
+    snprintf(mi->model_from, sizeof(mi->model_from),
+             "tuning run %s of version %llu (LogGP L %g o %g g %g G %g us)", run,
+             (unsigned long long)v, p[0], p[1], p[2], p[3]);
+    rc = 0;
+out:
+    acct_wbuf_free(&w);
+    return rc;
+}
+
+int acctctl_mi_load(const struct acctctl_common *c, uint64_t version, const char *rules_file,
+                    const char *model_file, struct acctctl_mi *mi)
+{
+    struct acctctl_conn conn = { .fd = -1 };
+    struct acct_diags diags = ACCT_DIAGS_INIT;
+    bool connected = false;
+    int rc = -1;
+
+    memset(mi, 0, sizeof(*mi));
+    acct_model_init(&mi->mdl);
+    if (model_file != NULL) {
+        const char *kind = "";
+        if (acct_whatif_model_file(model_file, &mi->mdl, &kind, &diags) != 0) {
+            acct_diags_print(&diags, stderr);
+            fprintf(stderr, ACCTCTL_NAME " %s: %s is not a usable model (a pLogP table or a "
+                            "tuning result with a model: section)\n",
+                    c->cmd, model_file);
+            goto out;
+        }
+        snprintf(mi->model_from, sizeof(mi->model_from), "%s (%s)", model_file, kind);
+    }
+    if (rules_file != NULL) {
+        if (acct_rules_parse_file(rules_file, &mi->rules, &diags) != ACCT_RULES_OK) {
+            acct_diags_print(&diags, stderr);
+            fprintf(stderr, ACCTCTL_NAME " %s: %s is not a valid rules file\n", c->cmd,
+                    rules_file);
+            goto out;
+        }
+        snprintf(mi->rules_from, sizeof(mi->rules_from), "%s", rules_file);
+    }
+    if (rules_file == NULL || model_file == NULL) {
+        struct acct_field text;
+        if (acctctl_connect(&conn, c) != 0)
+            goto out;
+        connected = true;
+        uint64_t v = version;
+        if (rules_file == NULL || v == 0) {
+            if (acctctl_op_show(&conn, version, c->partition, c->interconnect) != 0)
+                goto out;
+            v = acctctl_u64(conn.msg.body, conn.msg.len, ACCT_T_VERSION, 0);
+        }
+        if (rules_file == NULL) {
+            char p[ACCT_RULES_NAME_MAX + 1], i[ACCT_RULES_NAME_MAX + 1];
+            if (!acct_msg_find(&conn.msg, ACCT_T_RULES_TEXT, &text)) {
+                fprintf(stderr, ACCTCTL_NAME " %s: acctd's SHOW reply has no RULES_TEXT\n",
+                        c->cmd);
+                goto out;
+            }
+            if (acct_rules_parse_buffer("acctd reply", (const char *)text.val, text.len,
+                                        &mi->rules, &diags) != ACCT_RULES_OK) {
+                acct_diags_print(&diags, stderr);
+                fprintf(stderr, ACCTCTL_NAME " %s: acctd sent rules this acctctl cannot read\n",
+                        c->cmd);
+                goto out;
+            }
+            snprintf(mi->rules_from, sizeof(mi->rules_from), "%s/%s version %llu",
+                     acctctl_str(conn.msg.body, conn.msg.len, ACCT_T_PARTITION, p, sizeof(p)),
+                     acctctl_str(conn.msg.body, conn.msg.len, ACCT_T_INTERCONNECT, i,
+                                 sizeof(i)),
+                     (unsigned long long)v);
+        }
+        if (model_file == NULL && daemon_model(&conn, v, mi) != 0) {
+            fprintf(stderr, ACCTCTL_NAME " %s: give a model with --model FILE (a pLogP table "
+                            "or a tuning result with a model: section)\n",
+                    c->cmd);
+            goto out;
+        }
+    }
+    rc = 0;
+out:
+    if (connected)
+        acctctl_disconnect(&conn);
+    acct_diags_free(&diags);
+    if (rc != 0)
+        acctctl_mi_free(mi);
+    return rc;
+}
+
+int acctctl_size_list(const char *s, uint64_t lo, uint64_t hi, uint64_t *out, int max,
+                      char *err, size_t errlen)
+{
+    int n = 0;
+    char *copy = strdup(s), *save = NULL;
+
+    if (copy == NULL) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    for (char *tok = strtok_r(copy, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
+        uint64_t a, b;
+        char *colon = strchr(tok, ':');
+        if (colon != NULL)
+            *colon = '\0';
+        if (acct_size_parse(tok, &a, err, errlen) != 0 ||
+            (colon != NULL && acct_size_parse(colon + 1, &b, err, errlen) != 0))
+            goto bad;
+        if (colon == NULL)
+            b = a;
+        if (a < lo || b > hi || a > b) {
+            snprintf(err, errlen, "\"%s%s%s\": expected values from %llu to %llu%s", tok,
+                     colon != NULL ? ":" : "", colon != NULL ? colon + 1 : "",
+                     (unsigned long long)lo, (unsigned long long)hi,
+                     a > b ? ", the range ascending" : "");
+            goto bad;
+        }
+        for (uint64_t x = a; x <= b; x = x == 0 ? 1 : x * 2) {
+            if (n == max) {
+                snprintf(err, errlen, "more than %d values", max);
+                goto bad;
+            }
+            out[n++] = x;
+            if (colon == NULL || x > b / 2)
+                break;
+        }
+    }
+    if (n == 0) {
+        snprintf(err, errlen, "no value");
+        goto bad;
+    }
+    free(copy);
+    return n;
+bad:
+    free(copy);
+    return -1;
+}
