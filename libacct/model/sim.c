@@ -136,6 +136,16 @@ static void on_round_done(void *ctx, int r, unsigned q)
     enter_round(s, r, q + 1, e);
 }
 
+void acct_model_uniform_counts(uint64_t block, int p, uint64_t *counts, uint64_t *displs)
+{
+    uint64_t at = 0;
+    for (int i = 0; i < p; i++) {
+        counts[i] = block;
+        displs[i] = at;
+        at += counts[i];
+    }
+}
+
 int acct_model_simulate_call(const struct acct_alg *alg, const struct acct_call *call,
                              const struct acct_model *mdl, double *t_us, char *err,
                              size_t errlen)
@@ -146,6 +156,7 @@ int acct_model_simulate_call(const struct acct_alg *alg, const struct acct_call 
     struct sim s = {.mdl = mdl};
     size_t total = 0, most = 1;
     const char *why = NULL;
+    uint64_t *vcounts = NULL;
 
     if (err != NULL && errlen > 0)
         err[0] = '\0';
@@ -175,6 +186,24 @@ int acct_model_simulate_call(const struct acct_alg *alg, const struct acct_call 
         }
         free(key);
         own.layout = &s.layout;
+        call = &own;
+    }
+    /* A v-collective without count arrays: the uniform call, every rank's
+     * block count elements (count: the decision's m, the average block),
+     * the shape the tuner measures (docs/acct-tune.md). */
+    if (acct_coll_vector(call->coll) && call->counts == NULL) {
+        vcounts = malloc(2 * (size_t)p * sizeof *vcounts);
+        if (vcounts == NULL) {
+            say(err, errlen, "out of memory");
+            goto out;
+        }
+        acct_model_uniform_counts(call->count, p, vcounts, vcounts + p);
+        if (call != &own)
+            own = *call;
+        own.count = call->count * (uint64_t)p;
+        own.scount = call->count;
+        own.counts = vcounts;
+        own.displs = vcounts + p;
         call = &own;
     }
     if (!acct_alg_applicable(alg, call, &why)) {
@@ -244,6 +273,7 @@ out:
     free(s.rk);
     free(s.rxs);
     acct_layout_free(&s.layout);
+    free(vcounts);
     free(ptrs);
     free(sc);
     return rc;

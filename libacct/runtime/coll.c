@@ -186,7 +186,8 @@ static bool same_call(const struct acct_call *a, const struct acct_call *b)
     return a->coll == b->coll && a->rank == b->rank && a->size == b->size &&
            a->root == b->root && a->count == b->count && a->scount == b->scount &&
            a->seg == b->seg && a->fanout == b->fanout && a->in_place == b->in_place &&
-           a->commutative == b->commutative && a->layout == b->layout;
+           a->commutative == b->commutative && a->layout == b->layout &&
+           a->counts == NULL && b->counts == NULL;
 }
 
 /* The schedule of (alg, shape): a cached one, or built into the next slot.
@@ -206,7 +207,11 @@ static const struct acct_sched *schedule(struct rt_comm *st, const struct acct_a
         *rc = slot->sched.error ? MPI_ERR_NO_MEM : RT_NATIVE;
         return NULL;
     }
-    slot->alg = alg;
+    /* A v-collective's shape includes its count arrays (the caller's, valid
+     * for this call only): its schedule is built for each call, never
+     * reused. */
+    slot->alg = shape->counts == NULL ? alg : NULL;
+    slot->call.counts = slot->call.displs = NULL;
     return &slot->sched;
 }
 
@@ -513,6 +518,155 @@ static int do_blocks(const struct blocks_call *k, struct rt_ran *ran)
     return rc == MPI_SUCCESS ? rc : failed(k->comm, rc);
 }
 
+/* ---- v-collectives ---------------------------------------------------------
+ * allgatherv and reduce_scatter: every rank has every rank's count, so the
+ * sum over all ranks (in bytes) is alike everywhere; the decision's key is
+ * that sum / P, rounded down: the average block, which is allgather's and
+ * reduce_scatter_block's m for a uniform call (docs/rules.md, "What
+ * message bytes means"). The count arrays become the
+ * shape's counts/displs (acct/alg.h), built after the decision: an
+ * allocation failure there is this rank's alone and is reported as an MPI
+ * error, never turned into a native run (rule 1). */
+
+/* allgatherv: blocks of bytes. A receive type whose data is contiguous
+ * (true extent = size = extent) is used in place, block i at byte
+ * displs[i] x size; any other goes through a packed buffer with the blocks
+ * back to back (the own block packed first when in place), unpacked block
+ * by block after the run. */
+static int do_allgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                         const int *rcounts, const int *displs, MPI_Datatype rtype,
+                         MPI_Comm comm, struct rt_ran *ran)
+{
+    struct rt_comm *st = candidate(comm, ACCT_COLL_allgatherv);
+    struct acct_call c = shape_of(ACCT_COLL_allgatherv, st, -1);
+    uint64_t rsize, ssize = 0, total = 0, *arr = NULL;
+    MPI_Aint lb, extent, tlb, textent;
+    struct rt_bytes sv = {0};
+    struct rt_choice ch;
+    struct rt_bufs b;
+    char *packed = NULL, *rptr;
+    int rc = MPI_SUCCESS, rc2 = MPI_SUCCESS;
+
+    if (unknown(st))
+        return failed(comm, MPI_ERR_NO_MEM);
+    if (st == NULL || st->inter || rcounts == NULL || displs == NULL ||
+        type_size(rtype, &rsize) != 0 ||
+        PMPI_Type_get_extent(rtype, &lb, &extent) != MPI_SUCCESS ||
+        PMPI_Type_get_true_extent(rtype, &tlb, &textent) != MPI_SUCCESS)
+        return RT_NATIVE;
+    const int p = st->size, me = st->rank;
+    for (int i = 0; i < p; i++) {
+        if (rcounts[i] < 0)
+            return RT_NATIVE; /* the program's error: the MPI library reports it */
+        total += (uint64_t)rcounts[i] * rsize;
+    }
+    c.in_place = sbuf == MPI_IN_PLACE;
+    if (!c.in_place && (scount < 0 || type_size(stype, &ssize) != 0))
+        return RT_NATIVE;
+    c.count = total;
+    c.scount = (uint64_t)rcounts[me] * rsize;
+    if (!choose(st, &c, total / (uint64_t)p, 1, total, &ch))
+        return RT_NATIVE;
+    const bool contig = (uint64_t)textent == rsize && (uint64_t)extent == rsize;
+    arr = malloc(2 * (size_t)p * sizeof *arr);
+    if (arr == NULL)
+        return failed(comm, MPI_ERR_NO_MEM);
+    uint64_t at = 0;
+    for (int i = 0; i < p; i++) {
+        arr[i] = (uint64_t)rcounts[i] * rsize;
+        arr[p + i] = contig ? (uint64_t)displs[i] * rsize : at;
+        at += arr[i];
+    }
+    c.counts = arr;
+    c.displs = arr + p;
+    rptr = (char *)rbuf + tlb;
+    if (!contig) {
+        packed = malloc(total ? total : 1);
+        rptr = packed;
+        if (packed == NULL)
+            rc = MPI_ERR_NO_MEM;
+        else if (c.in_place) {
+            int pos = (int)c.displs[me];
+            rc = PMPI_Pack((char *)rbuf + (MPI_Aint)displs[me] * extent, rcounts[me], rtype,
+                           packed, (int)total, &pos, comm);
+        }
+    }
+    if (rc == MPI_SUCCESS && !c.in_place)
+        rc = bytes_open(sbuf, (uint64_t)scount, stype, 1, comm, &sv);
+    if (rc == MPI_SUCCESS) {
+        rt_bufs_init(&b);
+        rt_bufs_set(&b, ACCT_BUF_SEND, sv.ptr, MPI_BYTE);
+        rt_bufs_set(&b, ACCT_BUF_RECV, rptr, MPI_BYTE);
+        rc = run_choice(st, &c, &ch, &b, MPI_OP_NULL);
+    }
+    if (rc == MPI_SUCCESS && packed != NULL)
+        for (int i = 0; i < p && rc2 == MPI_SUCCESS; i++) {
+            int pos = (int)c.displs[i];
+            rc2 = PMPI_Unpack(packed, (int)total, &pos, (char *)rbuf + (MPI_Aint)displs[i] * extent,
+                              rcounts[i], rtype, comm);
+        }
+    bytes_close(&sv, NULL, 0, stype, 0, comm);
+    free(packed);
+    free(arr);
+    ran_choice(ran, &ch, c.seg, rc);
+    if (rc == RT_NATIVE)
+        return rc;
+    if (rc == MPI_SUCCESS)
+        rc = rc2;
+    return rc == MPI_SUCCESS ? rc : failed(comm, rc);
+}
+
+/* reduce_scatter: elements of dt (the same on every rank, as are the
+ * counts); block i starts at the sum of counts before it. */
+static int do_reduce_scatter(const void *sbuf, void *rbuf, const int *rcounts, MPI_Datatype dt,
+                             MPI_Op op, MPI_Comm comm, struct rt_ran *ran)
+{
+    struct rt_comm *st = candidate(comm, ACCT_COLL_reduce_scatter);
+    struct acct_call c = shape_of(ACCT_COLL_reduce_scatter, st, -1);
+    uint64_t size, total = 0, *arr;
+    int commute = 0;
+    struct rt_choice ch;
+    struct rt_bufs b;
+
+    if (unknown(st))
+        return failed(comm, MPI_ERR_NO_MEM);
+    if (st == NULL || st->inter || rcounts == NULL || type_size(dt, &size) != 0 ||
+        PMPI_Op_commutative(op, &commute) != MPI_SUCCESS)
+        return RT_NATIVE;
+    const int p = st->size;
+    for (int i = 0; i < p; i++) {
+        if (rcounts[i] < 0)
+            return RT_NATIVE;
+        total += (uint64_t)rcounts[i];
+    }
+    c.count = total;
+    c.scount = (uint64_t)rcounts[st->rank];
+    c.commutative = commute != 0;
+    c.in_place = sbuf == MPI_IN_PLACE;
+    if (!choose(st, &c, total * size / (uint64_t)p, size ? size : 1, total * size, &ch))
+        return RT_NATIVE;
+    arr = malloc(2 * (size_t)p * sizeof *arr);
+    if (arr == NULL)
+        return failed(comm, MPI_ERR_NO_MEM);
+    uint64_t at = 0;
+    for (int i = 0; i < p; i++) {
+        arr[i] = (uint64_t)rcounts[i];
+        arr[p + i] = at;
+        at += arr[i];
+    }
+    c.counts = arr;
+    c.displs = arr + p;
+    rt_bufs_init(&b);
+    rt_bufs_set(&b, ACCT_BUF_SEND, c.in_place ? NULL : sbuf, dt);
+    rt_bufs_set(&b, ACCT_BUF_RECV, rbuf, dt);
+    int rc = run_choice(st, &c, &ch, &b, op);
+    free(arr);
+    ran_choice(ran, &ch, c.seg * size, rc);
+    if (rc == RT_NATIVE)
+        return rc;
+    return rc == MPI_SUCCESS ? rc : failed(comm, rc);
+}
+
 /* The entry points: run ACCT's choice or the native collective, account. */
 
 int rt_impl_Barrier(MPI_Comm comm)
@@ -608,3 +762,30 @@ int rt_impl_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
                      int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 BLOCKS_ENTRY(Alltoall, alltoall, -1,
              PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm))
+
+int rt_impl_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                       const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                       MPI_Comm comm)
+{
+    uint64_t t0 = rt_account_begin();
+    struct rt_ran ran = {.bytes = t0 && rt_samples_on ? rt_samples_v_bytes(recvcounts, recvtype, comm) : 0};
+    int rc = do_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                           comm, &ran);
+    if (rc == RT_NATIVE)
+        rc = PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                             comm);
+    rt_account_call(ACCT_COLL_allgatherv, &ran, comm, t0);
+    return rc;
+}
+
+int rt_impl_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
+                           MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    uint64_t t0 = rt_account_begin();
+    struct rt_ran ran = {.bytes = t0 && rt_samples_on ? rt_samples_v_bytes(recvcounts, datatype, comm) : 0};
+    int rc = do_reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, &ran);
+    if (rc == RT_NATIVE)
+        rc = PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
+    rt_account_call(ACCT_COLL_reduce_scatter, &ran, comm, t0);
+    return rc;
+}

@@ -390,6 +390,109 @@ static void run_all(MPI_Comm comm, int rank, int size, int a2a)
             }
 }
 
+/* v-collectives: rank i's count for base count n under pattern v: uniform,
+ * uneven with zeros (every third rank sends nothing), one rank alone. */
+static int vcount(int v, int n, int i, int size)
+{
+    switch (v) {
+    case 0: return n;
+    case 1: return (i % 3) * n;
+    default: return i == size / 2 ? n : 0;
+    }
+}
+
+/* allgatherv: blocks in reverse rank order with a one-element gap before
+ * each (pattern 1), else back to back; mixed: send int x 3c, receive
+ * contig3 x c. The gaps keep their fill: both sides must leave them. */
+static void run_allgatherv(MPI_Comm comm, int rank, int size)
+{
+    int *rc = xmalloc(sizeof(int) * (size_t)size), *dsp = xmalloc(sizeof(int) * (size_t)size);
+    for (int t = 0; t <= T_COUNT; t++)
+        for (int ci = 0; ci < NCOUNTS; ci++)
+            for (int v = 0; v < 3; v++)
+                for (int ip = 0; ip < 2; ip++) {
+                    int n = counts[ci], end = 0;
+                    MPI_Datatype st = t < T_COUNT ? types[t] : MPI_INT;
+                    MPI_Datatype rt = t < T_COUNT ? types[t] : contig3;
+                    for (int i = size - 1, at = 0; i >= 0; i--) {
+                        rc[i] = vcount(v, n, i, size);
+                        if (v == 1) {
+                            dsp[i] = at + 1;
+                            at += rc[i] + 1;
+                            end = at;
+                        }
+                    }
+                    if (v != 1)
+                        for (int i = 0; i < size; i++) {
+                            dsp[i] = end;
+                            end += rc[i];
+                        }
+                    int sc = t < T_COUNT ? rc[rank] : 3 * rc[rank];
+                    size_t sbytes = (size_t)sc * extent_of(st);
+                    void *send = xmalloc(sbytes);
+                    fill(send, sbytes, (unsigned)(rank + 23));
+                    struct pair p = pair_new((size_t)end * extent_of(rt), 29);
+                    if (ip) { /* own block already in place */
+                        size_t off = (size_t)dsp[rank] * extent_of(rt), len = (size_t)rc[rank] * extent_of(rt);
+                        fill((char *)p.acct + off, len, (unsigned)(rank + 31));
+                        memcpy((char *)p.native + off, (char *)p.acct + off, len);
+                    }
+                    const void *sb = ip ? MPI_IN_PLACE : send;
+                    entry_delay();
+                    MPI_Allgatherv(sb, JUNK_IF(ip, sc), JUNK_TYPE_IF(ip, st), p.acct, rc, dsp, rt, comm);
+                    PMPI_Allgatherv(sb, JUNK_IF(ip, sc), JUNK_TYPE_IF(ip, st), p.native, rc, dsp, rt, comm);
+                    calls++;
+                    char w[64];
+                    snprintf(w, sizeof w, "%s pattern %d%s", t < T_COUNT ? tname[t] : "mixed", v,
+                             ip ? " in-place" : "");
+                    pair_check(&p, w, size, n, -1);
+                    free(send);
+                }
+    free(rc);
+    free(dsp);
+}
+
+/* reduce_scatter: every reduction, count patterns as allgatherv's. */
+static void run_reduce_scatter(MPI_Comm comm, int rank, int size)
+{
+    int *rc = xmalloc(sizeof(int) * (size_t)size);
+    for (int r = 0; r < R_COUNT; r++)
+        for (int ci = 0; ci < NCOUNTS; ci++)
+            for (int v = 0; v < 3; v++)
+                for (int ip = 0; ip < 2; ip++) {
+                    MPI_Datatype dt;
+                    MPI_Op op;
+                    size_t es, all_n = 0;
+                    red_type(r, &dt, &op, &es);
+                    for (int i = 0; i < size; i++) {
+                        rc[i] = vcount(v, counts[ci], i, size);
+                        all_n += (size_t)rc[i];
+                    }
+                    size_t mine = (size_t)rc[rank];
+                    void *send = xmalloc(all_n * es);
+                    red_fill(r, send, all_n, rank, (unsigned)ci);
+                    struct pair p = pair_new((ip ? all_n : mine) * es, 9);
+                    if (ip) {
+                        memcpy(p.acct, send, all_n * es);
+                        memcpy(p.native, send, all_n * es);
+                        entry_delay();
+                        MPI_Reduce_scatter(MPI_IN_PLACE, p.acct, rc, dt, op, comm);
+                        PMPI_Reduce_scatter(MPI_IN_PLACE, p.native, rc, dt, op, comm);
+                        p.n = mine * es; /* only the first block is defined */
+                    } else {
+                        entry_delay();
+                        MPI_Reduce_scatter(send, p.acct, rc, dt, op, comm);
+                        PMPI_Reduce_scatter(send, p.native, rc, dt, op, comm);
+                    }
+                    calls++;
+                    char what[64];
+                    snprintf(what, sizeof what, "%s pattern %d%s", rname[r], v, ip ? " in-place" : "");
+                    pair_check(&p, what, size, counts[ci], -1);
+                    free(send);
+                }
+    free(rc);
+}
+
 /* Open MPI's MPI_Wtime counts from a per-process origin; the host's
  * monotonic clock is shared by all ranks of this (single-host) test. */
 static double host_now(void)
@@ -460,6 +563,8 @@ int main(int argc, char **argv)
             else if (!strcmp(coll, "allgather")) run_all(comm, rank, size, 0);
             else if (!strcmp(coll, "alltoall")) run_all(comm, rank, size, 1);
             else if (!strcmp(coll, "barrier")) run_barrier(comm, rank, size);
+            else if (!strcmp(coll, "allgatherv")) run_allgatherv(comm, rank, size);
+            else if (!strcmp(coll, "reduce_scatter")) run_reduce_scatter(comm, rank, size);
             else {
                 if (wrank == 0)
                     fprintf(stderr, "matrix: unknown collective '%s'\n", coll);

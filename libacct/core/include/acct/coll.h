@@ -16,7 +16,9 @@
     X(scatter)              \
     X(allgather)            \
     X(alltoall)             \
-    X(reduce_scatter_block)
+    X(reduce_scatter_block) \
+    X(allgatherv)           \
+    X(reduce_scatter)
 
 enum acct_coll_id {
 #define ACCT_X_ENUM(lower) ACCT_COLL_##lower,
@@ -34,7 +36,14 @@ int acct_coll_from_name(const char *name, enum acct_coll_id *out);
 /* Has a root argument (bcast, reduce, gather, scatter). */
 bool acct_coll_rooted(enum acct_coll_id id);
 
-/* Reduces data with an MPI_Op (reduce, allreduce, reduce_scatter_block). */
+/* Reduces data with an MPI_Op (reduce, allreduce, reduce_scatter_block,
+ * reduce_scatter). */
 bool acct_coll_reduces(enum acct_coll_id id);
+
+/* Takes per-rank count arrays (allgatherv, reduce_scatter): the call's
+ * shape is struct acct_call's counts/displs (acct/alg.h), and its message
+ * bytes (the decision's key) are the average block, the sum over all
+ * ranks / P rounded down, alike on every rank (docs/rules.md). */
+bool acct_coll_vector(enum acct_coll_id id);
 
 #endif
