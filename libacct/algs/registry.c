@@ -30,6 +30,9 @@ const struct acct_alg acct_algs[] = {
 #include "reduce_scatter_block/entries.h"
 #include "allgatherv/entries.h"
 #include "reduce_scatter/entries.h"
+#include "gatherv/entries.h"
+#include "scatterv/entries.h"
+#include "alltoallv/entries.h"
     {.name = NULL},
 };
 

@@ -31,7 +31,7 @@ int acct_coll_from_name(const char *name, enum acct_coll_id *out)
 bool acct_coll_rooted(enum acct_coll_id id)
 {
     return id == ACCT_COLL_bcast || id == ACCT_COLL_reduce || id == ACCT_COLL_gather ||
-           id == ACCT_COLL_scatter;
+           id == ACCT_COLL_scatter || id == ACCT_COLL_gatherv || id == ACCT_COLL_scatterv;
 }
 
 bool acct_coll_reduces(enum acct_coll_id id)
@@ -42,5 +42,11 @@ bool acct_coll_reduces(enum acct_coll_id id)
 
 bool acct_coll_vector(enum acct_coll_id id)
 {
-    return id == ACCT_COLL_allgatherv || id == ACCT_COLL_reduce_scatter;
+    return id == ACCT_COLL_allgatherv || id == ACCT_COLL_reduce_scatter ||
+           id == ACCT_COLL_gatherv || id == ACCT_COLL_scatterv || id == ACCT_COLL_alltoallv;
+}
+
+bool acct_coll_bytes_alike(enum acct_coll_id id)
+{
+    return id != ACCT_COLL_gatherv && id != ACCT_COLL_scatterv && id != ACCT_COLL_alltoallv;
 }

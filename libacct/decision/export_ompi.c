@@ -54,6 +54,9 @@ enum acct_ompi_coll acct_ompi_coll_id(enum acct_coll_id coll)
         [ACCT_COLL_reduce_scatter_block] = ACCT_OMPI_REDUCESCATTERBLOCK,
         [ACCT_COLL_allgatherv] = ACCT_OMPI_ALLGATHERV,
         [ACCT_COLL_reduce_scatter] = ACCT_OMPI_REDUCESCATTER,
+        [ACCT_COLL_gatherv] = ACCT_OMPI_GATHERV,
+        [ACCT_COLL_scatterv] = ACCT_OMPI_SCATTERV,
+        [ACCT_COLL_alltoallv] = ACCT_OMPI_ALLTOALLV,
     };
     return (unsigned)coll < ACCT_COLL_COUNT ? ids[coll] : ACCT_OMPI_COLLCOUNT;
 }

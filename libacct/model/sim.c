@@ -200,10 +200,11 @@ int acct_model_simulate_call(const struct acct_alg *alg, const struct acct_call 
         acct_model_uniform_counts(call->count, p, vcounts, vcounts + p);
         if (call != &own)
             own = *call;
-        own.count = call->count * (uint64_t)p;
+        /* a non-root's own block: gatherv's scount, scatterv's count */
+        own.count = call->coll == ACCT_COLL_scatterv ? call->count : call->count * (uint64_t)p;
         own.scount = call->count;
-        own.counts = vcounts;
-        own.displs = vcounts + p;
+        own.counts = own.scounts = vcounts;
+        own.displs = own.sdispls = vcounts + p;
         call = &own;
     }
     if (!acct_alg_applicable(alg, call, &why)) {

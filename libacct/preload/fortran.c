@@ -350,6 +350,44 @@ static int run_Reduce_scatter(const struct acct_coll_fns *rt, void *sendbuf, voi
                                           f2c.op(*op), c);
 }
 
+static int run_Gatherv(const struct acct_coll_fns *rt, void *sendbuf, MPI_Fint *sendcount,
+                       MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs,
+                       MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr)
+{
+    MPI_Comm c = c_comm(comm);
+    (void)ierr;
+    return c == NULL ? F_NATIVE
+                     : rt->Gatherv(c_in_place(sendbuf), *sendcount, f2c.type(*sendtype),
+                                   c_bottom(recvbuf), (const int *)recvcounts, (const int *)displs,
+                                   f2c.type(*recvtype), *root, c);
+}
+
+static int run_Scatterv(const struct acct_coll_fns *rt, void *sendbuf, MPI_Fint *sendcounts,
+                        MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount,
+                        MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr)
+{
+    MPI_Comm c = c_comm(comm);
+    (void)ierr;
+    return c == NULL ? F_NATIVE
+                     : rt->Scatterv(c_bottom(sendbuf), (const int *)sendcounts,
+                                    (const int *)displs, f2c.type(*sendtype), c_in_place(recvbuf),
+                                    *recvcount, f2c.type(*recvtype), *root, c);
+}
+
+static int run_Alltoallv(const struct acct_coll_fns *rt, void *sendbuf, MPI_Fint *sendcounts,
+                         MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf,
+                         MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype,
+                         MPI_Fint *comm, MPI_Fint *ierr)
+{
+    MPI_Comm c = c_comm(comm);
+    (void)ierr;
+    return c == NULL ? F_NATIVE
+                     : rt->Alltoallv(c_in_place(sendbuf), (const int *)sendcounts,
+                                     (const int *)sdispls, f2c.type(*sendtype), c_bottom(recvbuf),
+                                     (const int *)recvcounts, (const int *)rdispls,
+                                     f2c.type(*recvtype), c);
+}
+
 /* A collective: the runtime's path while it runs the collectives and the
  * conversions are known, else the native function the program called. */
 #define ACCT_X_DRIVER(Name, UPPER, lower, fparams, fargs)                          \

@@ -6,7 +6,7 @@
 ! MPI_COMM_WORLD and on a sub-communicator (split by parity, ranks
 ! reversed), over counts 0, 1, 5, 1000 and 20000 and the first and last
 ! root, it runs barrier, bcast, reduce, allreduce, reduce_scatter_block,
-! allgatherv, reduce_scatter,
+! allgatherv, reduce_scatter, gatherv, scatterv, alltoallv,
 ! gather, scatter, allgather and alltoall, with MPI_IN_PLACE wherever MPI
 ! allows it, derived datatypes (a strided vector against plain integers;
 ! a contiguous pair), a non-commutative user operation (composition of
@@ -61,13 +61,13 @@ module fcheck
 #if defined(ACCT_MPIFH)
   include 'mpif.h'
 #endif
-  integer, parameter :: NCOLL = 11
+  integer, parameter :: NCOLL = 14
   integer, parameter :: C_BARRIER = 1, C_BCAST = 2, C_REDUCE = 3, C_ALLREDUCE = 4, &
        C_GATHER = 5, C_SCATTER = 6, C_ALLGATHER = 7, C_ALLTOALL = 8, C_RSB = 9, &
-       C_ALLGATHERV = 10, C_RS = 11
+       C_ALLGATHERV = 10, C_RS = 11, C_GATHERV = 12, C_SCATTERV = 13, C_ALLTOALLV = 14
   character(len=20), parameter :: cname(NCOLL) = [character(len=20) :: 'barrier', 'bcast', &
        'reduce', 'allreduce', 'gather', 'scatter', 'allgather', 'alltoall', 'reduce_scatter_block', &
-       'allgatherv', 'reduce_scatter']
+       'allgatherv', 'reduce_scatter', 'gatherv', 'scatterv', 'alltoallv']
   integer, parameter :: NCOUNTS = 5
   integer, parameter :: counts(NCOUNTS) = [0, 1, 5, 1000, 20000]
   integer, parameter :: PRIME = 9973
@@ -419,6 +419,50 @@ contains
       call called(C_RS, ierr, 'reduce_scatter in place')
       call expect(all([(e(i) == sum([(ival(j, k + i), j = 0, p - 1)]), i = 1, rc(r + 1))]), &
            'reduce_scatter in place', n, -1)
+      ! gatherv to the last rank: plain, then in place
+      root = p - 1
+      e(1:max(1, p * n)) = -1
+      call MPI_Gatherv(b, rc(r + 1), MPI_INTEGER, e, rc, dp, MPI_INTEGER, root, comm, ierr)
+      call called(C_GATHERV, ierr, 'gatherv')
+      if (r == root) call expect(all([((e(dp(j + 1) + i) == ival(j, i), i = 1, rc(j + 1)), &
+           j = 0, p - 1)]), 'gatherv', n, root)
+      if (r == root) then
+        e(1:max(1, p * n)) = -1
+        e(dp(r + 1) + 1:dp(r + 1) + rc(r + 1)) = b(1:rc(r + 1))
+        call MPI_Gatherv(MPI_IN_PLACE, 0, MPI_INTEGER, e, rc, dp, MPI_INTEGER, root, comm, ierr)
+        call expect(all([((e(dp(j + 1) + i) == ival(j, i), i = 1, rc(j + 1)), j = 0, p - 1)]), &
+             'gatherv in place', n, root)
+      else
+        call MPI_Gatherv(b, rc(r + 1), MPI_INTEGER, e, rc, dp, MPI_INTEGER, root, comm, ierr)
+      end if
+      call called(C_GATHERV, ierr, 'gatherv in place')
+      ! scatterv from rank 0: block j holds ival(j, .)
+      root = 0
+      do j = 0, p - 1
+        do i = 1, rc(j + 1)
+          e(dp(j + 1) + i) = ival(j, i)
+        end do
+      end do
+      a(1:max(1, n)) = -1
+      call MPI_Scatterv(e, rc, dp, MPI_INTEGER, a, rc(r + 1), MPI_INTEGER, root, comm, ierr)
+      call called(C_SCATTERV, ierr, 'scatterv')
+      call expect(all([(a(i) == ival(r, i), i = 1, rc(r + 1))]), 'scatterv', n, root)
+      ! alltoallv: ranks r and j exchange n elements (block j of the
+      ! other's ival(.*p+., .)) unless mod(r + j, 3) == 1: a count both
+      ! ends compute alike
+      do j = 0, p - 1
+        do i = 1, n
+          b(j * n + i) = ival(r * p + j, i)
+        end do
+      end do
+      a(1:max(1, p * n)) = -1
+      call MPI_Alltoallv(b, [(merge(0, n, mod(j + r, 3) == 1), j = 0, p - 1)], &
+           [(j * n, j = 0, p - 1)], MPI_INTEGER, a, &
+           [(merge(0, n, mod(j + r, 3) == 1), j = 0, p - 1)], [(j * n, j = 0, p - 1)], &
+           MPI_INTEGER, comm, ierr)
+      call called(C_ALLTOALLV, ierr, 'alltoallv')
+      call expect(all([((a(j * n + i) == ival(j * p + r, i), &
+           i = 1, merge(0, n, mod(j + r, 3) == 1)), j = 0, p - 1)]), 'alltoallv', n, -1)
       deallocate (rc, dp)
 
       deallocate (a, b, e, d, s)

@@ -35,6 +35,11 @@
  *       bytes, reduce_scatter: in elements of the datatype, displs the
  *       prefix sums of counts); count = the sum of counts, scount =
  *       counts[rank]. NULL for every other collective.
+ *   gatherv, scatterv: at the root counts/displs as allgatherv's (bytes);
+ *       elsewhere NULL, and the rank's own block is scount (gatherv) or
+ *       count (scatterv) bytes. No rank but the root knows the others'.
+ *   alltoallv: this rank's row only: scounts/sdispls what it sends to each
+ *       rank, counts/displs what it receives from each (bytes).
  * layout: which ranks share a node (acct/layout.h), agreed by every rank;
  * NULL when unknown (then node-aware algorithms fall back), or
  * &acct_layout_any where only the communicator size is known (rules
@@ -52,6 +57,8 @@ struct acct_call {
     const struct acct_layout *layout; /* ranks per node; NULL = unknown */
     const uint64_t *counts; /* v-collectives only (above) */
     const uint64_t *displs;
+    const uint64_t *scounts; /* alltoallv only */
+    const uint64_t *sdispls;
 };
 
 /* "Any layout": for applicability checks without a communicator (never
