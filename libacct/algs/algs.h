@@ -29,13 +29,18 @@ struct acct_run_msg {
 void acct_run_msg(void *ctx, int i0, int r0, int len); /* an acct_layout_run_fn */
 
 #include "allgather/allgather.h"
+#include "allgatherv/allgatherv.h"
 #include "allreduce/allreduce.h"
 #include "alltoall/alltoall.h"
+#include "alltoallv/alltoallv.h"
 #include "barrier/barrier.h"
 #include "bcast/bcast.h"
 #include "gather/gather.h"
+#include "gatherv/gatherv.h"
 #include "reduce/reduce.h"
+#include "reduce_scatter/reduce_scatter.h"
 #include "reduce_scatter_block/reduce_scatter_block.h"
 #include "scatter/scatter.h"
+#include "scatterv/scatterv.h"
 
 #endif

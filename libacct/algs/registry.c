@@ -28,6 +28,11 @@ const struct acct_alg acct_algs[] = {
 #include "allgather/entries.h"
 #include "alltoall/entries.h"
 #include "reduce_scatter_block/entries.h"
+#include "allgatherv/entries.h"
+#include "reduce_scatter/entries.h"
+#include "gatherv/entries.h"
+#include "scatterv/entries.h"
+#include "alltoallv/entries.h"
     {.name = NULL},
 };
 

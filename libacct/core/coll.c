@@ -31,11 +31,22 @@ int acct_coll_from_name(const char *name, enum acct_coll_id *out)
 bool acct_coll_rooted(enum acct_coll_id id)
 {
     return id == ACCT_COLL_bcast || id == ACCT_COLL_reduce || id == ACCT_COLL_gather ||
-           id == ACCT_COLL_scatter;
+           id == ACCT_COLL_scatter || id == ACCT_COLL_gatherv || id == ACCT_COLL_scatterv;
 }
 
 bool acct_coll_reduces(enum acct_coll_id id)
 {
     return id == ACCT_COLL_reduce || id == ACCT_COLL_allreduce ||
-           id == ACCT_COLL_reduce_scatter_block;
+           id == ACCT_COLL_reduce_scatter_block || id == ACCT_COLL_reduce_scatter;
+}
+
+bool acct_coll_vector(enum acct_coll_id id)
+{
+    return id == ACCT_COLL_allgatherv || id == ACCT_COLL_reduce_scatter ||
+           id == ACCT_COLL_gatherv || id == ACCT_COLL_scatterv || id == ACCT_COLL_alltoallv;
+}
+
+bool acct_coll_bytes_alike(enum acct_coll_id id)
+{
+    return id != ACCT_COLL_gatherv && id != ACCT_COLL_scatterv && id != ACCT_COLL_alltoallv;
 }

@@ -52,6 +52,11 @@ enum acct_ompi_coll acct_ompi_coll_id(enum acct_coll_id coll)
         [ACCT_COLL_allgather] = ACCT_OMPI_ALLGATHER,
         [ACCT_COLL_alltoall] = ACCT_OMPI_ALLTOALL,
         [ACCT_COLL_reduce_scatter_block] = ACCT_OMPI_REDUCESCATTERBLOCK,
+        [ACCT_COLL_allgatherv] = ACCT_OMPI_ALLGATHERV,
+        [ACCT_COLL_reduce_scatter] = ACCT_OMPI_REDUCESCATTER,
+        [ACCT_COLL_gatherv] = ACCT_OMPI_GATHERV,
+        [ACCT_COLL_scatterv] = ACCT_OMPI_SCATTERV,
+        [ACCT_COLL_alltoallv] = ACCT_OMPI_ALLTOALLV,
     };
     return (unsigned)coll < ACCT_COLL_COUNT ? ids[coll] : ACCT_OMPI_COLLCOUNT;
 }
@@ -87,7 +92,10 @@ static const char *ompi_coll_name(int id)
  * alltoall: send type size x send count x comm size; reduce_scatter_block:
  * type size x recvcount x comm size; gather and scatter: send type size x
  * send count x comm size; barrier: 0. bcast, allreduce, alltoall, gather
- * and scatter are confirmed by tests/mpi/ompi_export. */
+ * and scatter are confirmed by tests/mpi/ompi_export. allgatherv: the send
+ * type's size x the sum of the receive counts; reduce_scatter: type size
+ * x the sum of the counts -- both P x ACCT's m (the average block) for
+ * the uniform calls ACCT's rules are tuned at. */
 
 static uint64_t mul_sat(uint64_t a, uint64_t b)
 {
@@ -111,6 +119,8 @@ uint64_t acct_ompi_msg_bytes(enum acct_coll_id coll, int comm_size, uint64_t m)
     case ACCT_COLL_allgather:
     case ACCT_COLL_alltoall:
     case ACCT_COLL_reduce_scatter_block:
+    case ACCT_COLL_allgatherv:
+    case ACCT_COLL_reduce_scatter:
         return mul_sat(m, p);
     default:
         return m;

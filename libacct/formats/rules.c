@@ -303,6 +303,18 @@ static void walk_rule(struct rwalk *w, enum acct_coll_id coll, const struct ynod
         } else {
             ranges_ok = false;
         }
+        /* A collective whose ranks do not know the call's bytes alike
+         * decides from the communicator size alone (rule 1): a rule that
+         * splits on bytes could not be honoured alike on every rank. */
+        if (ranges_ok && !acct_coll_bytes_alike(coll) &&
+            (rule.bytes_min != 0 || rule.bytes_max != UINT64_MAX)) {
+            YT_ERR_AT(p, v[R_BYTES], FIELD("bytes"),
+                      "%s is decided from the communicator size alone (its ranks do not know "
+                      "the call's bytes alike), so its rules must cover bytes [0, max] (leave "
+                      "bytes out)",
+                      acct_coll_name(coll));
+            ranges_ok = false;
+        }
     }
     /* The layout dimension: schema 2 on. */
     for (int key = R_RPN; key <= R_LAYOUT; key++)

@@ -618,6 +618,16 @@ out:
     return rc;
 }
 
+void acct_model_uniform_counts(uint64_t block, int p, uint64_t *counts, uint64_t *displs)
+{
+    uint64_t at = 0;
+    for (int i = 0; i < p; i++) {
+        counts[i] = block;
+        displs[i] = at;
+        at += counts[i];
+    }
+}
+
 int acct_model_simulate_view(const struct acct_alg *alg, const struct acct_call *call,
                              const struct acct_model *mdl, enum acct_model_view view,
                              double *t_us, enum acct_model_source *how, char *err,
@@ -627,6 +637,7 @@ int acct_model_simulate_view(const struct acct_alg *alg, const struct acct_call 
     struct acct_sched sc;
     struct acct_layout layout = {0};
     const char *why = NULL;
+    uint64_t *vcounts = NULL;
 
     acct_sched_init(&sc);
     if (how != NULL)
@@ -663,6 +674,25 @@ int acct_model_simulate_view(const struct acct_alg *alg, const struct acct_call 
         own.layout = &layout;
         call = &own;
     }
+    /* A v-collective without count arrays: the uniform call, every rank's
+     * block count elements (count: the decision's m, the average block),
+     * the shape the tuner measures (docs/acct-tune.md). */
+    if (acct_coll_vector(call->coll) && call->counts == NULL) {
+        vcounts = malloc(2 * (size_t)p * sizeof *vcounts);
+        if (vcounts == NULL) {
+            say(err, errlen, "out of memory");
+            goto out;
+        }
+        acct_model_uniform_counts(call->count, p, vcounts, vcounts + p);
+        if (call != &own)
+            own = *call;
+        /* a non-root's own block: gatherv's scount, scatterv's count */
+        own.count = call->coll == ACCT_COLL_scatterv ? call->count : call->count * (uint64_t)p;
+        own.scount = call->count;
+        own.counts = own.scounts = vcounts;
+        own.displs = own.sdispls = vcounts + p;
+        call = &own;
+    }
     if (!acct_alg_applicable(alg, call, &why)) {
         say(err, errlen, "not applicable: %s", why ? why : "?");
         goto out;
@@ -695,6 +725,7 @@ int acct_model_simulate_view(const struct acct_alg *alg, const struct acct_call 
 out:
     acct_sched_free(&sc);
     acct_layout_free(&layout);
+    free(vcounts);
     return rc;
 }
 

@@ -321,6 +321,73 @@ static int run_Alltoall(const struct acct_coll_fns *rt, void *sendbuf, MPI_Fint 
                                     c_bottom(recvbuf), *recvcount, f2c.type(*recvtype), c);
 }
 
+/* The v-collectives pass their count arrays as MPI_Fint arrays, which
+ * Open MPI's bindings hand to C unconverted when MPI_Fint is an int
+ * (OMPI_ARRAY_FINT_2_INT is then a no-op); so do these. */
+_Static_assert(sizeof(MPI_Fint) == sizeof(int), "MPI_Fint count arrays are passed as int arrays");
+
+static int run_Allgatherv(const struct acct_coll_fns *rt, void *sendbuf, MPI_Fint *sendcount,
+                          MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts,
+                          MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierr)
+{
+    MPI_Comm c = c_comm(comm);
+    (void)ierr;
+    return c == NULL ? F_NATIVE
+                     : rt->Allgatherv(c_in_place(sendbuf), *sendcount, f2c.type(*sendtype),
+                                      c_bottom(recvbuf), (const int *)recvcounts,
+                                      (const int *)displs, f2c.type(*recvtype), c);
+}
+
+static int run_Reduce_scatter(const struct acct_coll_fns *rt, void *sendbuf, void *recvbuf,
+                              MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op,
+                              MPI_Fint *comm, MPI_Fint *ierr)
+{
+    MPI_Comm c = c_comm(comm);
+    (void)ierr;
+    return c == NULL ? F_NATIVE
+                     : rt->Reduce_scatter(c_in_place(sendbuf), c_bottom(recvbuf),
+                                          (const int *)recvcounts, f2c.type(*datatype),
+                                          f2c.op(*op), c);
+}
+
+static int run_Gatherv(const struct acct_coll_fns *rt, void *sendbuf, MPI_Fint *sendcount,
+                       MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs,
+                       MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr)
+{
+    MPI_Comm c = c_comm(comm);
+    (void)ierr;
+    return c == NULL ? F_NATIVE
+                     : rt->Gatherv(c_in_place(sendbuf), *sendcount, f2c.type(*sendtype),
+                                   c_bottom(recvbuf), (const int *)recvcounts, (const int *)displs,
+                                   f2c.type(*recvtype), *root, c);
+}
+
+static int run_Scatterv(const struct acct_coll_fns *rt, void *sendbuf, MPI_Fint *sendcounts,
+                        MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount,
+                        MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr)
+{
+    MPI_Comm c = c_comm(comm);
+    (void)ierr;
+    return c == NULL ? F_NATIVE
+                     : rt->Scatterv(c_bottom(sendbuf), (const int *)sendcounts,
+                                    (const int *)displs, f2c.type(*sendtype), c_in_place(recvbuf),
+                                    *recvcount, f2c.type(*recvtype), *root, c);
+}
+
+static int run_Alltoallv(const struct acct_coll_fns *rt, void *sendbuf, MPI_Fint *sendcounts,
+                         MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf,
+                         MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype,
+                         MPI_Fint *comm, MPI_Fint *ierr)
+{
+    MPI_Comm c = c_comm(comm);
+    (void)ierr;
+    return c == NULL ? F_NATIVE
+                     : rt->Alltoallv(c_in_place(sendbuf), (const int *)sendcounts,
+                                     (const int *)sdispls, f2c.type(*sendtype), c_bottom(recvbuf),
+                                     (const int *)recvcounts, (const int *)rdispls,
+                                     f2c.type(*recvtype), c);
+}
+
 /* A collective: the runtime's path while it runs the collectives and the
  * conversions are known, else the native function the program called. */
 #define ACCT_X_DRIVER(Name, UPPER, lower, fparams, fargs)                          \

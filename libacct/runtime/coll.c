@@ -186,7 +186,8 @@ static bool same_call(const struct acct_call *a, const struct acct_call *b)
     return a->coll == b->coll && a->rank == b->rank && a->size == b->size &&
            a->root == b->root && a->count == b->count && a->scount == b->scount &&
            a->seg == b->seg && a->fanout == b->fanout && a->in_place == b->in_place &&
-           a->commutative == b->commutative && a->layout == b->layout;
+           a->commutative == b->commutative && a->layout == b->layout &&
+           a->counts == NULL && b->counts == NULL;
 }
 
 /* The schedule of (alg, shape): a cached one, or built into the next slot.
@@ -206,7 +207,11 @@ static const struct acct_sched *schedule(struct rt_comm *st, const struct acct_a
         *rc = slot->sched.error ? MPI_ERR_NO_MEM : RT_NATIVE;
         return NULL;
     }
-    slot->alg = alg;
+    /* A v-collective's shape includes its count arrays (the caller's, valid
+     * for this call only): its schedule is built for each call, never
+     * reused. */
+    slot->alg = shape->counts == NULL ? alg : NULL;
+    slot->call.counts = slot->call.displs = NULL;
     return &slot->sched;
 }
 
@@ -513,6 +518,373 @@ static int do_blocks(const struct blocks_call *k, struct rt_ran *ran)
     return rc == MPI_SUCCESS ? rc : failed(k->comm, rc);
 }
 
+/* ---- v-collectives ---------------------------------------------------------
+ * allgatherv and reduce_scatter: every rank has every rank's count, so the
+ * sum over all ranks (in bytes) is alike everywhere; the decision's key is
+ * that sum / P, rounded down: the average block, which is allgather's and
+ * reduce_scatter_block's m for a uniform call (docs/rules.md, "What
+ * message bytes means"). The count arrays become the
+ * shape's counts/displs (acct/alg.h), built after the decision: an
+ * allocation failure there is this rank's alone and is reported as an MPI
+ * error, never turned into a native run (rule 1). */
+
+/* allgatherv: blocks of bytes. A receive type whose data is contiguous
+ * (true extent = size = extent) is used in place, block i at byte
+ * displs[i] x size; any other goes through a packed buffer with the blocks
+ * back to back (the own block packed first when in place), unpacked block
+ * by block after the run. */
+static int do_allgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                         const int *rcounts, const int *displs, MPI_Datatype rtype,
+                         MPI_Comm comm, struct rt_ran *ran)
+{
+    struct rt_comm *st = candidate(comm, ACCT_COLL_allgatherv);
+    struct acct_call c = shape_of(ACCT_COLL_allgatherv, st, -1);
+    uint64_t rsize, ssize = 0, total = 0, *arr = NULL;
+    MPI_Aint lb, extent, tlb, textent;
+    struct rt_bytes sv = {0};
+    struct rt_choice ch;
+    struct rt_bufs b;
+    char *packed = NULL, *rptr;
+    int rc = MPI_SUCCESS, rc2 = MPI_SUCCESS;
+
+    if (unknown(st))
+        return failed(comm, MPI_ERR_NO_MEM);
+    if (st == NULL || st->inter || rcounts == NULL || displs == NULL ||
+        type_size(rtype, &rsize) != 0 ||
+        PMPI_Type_get_extent(rtype, &lb, &extent) != MPI_SUCCESS ||
+        PMPI_Type_get_true_extent(rtype, &tlb, &textent) != MPI_SUCCESS)
+        return RT_NATIVE;
+    const int p = st->size, me = st->rank;
+    for (int i = 0; i < p; i++) {
+        if (rcounts[i] < 0)
+            return RT_NATIVE; /* the program's error: the MPI library reports it */
+        total += (uint64_t)rcounts[i] * rsize;
+    }
+    c.in_place = sbuf == MPI_IN_PLACE;
+    if (!c.in_place && (scount < 0 || type_size(stype, &ssize) != 0))
+        return RT_NATIVE;
+    c.count = total;
+    c.scount = (uint64_t)rcounts[me] * rsize;
+    if (!choose(st, &c, total / (uint64_t)p, 1, total, &ch))
+        return RT_NATIVE;
+    const bool contig = (uint64_t)textent == rsize && (uint64_t)extent == rsize;
+    arr = malloc(2 * (size_t)p * sizeof *arr);
+    if (arr == NULL)
+        return failed(comm, MPI_ERR_NO_MEM);
+    uint64_t at = 0;
+    for (int i = 0; i < p; i++) {
+        arr[i] = (uint64_t)rcounts[i] * rsize;
+        arr[p + i] = contig ? (uint64_t)displs[i] * rsize : at;
+        at += arr[i];
+    }
+    c.counts = arr;
+    c.displs = arr + p;
+    rptr = (char *)rbuf + tlb;
+    if (!contig) {
+        packed = malloc(total ? total : 1);
+        rptr = packed;
+        if (packed == NULL)
+            rc = MPI_ERR_NO_MEM;
+        else if (c.in_place) {
+            int pos = (int)c.displs[me];
+            rc = PMPI_Pack((char *)rbuf + (MPI_Aint)displs[me] * extent, rcounts[me], rtype,
+                           packed, (int)total, &pos, comm);
+        }
+    }
+    if (rc == MPI_SUCCESS && !c.in_place)
+        rc = bytes_open(sbuf, (uint64_t)scount, stype, 1, comm, &sv);
+    if (rc == MPI_SUCCESS) {
+        rt_bufs_init(&b);
+        rt_bufs_set(&b, ACCT_BUF_SEND, sv.ptr, MPI_BYTE);
+        rt_bufs_set(&b, ACCT_BUF_RECV, rptr, MPI_BYTE);
+        rc = run_choice(st, &c, &ch, &b, MPI_OP_NULL);
+    }
+    if (rc == MPI_SUCCESS && packed != NULL)
+        for (int i = 0; i < p && rc2 == MPI_SUCCESS; i++) {
+            int pos = (int)c.displs[i];
+            rc2 = PMPI_Unpack(packed, (int)total, &pos, (char *)rbuf + (MPI_Aint)displs[i] * extent,
+                              rcounts[i], rtype, comm);
+        }
+    bytes_close(&sv, NULL, 0, stype, 0, comm);
+    free(packed);
+    free(arr);
+    ran_choice(ran, &ch, c.seg, rc);
+    if (rc == RT_NATIVE)
+        return rc;
+    if (rc == MPI_SUCCESS)
+        rc = rc2;
+    return rc == MPI_SUCCESS ? rc : failed(comm, rc);
+}
+
+/* reduce_scatter: elements of dt (the same on every rank, as are the
+ * counts); block i starts at the sum of counts before it. */
+static int do_reduce_scatter(const void *sbuf, void *rbuf, const int *rcounts, MPI_Datatype dt,
+                             MPI_Op op, MPI_Comm comm, struct rt_ran *ran)
+{
+    struct rt_comm *st = candidate(comm, ACCT_COLL_reduce_scatter);
+    struct acct_call c = shape_of(ACCT_COLL_reduce_scatter, st, -1);
+    uint64_t size, total = 0, *arr;
+    int commute = 0;
+    struct rt_choice ch;
+    struct rt_bufs b;
+
+    if (unknown(st))
+        return failed(comm, MPI_ERR_NO_MEM);
+    if (st == NULL || st->inter || rcounts == NULL || type_size(dt, &size) != 0 ||
+        PMPI_Op_commutative(op, &commute) != MPI_SUCCESS)
+        return RT_NATIVE;
+    const int p = st->size;
+    for (int i = 0; i < p; i++) {
+        if (rcounts[i] < 0)
+            return RT_NATIVE;
+        total += (uint64_t)rcounts[i];
+    }
+    c.count = total;
+    c.scount = (uint64_t)rcounts[st->rank];
+    c.commutative = commute != 0;
+    c.in_place = sbuf == MPI_IN_PLACE;
+    if (!choose(st, &c, total * size / (uint64_t)p, size ? size : 1, total * size, &ch))
+        return RT_NATIVE;
+    arr = malloc(2 * (size_t)p * sizeof *arr);
+    if (arr == NULL)
+        return failed(comm, MPI_ERR_NO_MEM);
+    uint64_t at = 0;
+    for (int i = 0; i < p; i++) {
+        arr[i] = (uint64_t)rcounts[i];
+        arr[p + i] = at;
+        at += arr[i];
+    }
+    c.counts = arr;
+    c.displs = arr + p;
+    rt_bufs_init(&b);
+    rt_bufs_set(&b, ACCT_BUF_SEND, c.in_place ? NULL : sbuf, dt);
+    rt_bufs_set(&b, ACCT_BUF_RECV, rbuf, dt);
+    int rc = run_choice(st, &c, &ch, &b, op);
+    free(arr);
+    ran_choice(ran, &ch, c.seg * size, rc);
+    if (rc == RT_NATIVE)
+        return rc;
+    return rc == MPI_SUCCESS ? rc : failed(comm, rc);
+}
+
+/* gatherv, scatterv, alltoallv: the ranks do not know the call's bytes
+ * alike (only the root has the counts; each rank only its own row), so the
+ * decision is taken with message bytes 0, i.e. from the communicator size
+ * alone; rules files cannot give these collectives byte ranges
+ * (acct_coll_bytes_alike, the rules validator). Every check made before
+ * the decision is one every rank makes alike (the root is valid, the
+ * communicator runs ACCT); anything rank-local after it (a negative count,
+ * a buffer beyond 2 GiB, out of memory) is reported as an MPI error, never
+ * turned into a native run on one rank (rule 1). */
+
+/* The byte view of n blocks of dt (counts[i] elements at displs[i]
+ * extents from buf): a type whose data is contiguous is used in place,
+ * block i at byte displs[i] x size; any other is packed back to back.
+ * bc/bd receive each block's bytes and byte offset in the view. fill:
+ * pack the blocks' data (else the packed buffer's content is undefined). */
+struct rt_vbytes {
+    char *ptr;
+    void *packed; /* owned */
+    uint64_t total;
+};
+
+static int vbytes_open(const void *buf, const int *counts, const int *displs, MPI_Datatype dt,
+                       int n, int fill, MPI_Comm comm, uint64_t *bc, uint64_t *bd,
+                       struct rt_vbytes *v)
+{
+    MPI_Aint lb, extent, tlb, textent;
+    uint64_t size;
+    v->packed = NULL;
+    v->ptr = NULL;
+    v->total = 0;
+    if (type_size(dt, &size) != 0 || PMPI_Type_get_extent(dt, &lb, &extent) != MPI_SUCCESS ||
+        PMPI_Type_get_true_extent(dt, &tlb, &textent) != MPI_SUCCESS)
+        return MPI_ERR_TYPE;
+    const bool contig = (uint64_t)textent == size && (uint64_t)extent == size;
+    for (int i = 0; i < n; i++) {
+        if (counts[i] < 0)
+            return MPI_ERR_COUNT;
+        bc[i] = (uint64_t)counts[i] * size;
+        bd[i] = contig ? (uint64_t)displs[i] * size : v->total;
+        v->total += bc[i]; /* a negative displacement wraps, and wraps back in the executor */
+    }
+    if (v->total > INT_MAX)
+        return MPI_ERR_COUNT;
+    if (contig) {
+        v->ptr = (char *)(uintptr_t)buf + tlb;
+        return MPI_SUCCESS;
+    }
+    v->packed = malloc(v->total ? v->total : 1);
+    if (v->packed == NULL)
+        return MPI_ERR_NO_MEM;
+    v->ptr = v->packed;
+    int rc = MPI_SUCCESS;
+    for (int i = 0; fill && i < n && rc == MPI_SUCCESS; i++) {
+        int pos = (int)bd[i];
+        rc = PMPI_Pack((const char *)buf + (MPI_Aint)displs[i] * extent, counts[i], dt, v->packed,
+                       (int)v->total, &pos, comm);
+    }
+    return rc;
+}
+
+/* Unpack (when asked) and free the view. */
+static int vbytes_close(struct rt_vbytes *v, void *buf, const int *counts, const int *displs,
+                        MPI_Datatype dt, int n, int unpack, MPI_Comm comm, const uint64_t *bd)
+{
+    int rc = MPI_SUCCESS;
+    MPI_Aint lb, extent;
+    if (v->packed != NULL && unpack && PMPI_Type_get_extent(dt, &lb, &extent) == MPI_SUCCESS)
+        for (int i = 0; i < n && rc == MPI_SUCCESS; i++) {
+            int pos = (int)bd[i];
+            rc = PMPI_Unpack(v->packed, (int)v->total, &pos,
+                             (char *)buf + (MPI_Aint)displs[i] * extent, counts[i], dt, comm);
+        }
+    free(v->packed);
+    v->packed = NULL;
+    return rc;
+}
+
+/* The end of a call that was decided for ACCT: what ran, the result
+ * through the error handler. */
+static int v_done(MPI_Comm comm, struct rt_ran *ran, const struct rt_choice *ch, int rc, int rc2)
+{
+    ran_choice(ran, ch, 0, rc);
+    if (rc == RT_NATIVE)
+        return rc;
+    if (rc == MPI_SUCCESS)
+        rc = rc2;
+    return rc == MPI_SUCCESS ? rc : failed(comm, rc);
+}
+
+/* gatherv (scatter 0) and scatterv (scatter 1). */
+struct rooted_v {
+    const void *sbuf;
+    const int *scounts, *sdispls; /* scatterv's root */
+    int scount;                   /* gatherv */
+    MPI_Datatype stype;
+    void *rbuf;
+    const int *rcounts, *rdispls; /* gatherv's root */
+    int rcount;                   /* scatterv */
+    MPI_Datatype rtype;
+    int root;
+    MPI_Comm comm;
+};
+
+static int do_rooted_v(enum acct_coll_id coll, const struct rooted_v *k, struct rt_ran *ran)
+{
+    struct rt_comm *st = candidate(k->comm, coll);
+    struct acct_call c = shape_of(coll, st, k->root);
+    struct rt_vbytes all = {0};
+    struct rt_bytes one = {0};
+    struct rt_choice ch;
+    struct rt_bufs b;
+    uint64_t *arr = NULL, size = 0;
+    int rc = MPI_SUCCESS, rc2 = MPI_SUCCESS;
+    const bool gv = coll == ACCT_COLL_gatherv;
+
+    if (unknown(st))
+        return failed(k->comm, MPI_ERR_NO_MEM);
+    if (st == NULL || st->inter)
+        return RT_NATIVE;
+    if (!choose(st, &c, 0, 1, 0, &ch))
+        return RT_NATIVE;
+    const int p = st->size;
+    const bool root = st->rank == k->root;
+    /* gatherv: the root's receive side is all blocks, the own block is the
+     * send side (MPI_IN_PLACE: already in place at the root); scatterv the
+     * mirror image */
+    c.in_place = root && (gv ? k->sbuf == MPI_IN_PLACE : k->rbuf == MPI_IN_PLACE);
+    rt_bufs_init(&b);
+    if (root) {
+        arr = malloc(2 * (size_t)p * sizeof *arr);
+        if (arr == NULL)
+            rc = MPI_ERR_NO_MEM;
+        else if (gv)
+            rc = vbytes_open(k->rbuf, k->rcounts, k->rdispls, k->rtype, p, c.in_place, k->comm,
+                             arr, arr + p, &all);
+        else
+            rc = vbytes_open(k->sbuf, k->scounts, k->sdispls, k->stype, p, 1, k->comm, arr,
+                             arr + p, &all);
+        c.counts = arr;
+        c.displs = arr != NULL ? arr + p : NULL;
+        rt_bufs_set(&b, gv ? ACCT_BUF_RECV : ACCT_BUF_SEND, all.ptr, MPI_BYTE);
+    }
+    if (rc == MPI_SUCCESS && !c.in_place) {
+        int n = gv ? k->scount : k->rcount;
+        MPI_Datatype t = gv ? k->stype : k->rtype;
+        if (n < 0)
+            rc = MPI_ERR_COUNT;
+        else if (type_size(t, &size) != 0)
+            rc = MPI_ERR_TYPE;
+        else if ((uint64_t)n * size > INT_MAX)
+            rc = MPI_ERR_COUNT;
+        else
+            rc = bytes_open(gv ? k->sbuf : k->rbuf, (uint64_t)n, t, gv, k->comm, &one);
+        if (gv)
+            c.scount = (uint64_t)n * size;
+        else
+            c.count = (uint64_t)n * size;
+        rt_bufs_set(&b, gv ? ACCT_BUF_SEND : ACCT_BUF_RECV, one.ptr, MPI_BYTE);
+    }
+    if (rc == MPI_SUCCESS)
+        rc = run_choice(st, &c, &ch, &b, MPI_OP_NULL);
+    if (root && gv)
+        rc2 = vbytes_close(&all, k->rbuf, k->rcounts, k->rdispls, k->rtype, p, rc == MPI_SUCCESS,
+                           k->comm, arr + p);
+    else if (root)
+        vbytes_close(&all, NULL, NULL, NULL, k->stype, p, 0, k->comm, NULL);
+    if (!c.in_place) {
+        int n = gv ? k->scount : k->rcount;
+        int r3 = bytes_close(&one, gv ? NULL : k->rbuf, n < 0 ? 0 : (uint64_t)n,
+                             gv ? k->stype : k->rtype, !gv && rc == MPI_SUCCESS, k->comm);
+        rc2 = rc2 == MPI_SUCCESS ? r3 : rc2;
+    }
+    free(arr);
+    return v_done(k->comm, ran, &ch, rc, rc2);
+}
+
+static int do_alltoallv(const void *sbuf, const int *scounts, const int *sdispls, MPI_Datatype stype,
+                        void *rbuf, const int *rcounts, const int *rdispls, MPI_Datatype rtype,
+                        MPI_Comm comm, struct rt_ran *ran)
+{
+    struct rt_comm *st = candidate(comm, ACCT_COLL_alltoallv);
+    struct acct_call c = shape_of(ACCT_COLL_alltoallv, st, -1);
+    struct rt_vbytes sv = {0}, rv = {0};
+    struct rt_choice ch;
+    struct rt_bufs b;
+    uint64_t *arr;
+    int rc, rc2;
+
+    if (unknown(st))
+        return failed(comm, MPI_ERR_NO_MEM);
+    /* MPI_IN_PLACE is given by every rank alike: native, as alltoall's */
+    if (st == NULL || st->inter || sbuf == MPI_IN_PLACE)
+        return RT_NATIVE;
+    if (!choose(st, &c, 0, 1, 0, &ch))
+        return RT_NATIVE;
+    const int p = st->size;
+    arr = malloc(4 * (size_t)p * sizeof *arr);
+    if (arr == NULL)
+        return v_done(comm, ran, &ch, MPI_ERR_NO_MEM, MPI_SUCCESS);
+    c.scounts = arr;
+    c.sdispls = arr + p;
+    c.counts = arr + 2 * p;
+    c.displs = arr + 3 * p;
+    rc = vbytes_open(sbuf, scounts, sdispls, stype, p, 1, comm, arr, arr + p, &sv);
+    if (rc == MPI_SUCCESS)
+        rc = vbytes_open(rbuf, rcounts, rdispls, rtype, p, 0, comm, arr + 2 * p, arr + 3 * p, &rv);
+    if (rc == MPI_SUCCESS) {
+        rt_bufs_init(&b);
+        rt_bufs_set(&b, ACCT_BUF_SEND, sv.ptr, MPI_BYTE);
+        rt_bufs_set(&b, ACCT_BUF_RECV, rv.ptr, MPI_BYTE);
+        rc = run_choice(st, &c, &ch, &b, MPI_OP_NULL);
+    }
+    rc2 = vbytes_close(&rv, rbuf, rcounts, rdispls, rtype, p, rc == MPI_SUCCESS, comm, arr + 3 * p);
+    vbytes_close(&sv, NULL, NULL, NULL, stype, p, 0, comm, NULL);
+    free(arr);
+    return v_done(comm, ran, &ch, rc, rc2);
+}
+
 /* The entry points: run ACCT's choice or the native collective, account. */
 
 int rt_impl_Barrier(MPI_Comm comm)
@@ -608,3 +980,79 @@ int rt_impl_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
                      int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 BLOCKS_ENTRY(Alltoall, alltoall, -1,
              PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm))
+
+int rt_impl_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                       const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                       MPI_Comm comm)
+{
+    uint64_t t0 = rt_account_begin();
+    struct rt_ran ran = {.bytes = t0 && rt_samples_on ? rt_samples_v_bytes(recvcounts, recvtype, comm) : 0};
+    int rc = do_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                           comm, &ran);
+    if (rc == RT_NATIVE)
+        rc = PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                             comm);
+    rt_account_call(ACCT_COLL_allgatherv, &ran, comm, t0);
+    return rc;
+}
+
+int rt_impl_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
+                           MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    uint64_t t0 = rt_account_begin();
+    struct rt_ran ran = {.bytes = t0 && rt_samples_on ? rt_samples_v_bytes(recvcounts, datatype, comm) : 0};
+    int rc = do_reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, &ran);
+    if (rc == RT_NATIVE)
+        rc = PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
+    rt_account_call(ACCT_COLL_reduce_scatter, &ran, comm, t0);
+    return rc;
+}
+
+int rt_impl_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                    const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                    MPI_Comm comm)
+{
+    uint64_t t0 = rt_account_begin();
+    struct rt_ran ran = {.bytes = 0}; /* decided on the communicator size alone */
+    struct rooted_v k = {.sbuf = sendbuf, .scount = sendcount, .stype = sendtype,
+                         .rbuf = recvbuf, .rcounts = recvcounts, .rdispls = displs,
+                         .rtype = recvtype, .root = root, .comm = comm};
+    int rc = do_rooted_v(ACCT_COLL_gatherv, &k, &ran);
+    if (rc == RT_NATIVE)
+        rc = PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root,
+                          comm);
+    rt_account_call(ACCT_COLL_gatherv, &ran, comm, t0);
+    return rc;
+}
+
+int rt_impl_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
+                     MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                     int root, MPI_Comm comm)
+{
+    uint64_t t0 = rt_account_begin();
+    struct rt_ran ran = {.bytes = 0};
+    struct rooted_v k = {.sbuf = sendbuf, .scounts = sendcounts, .sdispls = displs,
+                         .stype = sendtype, .rbuf = recvbuf, .rcount = recvcount,
+                         .rtype = recvtype, .root = root, .comm = comm};
+    int rc = do_rooted_v(ACCT_COLL_scatterv, &k, &ran);
+    if (rc == RT_NATIVE)
+        rc = PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype,
+                           root, comm);
+    rt_account_call(ACCT_COLL_scatterv, &ran, comm, t0);
+    return rc;
+}
+
+int rt_impl_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                      MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                      const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
+{
+    uint64_t t0 = rt_account_begin();
+    struct rt_ran ran = {.bytes = 0};
+    int rc = do_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                          recvtype, comm, &ran);
+    if (rc == RT_NATIVE)
+        rc = PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                            recvtype, comm);
+    rt_account_call(ACCT_COLL_alltoallv, &ran, comm, t0);
+    return rc;
+}

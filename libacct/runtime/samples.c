@@ -481,3 +481,16 @@ uint64_t rt_samples_block_bytes(enum acct_coll_id coll, const void *sbuf, int sc
     bool recv_side = coll == ACCT_COLL_scatter ? rbuf != MPI_IN_PLACE : sbuf == MPI_IN_PLACE;
     return recv_side ? rt_samples_bytes(rcount, rtype) : rt_samples_bytes(scount, stype);
 }
+
+uint64_t rt_samples_v_bytes(const int *counts, MPI_Datatype dt, MPI_Comm comm)
+{
+    int p = 0, inter = 1;
+    uint64_t sum = 0;
+    /* an intercommunicator's arrays have the remote group's size */
+    if (counts == NULL || PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter ||
+        PMPI_Comm_size(comm, &p) != MPI_SUCCESS)
+        return 0;
+    for (int i = 0; i < p; i++)
+        sum += rt_samples_bytes(counts[i], dt);
+    return p > 0 ? sum / (uint64_t)p : 0;
+}

@@ -69,6 +69,10 @@ void rt_samples_add(int alg_index, uint64_t segment, int fanout, bool reorder, u
  * gather/scatter/allgather/alltoall (MPI_IN_PLACE taken into account).
  * 0 when the datatype is invalid. Cheap; called only when sampling. */
 uint64_t rt_samples_bytes(int count, MPI_Datatype dt);
+/* allgatherv, reduce_scatter: the sum of all ranks' counts in bytes / P,
+ * rounded down (the decision's key, alike on every rank); 0 on an
+ * intercommunicator. */
+uint64_t rt_samples_v_bytes(const int *counts, MPI_Datatype dt, MPI_Comm comm);
 uint64_t rt_samples_block_bytes(enum acct_coll_id coll, const void *sbuf, int scount,
                                 MPI_Datatype stype, const void *rbuf, int rcount,
                                 MPI_Datatype rtype);

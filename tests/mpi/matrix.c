@@ -390,6 +390,241 @@ static void run_all(MPI_Comm comm, int rank, int size, int a2a)
             }
 }
 
+/* v-collectives: rank i's count for base count n under pattern v: uniform,
+ * uneven with zeros (every third rank sends nothing), one rank alone. */
+static int vcount(int v, int n, int i, int size)
+{
+    switch (v) {
+    case 0: return n;
+    case 1: return (i % 3) * n;
+    default: return i == size / 2 ? n : 0;
+    }
+}
+
+/* allgatherv: blocks in reverse rank order with a one-element gap before
+ * each (pattern 1), else back to back; mixed: send int x 3c, receive
+ * contig3 x c. The gaps keep their fill: both sides must leave them. */
+static void run_allgatherv(MPI_Comm comm, int rank, int size)
+{
+    int *rc = xmalloc(sizeof(int) * (size_t)size), *dsp = xmalloc(sizeof(int) * (size_t)size);
+    for (int t = 0; t <= T_COUNT; t++)
+        for (int ci = 0; ci < NCOUNTS; ci++)
+            for (int v = 0; v < 3; v++)
+                for (int ip = 0; ip < 2; ip++) {
+                    int n = counts[ci], end = 0;
+                    MPI_Datatype st = t < T_COUNT ? types[t] : MPI_INT;
+                    MPI_Datatype rt = t < T_COUNT ? types[t] : contig3;
+                    for (int i = size - 1, at = 0; i >= 0; i--) {
+                        rc[i] = vcount(v, n, i, size);
+                        if (v == 1) {
+                            dsp[i] = at + 1;
+                            at += rc[i] + 1;
+                            end = at;
+                        }
+                    }
+                    if (v != 1)
+                        for (int i = 0; i < size; i++) {
+                            dsp[i] = end;
+                            end += rc[i];
+                        }
+                    int sc = t < T_COUNT ? rc[rank] : 3 * rc[rank];
+                    size_t sbytes = (size_t)sc * extent_of(st);
+                    void *send = xmalloc(sbytes);
+                    fill(send, sbytes, (unsigned)(rank + 23));
+                    struct pair p = pair_new((size_t)end * extent_of(rt), 29);
+                    if (ip) { /* own block already in place */
+                        size_t off = (size_t)dsp[rank] * extent_of(rt), len = (size_t)rc[rank] * extent_of(rt);
+                        fill((char *)p.acct + off, len, (unsigned)(rank + 31));
+                        memcpy((char *)p.native + off, (char *)p.acct + off, len);
+                    }
+                    const void *sb = ip ? MPI_IN_PLACE : send;
+                    entry_delay();
+                    MPI_Allgatherv(sb, JUNK_IF(ip, sc), JUNK_TYPE_IF(ip, st), p.acct, rc, dsp, rt, comm);
+                    PMPI_Allgatherv(sb, JUNK_IF(ip, sc), JUNK_TYPE_IF(ip, st), p.native, rc, dsp, rt, comm);
+                    calls++;
+                    char w[64];
+                    snprintf(w, sizeof w, "%s pattern %d%s", t < T_COUNT ? tname[t] : "mixed", v,
+                             ip ? " in-place" : "");
+                    pair_check(&p, w, size, n, -1);
+                    free(send);
+                }
+    free(rc);
+    free(dsp);
+}
+
+/* gatherv (scatter 0) / scatterv (scatter 1): roots {0, middle, last},
+ * count patterns as allgatherv's, blocks reversed with gaps on pattern 1;
+ * mixed: the root's side contig3 x c, the others' int x 3c. The counts
+ * and displacements are significant at the root only: -1 elsewhere. */
+static void run_rooted_v(MPI_Comm comm, int rank, int size, int scatter)
+{
+    int roots[3] = {0, size / 2, size - 1};
+    int *rc = xmalloc(sizeof(int) * (size_t)size), *dsp = xmalloc(sizeof(int) * (size_t)size);
+    int *junk = xmalloc(sizeof(int) * (size_t)size);
+    for (int i = 0; i < size; i++)
+        junk[i] = -1;
+    for (int t = 0; t <= T_COUNT; t++)
+        for (int ci = 0; ci < NCOUNTS; ci++)
+            for (int v = 0; v < 3; v++)
+                for (int ri = 0; ri < 3; ri++)
+                    for (int ip = 0; ip < 2; ip++) {
+                        int n = counts[ci], end = 0, root = roots[ri], is_root = rank == root;
+                        int inplace = ip && is_root;
+                        MPI_Datatype at = t < T_COUNT ? types[t] : contig3;  /* the root's blocks */
+                        MPI_Datatype ot = t < T_COUNT ? types[t] : (is_root ? contig3 : MPI_INT);
+                        for (int i = size - 1, pos = 0; i >= 0; i--) {
+                            rc[i] = vcount(v, n, i, size);
+                            if (v == 1) {
+                                dsp[i] = pos + 1;
+                                pos += rc[i] + 1;
+                                end = pos;
+                            }
+                        }
+                        if (v != 1)
+                            for (int i = 0; i < size; i++) {
+                                dsp[i] = end;
+                                end += rc[i];
+                            }
+                        int oc = t < T_COUNT || is_root ? rc[rank] : 3 * rc[rank];
+                        size_t own_bytes = (size_t)oc * extent_of(ot);
+                        size_t all_bytes = (size_t)end * extent_of(at);
+                        char w[80];
+                        snprintf(w, sizeof w, "%s pattern %d%s", t < T_COUNT ? tname[t] : "mixed", v,
+                                 inplace ? " in-place" : "");
+                        if (!scatter) {
+                            void *mine = xmalloc(own_bytes);
+                            fill(mine, own_bytes, (unsigned)(rank + 3));
+                            struct pair p = pair_new(is_root ? all_bytes : 0, 11);
+                            if (inplace) {
+                                size_t off = (size_t)dsp[root] * extent_of(at);
+                                fill((char *)p.acct + off, own_bytes, (unsigned)(rank + 3));
+                                memcpy(p.native, p.acct, p.n);
+                            }
+                            const void *sb = inplace ? MPI_IN_PLACE : mine;
+                            entry_delay();
+                            MPI_Gatherv(sb, JUNK_IF(inplace, oc), JUNK_TYPE_IF(inplace, ot),
+                                        is_root ? p.acct : NULL, is_root ? rc : junk,
+                                        is_root ? dsp : junk, JUNK_TYPE_IF(!is_root, at), root, comm);
+                            PMPI_Gatherv(sb, JUNK_IF(inplace, oc), JUNK_TYPE_IF(inplace, ot),
+                                         is_root ? p.native : NULL, is_root ? rc : junk,
+                                         is_root ? dsp : junk, JUNK_TYPE_IF(!is_root, at), root, comm);
+                            pair_check(&p, w, size, n, root);
+                            free(mine);
+                        } else {
+                            void *all = xmalloc(is_root ? all_bytes : 1);
+                            if (is_root)
+                                fill(all, all_bytes, 13);
+                            struct pair p = pair_new(inplace ? 0 : own_bytes, (unsigned)(rank + 17));
+                            entry_delay();
+                            MPI_Scatterv(is_root ? all : NULL, is_root ? rc : junk, is_root ? dsp : junk,
+                                         JUNK_TYPE_IF(!is_root, at), inplace ? MPI_IN_PLACE : p.acct,
+                                         JUNK_IF(inplace, oc), JUNK_TYPE_IF(inplace, ot), root, comm);
+                            PMPI_Scatterv(is_root ? all : NULL, is_root ? rc : junk, is_root ? dsp : junk,
+                                          JUNK_TYPE_IF(!is_root, at), inplace ? MPI_IN_PLACE : p.native,
+                                          JUNK_IF(inplace, oc), JUNK_TYPE_IF(inplace, ot), root, comm);
+                            pair_check(&p, w, size, n, root);
+                            free(all);
+                        }
+                        calls++;
+                    }
+    free(rc);
+    free(dsp);
+    free(junk);
+}
+
+/* alltoallv: rank i sends rank j vcount-like counts of (i, j); the
+ * receive blocks in reverse order with gaps (pattern 1); mixed: send int x
+ * 3c, receive contig3 x c. */
+static int a2av_count(int v, int n, int i, int j)
+{
+    switch (v) {
+    case 0: return n;
+    case 1: return ((i + 2 * j) % 3) * n;
+    default: return i == j + 1 ? n : 0;
+    }
+}
+
+static void run_alltoallv(MPI_Comm comm, int rank, int size)
+{
+    int *sc = xmalloc(sizeof(int) * (size_t)size), *sd = xmalloc(sizeof(int) * (size_t)size);
+    int *rcn = xmalloc(sizeof(int) * (size_t)size), *rd = xmalloc(sizeof(int) * (size_t)size);
+    for (int t = 0; t <= T_COUNT; t++)
+        for (int ci = 0; ci < NCOUNTS; ci++)
+            for (int v = 0; v < 3; v++) {
+                int n = counts[ci], send_n = 0, end = 0;
+                MPI_Datatype st = t < T_COUNT ? types[t] : MPI_INT;
+                MPI_Datatype rt = t < T_COUNT ? types[t] : contig3;
+                for (int j = 0; j < size; j++) {
+                    int k = t < T_COUNT ? 1 : 3;
+                    sc[j] = k * a2av_count(v, n, rank, j);
+                    sd[j] = send_n;
+                    send_n += sc[j];
+                }
+                for (int j = size - 1; j >= 0; j--) {
+                    rcn[j] = a2av_count(v, n, j, rank);
+                    rd[j] = end + (v == 1);
+                    end = rd[j] + rcn[j];
+                }
+                size_t sbytes = (size_t)send_n * extent_of(st);
+                void *send = xmalloc(sbytes);
+                fill(send, sbytes, (unsigned)(rank + 23));
+                struct pair p = pair_new((size_t)end * extent_of(rt), 29);
+                entry_delay();
+                MPI_Alltoallv(send, sc, sd, st, p.acct, rcn, rd, rt, comm);
+                PMPI_Alltoallv(send, sc, sd, st, p.native, rcn, rd, rt, comm);
+                calls++;
+                char w[64];
+                snprintf(w, sizeof w, "%s pattern %d", t < T_COUNT ? tname[t] : "mixed", v);
+                pair_check(&p, w, size, n, -1);
+                free(send);
+            }
+    free(sc);
+    free(sd);
+    free(rcn);
+    free(rd);
+}
+
+/* reduce_scatter: every reduction, count patterns as allgatherv's. */
+static void run_reduce_scatter(MPI_Comm comm, int rank, int size)
+{
+    int *rc = xmalloc(sizeof(int) * (size_t)size);
+    for (int r = 0; r < R_COUNT; r++)
+        for (int ci = 0; ci < NCOUNTS; ci++)
+            for (int v = 0; v < 3; v++)
+                for (int ip = 0; ip < 2; ip++) {
+                    MPI_Datatype dt;
+                    MPI_Op op;
+                    size_t es, all_n = 0;
+                    red_type(r, &dt, &op, &es);
+                    for (int i = 0; i < size; i++) {
+                        rc[i] = vcount(v, counts[ci], i, size);
+                        all_n += (size_t)rc[i];
+                    }
+                    size_t mine = (size_t)rc[rank];
+                    void *send = xmalloc(all_n * es);
+                    red_fill(r, send, all_n, rank, (unsigned)ci);
+                    struct pair p = pair_new((ip ? all_n : mine) * es, 9);
+                    if (ip) {
+                        memcpy(p.acct, send, all_n * es);
+                        memcpy(p.native, send, all_n * es);
+                        entry_delay();
+                        MPI_Reduce_scatter(MPI_IN_PLACE, p.acct, rc, dt, op, comm);
+                        PMPI_Reduce_scatter(MPI_IN_PLACE, p.native, rc, dt, op, comm);
+                        p.n = mine * es; /* only the first block is defined */
+                    } else {
+                        entry_delay();
+                        MPI_Reduce_scatter(send, p.acct, rc, dt, op, comm);
+                        PMPI_Reduce_scatter(send, p.native, rc, dt, op, comm);
+                    }
+                    calls++;
+                    char what[64];
+                    snprintf(what, sizeof what, "%s pattern %d%s", rname[r], v, ip ? " in-place" : "");
+                    pair_check(&p, what, size, counts[ci], -1);
+                    free(send);
+                }
+    free(rc);
+}
+
 /* Open MPI's MPI_Wtime counts from a per-process origin; the host's
  * monotonic clock is shared by all ranks of this (single-host) test. */
 static double host_now(void)
@@ -460,6 +695,11 @@ int main(int argc, char **argv)
             else if (!strcmp(coll, "allgather")) run_all(comm, rank, size, 0);
             else if (!strcmp(coll, "alltoall")) run_all(comm, rank, size, 1);
             else if (!strcmp(coll, "barrier")) run_barrier(comm, rank, size);
+            else if (!strcmp(coll, "allgatherv")) run_allgatherv(comm, rank, size);
+            else if (!strcmp(coll, "reduce_scatter")) run_reduce_scatter(comm, rank, size);
+            else if (!strcmp(coll, "gatherv")) run_rooted_v(comm, rank, size, 0);
+            else if (!strcmp(coll, "scatterv")) run_rooted_v(comm, rank, size, 1);
+            else if (!strcmp(coll, "alltoallv")) run_alltoallv(comm, rank, size);
             else {
                 if (wrank == 0)
                     fprintf(stderr, "matrix: unknown collective '%s'\n", coll);

@@ -162,6 +162,27 @@ static void alloc_buf(struct world *w, int r, enum acct_buf b, uint64_t n)
     }
 }
 
+/* alltoallv: a2a[i][j] elements from rank i to rank j (vector_shape);
+ * each rank's row of the call (run_case): [0] scounts [1] sdispls
+ * [2] counts (received) [3] displs. */
+static uint64_t a2a[MAXP][MAXP];
+static uint64_t a2a_rows[MAXP][4][MAXP];
+
+/* Elements of blocks [0, i) of counts (prefix). */
+static uint64_t prefix(const uint64_t *counts, int i)
+{
+    uint64_t o = 0;
+    for (int j = 0; j < i; j++)
+        o += counts[j];
+    return o;
+}
+
+/* The element id of alltoallv's block from i to j, element k. */
+static int64_t a2a_elem(int i, int j, uint64_t k)
+{
+    return (int64_t)((uint64_t)(i * MAXP + j) * 1000u + k);
+}
+
 /* The buffers MPI gives rank r for this call, filled with its input. */
 static void setup_rank(struct world *w, int r)
 {
@@ -219,9 +240,98 @@ static void setup_rank(struct world *w, int r)
         for (uint64_t k = 0; k < all; k++) /* block for d = k / n, from r */
             w->buf[r][ACCT_BUF_SEND].v[k] = contribution((int64_t)((k / n) * (uint64_t)p + (uint64_t)r) * (int64_t)n + (int64_t)(k % n), r);
         break;
+    case ACCT_COLL_allgatherv: {
+        /* block i: elements prefix(i).. of the whole, at displs[i] */
+        uint64_t end = 0, pre = 0;
+        for (int i = 0; i < p; i++) {
+            end = c->displs[i] + c->counts[i] > end ? c->displs[i] + c->counts[i] : end;
+            pre += i < r ? c->counts[i] : 0;
+        }
+        alloc_buf(w, r, ACCT_BUF_SEND, ip ? 0 : c->counts[r]);
+        alloc_buf(w, r, ACCT_BUF_RECV, end);
+        for (uint64_t k = 0; k < c->counts[r]; k++) {
+            struct val v = contribution((int64_t)(pre + k), r);
+            if (ip) w->buf[r][ACCT_BUF_RECV].v[c->displs[r] + k] = v;
+            else w->buf[r][ACCT_BUF_SEND].v[k] = v;
+        }
+        break;
+    }
+    case ACCT_COLL_gatherv: {
+        uint64_t end = 0, pre = prefix(c->counts, r);
+        for (int i = 0; i < p; i++)
+            end = c->displs[i] + c->counts[i] > end ? c->displs[i] + c->counts[i] : end;
+        alloc_buf(w, r, ACCT_BUF_SEND, root && ip ? 0 : c->counts[r]);
+        alloc_buf(w, r, ACCT_BUF_RECV, root ? end : 0);
+        for (uint64_t k = 0; k < c->counts[r]; k++) {
+            struct val v = contribution((int64_t)(pre + k), r);
+            if (root && ip) w->buf[r][ACCT_BUF_RECV].v[c->displs[r] + k] = v;
+            else w->buf[r][ACCT_BUF_SEND].v[k] = v;
+        }
+        break;
+    }
+    case ACCT_COLL_scatterv: {
+        uint64_t end = 0;
+        for (int i = 0; i < p; i++)
+            end = c->displs[i] + c->counts[i] > end ? c->displs[i] + c->counts[i] : end;
+        alloc_buf(w, r, ACCT_BUF_SEND, root ? end : 0);
+        alloc_buf(w, r, ACCT_BUF_RECV, root && ip ? 0 : c->counts[r]);
+        if (root)
+            for (int i = 0; i < p; i++)
+                for (uint64_t k = 0; k < c->counts[i]; k++)
+                    w->buf[r][ACCT_BUF_SEND].v[c->displs[i] + k] =
+                        contribution((int64_t)(prefix(c->counts, i) + k), i);
+        break;
+    }
+    case ACCT_COLL_alltoallv: {
+        const uint64_t *row = a2a_rows[r][0], *sd = a2a_rows[r][1];
+        alloc_buf(w, r, ACCT_BUF_SEND, prefix(row, p));
+        alloc_buf(w, r, ACCT_BUF_RECV, prefix(a2a_rows[r][2], p));
+        for (int j = 0; j < p; j++)
+            for (uint64_t k = 0; k < row[j]; k++)
+                w->buf[r][ACCT_BUF_SEND].v[sd[j] + k] = contribution(a2a_elem(r, j, k), r);
+        break;
+    }
+    case ACCT_COLL_reduce_scatter:
+        alloc_buf(w, r, ACCT_BUF_SEND, ip ? 0 : n);
+        alloc_buf(w, r, ACCT_BUF_RECV, ip ? n : c->counts[r]);
+        for (uint64_t k = 0; k < n; k++)
+            w->buf[r][ip ? ACCT_BUF_RECV : ACCT_BUF_SEND].v[k] = contribution((int64_t)k, r);
+        break;
     case ACCT_COLL_COUNT:
         break;
     }
+}
+
+/* allgatherv: rank i's block at displs[i] on every rank, the gaps between
+ * blocks never written. */
+static int check_allgatherv(struct world *w, int r)
+{
+    const struct acct_call *c = w->shape;
+    struct rbuf *rb = &w->buf[r][ACCT_BUF_RECV];
+    uint64_t pre = 0;
+    for (uint64_t k = 0; k < rb->n; k++) {
+        int owner = -1;
+        for (int i = 0; i < w->size; i++)
+            if (k >= c->displs[i] && k < c->displs[i] + c->counts[i])
+                owner = i;
+        if (owner < 0 && rb->v[k].elem != -1) {
+            snprintf(w->err, sizeof w->err, "rank %d: element %" PRIu64 " (a gap) was written", r, k);
+            return -1;
+        }
+    }
+    for (int i = 0; i < w->size; i++) {
+        for (uint64_t k = 0; k < c->counts[i]; k++) {
+            struct val want = contribution((int64_t)(pre + k), i), got = rb->v[c->displs[i] + k];
+            if (!same(got, want)) {
+                snprintf(w->err, sizeof w->err, "rank %d: block %d element %" PRIu64 " is elem %"
+                         PRId64 " from [%d,%d], want elem %" PRId64 " from %d", r, i, k, got.elem,
+                         got.lo, got.hi, want.elem, i);
+                return -1;
+            }
+        }
+        pre += c->counts[i];
+    }
+    return 0;
 }
 
 /* Check rank r's output; returns 0 or -1 with w->err set. */
@@ -233,6 +343,21 @@ static int check_rank(struct world *w, int r)
     const bool root = r == c->root;
     struct rbuf *rb = &w->buf[r][ACCT_BUF_RECV];
     struct val want;
+    if (c->coll == ACCT_COLL_allgatherv || (c->coll == ACCT_COLL_gatherv && root))
+        return check_allgatherv(w, r);
+    if (c->coll == ACCT_COLL_alltoallv) {
+        for (int j = 0; j < p; j++)
+            for (uint64_t k = 0; k < a2a[j][r]; k++) {
+                struct val got = rb->v[a2a_rows[r][3][j] + k], w2 = contribution(a2a_elem(j, r, k), j);
+                if (!same(got, w2)) {
+                    snprintf(w->err, sizeof w->err, "rank %d: block from %d element %" PRIu64
+                             " is elem %" PRId64 " from [%d,%d], want elem %" PRId64, r, j, k,
+                             got.elem, got.lo, got.hi, w2.elem);
+                    return -1;
+                }
+            }
+        return 0;
+    }
     for (uint64_t k = 0; k < rb->n; k++) {
         switch (c->coll) {
         case ACCT_COLL_bcast: want = contribution((int64_t)k, c->root); break;
@@ -245,6 +370,13 @@ static int check_rank(struct world *w, int r)
         case ACCT_COLL_gather:
         case ACCT_COLL_allgather: want = contribution((int64_t)k, (int)(k / n)); break;
         case ACCT_COLL_scatter: want = contribution((int64_t)((uint64_t)r * n + k), r); break;
+        case ACCT_COLL_scatterv:
+            want = contribution((int64_t)(prefix(c->counts, r) + k), r);
+            break;
+        case ACCT_COLL_reduce_scatter:
+            if (k >= c->counts[r]) continue; /* in-place: only the first block is defined */
+            want = full((int64_t)(c->displs[r] + k), p);
+            break;
         case ACCT_COLL_alltoall: /* block from s = k / n */
             want = contribution((int64_t)(((uint64_t)r * (uint64_t)p + k / n) * n + k % n), (int)(k / n));
             break;
@@ -311,6 +443,25 @@ static int run_case(const struct acct_alg *alg, const struct acct_call *shape, c
     for (int r = 0; r < shape->size; r++) {
         struct acct_call c = *shape;
         c.rank = r;
+        /* what rank r knows of a v-collective's counts (acct/alg.h) */
+        if ((c.coll == ACCT_COLL_gatherv || c.coll == ACCT_COLL_scatterv) && r != c.root) {
+            if (c.coll == ACCT_COLL_gatherv)
+                c.scount = shape->counts[r];
+            else
+                c.count = shape->counts[r];
+            c.counts = c.displs = NULL;
+        } else if (c.coll == ACCT_COLL_alltoallv) {
+            for (int j = 0; j < shape->size; j++) {
+                a2a_rows[r][0][j] = a2a[r][j];
+                a2a_rows[r][2][j] = a2a[j][r];
+                a2a_rows[r][1][j] = prefix(a2a_rows[r][0], j);
+                a2a_rows[r][3][j] = prefix(a2a_rows[r][2], j);
+            }
+            c.scounts = a2a_rows[r][0];
+            c.sdispls = a2a_rows[r][1];
+            c.counts = a2a_rows[r][2];
+            c.displs = a2a_rows[r][3];
+        }
         acct_sched_init(&scheds[r]);
         if (acct_alg_schedule(alg, &c, &scheds[r]) != 0)
             declined++;
@@ -356,7 +507,8 @@ static int run_case(const struct acct_alg *alg, const struct acct_call *shape, c
 
 static bool allows_in_place(enum acct_coll_id c)
 {
-    return c != ACCT_COLL_barrier && c != ACCT_COLL_bcast && c != ACCT_COLL_alltoall;
+    return c != ACCT_COLL_barrier && c != ACCT_COLL_bcast && c != ACCT_COLL_alltoall &&
+           c != ACCT_COLL_alltoallv;
 }
 
 /* The layouts a node-aware algorithm is swept over (acct/layout.h): none
@@ -389,6 +541,47 @@ static const struct acct_layout *make_layout(int pattern, int p, struct acct_lay
     return l;
 }
 
+/* v-collectives: count arrays from pattern ci (uniform 0 and 1, uneven
+ * with zeros, one rank alone, growing, uneven large) and, for allgatherv,
+ * blocks placed in reverse rank order with one-element gaps on the odd
+ * patterns; reduce_scatter's displs are the prefix sums MPI implies. */
+static void vector_shape(struct acct_call *c, int ci, int gaps, uint64_t *vc, uint64_t *vd)
+{
+    const int p = c->size;
+    uint64_t total = 0;
+    for (int i = 0; i < p; i++) {
+        switch (ci) {
+        case 0: vc[i] = 0; break;
+        case 1: vc[i] = 1; break;
+        case 2: vc[i] = (uint64_t)((i * 7 + 3) % 4); break;  /* 3 2 1 0 3 ... */
+        case 3: vc[i] = i == p / 2 ? 5 : 0; break;
+        case 4: vc[i] = (uint64_t)i + 1; break;
+        default: vc[i] = (uint64_t)((i * 5) % 7) * 3; break;
+        }
+        total += vc[i];
+    }
+    if (c->coll == ACCT_COLL_alltoallv) /* rank i sends j a pattern of (i, j) */
+        for (int i = 0; i < p; i++)
+            for (int j = 0; j < p; j++)
+                a2a[i][j] = ci == 0 ? 0 : ci == 1 ? 1 : (uint64_t)((i * 3 + j * 5 + ci) % 4) * (uint64_t)(ci - 1);
+    if (c->coll != ACCT_COLL_reduce_scatter && gaps && ci % 2 == 1) {
+        uint64_t at = 1;
+        for (int i = p - 1; i >= 0; i--) {
+            vd[i] = at;
+            at += vc[i] + 1;
+        }
+    } else {
+        uint64_t at = 0;
+        for (int i = 0; i < p; i++) {
+            vd[i] = at;
+            at += vc[i];
+        }
+    }
+    c->count = total;
+    c->counts = vc;
+    c->displs = vd;
+}
+
 /* Sweep one algorithm; returns the number of failed cases. */
 static int sweep(const struct acct_alg *alg, long *ran)
 {
@@ -418,6 +611,9 @@ static int sweep(const struct acct_alg *alg, long *ran)
                                     .seg = segs[gi], .fanout = fans[fi],
                                     .in_place = ip, .commutative = cm, .layout = layout};
                                 c.scount = c.count;
+                                uint64_t vc[MAXP], vd[MAXP];
+                                if (acct_coll_vector(alg->coll))
+                                    vector_shape(&c, (int)ci, 1, vc, vd);
                                 char msg[768];
                                 const struct acct_alg *run = alg;
                                 if (!acct_alg_applicable(alg, &c, NULL)) {

@@ -138,7 +138,7 @@ static void test_full(void **state)
     assert_int_equal(r->prov.ranks_per_node_min, 2);
     assert_int_equal(r->prov.ranks_per_node_max, 2);
     assert_int_equal(r->prov.placement, ACCT_PLACEMENT_BLOCK);
-    assert_int_equal(r->nrules, 13);
+    assert_int_equal(r->nrules, 19);
     /* every collective has rules */
     for (int i = 0; i < ACCT_COLL_COUNT; i++)
         assert_true(r->coll[i].n >= 1);
@@ -623,6 +623,27 @@ static void test_files(void **state)
     acct_diags_free(&d);
 }
 
+/* gatherv, scatterv, alltoallv are decided from the communicator size
+ * alone: a rule that splits them on bytes is refused, naming the field;
+ * allgatherv and reduce_scatter (bytes known alike) may split. */
+static void test_vector_bytes(void **state)
+{
+    (void)state;
+    expect_error(HEAD "  gatherv:\n    - {comm_size: [2, 8], bytes: [0, 64K], algorithm: linear}\n",
+                 1, 5, 0, "collectives.gatherv[0].bytes",
+                 "gatherv is decided from the communicator size alone");
+    expect_error(HEAD "  alltoallv:\n    - {comm_size: 4, bytes: [1, max], algorithm: pairwise}\n",
+                 1, 5, 0, "collectives.alltoallv[0].bytes", "must cover bytes [0, max]");
+    expect_error(HEAD "  scatterv:\n    - {comm_size: 4, bytes: 0, algorithm: linear}\n", 1, 5,
+                 0, "collectives.scatterv[0].bytes", "leave bytes out");
+    struct acct_rules *r = parse_ok(HEAD "  scatterv:\n    - {comm_size: [2, max], algorithm: linear}\n"
+                                    "  gatherv:\n    - {comm_size: [2, 8], bytes: [0, max], algorithm: linear}\n"
+                                    "  allgatherv:\n    - {comm_size: 4, bytes: [0, 1K], algorithm: ring}\n"
+                                    "  reduce_scatter:\n    - {comm_size: 4, bytes: [1K, max], algorithm: ring}\n");
+    assert_int_equal(r->nrules, 4);
+    acct_rules_free(r);
+}
+
 /* ---- hash ------------------------------------------------------------------ */
 
 static void test_hash(void **state)
@@ -966,6 +987,11 @@ static void test_roundtrip_random(void **state)
                 x ^= x << 17;
                 const struct acct_alg *a = as[x % (uint64_t)na];
                 uint64_t hi = lo + (x >> 20) % 100000;
+                if (!acct_coll_bytes_alike((enum acct_coll_id)c)) /* by size alone */
+                    o += (size_t)snprintf(src + o, 65536 - o,
+                                          "    - {comm_size: [%d, %d], bytes: [0, max], "
+                                          "algorithm: %s", 1 + 100 * i, 99 + 100 * i, a->name);
+                else
                 o += (size_t)snprintf(src + o, 65536 - o,
                                       "    - {comm_size: [%d, %d], bytes: [%" PRIu64 ", %s%" PRIu64
                                       "], algorithm: %s",
@@ -1216,6 +1242,7 @@ int main(void)
         cmocka_unit_test(test_layout_rules),
         cmocka_unit_test(test_layout_rules_errors),
         cmocka_unit_test(test_layout_file),
+        cmocka_unit_test(test_vector_bytes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -12,13 +12,18 @@
  *   allgather             each rank's contribution      m           p*m
  *   alltoall              the block for one peer        p*m         p*m
  *   reduce_scatter_block  each rank's result block      p*m         m
+ *   allgatherv            each rank's contribution      m           p*m
+ *   reduce_scatter        each rank's result block      p*m         m
  *   barrier               (no data; reported as 0)      -           -
  *
  * The check: element i of the block that "key" sends holds
  * pattern(key, i) = (key * 31 + i * 7 + 1) mod 251, a value every rank can
  * compute; receive buffers are first filled with 0xFF bytes (-1 as int, NaN as
  * double, 255 as byte: never a pattern value; a byte sum can be 255, but not
- * at every element). Reductions use MPI_SUM and their inputs are kept small
+ * at every element). The v-collectives run the uniform call: every
+ * rank's count is m's, the blocks back to back (their decision's m, the
+ * average block, is then m, as for allgather and reduce_scatter_block;
+ * docs/rules.md). Reductions use MPI_SUM and their inputs are kept small
  * enough that no sum overflows its type: for byte the values are taken modulo
  * 255 / p + 1. (Overflow is avoided on purpose: Open MPI 4.1's AVX reduction
  * kernels saturate where C arithmetic wraps, so an overflowing sum has no one
@@ -26,6 +31,7 @@
 #include "kit.h"
 
 #include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define PATTERN_KEY_MUL 31u
@@ -308,6 +314,58 @@ static int check_reduce_scatter_block(const struct bench_call *c)
     return check_sum(c, c->rbuf, urank(c->size), urank(c->rank));
 }
 
+/* ---- v-collectives: the uniform call (allgather's and
+ * reduce_scatter_block's data); the count arrays are made by fill, before
+ * any timed call ---------------------------------------------------------- */
+
+static int *v_counts, *v_displs, v_size;
+
+static void v_arrays(const struct bench_call *c)
+{
+    if (c->size > v_size) {
+        int *a = realloc(v_counts, sizeof(int) * (size_t)c->size);
+        int *b = a != NULL ? realloc(v_displs, sizeof(int) * (size_t)c->size) : NULL;
+        if (a != NULL)
+            v_counts = a;
+        if (b == NULL)
+            return; /* run fails the call: the benchmark reports it */
+        v_displs = b;
+        v_size = c->size;
+    }
+    for (int i = 0; i < c->size; i++) {
+        v_counts[i] = c->count;
+        v_displs[i] = i * c->count;
+    }
+}
+
+static int run_allgatherv(const struct bench_call *c)
+{
+    MPI_Datatype t = bench_dtype_move(c->dtype);
+    if (v_size < c->size)
+        return MPI_ERR_NO_MEM;
+    return MPI_Allgatherv(c->sbuf, c->count, t, c->rbuf, v_counts, v_displs, t, c->comm);
+}
+
+static void fill_allgatherv(const struct bench_call *c)
+{
+    v_arrays(c);
+    fill_gather(c);
+}
+
+static int run_reduce_scatter(const struct bench_call *c)
+{
+    if (v_size < c->size)
+        return MPI_ERR_NO_MEM;
+    return MPI_Reduce_scatter(c->sbuf, c->rbuf, v_counts, bench_dtype_reduce(c->dtype), MPI_SUM,
+                              c->comm);
+}
+
+static void fill_reduce_scatter(const struct bench_call *c)
+{
+    v_arrays(c);
+    fill_reduce_scatter_block(c);
+}
+
 /* ---- barrier ------------------------------------------------------------- */
 
 static int run_barrier(const struct bench_call *c)
@@ -365,6 +423,15 @@ const struct bench_coll bench_colls[] = {
       .size_meaning = "each rank's result block (each sends p times this)",
       .send = BENCH_BLOCKS_P, .recv = BENCH_BLOCKS_ONE,
       .run = run_reduce_scatter_block, .fill = fill_reduce_scatter_block,
+      .check = check_reduce_scatter_block },
+    { .name = "allgatherv", .rooted = 0, .has_data = 1,
+      .size_meaning = "each rank's contribution, the same on every rank (each receives p times this)",
+      .send = BENCH_BLOCKS_ONE, .recv = BENCH_BLOCKS_P,
+      .run = run_allgatherv, .fill = fill_allgatherv, .check = check_allgather },
+    { .name = "reduce_scatter", .rooted = 0, .has_data = 1,
+      .size_meaning = "each rank's result block, the same on every rank (each sends p times this)",
+      .send = BENCH_BLOCKS_P, .recv = BENCH_BLOCKS_ONE,
+      .run = run_reduce_scatter, .fill = fill_reduce_scatter,
       .check = check_reduce_scatter_block },
     { .name = NULL },
 };

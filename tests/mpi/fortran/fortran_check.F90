@@ -6,6 +6,7 @@
 ! MPI_COMM_WORLD and on a sub-communicator (split by parity, ranks
 ! reversed), over counts 0, 1, 5, 1000 and 20000 and the first and last
 ! root, it runs barrier, bcast, reduce, allreduce, reduce_scatter_block,
+! allgatherv, reduce_scatter, gatherv, scatterv, alltoallv,
 ! gather, scatter, allgather and alltoall, with MPI_IN_PLACE wherever MPI
 ! allows it, derived datatypes (a strided vector against plain integers;
 ! a contiguous pair), a non-commutative user operation (composition of
@@ -60,11 +61,13 @@ module fcheck
 #if defined(ACCT_MPIFH)
   include 'mpif.h'
 #endif
-  integer, parameter :: NCOLL = 9
+  integer, parameter :: NCOLL = 14
   integer, parameter :: C_BARRIER = 1, C_BCAST = 2, C_REDUCE = 3, C_ALLREDUCE = 4, &
-       C_GATHER = 5, C_SCATTER = 6, C_ALLGATHER = 7, C_ALLTOALL = 8, C_RSB = 9
+       C_GATHER = 5, C_SCATTER = 6, C_ALLGATHER = 7, C_ALLTOALL = 8, C_RSB = 9, &
+       C_ALLGATHERV = 10, C_RS = 11, C_GATHERV = 12, C_SCATTERV = 13, C_ALLTOALLV = 14
   character(len=20), parameter :: cname(NCOLL) = [character(len=20) :: 'barrier', 'bcast', &
-       'reduce', 'allreduce', 'gather', 'scatter', 'allgather', 'alltoall', 'reduce_scatter_block']
+       'reduce', 'allreduce', 'gather', 'scatter', 'allgather', 'alltoall', 'reduce_scatter_block', &
+       'allgatherv', 'reduce_scatter', 'gatherv', 'scatterv', 'alltoallv']
   integer, parameter :: NCOUNTS = 5
   integer, parameter :: counts(NCOUNTS) = [0, 1, 5, 1000, 20000]
   integer, parameter :: PRIME = 9973
@@ -163,7 +166,8 @@ contains
     HCOMM, intent(in) :: comm
     integer, intent(in) :: r, p
     integer :: ci, n, ri, root, roots(2), i, j, k, ierr, m, c
-    integer, allocatable :: a(:), b(:), e(:)
+    integer, allocatable :: a(:), b(:), e(:), rc(:), dp(:)
+    integer :: tot
     double precision, allocatable :: d(:), s(:)
     logical :: ok
     HTYPE :: vec, pair
@@ -373,6 +377,93 @@ contains
       call called(C_ALLTOALL, ierr, 'alltoall in place')
       call expect(all([((a(j * n + i) == ival(j * p + r, i), i = 1, n), j = 0, p - 1)]), &
            'alltoall in place', n, -1)
+
+      ! v-collectives: every third rank (1, 4, ...) contributes nothing,
+      ! the others n elements; allgatherv places the blocks in reverse
+      ! rank order, reduce_scatter's blocks follow in rank order
+      allocate (rc(p), dp(p))
+      tot = 0
+      do j = 0, p - 1
+        rc(j + 1) = merge(0, n, mod(j, 3) == 1)
+        dp(j + 1) = (p - 1 - j) * n
+        tot = tot + rc(j + 1)
+      end do
+      ! allgatherv: plain, then in place
+      do i = 1, n
+        b(i) = ival(r, i)
+      end do
+      e(1:max(1, p * n)) = -1
+      call MPI_Allgatherv(b, rc(r + 1), MPI_INTEGER, e, rc, dp, MPI_INTEGER, comm, ierr)
+      call called(C_ALLGATHERV, ierr, 'allgatherv')
+      call expect(all([((e(dp(j + 1) + i) == ival(j, i), i = 1, rc(j + 1)), j = 0, p - 1)]), &
+           'allgatherv', n, -1)
+      e(1:max(1, p * n)) = -1
+      e(dp(r + 1) + 1:dp(r + 1) + rc(r + 1)) = b(1:rc(r + 1))
+      call MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_INTEGER, e, rc, dp, MPI_INTEGER, comm, ierr)
+      call called(C_ALLGATHERV, ierr, 'allgatherv in place')
+      call expect(all([((e(dp(j + 1) + i) == ival(j, i), i = 1, rc(j + 1)), j = 0, p - 1)]), &
+           'allgatherv in place', n, -1)
+      ! reduce_scatter: plain, then in place (block r starts after the
+      ! blocks of ranks 0 .. r-1)
+      do i = 1, tot
+        b(i) = ival(r, i)
+      end do
+      k = sum(rc(1:r))
+      a(1:max(1, n)) = -1
+      call MPI_Reduce_scatter(b, a, rc, MPI_INTEGER, MPI_SUM, comm, ierr)
+      call called(C_RS, ierr, 'reduce_scatter')
+      call expect(all([(a(i) == sum([(ival(j, k + i), j = 0, p - 1)]), i = 1, rc(r + 1))]), &
+           'reduce_scatter', n, -1)
+      e(1:max(1, tot)) = b(1:max(1, tot))
+      call MPI_Reduce_scatter(MPI_IN_PLACE, e, rc, MPI_INTEGER, MPI_SUM, comm, ierr)
+      call called(C_RS, ierr, 'reduce_scatter in place')
+      call expect(all([(e(i) == sum([(ival(j, k + i), j = 0, p - 1)]), i = 1, rc(r + 1))]), &
+           'reduce_scatter in place', n, -1)
+      ! gatherv to the last rank: plain, then in place
+      root = p - 1
+      e(1:max(1, p * n)) = -1
+      call MPI_Gatherv(b, rc(r + 1), MPI_INTEGER, e, rc, dp, MPI_INTEGER, root, comm, ierr)
+      call called(C_GATHERV, ierr, 'gatherv')
+      if (r == root) call expect(all([((e(dp(j + 1) + i) == ival(j, i), i = 1, rc(j + 1)), &
+           j = 0, p - 1)]), 'gatherv', n, root)
+      if (r == root) then
+        e(1:max(1, p * n)) = -1
+        e(dp(r + 1) + 1:dp(r + 1) + rc(r + 1)) = b(1:rc(r + 1))
+        call MPI_Gatherv(MPI_IN_PLACE, 0, MPI_INTEGER, e, rc, dp, MPI_INTEGER, root, comm, ierr)
+        call expect(all([((e(dp(j + 1) + i) == ival(j, i), i = 1, rc(j + 1)), j = 0, p - 1)]), &
+             'gatherv in place', n, root)
+      else
+        call MPI_Gatherv(b, rc(r + 1), MPI_INTEGER, e, rc, dp, MPI_INTEGER, root, comm, ierr)
+      end if
+      call called(C_GATHERV, ierr, 'gatherv in place')
+      ! scatterv from rank 0: block j holds ival(j, .)
+      root = 0
+      do j = 0, p - 1
+        do i = 1, rc(j + 1)
+          e(dp(j + 1) + i) = ival(j, i)
+        end do
+      end do
+      a(1:max(1, n)) = -1
+      call MPI_Scatterv(e, rc, dp, MPI_INTEGER, a, rc(r + 1), MPI_INTEGER, root, comm, ierr)
+      call called(C_SCATTERV, ierr, 'scatterv')
+      call expect(all([(a(i) == ival(r, i), i = 1, rc(r + 1))]), 'scatterv', n, root)
+      ! alltoallv: ranks r and j exchange n elements (block j of the
+      ! other's ival(.*p+., .)) unless mod(r + j, 3) == 1: a count both
+      ! ends compute alike
+      do j = 0, p - 1
+        do i = 1, n
+          b(j * n + i) = ival(r * p + j, i)
+        end do
+      end do
+      a(1:max(1, p * n)) = -1
+      call MPI_Alltoallv(b, [(merge(0, n, mod(j + r, 3) == 1), j = 0, p - 1)], &
+           [(j * n, j = 0, p - 1)], MPI_INTEGER, a, &
+           [(merge(0, n, mod(j + r, 3) == 1), j = 0, p - 1)], [(j * n, j = 0, p - 1)], &
+           MPI_INTEGER, comm, ierr)
+      call called(C_ALLTOALLV, ierr, 'alltoallv')
+      call expect(all([((a(j * n + i) == ival(j * p + r, i), &
+           i = 1, merge(0, n, mod(j + r, 3) == 1)), j = 0, p - 1)]), 'alltoallv', n, -1)
+      deallocate (rc, dp)
 
       deallocate (a, b, e, d, s)
     end do

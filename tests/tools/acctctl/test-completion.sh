@@ -88,7 +88,7 @@ expect "export --format " "c ompi yaml"
 expect "export -f " "c ompi yaml"
 expect "export --format = y" "yaml"
 expect "samples --collective b" "barrier bcast"
-expect "algorithms -c all" "allgather allreduce alltoall"
+expect "algorithms -c all" "allgather allgatherv allreduce alltoall alltoallv"
 expect "show -p " ""   # no acctd here: nothing, and no error
 
 # Files: the arguments of validate/import/policy and --output, --file.

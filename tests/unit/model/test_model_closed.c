@@ -26,7 +26,7 @@ static const char *const no_closed_form[] = {NULL};
 static const char *const copies_approximate[] = {
     "allgather/bruck", "allgather/gather_bcast", "allreduce/allgather_reduce",
     "allreduce/recursive_doubling", "alltoall/bruck", "alltoall/gather_scatter",
-    "gather/chain", "scatter/chain", NULL,
+    "gather/chain", "scatter/chain", "allgatherv/bruck", NULL,
 };
 
 /* Closed forms without the reduction cost on the critical path of every
@@ -173,7 +173,7 @@ static const char *const pow2_only[] = {
     "barrier/tournament", "barrier/recursive_doubling", "reduce/binary", "reduce/binomial",
     "reduce/in_order_binary", "allreduce/reduce_bcast", "allreduce/recursive_doubling",
     "alltoall/bruck", "reduce_scatter_block/reduce_scatter",
-    "reduce_scatter_block/recursive_halving", NULL,
+    "reduce_scatter_block/recursive_halving", "reduce_scatter/reduce_scatterv", NULL,
 };
 
 static void any_size(void **state)

@@ -29,6 +29,17 @@
  *   gather, scatter, allgather, alltoall: count = receive elements per
  *       block (receive type), scount = send elements per block (send type)
  *   barrier:                   count = 0
+ *   allgatherv, reduce_scatter (acct_coll_vector): counts[i] = rank i's
+ *       block, displs[i] = its offset in the receive buffer (RECV), both
+ *       arrays of size elements that every rank has alike (allgatherv: in
+ *       bytes, reduce_scatter: in elements of the datatype, displs the
+ *       prefix sums of counts); count = the sum of counts, scount =
+ *       counts[rank]. NULL for every other collective.
+ *   gatherv, scatterv: at the root counts/displs as allgatherv's (bytes);
+ *       elsewhere NULL, and the rank's own block is scount (gatherv) or
+ *       count (scatterv) bytes. No rank but the root knows the others'.
+ *   alltoallv: this rank's row only: scounts/sdispls what it sends to each
+ *       rank, counts/displs what it receives from each (bytes).
  * layout: which ranks share a node (acct/layout.h), agreed by every rank;
  * NULL when unknown (then node-aware algorithms fall back), or
  * &acct_layout_any where only the communicator size is known (rules
@@ -44,6 +55,10 @@ struct acct_call {
     bool in_place;    /* MPI_IN_PLACE where the call allows it */
     bool commutative; /* the op is commutative (reductions only) */
     const struct acct_layout *layout; /* ranks per node; NULL = unknown */
+    const uint64_t *counts; /* v-collectives only (above) */
+    const uint64_t *displs;
+    const uint64_t *scounts; /* alltoallv only */
+    const uint64_t *sdispls;
 };
 
 /* "Any layout": for applicability checks without a communicator (never

@@ -16,7 +16,12 @@
     X(scatter)              \
     X(allgather)            \
     X(alltoall)             \
-    X(reduce_scatter_block)
+    X(reduce_scatter_block) \
+    X(allgatherv)           \
+    X(reduce_scatter)       \
+    X(gatherv)              \
+    X(scatterv)             \
+    X(alltoallv)
 
 enum acct_coll_id {
 #define ACCT_X_ENUM(lower) ACCT_COLL_##lower,
@@ -31,10 +36,25 @@ const char *acct_coll_name(enum acct_coll_id id);
 /* Exact, case-sensitive name lookup; 0 on success, -1 if unknown. */
 int acct_coll_from_name(const char *name, enum acct_coll_id *out);
 
-/* Has a root argument (bcast, reduce, gather, scatter). */
+/* Has a root argument (bcast, reduce, gather, scatter, gatherv, scatterv). */
 bool acct_coll_rooted(enum acct_coll_id id);
 
-/* Reduces data with an MPI_Op (reduce, allreduce, reduce_scatter_block). */
+/* Reduces data with an MPI_Op (reduce, allreduce, reduce_scatter_block,
+ * reduce_scatter). */
 bool acct_coll_reduces(enum acct_coll_id id);
+
+/* Takes per-rank count arrays (allgatherv, reduce_scatter, gatherv,
+ * scatterv, alltoallv): the call's shape is struct acct_call's
+ * counts/displs (acct/alg.h). */
+bool acct_coll_vector(enum acct_coll_id id);
+
+/* Do all ranks of a call know its message bytes alike? Every collective
+ * but gatherv and scatterv (only the root has the counts) and alltoallv
+ * (each rank has only its own row). For those the runtime decides from the
+ * communicator size alone (their message bytes are taken as 0), and a
+ * rules file may only give them rules over every size, bytes [0, max]
+ * (docs/rules.md, "v-collectives"). allgatherv and reduce_scatter: the
+ * bytes are the average block, the sum of all counts / P rounded down. */
+bool acct_coll_bytes_alike(enum acct_coll_id id);
 
 #endif

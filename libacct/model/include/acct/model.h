@@ -145,6 +145,12 @@ enum acct_model_view {
 double acct_model_simulate(enum acct_coll_id coll, const struct acct_decision *dec, int p,
                            uint64_t bytes, int root, const struct acct_model *mdl);
 
+/* The v-collectives' uniform call on p ranks: every count `block`,
+ * displs their prefix sums. acct_model_simulate_call uses it for a
+ * v-collective call without count arrays (count = the block, the
+ * decision's m); the tuner's timed calls have the same shape. */
+void acct_model_uniform_counts(uint64_t block, int p, uint64_t *counts, uint64_t *displs);
+
 /* The general form: simulate call (the schedules built from it, the rank
  * field varying) with alg. Returns 0 with *t_us and *how (SIMULATED or
  * SYMMETRIC; how may be NULL), or -1 with a message (*how NONE): bad

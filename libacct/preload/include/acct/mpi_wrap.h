@@ -44,7 +44,29 @@
     X(Reduce_scatter_block, reduce_scatter_block,                                            \
       (const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,  \
        MPI_Comm comm),                                                                       \
-      (sendbuf, recvbuf, recvcount, datatype, op, comm))
+      (sendbuf, recvbuf, recvcount, datatype, op, comm))                                     \
+    X(Allgatherv, allgatherv,                                                                \
+      (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,             \
+       const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm),    \
+      (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm))           \
+    X(Reduce_scatter, reduce_scatter,                                                        \
+      (const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,    \
+       MPI_Op op, MPI_Comm comm),                                                            \
+      (sendbuf, recvbuf, recvcounts, datatype, op, comm))                                     \
+    X(Gatherv, gatherv,                                                                      \
+      (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,             \
+       const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,          \
+       MPI_Comm comm),                                                                       \
+      (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm))     \
+    X(Scatterv, scatterv,                                                                    \
+      (const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, \
+       void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm),        \
+      (sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm))     \
+    X(Alltoallv, alltoallv,                                                                  \
+      (const void *sendbuf, const int sendcounts[], const int sdispls[],                     \
+       MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],    \
+       MPI_Datatype recvtype, MPI_Comm comm),                                                \
+      (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm))
 
 /* The communicator constructors that libacct intercepts — listed once.
  *
@@ -139,7 +161,32 @@
     X(Reduce_scatter_block, REDUCE_SCATTER_BLOCK, reduce_scatter_block,                      \
       (void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op,  \
        MPI_Fint *comm, MPI_Fint *ierr),                                                      \
-      (sendbuf, recvbuf, recvcount, datatype, op, comm, ierr))
+      (sendbuf, recvbuf, recvcount, datatype, op, comm, ierr))                               \
+    X(Allgatherv, ALLGATHERV, allgatherv,                                                    \
+      (void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf,                \
+       MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm,           \
+       MPI_Fint *ierr),                                                                      \
+      (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, ierr))     \
+    X(Reduce_scatter, REDUCE_SCATTER, reduce_scatter,                                        \
+      (void *sendbuf, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, \
+       MPI_Fint *comm, MPI_Fint *ierr),                                                      \
+      (sendbuf, recvbuf, recvcounts, datatype, op, comm, ierr))                              \
+    X(Gatherv, GATHERV, gatherv,                                                             \
+      (void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf,                \
+       MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root,           \
+       MPI_Fint *comm, MPI_Fint *ierr),                                                      \
+      (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, ierr)) \
+    X(Scatterv, SCATTERV, scatterv,                                                          \
+      (void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype,            \
+       void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root,               \
+       MPI_Fint *comm, MPI_Fint *ierr),                                                      \
+      (sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, ierr)) \
+    X(Alltoallv, ALLTOALLV, alltoallv,                                                       \
+      (void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype,           \
+       void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype,           \
+       MPI_Fint *comm, MPI_Fint *ierr),                                                      \
+      (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, \
+       ierr))
 
 /* The Fortran start and end of MPI (they call PMPI_Init/PMPI_Finalize
  * directly): interposed so that a Fortran main program activates ACCT as

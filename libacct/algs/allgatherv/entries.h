@@ -1,0 +1,11 @@
+/* Registry entries of allgatherv (included inside the table in registry.c). */
+    ACCT_NATIVE_ENTRY(allgatherv),
+    {.coll = ACCT_COLL_allgatherv, .name = "ring", .build = acct_allgatherv_ring,
+     .cost = acct_allgatherv_ring_cost, .ompi = {3, "ring", true},
+     .description = "P-1 steps, each rank passes one block (its own count) to its right neighbour"},
+    {.coll = ACCT_COLL_allgatherv, .name = "bruck", .build = acct_allgatherv_bruck,
+     .cost = acct_allgatherv_bruck_cost, .ompi = {2, "bruck", true},
+     .description = "ceil(log2 P) steps at doubling distance into rank-relative scratch, then a local rotation"},
+    {.coll = ACCT_COLL_allgatherv, .name = "linear", .build = acct_allgatherv_linear,
+     .cost = acct_allgatherv_linear_cost, .ompi = {1, "default", false},
+     .description = "one round: every rank sends its block to every other rank directly"},

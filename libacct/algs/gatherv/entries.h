@@ -1,0 +1,5 @@
+/* Registry entries of gatherv (included inside the table in registry.c). */
+    ACCT_NATIVE_ENTRY(gatherv),
+    {.coll = ACCT_COLL_gatherv, .name = "linear", .build = acct_gatherv_linear,
+     .cost = acct_gatherv_linear_cost, .ompi = ACCT_ALG_OMPI_NONE,
+     .description = "every rank sends its block straight to the root, which receives them all in one round"},

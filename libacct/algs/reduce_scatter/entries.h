@@ -1,0 +1,10 @@
+/* Registry entries of reduce_scatter (included inside the table in registry.c). */
+    ACCT_NATIVE_ENTRY(reduce_scatter),
+    {.coll = ACCT_COLL_reduce_scatter, .name = "reduce_scatterv",
+     .build = acct_reduce_scatter_reduce_scatterv, .flags = ACCT_ALG_SEGMENTED,
+     .cost = acct_reduce_scatter_reduce_scatterv_cost, .ompi = {1, "non-overlapping", false},
+     .description = "segmented order-preserving binomial reduce to rank 0, then binomial scatterv of the blocks"},
+    {.coll = ACCT_COLL_reduce_scatter, .name = "ring", .fallback = "reduce_scatterv",
+     .build = acct_reduce_scatter_ring, .flags = ACCT_ALG_COMMUTATIVE,
+     .cost = acct_reduce_scatter_ring_cost, .ompi = {3, "ring", true},
+     .description = "P-1 ring steps, each passing one partially reduced block (its own count)"},
