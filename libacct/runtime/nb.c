@@ -65,6 +65,15 @@ void rt_nb_init(void)
     memcpy(&hook_unregister, &unreg, sizeof unreg);
 }
 
+void rt_nb_agreed(int every_rank)
+{
+    if (!every_rank) {
+        if (hook_register != NULL)
+            acct_debug("not every rank can run non-blocking collectives: they run natively");
+        hook_register = hook_unregister = NULL;
+    }
+}
+
 bool rt_nb_available(void)
 {
     return hook_register != NULL;

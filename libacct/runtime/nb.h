@@ -59,15 +59,18 @@ struct rt_nb_op {
     uint64_t t0;            /* post time (ns), 0 unless timed */
 };
 
-/* Looks for the progress hook (once, at runtime init). */
+/* Looks for the progress hook (before PMPI_Init; ACCT_NONBLOCKING=0 on a
+ * rank: none), then takes the agreement's answer (agree.h: every rank has
+ * it), so that rt_nb_available() is the same on every rank. */
 void rt_nb_init(void);
+void rt_nb_agreed(int every_rank);
 /* Before PMPI_Finalize: unregisters the callback; collectives still in
  * flight (an erroneous program) are left as they are, with one warning. */
 void rt_nb_fini(void);
 
-/* Can ACCT run non-blocking collectives here (the MPI library has the
- * progress hook)? A property of the MPI library the runtime is linked
- * against: the same on every rank. */
+/* Can ACCT run non-blocking collectives (every rank's MPI library has the
+ * progress hook, and no rank set ACCT_NONBLOCKING=0)? The same on every
+ * rank once agreed. */
 bool rt_nb_available(void);
 
 /* A zeroed op with an empty schedule; NULL when out of memory. */

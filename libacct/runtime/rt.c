@@ -45,7 +45,8 @@ static void rt_pre_init(void)
 {
     memset(&rt, 0, sizeof rt);
     rt_account_init(false);
-    rt_agree_pre_init();
+    rt_nb_init(); /* whether this rank can run non-blocking collectives: agreed */
+    rt_agree_pre_init(rt_nb_available());
 }
 
 static int rt_init(const struct acct_rt_init_args *args)
@@ -92,7 +93,7 @@ static int rt_init(const struct acct_rt_init_args *args)
     /* Non-blocking collectives run ACCT's methods only on a communicator
      * that already has its private duplicate (coll.c: a non-blocking call
      * never makes one): MPI_COMM_WORLD's now, every rank alike */
-    rt_nb_init();
+    rt_nb_agreed(rt.agreed.nonblocking);
     if (rt_nb_available())
         rt_comm_prepare(MPI_COMM_WORLD);
     acct_debug("active: %d ranks, thread level %d", rt.world_size, rt.thread_level);

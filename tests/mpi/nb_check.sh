@@ -4,7 +4,8 @@
 # ACCT's methods for all nine non-blocking collectives), with progress only
 # from the program's own MPI calls, and with ACCT_NONBLOCKING=0 (the
 # non-blocking collectives pass through to the native ones; the report
-# counts them as native). Only the ACCT run frees a collective's request in
+# counts them as native), also when only rank 1 sets it (the agreement at
+# MPI_Init makes every rank run them natively). Only the ACCT run frees a collective's request in
 # flight (NB_CHECK_FREE: Open MPI's own collectives refuse that).
 # usage: nb_check.sh NP LIBACCT_SO NB_CHECK MPIEXEC [FLAGS...]
 set -u
@@ -43,4 +44,11 @@ rm -f "$report"
 mpi_run off LD_PRELOAD="$preload" ACCT_FORCE="$force" ACCT_REPORT="$report" ACCT_NONBLOCKING=0
 check "ACCT_NONBLOCKING=0: all results right" ok_run off
 check "ACCT_NONBLOCKING=0: every non-blocking collective ran natively" nb_native_only
+if [ "$np" -gt 1 ]; then # on one rank only: agreed at MPI_Init, every rank native (no hang)
+    rm -f "$report"
+    prog=(sh -c 'if [ "${OMPI_COMM_WORLD_RANK:-0}" = 1 ]; then export ACCT_NONBLOCKING=0; fi; exec "$0"' "${prog[0]}")
+    mpi_run one LD_PRELOAD="$preload" ACCT_FORCE="$force" ACCT_REPORT="$report"
+    check "ACCT_NONBLOCKING=0 on rank 1 only: all results right" ok_run one
+    check "ACCT_NONBLOCKING=0 on rank 1 only: every rank ran them natively" nb_native_only
+fi
 finish
