@@ -165,8 +165,9 @@ static bool choose(struct rt_comm *st, struct acct_call *shape, uint64_t bytes, 
      * so it runs natively until both are there. Whether they are depends
      * only on the collectives made before on the communicator: alike on
      * every rank. */
-    if (nb && (!rt_nb_available() || (st->tabs.pending[shape->coll] &&
-                                       !rt_forced.forced[shape->coll] && st->layout_state == 0)))
+    if (nb && (!rt_nb_available() || st->priv == MPI_COMM_NULL ||
+               (st->tabs.pending[shape->coll] && !rt_forced.forced[shape->coll] &&
+                st->layout_state == 0)))
         return false;
     /* Rules that depend on the layout: learn it at the first call of the
      * collective (every rank of the call, as the table's need depends only
@@ -183,8 +184,6 @@ static bool choose(struct rt_comm *st, struct acct_call *shape, uint64_t bytes, 
         shape->layout = !nb ? rt_comm_layout(st) : st->layout_state == 1 ? &st->layout : NULL;
     const struct acct_alg *alg = acct_alg_resolve(d->alg, shape);
     if (alg->flags & ACCT_ALG_NATIVE)
-        return false;
-    if (nb && !rt_comm_priv_start(st)) /* no private duplicate, none possible */
         return false;
     ch->alg = alg;
     ch->bytes = bytes;
@@ -382,7 +381,6 @@ static int post_nb(struct rt_comm *st, const struct rt_choice *ch, const struct 
         return rc;
     }
     op->st = st;
-    op->needs_priv = st->priv == MPI_COMM_NULL; /* on its way (rt_comm_priv_start) */
     rc = rt_exec_begin(&op->run, &op->sched, &op->b, mop, st->priv, rt_comm_nb_begin(st),
                        &op->scratch);
     if (rc != MPI_SUCCESS) {

@@ -11,7 +11,6 @@
 #include <string.h>
 
 #include "acct/log.h"
-#include "nb.h"
 #include "tags.h"
 
 static int keyval = MPI_KEYVAL_INVALID;
@@ -99,7 +98,6 @@ static struct rt_comm *state_new(MPI_Comm comm)
         return &rt_comm_unknown;
     st->user = comm;
     st->priv = MPI_COMM_NULL;
-    st->priv_req = MPI_REQUEST_NULL;
     for (int i = 0; i < RT_SCHED_SLOTS; i++)
         acct_sched_init(&st->cache[i].sched);
     int inter = 0;
@@ -158,39 +156,11 @@ static void make_priv(struct rt_comm *st)
     }
 }
 
-bool rt_comm_priv_start(struct rt_comm *st)
+void rt_comm_prepare(MPI_Comm comm)
 {
-    if (st->priv != MPI_COMM_NULL || st->priv_req != MPI_REQUEST_NULL)
-        return true;
-    if (st->broken || eager_only)
-        return false;
-    if (PMPI_Comm_idup(st->user, &st->priv_new, &st->priv_req) != MPI_SUCCESS) {
-        st->priv_req = MPI_REQUEST_NULL;
-        st->broken = true;
-        return false;
-    }
-    return true;
-}
-
-bool rt_comm_priv_poll(struct rt_comm *st, int *rc)
-{
-    int flag = 0;
-    *rc = MPI_SUCCESS;
-    if (st->priv_req == MPI_REQUEST_NULL) {
-        if (st->priv == MPI_COMM_NULL) /* the duplication failed for an earlier call */
-            *rc = MPI_ERR_INTERN;
-        return st->priv != MPI_COMM_NULL;
-    }
-    if ((*rc = PMPI_Test(&st->priv_req, &flag, MPI_STATUS_IGNORE)) != MPI_SUCCESS) {
-        st->priv_req = MPI_REQUEST_NULL;
-        st->broken = true;
-        return false;
-    }
-    if (flag) {
-        st->priv_req = MPI_REQUEST_NULL;
-        st->priv = st->priv_new;
-    }
-    return flag != 0;
+    struct rt_comm *st = rt_comm_get(comm);
+    if (st != NULL && !st->unknown && !st->inter && st->size >= 2)
+        rt_comm_priv(st);
 }
 
 int rt_comm_nb_begin(struct rt_comm *st)
@@ -221,8 +191,6 @@ bool rt_comm_runs_acct(const struct rt_comm *st)
 
 MPI_Comm rt_comm_priv(struct rt_comm *st)
 {
-    if (st->priv_req != MPI_REQUEST_NULL) /* a non-blocking call started it */
-        rt_nb_priv_wait(st);
     if (st->priv == MPI_COMM_NULL && !st->broken && !eager_only)
         make_priv(st);
     return st->priv;

@@ -49,11 +49,6 @@ struct rt_comm {
     unsigned nb_seq;
     atomic_int nb_inflight;
     atomic_bool nb_orphaned;
-    /* The private duplicate on its way (PMPI_Comm_idup, started by a
-     * non-blocking call on a communicator without one): the request and
-     * where the duplicate lands; tested only under the engine's lock. */
-    MPI_Request priv_req;
-    MPI_Comm priv_new;
 };
 
 /* At runtime init: the attribute key; under MPI_THREAD_MULTIPLE private
@@ -98,16 +93,9 @@ const struct acct_layout *rt_comm_layout(struct rt_comm *st);
 MPI_Comm rt_comm_priv(struct rt_comm *st);
 void rt_comm_created(MPI_Comm comm);
 
-/* A non-blocking call on st needs the private duplicate: true if st has
- * it or it is on its way, else starts PMPI_Comm_idup on the user's
- * communicator (a non-blocking collective: every rank starts it at the
- * same call, since whether st has one depends only on the collectives
- * made before). false: st can have none (broken, or MPI_THREAD_MULTIPLE,
- * where duplicates are only made at creation). */
-bool rt_comm_priv_start(struct rt_comm *st);
-/* Tests the duplicate on its way (under the engine's lock, nb.c): true
- * once st->priv is there; *rc gets an error if the duplication failed. */
-bool rt_comm_priv_poll(struct rt_comm *st, int *rc);
+/* The private duplicate of comm now, if it has none yet and may have
+ * one (a collective call: every rank of comm makes it at the same point). */
+void rt_comm_prepare(MPI_Comm comm);
 
 /* A non-blocking collective starts on st: its tag (RT_TAG_NB + its number
  * modulo RT_NB_TAGS); rt_comm_nb_done when it completed. */

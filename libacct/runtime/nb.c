@@ -147,15 +147,7 @@ static int nb_cancel(void *extra, int complete)
 static bool advance(struct rt_nb_op *op)
 {
     bool done = false;
-    int rc = MPI_SUCCESS;
-    if (op->needs_priv) { /* the communicator's duplicate first (comm.h) */
-        if (!rt_comm_priv_poll(op->st, &rc) && rc == MPI_SUCCESS)
-            return false;
-        op->needs_priv = false;
-        op->run.comm = op->st->priv;
-    }
-    if (rc == MPI_SUCCESS)
-        rc = rt_exec_advance(&op->run, false, &done);
+    int rc = rt_exec_advance(&op->run, false, &done);
     if (rc == MPI_SUCCESS && !done)
         return false;
     op->rc = op->finish(op, rc);
@@ -198,20 +190,6 @@ static int progress_cb(void)
     in_engine = false;
     pthread_mutex_unlock(&lock);
     return events;
-}
-
-void rt_nb_priv_wait(struct rt_comm *st)
-{
-    bool there = false;
-    int rc = MPI_SUCCESS;
-    while (!there && rc == MPI_SUCCESS) {
-        pthread_mutex_lock(&lock);
-        in_engine = true;
-        there = rt_comm_priv_poll(st, &rc);
-        advance_all();
-        in_engine = false;
-        pthread_mutex_unlock(&lock);
-    }
 }
 
 int rt_nb_start(struct rt_nb_op *op, MPI_Request *request)

@@ -57,7 +57,6 @@ struct rt_nb_op {
     const struct acct_alg *alg;
     uint64_t segment;
     uint64_t t0;            /* post time (ns), 0 unless timed */
-    bool needs_priv;        /* run begun without its communicator: st's duplicate is on its way */
 };
 
 /* Looks for the progress hook (before PMPI_Init; ACCT_NONBLOCKING=0 on a
@@ -73,10 +72,6 @@ void rt_nb_fini(void);
  * progress hook, and no rank set ACCT_NONBLOCKING=0)? The same on every
  * rank once agreed. */
 bool rt_nb_available(void);
-
-/* Waits for st's private duplicate on its way (rt_comm_priv_start),
- * advancing the collectives in flight meanwhile. */
-void rt_nb_priv_wait(struct rt_comm *st);
 
 /* A zeroed op with an empty schedule; NULL when out of memory. */
 struct rt_nb_op *rt_nb_new(void);

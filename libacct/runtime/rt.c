@@ -90,8 +90,12 @@ static int rt_init(const struct acct_rt_init_args *args)
     /* MPI_THREAD_MULTIPLE: MPI_COMM_WORLD's private duplicate now, while
      * MPI_Init_thread runs alone (comm.h) */
     rt_comm_created(MPI_COMM_WORLD);
-    /* non-blocking collectives through ACCT only if every rank can (nb.h) */
+    /* Non-blocking collectives run ACCT's methods only on a communicator
+     * that already has its private duplicate (coll.c: a non-blocking call
+     * never makes one): MPI_COMM_WORLD's now, every rank alike */
     rt_nb_agreed(rt.agreed.nonblocking);
+    if (rt_nb_available())
+        rt_comm_prepare(MPI_COMM_WORLD);
     acct_debug("active: %d ranks, thread level %d", rt.world_size, rt.thread_level);
     rc = ACCT_RT_ACTIVE;
 out:

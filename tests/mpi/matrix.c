@@ -28,12 +28,10 @@
  *
  * Non-blocking mode (ACCT_MATRIX_NB=wait|test): every ACCT call is the
  * collective's MPI_I<coll>, completed at once with MPI_Wait (wait) or a
- * loop of MPI_Test (test: the only progress is the polling). The first
- * non-blocking call on each sub-communicator starts ACCT's private
- * duplicate without blocking (PMPI_Comm_idup) and runs after it. With a
- * pretended layout (ACCT_LAYOUT: the node-aware methods) each
- * sub-communicator first runs one MPI_Barrier (the driver forces the
- * node-aware barrier, which finds it). The native reference stays blocking.
+ * loop of MPI_Test (test: the only progress is the polling). Each
+ * sub-communicator first runs one MPI_Barrier
+ * (the driver forces a barrier method, so it gets ACCT's private duplicate:
+ * non-blocking calls never make one). The native reference stays blocking.
  *
  * Rank 0 prints: "matrix: <coll> np=<n> cases=<n> calls=<n> errors=<n> OK|FAILED"
  * where calls is how many MPI_<coll> calls rank 0 made (the driver compares
@@ -487,7 +485,7 @@ int main(int argc, char **argv)
         if (comm != MPI_COMM_NULL) {
             int rank;
             MPI_Comm_rank(comm, &rank);
-            if (nb_mode && getenv("ACCT_LAYOUT") != NULL) /* the layout: a blocking call finds it */
+            if (nb_mode) /* ACCT's private duplicate (forced barrier method) */
                 MPI_Barrier(comm);
             if (!strcmp(coll, "bcast")) run_bcast(comm, rank, size);
             else if (!strcmp(coll, "reduce")) run_reduce(comm, rank, size, 0);

@@ -16,8 +16,8 @@
 # locality for the NP ranks.
 # Non-blocking mode (ACCT_MATRIX_NB=wait|test in the environment): the
 # program calls MPI_I<COLL> (matrix.c), the report's rows are i<COLL>, and
-# a barrier method is forced too (with ACCT_MATRIX_LAYOUT the node-aware
-# one: each sub-communicator's first barrier finds the layout).
+# a barrier method is forced too (each sub-communicator's first barrier
+# gives it ACCT's private duplicate).
 # usage: matrix_check.sh NP COLL ALG SEG FALLBACKS LIBACCT_SO MATRIX MPIEXEC [FLAGS...]
 set -u
 np=$1 coll=$2 alg=$3 seg=$4 fallbacks=$5 lib=$6 prog=$7 mpiexec=$8
