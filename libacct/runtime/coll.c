@@ -330,13 +330,15 @@ static MPI_Datatype nb_keep_type(struct rt_nb_op *op, MPI_Datatype dt, int *rc)
 }
 
 /* The finishing step of a non-blocking call (nb.h): unpack the receive
- * view into the user's buffer. */
+ * view into the user's buffer, with the private duplicate as the
+ * communicator (the application may have freed its own meanwhile; same
+ * group and data representation). */
 static int nb_finish(struct rt_nb_op *op, int rc)
 {
     int pos = 0;
     if (rc == MPI_SUCCESS && op->unpack && op->pack[1] != NULL)
         rc = PMPI_Unpack(op->pack[1], (int)op->ubytes, &pos, op->ubuf, (int)op->ucount, op->utype,
-                         op->ucomm);
+                         op->run.comm != MPI_COMM_NULL ? op->run.comm : op->ucomm);
     return rc;
 }
 
