@@ -9,7 +9,8 @@
  * the same ompi_*_f functions through their PLT (mpi_bcast_f08_ ->
  * ompi_bcast_f in 4.1), so interposing those covers all three.
  *
- * Every name of every row of ACCT_FORTRAN_COLLECTIVES and ACCT_FORTRAN_INIT
+ * Every name of every row of ACCT_FORTRAN_COLLECTIVES, ACCT_FORTRAN_NONBLOCKING
+ * and ACCT_FORTRAN_INIT
  * (acct/mpi_wrap.h) is exported here:
  *   - MPI_INIT, MPI_INIT_THREAD, MPI_FINALIZE (every mangling) run the
  *     loader's steps around the native Fortran function, exactly as
@@ -45,6 +46,9 @@
 _Static_assert(0 ACCT_WRAPPED_COLLECTIVES(ACCT_X_COUNT_C) ==
                    0 ACCT_FORTRAN_COLLECTIVES(ACCT_X_COUNT_F),
                "every collective of ACCT_WRAPPED_COLLECTIVES needs its ACCT_FORTRAN_COLLECTIVES row");
+_Static_assert(0 ACCT_WRAPPED_NONBLOCKING(ACCT_X_COUNT_C) ==
+                   0 ACCT_FORTRAN_NONBLOCKING(ACCT_X_COUNT_F),
+               "every collective of ACCT_WRAPPED_NONBLOCKING needs its ACCT_FORTRAN_NONBLOCKING row");
 #undef ACCT_X_COUNT_C
 #undef ACCT_X_COUNT_F
 
@@ -58,6 +62,7 @@ _Static_assert(0 ACCT_WRAPPED_COLLECTIVES(ACCT_X_COUNT_C) ==
 static struct {
 #define ACCT_X_FIELD(Name, UPPER, lower, fparams, fargs) void(*Name[ACCT_FORTRAN_NMANGLINGS]) fparams;
     ACCT_FORTRAN_COLLECTIVES(ACCT_X_FIELD)
+    ACCT_FORTRAN_NONBLOCKING(ACCT_X_FIELD)
     ACCT_FORTRAN_INIT(ACCT_X_FIELD)
 #undef ACCT_X_FIELD
 } fnative;
@@ -67,6 +72,7 @@ static struct {
 #define ACCT_X_NAMES(Name, UPPER, lower, fparams, fargs) \
     static const char *const names_##Name[] = {ACCT_FORTRAN_MANGLINGS(ACCT_X_NAME, Name, UPPER, lower, -)};
 ACCT_FORTRAN_COLLECTIVES(ACCT_X_NAMES)
+ACCT_FORTRAN_NONBLOCKING(ACCT_X_NAMES)
 ACCT_FORTRAN_INIT(ACCT_X_NAMES)
 #undef ACCT_X_NAMES
 #undef ACCT_X_NAME
@@ -76,6 +82,7 @@ static struct {
     MPI_Comm (*comm)(MPI_Fint);
     MPI_Datatype (*type)(MPI_Fint);
     MPI_Op (*op)(MPI_Fint);
+    MPI_Fint (*request)(MPI_Request); /* c2f: the request a non-blocking call returns */
 } f2c;
 
 /* Addresses the program may pass for MPI_IN_PLACE and MPI_BOTTOM: the
@@ -182,6 +189,7 @@ static int fortran_state(int convert)
 #define ACCT_X_RESOLVE(Name, UPPER, lower, fparams, fargs) \
         resolve_row(fnative.Name, sizeof fnative.Name[0], names_##Name);
         ACCT_FORTRAN_COLLECTIVES(ACCT_X_RESOLVE)
+        ACCT_FORTRAN_NONBLOCKING(ACCT_X_RESOLVE)
         ACCT_FORTRAN_INIT(ACCT_X_RESOLVE)
 #undef ACCT_X_RESOLVE
         s |= F_NATIVES;
@@ -190,9 +198,10 @@ static int fortran_state(int convert)
         lookup_f2c(mpi, &f2c.comm, "PMPI_Comm_f2c", "MPI_Comm_f2c");
         lookup_f2c(mpi, &f2c.type, "PMPI_Type_f2c", "MPI_Type_f2c");
         lookup_f2c(mpi, &f2c.op, "PMPI_Op_f2c", "MPI_Op_f2c");
+        lookup_f2c(mpi, &f2c.request, "PMPI_Request_c2f", "MPI_Request_c2f");
         sentinel_find(&in_place);
         sentinel_find(&bottom);
-        if (f2c.comm != NULL && f2c.type != NULL && f2c.op != NULL)
+        if (f2c.comm != NULL && f2c.type != NULL && f2c.op != NULL && f2c.request != NULL)
             s |= F_CONVERT;
     }
     __atomic_store_n(&fstate, s, __ATOMIC_RELEASE);
@@ -388,6 +397,137 @@ static int run_Alltoallv(const struct acct_coll_fns *rt, void *sendbuf, MPI_Fint
                                      f2c.type(*recvtype), c);
 }
 
+/* The non-blocking collectives: the same conversions, and the C request
+ * the runtime returns handed back as a Fortran handle (MPI_Request_c2f,
+ * as Open MPI's binding does), only when the call succeeded. */
+static int f_request(int rc, const MPI_Request *creq, MPI_Fint *request)
+{
+    if (rc == MPI_SUCCESS) /* *creq read only now: the call has set it */
+        *request = f2c.request(*creq);
+    return rc;
+}
+
+static int run_Ibarrier(const struct acct_coll_fns *rt, MPI_Fint *comm, MPI_Fint *request,
+                        MPI_Fint *ierr)
+{
+    MPI_Comm c = c_comm(comm);
+    MPI_Request r;
+    (void)ierr;
+    return c == NULL ? F_NATIVE : f_request(rt->Ibarrier(c, &r), &r, request);
+}
+
+static int run_Ibcast(const struct acct_coll_fns *rt, void *buffer, MPI_Fint *count,
+                      MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request,
+                      MPI_Fint *ierr)
+{
+    MPI_Comm c = c_comm(comm);
+    MPI_Request r;
+    (void)ierr;
+    return c == NULL ? F_NATIVE
+                     : f_request(rt->Ibcast(c_bottom(buffer), *count, f2c.type(*datatype), *root,
+                                            c, &r),
+                                 &r, request);
+}
+
+static int run_Ireduce(const struct acct_coll_fns *rt, void *sendbuf, void *recvbuf,
+                       MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root,
+                       MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+    MPI_Comm c = c_comm(comm);
+    MPI_Request r;
+    (void)ierr;
+    return c == NULL ? F_NATIVE
+                     : f_request(rt->Ireduce(c_in_place(sendbuf), c_bottom(recvbuf), *count,
+                                             f2c.type(*datatype), f2c.op(*op), *root, c, &r),
+                                 &r, request);
+}
+
+static int run_Iallreduce(const struct acct_coll_fns *rt, void *sendbuf, void *recvbuf,
+                          MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
+                          MPI_Fint *request, MPI_Fint *ierr)
+{
+    MPI_Comm c = c_comm(comm);
+    MPI_Request r;
+    (void)ierr;
+    return c == NULL ? F_NATIVE
+                     : f_request(rt->Iallreduce(c_in_place(sendbuf), c_bottom(recvbuf), *count,
+                                                f2c.type(*datatype), f2c.op(*op), c, &r),
+                                 &r, request);
+}
+
+static int run_Ireduce_scatter_block(const struct acct_coll_fns *rt, void *sendbuf,
+                                     void *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype,
+                                     MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request,
+                                     MPI_Fint *ierr)
+{
+    MPI_Comm c = c_comm(comm);
+    MPI_Request r;
+    (void)ierr;
+    return c == NULL ? F_NATIVE
+                     : f_request(rt->Ireduce_scatter_block(c_in_place(sendbuf), c_bottom(recvbuf),
+                                                           *recvcount, f2c.type(*datatype),
+                                                           f2c.op(*op), c, &r),
+                                 &r, request);
+}
+
+static int run_Igather(const struct acct_coll_fns *rt, void *sendbuf, MPI_Fint *sendcount,
+                       MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount,
+                       MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request,
+                       MPI_Fint *ierr)
+{
+    MPI_Comm c = c_comm(comm);
+    MPI_Request r;
+    (void)ierr;
+    return c == NULL ? F_NATIVE
+                     : f_request(rt->Igather(c_in_place(sendbuf), *sendcount, f2c.type(*sendtype),
+                                             c_bottom(recvbuf), *recvcount, f2c.type(*recvtype),
+                                             *root, c, &r),
+                                 &r, request);
+}
+
+static int run_Iscatter(const struct acct_coll_fns *rt, void *sendbuf, MPI_Fint *sendcount,
+                        MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount,
+                        MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request,
+                        MPI_Fint *ierr)
+{
+    MPI_Comm c = c_comm(comm);
+    MPI_Request r;
+    (void)ierr;
+    return c == NULL ? F_NATIVE
+                     : f_request(rt->Iscatter(c_bottom(sendbuf), *sendcount, f2c.type(*sendtype),
+                                              c_in_place(recvbuf), *recvcount,
+                                              f2c.type(*recvtype), *root, c, &r),
+                                 &r, request);
+}
+
+static int run_Iallgather(const struct acct_coll_fns *rt, void *sendbuf, MPI_Fint *sendcount,
+                          MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount,
+                          MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+    MPI_Comm c = c_comm(comm);
+    MPI_Request r;
+    (void)ierr;
+    return c == NULL ? F_NATIVE
+                     : f_request(rt->Iallgather(c_in_place(sendbuf), *sendcount,
+                                                f2c.type(*sendtype), c_bottom(recvbuf),
+                                                *recvcount, f2c.type(*recvtype), c, &r),
+                                 &r, request);
+}
+
+static int run_Ialltoall(const struct acct_coll_fns *rt, void *sendbuf, MPI_Fint *sendcount,
+                         MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount,
+                         MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+    MPI_Comm c = c_comm(comm);
+    MPI_Request r;
+    (void)ierr;
+    return c == NULL ? F_NATIVE
+                     : f_request(rt->Ialltoall(c_in_place(sendbuf), *sendcount,
+                                               f2c.type(*sendtype), c_bottom(recvbuf),
+                                               *recvcount, f2c.type(*recvtype), c, &r),
+                                 &r, request);
+}
+
 /* A collective: the runtime's path while it runs the collectives and the
  * conversions are known, else the native function the program called. */
 #define ACCT_X_DRIVER(Name, UPPER, lower, fparams, fargs)                          \
@@ -409,6 +549,7 @@ static int run_Alltoallv(const struct acct_coll_fns *rt, void *sendbuf, MPI_Fint
             *ierr = MPI_ERR_INTERN;                                                \
     }
 ACCT_FORTRAN_COLLECTIVES(ACCT_X_DRIVER)
+ACCT_FORTRAN_NONBLOCKING(ACCT_X_DRIVER)
 #undef ACCT_X_DRIVER
 
 /* MPI_INIT[_THREAD]: the loader's steps around the native Fortran init,
@@ -474,6 +615,7 @@ static void f_Finalize(int m, MPI_Fint *ierr)
 #define ACCT_X_EXPORT(Name, UPPER, lower, fparams, fargs) \
     ACCT_FORTRAN_MANGLINGS(ACCT_X_EXPORT_ONE, Name, UPPER, lower, Name, fparams, fargs)
 ACCT_FORTRAN_COLLECTIVES(ACCT_X_EXPORT)
+ACCT_FORTRAN_NONBLOCKING(ACCT_X_EXPORT)
 ACCT_FORTRAN_INIT(ACCT_X_EXPORT)
 #undef ACCT_X_EXPORT
 #undef ACCT_X_EXPORT_ONE

@@ -64,14 +64,14 @@ static void *mpi_lib;                        /* where the natives came from, onc
         acct_loader_resolve();                                             \
         return native.coll.Name ? native.coll.Name args : MPI_ERR_INTERN; \
     }
-ACCT_WRAPPED_COLLECTIVES(ACCT_X_LAZY)
+ACCT_WRAPPED_CALLS(ACCT_X_LAZY)
 #undef ACCT_X_LAZY
 
 /* The table every exported wrapper calls through. Written only while a
  * single thread is inside MPI_Init/MPI_Finalize, read with acquire loads. */
 static struct acct_coll_fns dispatch = {
 #define ACCT_X_INIT(Name, lower, params, args) .Name = lazy_##Name,
-    ACCT_WRAPPED_COLLECTIVES(ACCT_X_INIT)
+    ACCT_WRAPPED_CALLS(ACCT_X_INIT)
 #undef ACCT_X_INIT
 };
 
@@ -238,7 +238,7 @@ int acct_loader_resolve(void)
     lookup_native(lib, &native.coll.Name, "PMPI_" #Name, "MPI_" #Name);         \
     if (native.coll.Name != NULL)                                               \
         DISPATCH_STORE(Name, native.coll.Name);
-    ACCT_WRAPPED_COLLECTIVES(ACCT_X_RESOLVE)
+    ACCT_WRAPPED_CALLS(ACCT_X_RESOLVE)
 #undef ACCT_X_RESOLVE
 #define ACCT_X_RESOLVE_CTOR(Name, params, args, out) \
     lookup_native(lib, &native.ctor.Name, "PMPI_" #Name, "MPI_" #Name);
@@ -357,7 +357,7 @@ void acct_loader_activate(int thread_level)
 #define ACCT_X_ACTIVATE(Name, lower, params, args)                   \
     if (api->coll.Name != NULL && native.coll.Name != NULL)          \
         DISPATCH_STORE(Name, api->coll.Name);
-    ACCT_WRAPPED_COLLECTIVES(ACCT_X_ACTIVATE)
+    ACCT_WRAPPED_CALLS(ACCT_X_ACTIVATE)
 #undef ACCT_X_ACTIVATE
     rt_active = api;
     rt_tool = api;
@@ -374,7 +374,7 @@ void acct_loader_deactivate(void)
 #define ACCT_X_RESTORE(Name, lower, params, args)                    \
     if (native.coll.Name != NULL)                                    \
         DISPATCH_STORE(Name, native.coll.Name);
-    ACCT_WRAPPED_COLLECTIVES(ACCT_X_RESTORE)
+    ACCT_WRAPPED_CALLS(ACCT_X_RESTORE)
 #undef ACCT_X_RESTORE
     rt_active = NULL;
     rt_tool = NULL;
@@ -459,5 +459,5 @@ ACCT_WRAPPED_CONSTRUCTORS(ACCT_X_CTOR_WRAPPER)
 /* The exported collectives: one indirect call through the table. */
 #define ACCT_X_WRAPPER(Name, lower, params, args) \
     ACCT_EXPORT int MPI_##Name params { return DISPATCH_LOAD(Name) args; }
-ACCT_WRAPPED_COLLECTIVES(ACCT_X_WRAPPER)
+ACCT_WRAPPED_CALLS(ACCT_X_WRAPPER)
 #undef ACCT_X_WRAPPER

@@ -9,6 +9,7 @@
 #include "samples.h"
 
 struct rt_alg_stats rt_account_alg[RT_MAX_ALGS];
+struct rt_alg_stats rt_account_nb[RT_MAX_ALGS];
 
 static bool timing; /* a report was asked for */
 
@@ -28,6 +29,9 @@ void rt_account_init(bool timed)
         atomic_store(&rt_account_alg[i].calls, 0);
         atomic_store(&rt_account_alg[i].nanoseconds, 0);
         atomic_store(&rt_account_alg[i].reordered, 0);
+        atomic_store(&rt_account_nb[i].calls, 0);
+        atomic_store(&rt_account_nb[i].nanoseconds, 0);
+        atomic_store(&rt_account_nb[i].reordered, 0);
     }
     for (size_t i = 0; i < RT_DETAIL_SLOTS; i++)
         details[i] = (struct rt_detail){.alg = -1};
@@ -92,6 +96,22 @@ void rt_account_call(enum acct_coll_id coll, const struct rt_ran *ran, MPI_Comm 
         detail(idx, ran->segment, size, ns);
     if (rt_samples_on && t0 != 0)
         rt_samples_add(idx, ran->segment, ran->fanout, ran->reorder, ran->bytes, comm, ns, t0 + ns);
+}
+
+uint64_t rt_account_nb_call(enum acct_coll_id coll, const struct acct_alg *alg)
+{
+    int idx = alg != NULL ? acct_alg_index(alg) : native_index[coll];
+    if (idx >= 0 && idx < RT_MAX_ALGS)
+        atomic_fetch_add_explicit(&rt_account_nb[idx].calls, 1, memory_order_relaxed);
+    return timing ? now_ns() : 0;
+}
+
+void rt_account_nb_done(const struct acct_alg *alg, int coll, uint64_t t0)
+{
+    int idx = alg != NULL ? acct_alg_index(alg) : native_index[coll];
+    if (t0 != 0 && idx >= 0 && idx < RT_MAX_ALGS)
+        atomic_fetch_add_explicit(&rt_account_nb[idx].nanoseconds, now_ns() - t0,
+                                  memory_order_relaxed);
 }
 
 static int cmp_detail(const void *pa, const void *pb)

@@ -62,6 +62,18 @@ void rt_account_init(bool timing);
 uint64_t rt_account_begin(void);
 void rt_account_call(enum acct_coll_id coll, const struct rt_ran *ran, MPI_Comm comm, uint64_t t0);
 
+/* The non-blocking collectives (nb.h), per registry index of the method
+ * that ran them (the blocking collective's algorithm, or its native
+ * entry): calls counted when posted, time from post to the completion of
+ * the schedule (when timing; the time the application spends between its
+ * MPI calls is in it, as the collective only progresses inside them). Not
+ * in the detail table, not sampled (samples.h). */
+extern struct rt_alg_stats rt_account_nb[RT_MAX_ALGS];
+/* At post: one call of alg (NULL: coll's native entry); returns t0 (0
+ * unless timed), for rt_account_nb_done when ACCT runs it. */
+uint64_t rt_account_nb_call(enum acct_coll_id coll, const struct acct_alg *alg);
+void rt_account_nb_done(const struct acct_alg *alg, int coll, uint64_t t0);
+
 /* The detail rows in use (sorted by method, communicator size, segment),
  * for the report; *dropped gets the calls that found no free slot. */
 size_t rt_account_details(const struct rt_detail **rows, uint64_t *dropped);

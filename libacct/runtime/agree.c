@@ -27,6 +27,7 @@ static struct {
     size_t rules_len;
     const char *rules_path;
     char *force;        /* this rank's ACCT_FORCE, owned */
+    bool nonblocking;   /* this rank's runtime can run non-blocking collectives */
 } local;
 
 uint64_t rt_hash(const void *data, size_t len)
@@ -109,13 +110,14 @@ static void put_string(const char *key, const char *value)
     PMIX_VALUE_DESTRUCT(&v);
 }
 
-int rt_agree_pre_init(void)
+int rt_agree_pre_init(int nonblocking)
 {
     const char *path = getenv("ACCT_RULES");
     const char *force = getenv("ACCT_FORCE");
     char state[128];
 
     memset(&local, 0, sizeof local);
+    local.nonblocking = nonblocking != 0;
     if (path != NULL && *path != '\0') {
         local.rules_path = path;
         local.rules = read_file(path, &local.rules_len);
@@ -129,9 +131,9 @@ int rt_agree_pre_init(void)
     if (PMIx_Init(&local.me, NULL, 0) != PMIX_SUCCESS)
         return -1;
     local.pmix = true;
-    snprintf(state, sizeof state, "%u %016" PRIx64 " %016" PRIx64, ACCT_RT_ABI_VERSION,
+    snprintf(state, sizeof state, "%u %016" PRIx64 " %016" PRIx64 " %d", ACCT_RT_ABI_VERSION,
              rt_hash(local.rules, local.rules_len),
-             rt_hash(local.force, local.force ? strlen(local.force) : 0));
+             rt_hash(local.force, local.force ? strlen(local.force) : 0), nonblocking != 0);
     put_string(KEY_STATE, state);
     if (local.me.rank == 0) {
         if (local.rules != NULL && local.rules_len <= ACCT_AGREE_MAX_CONTENT)
@@ -183,6 +185,7 @@ void rt_agree_post_init(int world_rank, int world_size, struct rt_agreed *out)
     memset(out, 0, sizeof *out);
     if (world_size == 1) { /* nobody to agree with */
         take_local(out);
+        out->nonblocking = local.nonblocking;
         out->active = 1;
         goto done;
     }
@@ -200,12 +203,16 @@ void rt_agree_post_init(int world_rank, int world_size, struct rt_agreed *out)
     free(r0);
     /* The same predicate on every rank: every rank published, same ABI,
      * and whoever differs from rank 0 can fetch rank 0's content. */
+    out->nonblocking = 1;
     for (int q = 0; q < world_size; q++) {
         char *s = get_string((uint32_t)q, KEY_STATE);
         unsigned abi;
         uint64_t rh, fh;
-        bool ok = s != NULL && sscanf(s, "%u %" SCNx64 " %" SCNx64, &abi, &rh, &fh) == 3 &&
-                  abi == abi0;
+        int nb = 0;
+        int fields = s != NULL ? sscanf(s, "%u %" SCNx64 " %" SCNx64 " %d", &abi, &rh, &fh, &nb) : 0;
+        bool ok = fields >= 3 && abi == abi0;
+        /* non-blocking collectives through ACCT only if every rank can */
+        out->nonblocking = out->nonblocking && fields == 4 && nb == 1;
         if (ok && rh != rules0 && !content0 && rules0 != 0)
             ok = false;
         if (q == world_rank && ok) {

@@ -7,7 +7,9 @@
  * Instead, before PMPI_Init each rank whose runtime loaded publishes a key
  * in the PMIx store, which MPI_Init's modex fence (Open MPI: collect data,
  * not async) distributes to every rank:
- *     acct.v1     "<abi> <rules hash> <force hash>"   every ACCT rank
+ *     acct.v1     "<abi> <rules hash> <force hash> <nb>"   every ACCT rank
+ *                 (nb: 1 if its runtime can run non-blocking collectives,
+ *                 nb.h; they run through ACCT only if every rank's can)
  *     acct.rules  rank 0's rules file (if at most ACCT_AGREE_MAX_CONTENT)
  *     acct.force  rank 0's ACCT_FORCE
  * After PMPI_Init every rank reads every rank's acct.v1 and evaluates the
@@ -27,13 +29,14 @@ struct rt_agreed {
     char *rules;   /* rank 0's rules content (NUL-terminated) or NULL; owned */
     size_t rules_len;
     char *force;   /* rank 0's ACCT_FORCE or NULL; owned */
+    int nonblocking; /* 1: every rank can run non-blocking collectives (nb.h) */
     const char *why; /* when !active: static reason */
 };
 
 /* Before PMPI_Init: read this rank's ACCT_RULES and ACCT_FORCE and publish
  * them. Returns 0, or -1 if PMIx is unavailable (then post_init decides
  * from the world size alone). */
-int rt_agree_pre_init(void);
+int rt_agree_pre_init(int nonblocking);
 
 /* After PMPI_Init. Fills *out (free with rt_agree_free) and releases what
  * pre_init held. */

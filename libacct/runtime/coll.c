@@ -23,6 +23,7 @@
 #include "comm.h"
 #include "decide.h"
 #include "exec.h"
+#include "nb.h"
 #include "sack.h"
 #include "sack_rooted.h"
 #include "samples.h"
@@ -147,7 +148,7 @@ static bool sack_choose(struct rt_comm *st, const struct acct_decision *d, size_
  * (in elements of elem bytes) and shape->fanout. total_bytes bounds every
  * buffer the call touches (MPI counts are ints). */
 static bool choose(struct rt_comm *st, struct acct_call *shape, uint64_t bytes, uint64_t elem,
-                   uint64_t total_bytes, struct rt_choice *ch)
+                   uint64_t total_bytes, struct rt_choice *ch, bool nb)
 {
     const struct acct_decision *d;
     size_t entry;
@@ -158,6 +159,16 @@ static bool choose(struct rt_comm *st, struct acct_call *shape, uint64_t bytes, 
         return false;
     if (shape->root != -1 && (shape->root < 0 || shape->root >= st->size))
         return false; /* let the MPI library report the bad root */
+    /* A non-blocking call never communicates to prepare (a private
+     * duplicate or a layout found inside it could deadlock a correct
+     * program: another rank may block elsewhere before its matching call),
+     * so it runs natively until both are there. Whether they are depends
+     * only on the collectives made before on the communicator: alike on
+     * every rank. */
+    if (nb && (!rt_nb_available() || st->priv == MPI_COMM_NULL ||
+               (st->tabs.pending[shape->coll] && !rt_forced.forced[shape->coll] &&
+                st->layout_state == 0)))
+        return false;
     /* Rules that depend on the layout: learn it at the first call of the
      * collective (every rank of the call, as the table's need depends only
      * on the rules and the communicator size). */
@@ -169,15 +180,15 @@ static bool choose(struct rt_comm *st, struct acct_call *shape, uint64_t bytes, 
         return false;
     shape->seg = d->segment_bytes == 0 ? 0 : (d->segment_bytes / elem ? d->segment_bytes / elem : 1);
     shape->fanout = d->fanout;
-    if (d->alg->flags & ACCT_ALG_NODES)
-        shape->layout = rt_comm_layout(st);
+    if (d->alg->flags & ACCT_ALG_NODES) /* non-blocking: only a known layout (else the fallback) */
+        shape->layout = !nb ? rt_comm_layout(st) : st->layout_state == 1 ? &st->layout : NULL;
     const struct acct_alg *alg = acct_alg_resolve(d->alg, shape);
     if (alg->flags & ACCT_ALG_NATIVE)
         return false;
     ch->alg = alg;
     ch->bytes = bytes;
     ch->fanout = d->fanout;
-    ch->reorder = sack_choose(st, d, entry, shape, ch);
+    ch->reorder = !nb && sack_choose(st, d, entry, shape, ch); /* SACK: blocking calls only */
     return true;
 }
 
@@ -284,6 +295,110 @@ static int run_choice(struct rt_comm *st, const struct acct_call *c, struct rt_c
     return ch->reorder ? run_sack(st, c, ch, b, op) : run(st, ch->alg, c, b, op);
 }
 
+/* A non-blocking call being posted (nb.h): where its request goes. */
+struct rt_nb_post {
+    MPI_Request *request;
+};
+
+/* What a non-blocking call hands over with its buffers: the packed views
+ * (owned from here on) and, to unpack at completion, the user's receive
+ * buffer. */
+struct nb_views {
+    struct rt_bytes *send, *recv;
+    void *ubuf;
+    uint64_t ucount;
+    MPI_Datatype utype;
+    bool unpack;
+    MPI_Comm comm;
+};
+
+/* A derived datatype the op keeps using after the call returned: its own
+ * duplicate, as the application may free the original meanwhile (MPI
+ * lets it). A predefined one as it is. */
+static MPI_Datatype nb_keep_type(struct rt_nb_op *op, MPI_Datatype dt, int *rc)
+{
+    int ni, na, nd, combiner;
+    if (dt == MPI_DATATYPE_NULL || *rc != MPI_SUCCESS ||
+        PMPI_Type_get_envelope(dt, &ni, &na, &nd, &combiner) != MPI_SUCCESS ||
+        combiner == MPI_COMBINER_NAMED)
+        return dt;
+    for (int i = 0; i < op->nkept; i++)
+        if (op->kept_from[i] == dt)
+            return op->kept[i];
+    if (op->nkept == 2 || (*rc = PMPI_Type_dup(dt, &op->kept[op->nkept])) != MPI_SUCCESS) {
+        if (*rc == MPI_SUCCESS)
+            *rc = MPI_ERR_INTERN;
+        return dt;
+    }
+    op->kept_from[op->nkept] = dt;
+    return op->kept[op->nkept++];
+}
+
+/* The finishing step of a non-blocking call (nb.h): unpack the receive
+ * view into the user's buffer, with the private duplicate as the
+ * communicator (the application may have freed its own meanwhile; same
+ * group and data representation). */
+static int nb_finish(struct rt_nb_op *op, int rc)
+{
+    int pos = 0;
+    if (rc == MPI_SUCCESS && op->unpack && op->pack[1] != NULL)
+        rc = PMPI_Unpack(op->pack[1], (int)op->ubytes, &pos, op->ubuf, (int)op->ucount, op->utype,
+                         op->run.comm != MPI_COMM_NULL ? op->run.comm : op->ucomm);
+    return rc;
+}
+
+/* Post the chosen call as a non-blocking collective: its own schedule,
+ * buffers and scratch, its own tag, then the engine. RT_NATIVE if the
+ * builder declines (all ranks alike; nothing happened). The packed views
+ * of v belong to the op (or are freed) whatever happens. */
+static int post_nb(struct rt_comm *st, const struct rt_choice *ch, const struct acct_call *shape,
+                   const struct rt_bufs *b, MPI_Op mop, const struct nb_views *v,
+                   const struct rt_nb_post *nb)
+{
+    struct rt_nb_op *op = rt_nb_new();
+    int rc = MPI_SUCCESS;
+    if (op == NULL) {
+        if (v->send != NULL)
+            free(v->send->packed);
+        if (v->recv != NULL)
+            free(v->recv->packed);
+        return MPI_ERR_NO_MEM;
+    }
+    if (v->send != NULL)
+        op->pack[0] = v->send->packed;
+    if (v->recv != NULL) {
+        op->pack[1] = v->recv->packed;
+        op->ubytes = v->recv->n;
+    }
+    op->ubuf = v->ubuf;
+    op->ucount = v->ucount;
+    op->unpack = v->unpack && op->pack[1] != NULL;
+    op->utype = op->unpack ? nb_keep_type(op, v->utype, &rc) : MPI_DATATYPE_NULL;
+    op->ucomm = v->comm;
+    op->b = *b;
+    for (int i = 0; i < ACCT_BUF_COUNT; i++)
+        op->b.type[i] = nb_keep_type(op, b->type[i], &rc);
+    op->finish = nb_finish;
+    op->coll = shape->coll;
+    op->alg = ch->alg;
+    if (rc == MPI_SUCCESS && acct_alg_schedule(ch->alg, shape, &op->sched) != 0)
+        rc = op->sched.error ? MPI_ERR_NO_MEM : RT_NATIVE;
+    if (rc != MPI_SUCCESS) {
+        rt_nb_discard(op);
+        return rc;
+    }
+    op->st = st;
+    rc = rt_exec_begin(&op->run, &op->sched, &op->b, mop, st->priv, rt_comm_nb_begin(st),
+                       &op->scratch);
+    if (rc != MPI_SUCCESS) {
+        rt_comm_nb_done(st);
+        rt_nb_discard(op);
+        return rc;
+    }
+    op->t0 = rt_account_nb_call(shape->coll, ch->alg);
+    return rt_nb_start(op, nb->request);
+}
+
 /* An error after the decision: through the error handler, as MPI would. */
 static int failed(MPI_Comm comm, int rc)
 {
@@ -337,7 +452,7 @@ static void ran_choice(struct rt_ran *ran, const struct rt_choice *ch, uint64_t 
  * happened), else the call's MPI result; *ran says what ran (the entry
  * point's zeroed *ran: native). */
 
-static int do_barrier(MPI_Comm comm, struct rt_ran *ran)
+static int do_barrier(MPI_Comm comm, struct rt_ran *ran, const struct rt_nb_post *nb)
 {
     struct rt_comm *st = candidate(comm, ACCT_COLL_barrier);
     struct rt_choice ch;
@@ -346,13 +461,16 @@ static int do_barrier(MPI_Comm comm, struct rt_ran *ran)
     struct acct_call c = shape_of(ACCT_COLL_barrier, st, -1);
     struct rt_bufs b;
     rt_bufs_init(&b);
-    int rc = choose(st, &c, 0, 1, 0, &ch) ? run_choice(st, &c, &ch, &b, MPI_OP_NULL) : RT_NATIVE;
+    struct nb_views nv = {.comm = comm};
+    int rc = !choose(st, &c, 0, 1, 0, &ch, nb != NULL) ? RT_NATIVE
+             : nb != NULL ? post_nb(st, &ch, &c, &b, MPI_OP_NULL, &nv, nb)
+                          : run_choice(st, &c, &ch, &b, MPI_OP_NULL);
     ran_choice(ran, &ch, 0, rc);
     return rc == MPI_SUCCESS || rc == RT_NATIVE ? rc : failed(comm, rc);
 }
 
 static int do_bcast(void *buffer, int count, MPI_Datatype dt, int root, MPI_Comm comm,
-                    struct rt_ran *ran)
+                    struct rt_ran *ran, const struct rt_nb_post *nb)
 {
     struct rt_comm *st = candidate(comm, ACCT_COLL_bcast);
     struct acct_call c = shape_of(ACCT_COLL_bcast, st, root);
@@ -368,13 +486,20 @@ static int do_bcast(void *buffer, int count, MPI_Datatype dt, int root, MPI_Comm
         return RT_NATIVE;
     bytes = (uint64_t)count * size;
     c.count = c.scount = bytes;
-    if (!choose(st, &c, bytes, 1, bytes, &ch))
+    if (!choose(st, &c, bytes, 1, bytes, &ch, nb != NULL))
         return RT_NATIVE;
     rc = bytes_open(buffer, (uint64_t)count, dt, st->rank == root, comm, &v);
     if (rc != MPI_SUCCESS)
         return failed(comm, rc);
     rt_bufs_init(&b);
     rt_bufs_set(&b, ACCT_BUF_RECV, v.ptr, MPI_BYTE);
+    if (nb != NULL) {
+        struct nb_views nv = {.recv = &v, .ubuf = buffer, .ucount = (uint64_t)count, .utype = dt,
+                              .unpack = st->rank != root, .comm = comm};
+        rc = post_nb(st, &ch, &c, &b, MPI_OP_NULL, &nv, nb);
+        ran_choice(ran, &ch, c.seg, rc);
+        return rc == MPI_SUCCESS || rc == RT_NATIVE ? rc : failed(comm, rc);
+    }
     rc = run_choice(st, &c, &ch, &b, MPI_OP_NULL);
     rc2 = bytes_close(&v, buffer, (uint64_t)count, dt, rc == MPI_SUCCESS && st->rank != root, comm);
     ran_choice(ran, &ch, c.seg, rc);
@@ -388,7 +513,7 @@ static int do_bcast(void *buffer, int count, MPI_Datatype dt, int root, MPI_Comm
 /* reduce, allreduce, reduce_scatter_block: elements of dt. */
 static int do_reduction(enum acct_coll_id coll, const void *sbuf, void *rbuf, int count,
                         MPI_Datatype dt, MPI_Op op, int root, MPI_Comm comm,
-                        struct rt_ran *ran)
+                        struct rt_ran *ran, const struct rt_nb_post *nb)
 {
     struct rt_comm *st = candidate(comm, coll);
     struct acct_call c = shape_of(coll, st, root);
@@ -408,12 +533,13 @@ static int do_reduction(enum acct_coll_id coll, const void *sbuf, void *rbuf, in
     c.commutative = commute != 0;
     c.in_place = has_recv && sbuf == MPI_IN_PLACE;
     if (!choose(st, &c, (uint64_t)count * size, size ? size : 1, (uint64_t)count * size * nblocks,
-                &ch))
+                &ch, nb != NULL))
         return RT_NATIVE;
     rt_bufs_init(&b);
     rt_bufs_set(&b, ACCT_BUF_SEND, c.in_place ? NULL : sbuf, dt);
     rt_bufs_set(&b, ACCT_BUF_RECV, has_recv ? rbuf : NULL, dt);
-    int rc = run_choice(st, &c, &ch, &b, op);
+    struct nb_views nv = {.comm = comm};
+    int rc = nb != NULL ? post_nb(st, &ch, &c, &b, op, &nv, nb) : run_choice(st, &c, &ch, &b, op);
     ran_choice(ran, &ch, c.seg * size, rc);
     if (rc == RT_NATIVE)
         return rc;
@@ -433,7 +559,7 @@ struct blocks_call {
     MPI_Comm comm;
 };
 
-static int do_blocks(const struct blocks_call *k, struct rt_ran *ran)
+static int do_blocks(const struct blocks_call *k, struct rt_ran *ran, const struct rt_nb_post *nb)
 {
     struct rt_comm *st = candidate(k->comm, k->coll);
     struct acct_call c = shape_of(k->coll, st, k->root);
@@ -493,7 +619,7 @@ static int do_blocks(const struct blocks_call *k, struct rt_ran *ran)
     /* The block size every rank agrees on (equal type signatures). */
     block = send_blocks ? (uint64_t)k->scount * ssize : (uint64_t)k->rcount * rsize;
     c.count = c.scount = block;
-    if (!choose(st, &c, block, 1, block * (uint64_t)p, &ch))
+    if (!choose(st, &c, block, 1, block * (uint64_t)p, &ch, nb != NULL))
         return RT_NATIVE;
     rc = send_blocks ? bytes_open(k->sbuf, (uint64_t)k->scount * (uint64_t)send_blocks, k->stype, 1,
                                   k->comm, &sv)
@@ -501,6 +627,17 @@ static int do_blocks(const struct blocks_call *k, struct rt_ran *ran)
     if (rc == MPI_SUCCESS && recv_blocks)
         rc = bytes_open(k->rbuf, (uint64_t)k->rcount * (uint64_t)recv_blocks, k->rtype, fill_recv,
                         k->comm, &rv);
+    if (rc == MPI_SUCCESS && nb != NULL) {
+        struct nb_views nv = {.send = &sv, .recv = &rv, .ubuf = k->rbuf,
+                              .ucount = (uint64_t)k->rcount * (uint64_t)recv_blocks,
+                              .utype = k->rtype, .unpack = unpack_recv, .comm = k->comm};
+        rt_bufs_init(&b);
+        rt_bufs_set(&b, ACCT_BUF_SEND, sv.ptr, MPI_BYTE);
+        rt_bufs_set(&b, ACCT_BUF_RECV, rv.ptr, MPI_BYTE);
+        rc = post_nb(st, &ch, &c, &b, MPI_OP_NULL, &nv, nb); /* the views are the op's now */
+        ran_choice(ran, &ch, c.seg, rc);
+        return rc == MPI_SUCCESS || rc == RT_NATIVE ? rc : failed(k->comm, rc);
+    }
     if (rc == MPI_SUCCESS) {
         rt_bufs_init(&b);
         rt_bufs_set(&b, ACCT_BUF_SEND, sv.ptr, MPI_BYTE);
@@ -565,7 +702,7 @@ static int do_allgatherv(const void *sbuf, int scount, MPI_Datatype stype, void 
         return RT_NATIVE;
     c.count = total;
     c.scount = (uint64_t)rcounts[me] * rsize;
-    if (!choose(st, &c, total / (uint64_t)p, 1, total, &ch))
+    if (!choose(st, &c, total / (uint64_t)p, 1, total, &ch, false))
         return RT_NATIVE;
     const bool contig = (uint64_t)textent == rsize && (uint64_t)extent == rsize;
     arr = malloc(2 * (size_t)p * sizeof *arr);
@@ -643,7 +780,7 @@ static int do_reduce_scatter(const void *sbuf, void *rbuf, const int *rcounts, M
     c.scount = (uint64_t)rcounts[st->rank];
     c.commutative = commute != 0;
     c.in_place = sbuf == MPI_IN_PLACE;
-    if (!choose(st, &c, total * size / (uint64_t)p, size ? size : 1, total * size, &ch))
+    if (!choose(st, &c, total * size / (uint64_t)p, size ? size : 1, total * size, &ch, false))
         return RT_NATIVE;
     arr = malloc(2 * (size_t)p * sizeof *arr);
     if (arr == NULL)
@@ -786,7 +923,7 @@ static int do_rooted_v(enum acct_coll_id coll, const struct rooted_v *k, struct 
         return failed(k->comm, MPI_ERR_NO_MEM);
     if (st == NULL || st->inter)
         return RT_NATIVE;
-    if (!choose(st, &c, 0, 1, 0, &ch))
+    if (!choose(st, &c, 0, 1, 0, &ch, false))
         return RT_NATIVE;
     const int p = st->size;
     const bool root = st->rank == k->root;
@@ -860,7 +997,7 @@ static int do_alltoallv(const void *sbuf, const int *scounts, const int *sdispls
     /* MPI_IN_PLACE is given by every rank alike: native, as alltoall's */
     if (st == NULL || st->inter || sbuf == MPI_IN_PLACE)
         return RT_NATIVE;
-    if (!choose(st, &c, 0, 1, 0, &ch))
+    if (!choose(st, &c, 0, 1, 0, &ch, false))
         return RT_NATIVE;
     const int p = st->size;
     arr = malloc(4 * (size_t)p * sizeof *arr);
@@ -891,7 +1028,7 @@ int rt_impl_Barrier(MPI_Comm comm)
 {
     uint64_t t0 = rt_account_begin();
     struct rt_ran ran = {.bytes = 0};
-    int rc = do_barrier(comm, &ran);
+    int rc = do_barrier(comm, &ran, NULL);
     if (rc == RT_NATIVE)
         rc = PMPI_Barrier(comm);
     rt_account_call(ACCT_COLL_barrier, &ran, comm, t0);
@@ -902,7 +1039,7 @@ int rt_impl_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_
 {
     uint64_t t0 = rt_account_begin();
     struct rt_ran ran = {.bytes = SAMPLE_BYTES(t0, count, datatype)};
-    int rc = do_bcast(buffer, count, datatype, root, comm, &ran);
+    int rc = do_bcast(buffer, count, datatype, root, comm, &ran, NULL);
     if (rc == RT_NATIVE)
         rc = PMPI_Bcast(buffer, count, datatype, root, comm);
     rt_account_call(ACCT_COLL_bcast, &ran, comm, t0);
@@ -914,7 +1051,8 @@ int rt_impl_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
 {
     uint64_t t0 = rt_account_begin();
     struct rt_ran ran = {.bytes = SAMPLE_BYTES(t0, count, datatype)};
-    int rc = do_reduction(ACCT_COLL_reduce, sendbuf, recvbuf, count, datatype, op, root, comm, &ran);
+    int rc = do_reduction(ACCT_COLL_reduce, sendbuf, recvbuf, count, datatype, op, root, comm, &ran,
+                          NULL);
     if (rc == RT_NATIVE)
         rc = PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
     rt_account_call(ACCT_COLL_reduce, &ran, comm, t0);
@@ -926,7 +1064,8 @@ int rt_impl_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatyp
 {
     uint64_t t0 = rt_account_begin();
     struct rt_ran ran = {.bytes = SAMPLE_BYTES(t0, count, datatype)};
-    int rc = do_reduction(ACCT_COLL_allreduce, sendbuf, recvbuf, count, datatype, op, -1, comm, &ran);
+    int rc = do_reduction(ACCT_COLL_allreduce, sendbuf, recvbuf, count, datatype, op, -1, comm, &ran,
+                          NULL);
     if (rc == RT_NATIVE)
         rc = PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
     rt_account_call(ACCT_COLL_allreduce, &ran, comm, t0);
@@ -939,7 +1078,7 @@ int rt_impl_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcou
     uint64_t t0 = rt_account_begin();
     struct rt_ran ran = {.bytes = SAMPLE_BYTES(t0, recvcount, datatype)};
     int rc = do_reduction(ACCT_COLL_reduce_scatter_block, sendbuf, recvbuf, recvcount, datatype, op,
-                          -1, comm, &ran);
+                          -1, comm, &ran, NULL);
     if (rc == RT_NATIVE)
         rc = PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
     rt_account_call(ACCT_COLL_reduce_scatter_block, &ran, comm, t0);
@@ -954,7 +1093,7 @@ int rt_impl_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcou
                                  recvcount, recvtype) : 0};                                        \
         struct blocks_call k = {ACCT_COLL_##lower, sendbuf, sendcount, sendtype, recvbuf,          \
                                 recvcount, recvtype, rootarg, comm};                               \
-        int rc = do_blocks(&k, &ran);                                                              \
+        int rc = do_blocks(&k, &ran, NULL);                                                            \
         if (rc == RT_NATIVE)                                                                       \
             rc = native_call;                                                                      \
         rt_account_call(ACCT_COLL_##lower, &ran, comm, t0);                                                \
@@ -1056,3 +1195,82 @@ int rt_impl_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdi
     rt_account_call(ACCT_COLL_alltoallv, &ran, comm, t0);
     return rc;
 }
+
+/* The non-blocking collectives (nb.h): decided as the blocking collective
+ * of the same shape (one decision path), without SACK reordering; ACCT's
+ * choice is posted to the progress engine and returns a generalized
+ * request, anything else runs the native MPI_I<coll>. Counted in the
+ * report's non-blocking rows (account.h); never sampled. */
+
+#define NB_ENTRY(coll, do_call, native_call)                                                       \
+    {                                                                                              \
+        struct rt_ran ran = {.bytes = 0};                                                          \
+        struct rt_nb_post nb = {.request = request};                                               \
+        int rc = do_call;                                                                          \
+        if (rc == RT_NATIVE) {                                                                     \
+            rt_account_nb_call(coll, NULL);                                                        \
+            rc = native_call;                                                                      \
+        }                                                                                          \
+        return rc;                                                                                 \
+    }
+
+int rt_impl_Ibarrier(MPI_Comm comm, MPI_Request *request)
+NB_ENTRY(ACCT_COLL_barrier, do_barrier(comm, &ran, &nb), PMPI_Ibarrier(comm, request))
+
+int rt_impl_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                   MPI_Request *request)
+NB_ENTRY(ACCT_COLL_bcast, do_bcast(buffer, count, datatype, root, comm, &ran, &nb),
+         PMPI_Ibcast(buffer, count, datatype, root, comm, request))
+
+int rt_impl_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                    MPI_Op op, int root, MPI_Comm comm, MPI_Request *request)
+NB_ENTRY(ACCT_COLL_reduce,
+         do_reduction(ACCT_COLL_reduce, sendbuf, recvbuf, count, datatype, op, root, comm, &ran,
+                      &nb),
+         PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request))
+
+int rt_impl_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                       MPI_Op op, MPI_Comm comm, MPI_Request *request)
+NB_ENTRY(ACCT_COLL_allreduce,
+         do_reduction(ACCT_COLL_allreduce, sendbuf, recvbuf, count, datatype, op, -1, comm, &ran,
+                      &nb),
+         PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request))
+
+int rt_impl_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
+                                  MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                                  MPI_Request *request)
+NB_ENTRY(ACCT_COLL_reduce_scatter_block,
+         do_reduction(ACCT_COLL_reduce_scatter_block, sendbuf, recvbuf, recvcount, datatype, op,
+                      -1, comm, &ran, &nb),
+         PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, request))
+
+#define NB_BLOCKS(lower, rootarg)                                                                  \
+    do_blocks(&(struct blocks_call){ACCT_COLL_##lower, sendbuf, sendcount, sendtype, recvbuf,     \
+                                    recvcount, recvtype, rootarg, comm},                           \
+              &ran, &nb)
+
+int rt_impl_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                    int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                    MPI_Request *request)
+NB_ENTRY(ACCT_COLL_gather, NB_BLOCKS(gather, root),
+         PMPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
+                      request))
+
+int rt_impl_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                     int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                     MPI_Request *request)
+NB_ENTRY(ACCT_COLL_scatter, NB_BLOCKS(scatter, root),
+         PMPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
+                       request))
+
+int rt_impl_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                       int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+NB_ENTRY(ACCT_COLL_allgather, NB_BLOCKS(allgather, -1),
+         PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                         request))
+
+int rt_impl_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                      int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+NB_ENTRY(ACCT_COLL_alltoall, NB_BLOCKS(alltoall, -1),
+         PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                        request))

@@ -6,7 +6,7 @@
 #include "acct/mpi_wrap.h"
 
 #define ACCT_X_DECL(Name, lower, params, args) int rt_impl_##Name params;
-ACCT_WRAPPED_COLLECTIVES(ACCT_X_DECL)
+ACCT_WRAPPED_CALLS(ACCT_X_DECL)
 #undef ACCT_X_DECL
 
 #endif

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "acct/log.h"
+#include "tags.h"
 
 static int keyval = MPI_KEYVAL_INVALID;
 static atomic_uint generation = 1;
@@ -54,7 +55,11 @@ static int delete_fn(MPI_Comm comm, int key, void *value, void *extra)
     struct rt_comm *st = value;
     atomic_fetch_add(&generation, 1);
     list_remove(st);
-    state_free(st);
+    /* non-blocking collectives still use its private duplicate: the last
+     * one frees it (rt_comm_nb_done) */
+    atomic_store(&st->nb_orphaned, true);
+    if (atomic_load(&st->nb_inflight) == 0)
+        state_free(st);
     return MPI_SUCCESS;
 }
 
@@ -149,6 +154,25 @@ static void make_priv(struct rt_comm *st)
     } else if (eager_only) { /* no communicator is made inside a collective */
         find_layout(st);
     }
+}
+
+void rt_comm_prepare(MPI_Comm comm)
+{
+    struct rt_comm *st = rt_comm_get(comm);
+    if (st != NULL && !st->unknown && !st->inter && st->size >= 2)
+        rt_comm_priv(st);
+}
+
+int rt_comm_nb_begin(struct rt_comm *st)
+{
+    atomic_fetch_add(&st->nb_inflight, 1);
+    return RT_TAG_NB + (int)(st->nb_seq++ % RT_NB_TAGS);
+}
+
+void rt_comm_nb_done(struct rt_comm *st)
+{
+    if (atomic_fetch_sub(&st->nb_inflight, 1) == 1 && atomic_load(&st->nb_orphaned))
+        state_free(st);
 }
 
 const struct acct_layout *rt_comm_layout(struct rt_comm *st)

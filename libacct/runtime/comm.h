@@ -2,6 +2,7 @@
 #ifndef ACCT_RT_COMM_H
 #define ACCT_RT_COMM_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 
 #include <mpi.h>
@@ -39,6 +40,15 @@ struct rt_comm {
     struct acct_layout layout;  /* which ranks share a node (locality.h) */
     signed char layout_state;   /* 0: not asked yet, 1: known, -1: unknown */
     struct rt_comm *next;    /* list of live states, for MPI_Finalize */
+    /* Non-blocking collectives (nb.h): the number of the next one ACCT
+     * runs on this communicator (every rank starts them in the same order,
+     * so the numbers agree and give each its own tag, tags.h), how many
+     * are in flight, and whether the application freed the communicator
+     * meanwhile (MPI lets it: the state then lives until the last one
+     * completes). */
+    unsigned nb_seq;
+    atomic_int nb_inflight;
+    atomic_bool nb_orphaned;
 };
 
 /* At runtime init: the attribute key; under MPI_THREAD_MULTIPLE private
@@ -82,5 +92,14 @@ bool rt_comm_runs_acct(const struct rt_comm *st);
 const struct acct_layout *rt_comm_layout(struct rt_comm *st);
 MPI_Comm rt_comm_priv(struct rt_comm *st);
 void rt_comm_created(MPI_Comm comm);
+
+/* The private duplicate of comm now, if it has none yet and may have
+ * one (a collective call: every rank of comm makes it at the same point). */
+void rt_comm_prepare(MPI_Comm comm);
+
+/* A non-blocking collective starts on st: its tag (RT_TAG_NB + its number
+ * modulo RT_NB_TAGS); rt_comm_nb_done when it completed. */
+int rt_comm_nb_begin(struct rt_comm *st);
+void rt_comm_nb_done(struct rt_comm *st);
 
 #endif

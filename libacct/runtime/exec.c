@@ -8,7 +8,10 @@
  * r-1's lazy SENDs; run round r's REDUCE and COPY steps in order. The
  * request array has four quarters: the requests of two consecutive rounds
  * (a round's own and the next round's early receives) and the lazy sends of
- * two consecutive rounds. ACCT_EXEC_EARLY=0 turns the early receives off,
+ * two consecutive rounds. The run is a small state machine (struct
+ * rt_exec_run): the blocking executor drives it to the end with waits, the
+ * non-blocking collectives (nb.c) advance it with tests from the progress
+ * engine, one round as far as its requests allow. ACCT_EXEC_EARLY=0 turns the early receives off,
  * ACCT_EXEC_LAZY=0 the lazy sends (for A/B measurements; ranks may differ,
  * matching is the same either way). */
 #include "exec.h"
@@ -143,8 +146,8 @@ static int post_recv(const struct acct_step *st, const struct rt_bufs *b, MPI_Co
                       comm, req);
 }
 
-int rt_exec(const struct acct_sched *s, struct rt_bufs *b, MPI_Op op, MPI_Comm comm, int tag,
-            struct rt_scratch *sc)
+int rt_exec_begin(struct rt_exec_run *x, const struct acct_sched *s, struct rt_bufs *b, MPI_Op op,
+                  MPI_Comm comm, int tag, struct rt_scratch *sc)
 {
     int rc = MPI_SUCCESS;
     if ((rc = setup_tmp(s, b, sc, 0)) != MPI_SUCCESS || (rc = setup_tmp(s, b, sc, 1)) != MPI_SUCCESS ||
@@ -152,52 +155,99 @@ int rt_exec(const struct acct_sched *s, struct rt_bufs *b, MPI_Op op, MPI_Comm c
         return rc == MPI_ERR_TYPE ? rc : MPI_ERR_NO_MEM;
 
     static atomic_int early_cache = -1, lazy_cache = -1;
-    const bool early = switch_on(&early_cache, "ACCT_EXEC_EARLY");
-    const bool lazy = switch_on(&lazy_cache, "ACCT_EXEC_LAZY");
-    const size_t quarter = sc->nreqs / 4;
-    int npre = 0;             /* requests of this round already posted (its early receives) */
-    int nlazy[2] = {0, 0};    /* lazy sends in flight, by round parity */
-    for (uint32_t r = 0; r < s->nrounds && rc == MPI_SUCCESS; r++) {
+    *x = (struct rt_exec_run){.s = s, .b = b, .op = op, .comm = comm, .tag = tag, .sc = sc,
+                              .early = switch_on(&early_cache, "ACCT_EXEC_EARLY"),
+                              .lazy = switch_on(&lazy_cache, "ACCT_EXEC_LAZY"),
+                              .quarter = sc->nreqs / 4};
+    return MPI_SUCCESS;
+}
+
+/* Requests done: all of them with a wait (block), else tested once. */
+static int settle(int n, MPI_Request *reqs, bool block, int *flag)
+{
+    *flag = 1;
+    if (n <= 0)
+        return MPI_SUCCESS;
+    return block ? PMPI_Waitall(n, reqs, MPI_STATUSES_IGNORE)
+                 : PMPI_Testall(n, reqs, flag, MPI_STATUSES_IGNORE);
+}
+
+int rt_exec_advance(struct rt_exec_run *x, bool block, bool *done)
+{
+    const struct acct_sched *s = x->s;
+    struct rt_bufs *b = x->b;
+    struct rt_scratch *sc = x->sc;
+    const size_t quarter = x->quarter;
+    int rc = MPI_SUCCESS, flag = 1;
+    *done = false;
+    while (x->r < s->nrounds && rc == MPI_SUCCESS) {
+        const uint32_t r = x->r;
         uint32_t first, end;
         MPI_Request *reqs = sc->reqs + (r % 2) * quarter;
         MPI_Request *next = sc->reqs + ((r + 1) % 2) * quarter;
         MPI_Request *lazies = sc->reqs + (2 + r % 2) * quarter;
         MPI_Request *prev_lazies = sc->reqs + (2 + (r + 1) % 2) * quarter;
-        int n = npre;
-        npre = 0;
         acct_sched_round_steps(s, r, &first, &end);
-        for (int pass = 0; pass < 2 && rc == MPI_SUCCESS; pass++) /* receives, then sends */
-            for (uint32_t i = first; i < end && rc == MPI_SUCCESS; i++) {
-                const struct acct_step *st = &s->steps[i];
-                if (pass == 0 && st->kind == ACCT_STEP_RECV && !(early && st->early))
-                    rc = post_recv(st, b, comm, tag, &reqs[n++]);
-                else if (pass == 1 && st->kind == ACCT_STEP_SEND)
-                    rc = PMPI_Isend(ref_ptr(b, &st->a), (int)st->a.count, b->type[st->a.buf],
-                                    st->peer, tag, comm,
-                                    lazy && st->lazy ? &lazies[nlazy[r % 2]++] : &reqs[n++]);
+        if (!x->posted) {
+            int n = x->npre;
+            x->npre = 0;
+            for (int pass = 0; pass < 2 && rc == MPI_SUCCESS; pass++) /* receives, then sends */
+                for (uint32_t i = first; i < end && rc == MPI_SUCCESS; i++) {
+                    const struct acct_step *st = &s->steps[i];
+                    if (pass == 0 && st->kind == ACCT_STEP_RECV && !(x->early && st->early))
+                        rc = post_recv(st, b, x->comm, x->tag, &reqs[n++]);
+                    else if (pass == 1 && st->kind == ACCT_STEP_SEND)
+                        rc = PMPI_Isend(ref_ptr(b, &st->a), (int)st->a.count, b->type[st->a.buf],
+                                        st->peer, x->tag, x->comm,
+                                        x->lazy && st->lazy ? &lazies[x->nlazy[r % 2]++]
+                                                            : &reqs[n++]);
+                }
+            if (x->early && r + 1 < s->nrounds && rc == MPI_SUCCESS) {
+                uint32_t nfirst, nend;
+                acct_sched_round_steps(s, r + 1, &nfirst, &nend);
+                for (uint32_t i = nfirst; i < nend && rc == MPI_SUCCESS; i++)
+                    if (s->steps[i].kind == ACCT_STEP_RECV && s->steps[i].early)
+                        rc = post_recv(&s->steps[i], b, x->comm, x->tag, &next[x->npre++]);
             }
-        if (early && r + 1 < s->nrounds && rc == MPI_SUCCESS) {
-            uint32_t nfirst, nend;
-            acct_sched_round_steps(s, r + 1, &nfirst, &nend);
-            for (uint32_t i = nfirst; i < nend && rc == MPI_SUCCESS; i++)
-                if (s->steps[i].kind == ACCT_STEP_RECV && s->steps[i].early)
-                    rc = post_recv(&s->steps[i], b, comm, tag, &next[npre++]);
+            x->n = n;
+            x->posted = true;
         }
-        if (n > 0 && rc == MPI_SUCCESS)
-            rc = PMPI_Waitall(n, reqs, MPI_STATUSES_IGNORE);
-        if (nlazy[(r + 1) % 2] > 0 && rc == MPI_SUCCESS)
-            rc = PMPI_Waitall(nlazy[(r + 1) % 2], prev_lazies, MPI_STATUSES_IGNORE);
-        nlazy[(r + 1) % 2] = 0;
+        if (rc == MPI_SUCCESS)
+            rc = settle(x->n, reqs, block, &flag);
+        if (rc != MPI_SUCCESS || !flag)
+            break;
+        x->n = 0;
+        rc = settle(x->nlazy[(r + 1) % 2], prev_lazies, block, &flag);
+        if (rc != MPI_SUCCESS || !flag)
+            break;
+        x->nlazy[(r + 1) % 2] = 0;
         for (uint32_t i = first; i < end && rc == MPI_SUCCESS; i++) {
             const struct acct_step *st = &s->steps[i];
             if (st->kind == ACCT_STEP_REDUCE || st->kind == ACCT_STEP_COPY)
-                rc = local_step(st, b, op, comm, tag);
+                rc = local_step(st, b, x->op, x->comm, x->tag);
         }
+        x->r++;
+        x->posted = false;
     }
-    for (int i = 0; i < 2 && rc == MPI_SUCCESS; i++) /* the last round's lazy sends */
-        if (nlazy[i] > 0)
-            rc = PMPI_Waitall(nlazy[i], sc->reqs + (2 + i) * quarter, MPI_STATUSES_IGNORE);
-    return rc;
+    if (rc != MPI_SUCCESS || x->r < s->nrounds)
+        return rc;
+    for (int i = 0; i < 2; i++) { /* the last round's lazy sends */
+        rc = settle(x->nlazy[i], sc->reqs + (2 + i) * quarter, block, &flag);
+        if (rc != MPI_SUCCESS || !flag)
+            return rc;
+        x->nlazy[i] = 0;
+    }
+    *done = true;
+    return MPI_SUCCESS;
+}
+
+int rt_exec(const struct acct_sched *s, struct rt_bufs *b, MPI_Op op, MPI_Comm comm, int tag,
+            struct rt_scratch *sc)
+{
+    struct rt_exec_run x;
+    bool done;
+    int rc = rt_exec_begin(&x, s, b, op, comm, tag, sc);
+    return rc == MPI_SUCCESS ? rt_exec_advance(&x, true, &done) : rc;
 }
 
 void rt_scratch_free(struct rt_scratch *sc)

@@ -117,6 +117,16 @@ int rt_report_write(const char *path, const struct rt_report_job *job)
         fprintf(f, "  - {collective: %s, algorithm: %s, calls: %llu, seconds: %.9f, reordered: %llu}\n",
                 acct_coll_name(a->coll), a->name, calls, (double)ns * 1e-9, reordered);
     }
+    /* the non-blocking collectives (account.h): one row per method that ran
+     * them, as `i<collective>`, seconds from post to completion */
+    for (int i = 0; i < acct_alg_count() && i < RT_MAX_ALGS; i++) {
+        const struct acct_alg *a = &acct_algs[i];
+        unsigned long long calls = atomic_load(&rt_account_nb[i].calls);
+        unsigned long long ns = atomic_load(&rt_account_nb[i].nanoseconds);
+        if (calls > 0)
+            fprintf(f, "  - {collective: i%s, algorithm: %s, calls: %llu, seconds: %.9f, reordered: 0}\n",
+                    acct_coll_name(a->coll), a->name, calls, (double)ns * 1e-9);
+    }
     /* the same calls per (method, communicator size, segment bytes) */
     const struct rt_detail *rows;
     uint64_t dropped;

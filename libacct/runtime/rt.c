@@ -21,6 +21,7 @@
 #include "coll.h"
 #include "comm.h"
 #include "locality.h"
+#include "nb.h"
 #include "decide.h"
 #include "report.h"
 #include "samples.h"
@@ -44,7 +45,8 @@ static void rt_pre_init(void)
 {
     memset(&rt, 0, sizeof rt);
     rt_account_init(false);
-    rt_agree_pre_init();
+    rt_nb_init(); /* whether this rank can run non-blocking collectives: agreed */
+    rt_agree_pre_init(rt_nb_available());
 }
 
 static int rt_init(const struct acct_rt_init_args *args)
@@ -88,6 +90,12 @@ static int rt_init(const struct acct_rt_init_args *args)
     /* MPI_THREAD_MULTIPLE: MPI_COMM_WORLD's private duplicate now, while
      * MPI_Init_thread runs alone (comm.h) */
     rt_comm_created(MPI_COMM_WORLD);
+    /* Non-blocking collectives run ACCT's methods only on a communicator
+     * that already has its private duplicate (coll.c: a non-blocking call
+     * never makes one): MPI_COMM_WORLD's now, every rank alike */
+    rt_nb_agreed(rt.agreed.nonblocking);
+    if (rt_nb_available())
+        rt_comm_prepare(MPI_COMM_WORLD);
     acct_debug("active: %d ranks, thread level %d", rt.world_size, rt.thread_level);
     rc = ACCT_RT_ACTIVE;
 out:
@@ -97,8 +105,10 @@ out:
 static void rt_finalize(void)
 {
     rt_samples_fini(); /* the last batch, never waiting */
-    if (rt.active)
+    if (rt.active) {
+        rt_nb_fini();
         rt_comm_fini();
+    }
     if (rt.report_path != NULL && rt.world_rank == 0) {
         struct rt_report_job job = {.active = rt.active, .inactive_why = rt.inactive_why,
                                     .world_size = rt.world_size, .thread_level = rt.thread_level};
@@ -127,7 +137,7 @@ static const struct acct_rt_api rt_api = {
     .comm_created = rt_comm_created,
     .coll = {
 #define ACCT_X_TABLE(Name, lower, params, args) .Name = rt_impl_##Name,
-        ACCT_WRAPPED_COLLECTIVES(ACCT_X_TABLE)
+        ACCT_WRAPPED_CALLS(ACCT_X_TABLE)
 #undef ACCT_X_TABLE
     },
 };

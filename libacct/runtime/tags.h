@@ -10,6 +10,16 @@
 #define ACCT_RT_TAGS_H
 
 enum {
+    /* non-blocking collectives (nb.h): the schedule of the n-th one ACCT
+     * runs on a communicator uses RT_TAG_NB + n mod RT_NB_TAGS, so the
+     * messages of collectives in flight together (MPI allows many per
+     * communicator, started in the same order everywhere) never match each
+     * other's, nor a blocking collective's (RT_TAG_SCHED). A tag comes
+     * back after RT_NB_TAGS collectives: a rank would have to start that
+     * many on one communicator while a peer still has the first in flight. */
+    RT_TAG_NB = 0x0100,
+    RT_NB_TAGS = 0x4000,
+
     /* schedules (exec.c): every message of every algorithm */
     RT_TAG_SCHED = 0x4143,
 
@@ -47,8 +57,11 @@ enum {
  * must stay within RT_TAG_UB). */
 #define SACK_UP_GATHER_MAX (RT_TAG_UB - SACK_TAG_UP_GDATA + 1)
 
-/* The ranges of tags stay apart: the fixed tags below the numbered FIRSTs,
+/* The ranges of tags stay apart: the non-blocking collectives' numbered
+ * tags below every fixed tag, the fixed tags below the numbered FIRSTs,
  * those below gather's position tags. */
+_Static_assert(RT_TAG_NB > 0 && RT_TAG_NB + RT_NB_TAGS <= RT_TAG_SCHED,
+               "the non-blocking collectives' tags overlap the fixed tags");
 _Static_assert(RT_TAG_SCHED < SACK_TAG_SACK && SACK_TAG_UP_VOTE < SACK_TAG_FIRST_SEQ,
                "fixed tags overlap the numbered FIRSTs");
 _Static_assert(SACK_TAG_FIRST_SEQ + SACK_SEQ_TAGS <= SACK_TAG_UP_GDATA,

@@ -26,6 +26,13 @@
  * calls, else up to MAX µs, 5 x MAX in 5 %, so ranks enter in changing
  * orders. The native reference calls run without delay.
  *
+ * Non-blocking mode (ACCT_MATRIX_NB=wait|test): every ACCT call is the
+ * collective's MPI_I<coll>, completed at once with MPI_Wait (wait) or a
+ * loop of MPI_Test (test: the only progress is the polling). Each
+ * sub-communicator first runs one MPI_Barrier
+ * (the driver forces a barrier method, so it gets ACCT's private duplicate:
+ * non-blocking calls never make one). The native reference stays blocking.
+ *
  * Rank 0 prints: "matrix: <coll> np=<n> cases=<n> calls=<n> errors=<n> OK|FAILED"
  * where calls is how many MPI_<coll> calls rank 0 made (the driver compares
  * it with ACCT_REPORT). Exit status 0 only without errors. */
@@ -55,6 +62,28 @@ static void entry_delay(void)
         nanosleep(&ts, NULL);
 }
 static long cases, errors, calls;
+static int nb_mode; /* 0: blocking; 1: MPI_I<coll> + MPI_Wait; 2: + MPI_Test loop */
+static MPI_Request nbreq;
+
+/* Completes the non-blocking call just posted (rc: its return code). */
+static void nb_complete(int rc)
+{
+    int flag = 0;
+    if (rc != MPI_SUCCESS) {
+        fprintf(stderr, "world rank %d: non-blocking call returned %d\n", wrank, rc);
+        errors++;
+        return;
+    }
+    if (nb_mode == 2) {
+        while (!flag)
+            MPI_Test(&nbreq, &flag, MPI_STATUS_IGNORE);
+    } else {
+        MPI_Wait(&nbreq, MPI_STATUS_IGNORE);
+    }
+}
+/* COLL(Bcast, Ibcast, args): the blocking call, or in non-blocking mode
+ * the non-blocking one, completed */
+#define COLL(B, I, ...) (nb_mode ? nb_complete(MPI_##I(__VA_ARGS__, &nbreq)) : (void)MPI_##B(__VA_ARGS__))
 static const char *coll;
 
 /* ---- datatypes ----------------------------------------------------------- */
@@ -208,7 +237,7 @@ static void run_bcast(MPI_Comm comm, int rank, int size)
                 int cnt = t < T_COUNT ? n : (rank == root ? n : 3 * n);
                 struct pair p = pair_new((size_t)cnt * extent_of(dt), (unsigned)(rank == root ? 1 : 100 + rank));
                 entry_delay();
-                MPI_Bcast(p.acct, cnt, dt, root, comm);
+                COLL(Bcast, Ibcast, p.acct, cnt, dt, root, comm);
                 calls++;
                 PMPI_Bcast(p.native, cnt, dt, root, comm);
                 pair_check(&p, t < T_COUNT ? tname[t] : "mixed", size, n, root);
@@ -238,12 +267,12 @@ static void run_reduce(MPI_Comm comm, int rank, int size, int all)
                     const void *s = inplace ? MPI_IN_PLACE : send;
                     if (all) {
                         entry_delay();
-                        MPI_Allreduce(s, p.acct, n, dt, op, comm);
+                        COLL(Allreduce, Iallreduce, s, p.acct, n, dt, op, comm);
                         PMPI_Allreduce(s, p.native, n, dt, op, comm);
                     } else {
                         entry_delay();
                         /* the receive buffer is not significant off the root */
-                        MPI_Reduce(s, here ? p.acct : NULL, n, dt, op, root, comm);
+                        COLL(Reduce, Ireduce, s, here ? p.acct : NULL, n, dt, op, root, comm);
                         PMPI_Reduce(s, here ? p.native : NULL, n, dt, op, root, comm);
                     }
                     calls++;
@@ -272,12 +301,12 @@ static void run_rsb(MPI_Comm comm, int rank, int size)
                     memcpy(p.acct, send, all_n * es);
                     memcpy(p.native, send, all_n * es);
                     entry_delay();
-                    MPI_Reduce_scatter_block(MPI_IN_PLACE, p.acct, n, dt, op, comm);
+                    COLL(Reduce_scatter_block, Ireduce_scatter_block, MPI_IN_PLACE, p.acct, n, dt, op, comm);
                     PMPI_Reduce_scatter_block(MPI_IN_PLACE, p.native, n, dt, op, comm);
                     p.n = (size_t)n * es; /* only the first block is defined */
                 } else {
                     entry_delay();
-                    MPI_Reduce_scatter_block(send, p.acct, n, dt, op, comm);
+                    COLL(Reduce_scatter_block, Ireduce_scatter_block, send, p.acct, n, dt, op, comm);
                     PMPI_Reduce_scatter_block(send, p.native, n, dt, op, comm);
                 }
                 calls++;
@@ -319,7 +348,7 @@ static void run_gather_scatter(MPI_Comm comm, int rank, int size, int scatter)
                             memcpy(p.native, p.acct, p.n);
                         }
                         entry_delay();
-                        MPI_Gather(inplace ? MPI_IN_PLACE : mine, JUNK_IF(inplace, bc),
+                        COLL(Gather, Igather, inplace ? MPI_IN_PLACE : mine, JUNK_IF(inplace, bc),
                                    JUNK_TYPE_IF(inplace, is_root ? bt : ot),
                                    is_root ? p.acct : NULL, JUNK_IF(!is_root, root_all_c),
                                    JUNK_TYPE_IF(!is_root, root_all_t), root, comm);
@@ -334,7 +363,7 @@ static void run_gather_scatter(MPI_Comm comm, int rank, int size, int scatter)
                             fill(all, all_bytes, 13);
                         struct pair p = pair_new(inplace ? 0 : own_bytes, (unsigned)(rank + 17));
                         entry_delay();
-                        MPI_Scatter(is_root ? all : NULL, JUNK_IF(!is_root, root_all_c),
+                        COLL(Scatter, Iscatter, is_root ? all : NULL, JUNK_IF(!is_root, root_all_c),
                                     JUNK_TYPE_IF(!is_root, root_all_t),
                                     inplace ? MPI_IN_PLACE : p.acct, JUNK_IF(inplace, bc),
                                     JUNK_TYPE_IF(inplace, is_root ? bt : ot), root, comm);
@@ -375,11 +404,11 @@ static void run_all(MPI_Comm comm, int rank, int size, int a2a)
                 const void *s = ip ? MPI_IN_PLACE : send;
                 if (a2a) {
                     entry_delay();
-                    MPI_Alltoall(s, sc, st, p.acct, rc, rt, comm);
+                    COLL(Alltoall, Ialltoall, s, sc, st, p.acct, rc, rt, comm);
                     PMPI_Alltoall(s, sc, st, p.native, rc, rt, comm);
                 } else {
                     entry_delay();
-                    MPI_Allgather(s, JUNK_IF(ip, sc), JUNK_TYPE_IF(ip, st), p.acct, rc, rt, comm);
+                    COLL(Allgather, Iallgather, s, JUNK_IF(ip, sc), JUNK_TYPE_IF(ip, st), p.acct, rc, rt, comm);
                     PMPI_Allgather(s, JUNK_IF(ip, sc), JUNK_TYPE_IF(ip, st), p.native, rc, rt, comm);
                 }
                 calls++;
@@ -650,7 +679,10 @@ static void run_barrier(MPI_Comm comm, int rank, int size)
                 ;
             entered = host_now();
         }
-        MPI_Barrier(comm);
+        if (nb_mode)
+            nb_complete(MPI_Ibarrier(comm, &nbreq));
+        else
+            MPI_Barrier(comm);
         calls++;
         double out = host_now();
         /* the late rank's entry time, shared after the fact */
@@ -674,6 +706,8 @@ int main(int argc, char **argv)
     coll = argc > 1 ? argv[1] : "";
     const char *dm = getenv("ACCT_MATRIX_DELAY_US"), *ds = getenv("ACCT_MATRIX_SEED");
     delay_max = dm != NULL ? atol(dm) : 0;
+    const char *nb = getenv("ACCT_MATRIX_NB");
+    nb_mode = nb == NULL || !*nb ? 0 : !strcmp(nb, "test") ? 2 : 1;
     delay_rng = (ds != NULL ? strtoull(ds, NULL, 10) : 1) * 1000003ULL + (unsigned long long)wrank;
     make_types();
     for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
@@ -686,6 +720,8 @@ int main(int argc, char **argv)
         if (comm != MPI_COMM_NULL) {
             int rank;
             MPI_Comm_rank(comm, &rank);
+            if (nb_mode) /* ACCT's private duplicate (forced barrier method) */
+                MPI_Barrier(comm);
             if (!strcmp(coll, "bcast")) run_bcast(comm, rank, size);
             else if (!strcmp(coll, "reduce")) run_reduce(comm, rank, size, 0);
             else if (!strcmp(coll, "allreduce")) run_reduce(comm, rank, size, 1);

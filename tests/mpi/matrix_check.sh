@@ -14,6 +14,10 @@
 # Node-aware algorithms (ACCT_MATRIX_LAYOUT=COUNTS in the environment) run
 # on that pretended placement (ACCT_LAYOUT) and must report a multi-node
 # locality for the NP ranks.
+# Non-blocking mode (ACCT_MATRIX_NB=wait|test in the environment): the
+# program calls MPI_I<COLL> (matrix.c), the report's rows are i<COLL>, and
+# a barrier method is forced too (each sub-communicator's first barrier
+# gives it ACCT's private duplicate).
 # usage: matrix_check.sh NP COLL ALG SEG FALLBACKS LIBACCT_SO MATRIX MPIEXEC [FLAGS...]
 set -u
 np=$1 coll=$2 alg=$3 seg=$4 fallbacks=$5 lib=$6 prog=$7 mpiexec=$8
@@ -39,6 +43,16 @@ if [ -n "$layout" ]; then
     extra+=(-x ACCT_LAYOUT="$layout" -x ACCT_VERBOSE=2)
 fi
 
+rcoll=$coll
+if [ -n "${ACCT_MATRIX_NB:-}" ]; then
+    rcoll=i$coll
+    if [ "$coll" != barrier ]; then # node-aware methods: a barrier that finds the layout
+        if [ -n "${ACCT_MATRIX_LAYOUT:-}" ]; then force="$force,barrier=hier_dissemination"
+        else force="$force,barrier=dissemination"; fi
+    fi
+    extra+=(-x ACCT_MATRIX_NB="$ACCT_MATRIX_NB")
+fi
+
 timeout 600 "$mpiexec" "${flags[@]}" -np "$np" \
     -x LD_PRELOAD="$preload" -x ACCT_FORCE="$force" -x ACCT_REPORT="$work/report.yaml" "${extra[@]}" \
     ${ASAN_OPTIONS:+-x ASAN_OPTIONS} "$prog" "$coll" >"$work/out" 2>"$work/err"
@@ -52,7 +66,7 @@ if [ -n "$layout" ]; then
         fail "ACCT_LAYOUT=$layout: no multi-node locality line for the $np ranks"
 fi
 calls=$(sed -n 's/.* calls=\([0-9]*\) .*/\1/p' "$work/out")
-count() { sed -n "s/.*{collective: $coll, algorithm: $1, calls: \([0-9]*\),.*/\1/p" "$work/report.yaml"; }
+count() { sed -n "s/.*{collective: $rcoll, algorithm: $1, calls: \([0-9]*\),.*/\1/p" "$work/report.yaml"; }
 ran=$(count "$alg"); native=$(count native)
 [ -n "$ran" ] && [ "$ran" -gt 0 ] || fail "the report shows no call run by $alg"
 allowed="$alg native"
@@ -64,12 +78,12 @@ if [ "$fallbacks" != - ]; then
 fi
 [ $((ran + via + ${native:-0})) -eq "$calls" ] ||
     fail "$alg ran $ran + fallbacks ($fallbacks) $via + native ${native:-0} != $calls calls"
-rows=$(sed -n '/^collectives:/,/^detail/p' "$work/report.yaml" | grep -c "{collective: $coll, ")
+rows=$(sed -n '/^collectives:/,/^detail/p' "$work/report.yaml" | grep -c "{collective: $rcoll, ")
 ok_rows=0
-for a in $allowed; do grep -q "{collective: $coll, algorithm: $a," "$work/report.yaml" && ok_rows=$((ok_rows + 1)); done
+for a in $allowed; do grep -q "{collective: $rcoll, algorithm: $a," "$work/report.yaml" && ok_rows=$((ok_rows + 1)); done
 [ "$rows" -le "$ok_rows" ] || fail "calls went to other algorithms than $allowed"
 # calls of ALG that ran with SACK reordering, from the report
-reordered=$(sed -n "s/.*{collective: $coll, algorithm: $alg, calls: [0-9]*, seconds: [0-9.]*, reordered: \([0-9]*\)}.*/\1/p" \
+reordered=$(sed -n "s/.*{collective: $rcoll, algorithm: $alg, calls: [0-9]*, seconds: [0-9.]*, reordered: \([0-9]*\)}.*/\1/p" \
     "$work/report.yaml")
 [ -n "$reordered" ] || fail "the report has no reordered count for $alg"
 if [ -n "$reorder" ]; then
@@ -81,5 +95,5 @@ if [ -n "$reorder" ]; then
 else
     [ "$reordered" -eq 0 ] || fail "$reordered calls of $alg ran reordered, none was asked to"
 fi
-echo "ok - $coll/$alg (segment $seg): $ran of $calls calls on rank 0 ran $alg, $via its fallbacks ($fallbacks), the rest native (restrictions)"
+echo "ok - $rcoll/$alg (segment $seg): $ran of $calls calls on rank 0 ran $alg, $via its fallbacks ($fallbacks), the rest native (restrictions)"
 echo "1 passed, 0 failed"

@@ -14,6 +14,10 @@ typedef void init_thread_fn(int *required, int *provided, int *ierr);
 typedef void comm_fn(int *comm, int *ierr);
 typedef void bcast_fn(void *buf, int *count, int *type, int *root, int *comm, int *ierr);
 typedef void allreduce_fn(void *s, void *r, int *count, int *type, int *op, int *comm, int *ierr);
+typedef void icomm_fn(int *comm, int *req, int *ierr);
+typedef void ibcast_fn(void *buf, int *count, int *type, int *root, int *comm, int *req, int *ierr);
+typedef void iallreduce_fn(void *s, void *r, int *count, int *type, int *op, int *comm, int *req,
+                           int *ierr);
 typedef void blocks_fn(void *s, int *sc, int *st, void *r, int *rc, int *rt, int *comm, int *ierr);
 typedef void rooted_fn(void *s, int *sc, int *st, void *r, int *rc, int *rt, int *root, int *comm,
                        int *ierr);
@@ -76,6 +80,10 @@ int main(void)
     CALL(allreduce_fn, "MPI_ALLREDUCE", x, y, &one, &zero, &zero, &zero);
     CALL(blocks_fn, "ompi_alltoall_f", x, &one, &zero, y, &one, &zero, &zero);
     CALL(rooted_fn, "mpi_gather__", x, &one, &zero, y, &one, &zero, &zero, &zero);
+    /* non-blocking collectives: the request is one more argument */
+    CALL(icomm_fn, "mpi_ibarrier_", &zero, &req);
+    CALL(ibcast_fn, "mpi_ibcast_", x, &one, &zero, &zero, &zero, &req);
+    CALL(iallreduce_fn, "MPI_IALLREDUCE", x, y, &one, &zero, &zero, &zero, &req);
     {
         void *p = find("mpi_finalize_");
         ierr_fn *fn;

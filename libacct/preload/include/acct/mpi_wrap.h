@@ -68,6 +68,53 @@
        MPI_Datatype recvtype, MPI_Comm comm),                                                \
       (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm))
 
+/* The non-blocking collectives that libacct intercepts — listed once.
+ *
+ * Same columns as ACCT_WRAPPED_COLLECTIVES; lower names the *blocking*
+ * collective whose rules and algorithms apply (one decision path: an
+ * MPI_Ibcast is decided exactly as an MPI_Bcast of the same shape), and the
+ * last parameter is the request the call returns. While ACCT runs one, the
+ * request is an MPI generalized request that the runtime completes when the
+ * schedule is done (docs/runtime.md, "Non-blocking collectives"). */
+#define ACCT_WRAPPED_NONBLOCKING(X)                                                          \
+    X(Ibarrier, barrier, (MPI_Comm comm, MPI_Request *request), (comm, request))             \
+    X(Ibcast, bcast,                                                                         \
+      (void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,              \
+       MPI_Request *request),                                                                \
+      (buffer, count, datatype, root, comm, request))                                        \
+    X(Ireduce, reduce,                                                                       \
+      (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,      \
+       int root, MPI_Comm comm, MPI_Request *request),                                       \
+      (sendbuf, recvbuf, count, datatype, op, root, comm, request))                          \
+    X(Iallreduce, allreduce,                                                                 \
+      (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,      \
+       MPI_Comm comm, MPI_Request *request),                                                 \
+      (sendbuf, recvbuf, count, datatype, op, comm, request))                                \
+    X(Igather, gather,                                                                       \
+      (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,             \
+       int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request), \
+      (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request))     \
+    X(Iscatter, scatter,                                                                     \
+      (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,             \
+       int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request), \
+      (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request))     \
+    X(Iallgather, allgather,                                                                 \
+      (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,             \
+       int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request),           \
+      (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request))           \
+    X(Ialltoall, alltoall,                                                                   \
+      (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,             \
+       int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request),           \
+      (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request))           \
+    X(Ireduce_scatter_block, reduce_scatter_block,                                           \
+      (const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,  \
+       MPI_Comm comm, MPI_Request *request),                                                 \
+      (sendbuf, recvbuf, recvcount, datatype, op, comm, request))
+
+/* Every wrapped call that goes through the loader's table: the blocking
+ * collectives, then the non-blocking ones. */
+#define ACCT_WRAPPED_CALLS(X) ACCT_WRAPPED_COLLECTIVES(X) ACCT_WRAPPED_NONBLOCKING(X)
+
 /* The communicator constructors that libacct intercepts — listed once.
  *
  * X(Name, params, args, out): as above; out names the parameter that
@@ -188,6 +235,52 @@
       (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, \
        ierr))
 
+/* The Fortran bindings of the non-blocking collectives: same columns as
+ * ACCT_FORTRAN_COLLECTIVES, Name as in ACCT_WRAPPED_NONBLOCKING; the
+ * request comes back as a Fortran handle (MPI_Request_c2f), as Open MPI's
+ * binding returns it. */
+#define ACCT_FORTRAN_NONBLOCKING(X)                                                          \
+    X(Ibarrier, IBARRIER, ibarrier, (MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr),     \
+      (comm, request, ierr))                                                                 \
+    X(Ibcast, IBCAST, ibcast,                                                                \
+      (void *buffer, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm,    \
+       MPI_Fint *request, MPI_Fint *ierr),                                                   \
+      (buffer, count, datatype, root, comm, request, ierr))                                  \
+    X(Ireduce, IREDUCE, ireduce,                                                             \
+      (void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op,      \
+       MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr),                   \
+      (sendbuf, recvbuf, count, datatype, op, root, comm, request, ierr))                    \
+    X(Iallreduce, IALLREDUCE, iallreduce,                                                    \
+      (void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op,      \
+       MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr),                                   \
+      (sendbuf, recvbuf, count, datatype, op, comm, request, ierr))                          \
+    X(Igather, IGATHER, igather,                                                             \
+      (void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf,                \
+       MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm,              \
+       MPI_Fint *request, MPI_Fint *ierr),                                                   \
+      (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request,     \
+       ierr))                                                                                \
+    X(Iscatter, ISCATTER, iscatter,                                                          \
+      (void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf,                \
+       MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm,              \
+       MPI_Fint *request, MPI_Fint *ierr),                                                   \
+      (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request,     \
+       ierr))                                                                                \
+    X(Iallgather, IALLGATHER, iallgather,                                                    \
+      (void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf,                \
+       MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request,           \
+       MPI_Fint *ierr),                                                                      \
+      (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierr))     \
+    X(Ialltoall, IALLTOALL, ialltoall,                                                       \
+      (void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf,                \
+       MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request,           \
+       MPI_Fint *ierr),                                                                      \
+      (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierr))     \
+    X(Ireduce_scatter_block, IREDUCE_SCATTER_BLOCK, ireduce_scatter_block,                   \
+      (void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op,  \
+       MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr),                                   \
+      (sendbuf, recvbuf, recvcount, datatype, op, comm, request, ierr))
+
 /* The Fortran start and end of MPI (they call PMPI_Init/PMPI_Finalize
  * directly): interposed so that a Fortran main program activates ACCT as
  * MPI_Init does. Same columns. */
@@ -216,10 +309,11 @@
 /* Every wrapped collective has an id in acct/coll.h (ACCT_COLL_<lower>):
  * a name missing there is a compile error wherever the list is expanded. */
 
-/* One function pointer per collective, same prototypes as MPI. */
+/* One function pointer per wrapped call (ACCT_WRAPPED_CALLS), same
+ * prototypes as MPI. */
 struct acct_coll_fns {
 #define ACCT_X_FIELD(Name, lower, params, args) int(*Name) params;
-    ACCT_WRAPPED_COLLECTIVES(ACCT_X_FIELD)
+    ACCT_WRAPPED_CALLS(ACCT_X_FIELD)
 #undef ACCT_X_FIELD
 };
 

@@ -12,7 +12,7 @@
 
 #include "acct/mpi_wrap.h"
 
-#define ACCT_RT_ABI_VERSION 4u
+#define ACCT_RT_ABI_VERSION 5u
 #define ACCT_RT_ENTRY "acct_rt_entry"
 #define ACCT_RT_FILENAME "libacct_rt.so"
 

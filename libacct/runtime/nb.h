@@ -1,0 +1,88 @@
+/* The non-blocking collectives' progress engine (internal).
+ *
+ * An MPI_I<coll> that ACCT runs returns an MPI generalized request
+ * (PMPI_Grequest_start) and leaves its schedule to this engine, which
+ * advances every collective in flight (rt_exec_advance without blocking)
+ * from a callback in the MPI library's own progress loop: Open MPI's
+ * opal_progress_register, found with dlsym in the loaded MPI library (the
+ * loader keeps no Open MPI dependency). opal_progress runs inside every
+ * MPI_Wait*, MPI_Test* and blocking MPI call, so ACCT's collectives
+ * progress exactly when Open MPI's own (libnbc, without a progress thread)
+ * do. When the schedule is done, the op's finish step runs (unpacking,
+ * freeing temporaries) and the engine calls PMPI_Grequest_complete.
+ *
+ * Without that hook (another MPI library) rt_nb_available() is false and
+ * every non-blocking collective runs natively (docs/runtime.md). */
+#ifndef ACCT_RT_NB_H
+#define ACCT_RT_NB_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <mpi.h>
+
+#include "acct/alg.h"
+#include "acct/sched.h"
+#include "exec.h"
+
+struct rt_comm;
+
+/* One non-blocking collective in flight: everything it uses is its own
+ * (schedule, scratch, buffer views), so blocking collectives and other
+ * non-blocking ones on the same communicator run beside it. */
+struct rt_nb_op {
+    struct rt_nb_op *next;
+    int refs;               /* the engine's and the request's (under the engine lock) */
+    int rc;                 /* the result, for the request's status */
+    MPI_Request req;        /* the generalized request */
+    struct rt_comm *st;     /* its communicator's state (kept alive until done) */
+    struct acct_sched sched;
+    struct rt_scratch scratch;
+    struct rt_bufs b;
+    struct rt_exec_run run;
+    /* after the schedule: the caller's finishing step (unpack, free), with
+     * the schedule's result; returns the call's result */
+    int (*finish)(struct rt_nb_op *op, int rc);
+    void *pack[2];          /* packed views (send, receive), owned */
+    void *ubuf;             /* the user's receive buffer to unpack into */
+    uint64_t ucount;
+    MPI_Datatype utype;
+    uint64_t ubytes;        /* bytes of the packed receive view */
+    bool unpack;
+    MPI_Comm ucomm;
+    MPI_Datatype kept[2], kept_from[2]; /* duplicates of derived datatypes it uses */
+    int nkept;
+    /* accounting */
+    int coll;               /* enum acct_coll_id */
+    const struct acct_alg *alg;
+    uint64_t segment;
+    uint64_t t0;            /* post time (ns), 0 unless timed */
+};
+
+/* Looks for the progress hook (before PMPI_Init; ACCT_NONBLOCKING=0 on a
+ * rank: none), then takes the agreement's answer (agree.h: every rank has
+ * it), so that rt_nb_available() is the same on every rank. */
+void rt_nb_init(void);
+void rt_nb_agreed(int every_rank);
+/* Before PMPI_Finalize: unregisters the callback; collectives still in
+ * flight (an erroneous program) are left as they are, with one warning. */
+void rt_nb_fini(void);
+
+/* Can ACCT run non-blocking collectives (every rank's MPI library has the
+ * progress hook, and no rank set ACCT_NONBLOCKING=0)? The same on every
+ * rank once agreed. */
+bool rt_nb_available(void);
+
+/* A zeroed op with an empty schedule; NULL when out of memory. */
+struct rt_nb_op *rt_nb_new(void);
+/* Frees an op that was never started. */
+void rt_nb_discard(struct rt_nb_op *op);
+
+/* Starts op (its schedule built, its buffers set, op->run begun on the
+ * private communicator with its tag): makes the generalized request into
+ * *request, hands op to the engine and advances it once. Returns
+ * MPI_SUCCESS (op belongs to the engine) or an MPI error (op discarded,
+ * *request untouched). */
+int rt_nb_start(struct rt_nb_op *op, MPI_Request *request);
+
+#endif
