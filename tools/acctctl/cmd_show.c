@@ -82,6 +82,7 @@ static void rule_rows(struct acctctl_table *t, const struct acct_rules *r, bool 
                 acctctl_table_cell(t, "[%s, %s]", a, b);
                 acct_decision_format(&x->d, m, sizeof(m));
                 acctctl_table_cell(t, "%s", m);
+                acctctl_table_cell(t, "%s", acct_evidence_name(x->evidence));
             } else {
                 acctctl_table_cell(t, "%d", x->comm_min);
                 comm_text(x->comm_max, a, sizeof(a));
@@ -99,9 +100,23 @@ static void rule_rows(struct acctctl_table *t, const struct acct_rules *r, bool 
                 comm_text(x->rpn_max, a, sizeof(a));
                 acctctl_table_cell(t, "%s", x->rpn_min == 0 ? "0" : a);
                 acctctl_table_cell(t, "%s", acct_layout_kind_name(x->layout));
+                acctctl_table_cell(t, "%s", acct_evidence_name(x->evidence));
             }
         }
     }
+}
+
+/* The parameters the evidence: model rules were predicted with (human
+ * output only; TSV and JSON carry the rules' evidence column). */
+static void model_line(const struct acct_rules *r)
+{
+    const struct acct_rules_model *m = &r->prov.model;
+    if (!m->present)
+        return;
+    printf("model regions: predicted with LogGP L %g us, o %g us, g %g us, G %g us/B%s%s, "
+           "within %gx of the model's best\n\n",
+           m->L_us, m->o_us, m->g_us, m->G_us_per_byte, m->run[0] != '\0' ? " from run " : "",
+           m->run, m->margin);
 }
 
 struct show_opts {
@@ -157,6 +172,7 @@ int acctctl_cmd_show(int argc, char **argv)
         ACCTCTL_COL("comm_size", ACCTCTL_COL_TEXT),
         ACCTCTL_COL("bytes", ACCTCTL_COL_TEXT),
         ACCTCTL_COL("method", ACCTCTL_COL_TEXT),
+        ACCTCTL_COL("evidence", ACCTCTL_COL_TEXT),
     };
     /* the same with the layout dimension, for versions that use it */
     static const struct acctctl_col human_layout_cols[] = {
@@ -165,6 +181,7 @@ int acctctl_cmd_show(int argc, char **argv)
         ACCTCTL_COL("ranks_per_node", ACCTCTL_COL_TEXT),
         ACCTCTL_COL("bytes", ACCTCTL_COL_TEXT),
         ACCTCTL_COL("method", ACCTCTL_COL_TEXT),
+        ACCTCTL_COL("evidence", ACCTCTL_COL_TEXT),
     };
     static const struct acctctl_col row_cols[] = {
         ACCTCTL_COL("version", ACCTCTL_COL_NUMBER),   ACCTCTL_COL("partition", ACCTCTL_COL_TEXT),
@@ -176,6 +193,8 @@ int acctctl_cmd_show(int argc, char **argv)
         /* the layout dimension (0, 0, any: every layout) */
         ACCTCTL_COL("rpn_min", ACCTCTL_COL_NUMBER),   ACCTCTL_COL("rpn_max", ACCTCTL_COL_NUMBER),
         ACCTCTL_COL("layout", ACCTCTL_COL_TEXT),
+        /* measured | model (docs/rules.md, Evidence) */
+        ACCTCTL_COL("evidence", ACCTCTL_COL_TEXT),
     };
     struct show_opts o = { .version = 0, .only = ACCT_COLL_COUNT, .all = true };
     struct acctctl_common c;
@@ -237,6 +256,7 @@ int acctctl_cmd_show(int argc, char **argv)
         if (acctctl_table_print_record(&info, c.format, stdout) != 0)
             goto out;
         printf("\n");
+        model_line(r);
         if (rules.nrows == 0)
             printf("(no rules%s%s: every call uses the MPI library's own collective)\n",
                    o.all ? "" : " for ", o.all ? "" : acct_coll_name(o.only));
