@@ -53,11 +53,13 @@ cleanup() {
 trap cleanup EXIT
 pre=()
 [ -n "${ACCT_TEST_PRELOAD:-}" ] && pre=(-x LD_PRELOAD="$ACCT_TEST_PRELOAD")
+# --max-comm-size 64: model regions (rank 0 predicts every method at each
+# row) stay cheap on this engine; a case may give its own (the last wins).
 run() { # NP args... (in $work, 90 s at most)
     local np=$1
     shift
     (cd "$work" && timeout 90 "$mpiexec" "${pre[@]}" ${ASAN_OPTIONS:+-x ASAN_OPTIONS} \
-        "${flags[@]}" "${mpix[@]}" -np "$np" "$tune" "$@")
+        "${flags[@]}" "${mpix[@]}" -np "$np" "$tune" --max-comm-size 64 "$@")
 }
 mpix=() # extra mpirun arguments of one case
 fail() { echo "tune-test.sh $case_: FAIL: $*"; exit 1; }
