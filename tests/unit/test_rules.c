@@ -766,6 +766,8 @@ static void test_runner_up_and_options_errors(void **state)
     "  model: " model "}\n"                                                         \
     "collectives:\n"
 
+static void roundtrip(struct acct_rules *r); /* below */
+
 static void test_evidence(void **state)
 {
     (void)state;
@@ -817,6 +819,13 @@ static void test_evidence(void **state)
     assert_non_null(r2);
     assert_true(acct_rules_equal(r, r2));
     acct_rules_free(r2);
+    acct_rules_free(r);
+
+    /* the seed file (also the fuzzer's corpus) */
+    r = parse_file_ok("valid-model.yaml");
+    assert_true(r->prov.model.present && r->prov.model.margin == 1.25);
+    assert_int_equal(r->coll[ACCT_COLL_bcast].v[3].evidence, ACCT_EVIDENCE_MODEL);
+    roundtrip(r);
     acct_rules_free(r);
 
     /* without the model: measured rules only, nothing written */
