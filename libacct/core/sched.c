@@ -70,8 +70,11 @@ static struct acct_step *append(struct acct_sched *s, enum acct_step_kind kind)
         return NULL;
     if (comm && s->open_has_local)
         acct_sched_round(s); /* communication after a local step: next round */
-    if (s->error ||
-        grow((void **)&s->steps, &s->step_cap, s->nsteps + 1, sizeof *s->steps)) {
+    if (!s->error && s->step_limit != 0 && s->nsteps >= s->step_limit)
+        s->error = -2;
+    if (s->error)
+        return NULL;
+    if (grow((void **)&s->steps, &s->step_cap, s->nsteps + 1, sizeof *s->steps)) {
         s->error = -1;
         return NULL;
     }
@@ -299,6 +302,8 @@ int acct_sched_finish(struct acct_sched *s)
     acct_sched_round(s);
     if (s->error)
         return s->error;
+    if (s->plain)
+        return 0;
     for (uint32_t i = 0; i < s->nsteps; i++)
         s->steps[i].early = s->steps[i].lazy = 0;
     for (uint32_t r = 1; r < s->nrounds; r++)

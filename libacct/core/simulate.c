@@ -8,13 +8,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct rank_state {
-    const struct acct_sched *s;
-    uint32_t round;    /* current round */
-    uint32_t *round_of; /* step -> round */
-    uint32_t *partner;  /* comm step -> partner's step index */
-    bool *moved;        /* comm step done */
-    uint32_t pending;   /* comm steps of the current round not moved yet */
+#define NONE UINT32_MAX
+#define RECV_BIT (1ull << 63)
+#define BAD_PEER 0x7fffffffu /* key's peer for a peer out of range */
+
+struct engine {
+    const struct acct_sim_prog *pg;
+    uint32_t *round;   /* per rank: current rank-relative round */
+    uint32_t *pending; /* per rank: comm steps of the current round not moved yet */
+    uint32_t *round_of; /* per step: rank-relative round */
+    uint32_t *partner;  /* per comm step: the partner's global step */
+    uint8_t *moved;     /* per comm step: done */
+    int *work;          /* ranks whose round may be complete */
+    uint32_t nwork;
+    uint8_t *queued;
 };
 
 static void fail(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -28,100 +35,142 @@ static void fail(char *err, size_t len, const char *fmt, ...)
     va_end(ap);
 }
 
-static bool is_comm(const struct acct_step *st)
+static bool is_comm(uint8_t kind)
 {
-    return st->kind == ACCT_STEP_SEND || st->kind == ACCT_STEP_RECV;
+    return kind == ACCT_STEP_SEND || kind == ACCT_STEP_RECV;
+}
+
+static uint32_t nrounds(const struct acct_sim_prog *pg, int r)
+{
+    return (uint32_t)(pg->round_at[r + 1] - pg->round_at[r]);
+}
+
+/* Global steps [*first, *end) of rank r's round q. */
+static void round_steps(const struct acct_sim_prog *pg, int r, uint32_t q, uint64_t *first,
+                        uint64_t *end)
+{
+    uint64_t g = pg->round_at[r] + q;
+    *first = q == 0 ? pg->step_at[r] : pg->round_end[g - 1];
+    *end = pg->round_end[g];
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* First index in [lo, hi) of keys with keys[i] >= k. */
+static uint64_t lower_bound(const uint64_t *keys, uint64_t lo, uint64_t hi, uint64_t k)
+{
+    while (lo < hi) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        if (keys[mid] < k)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
 }
 
 /* Pair each send with its receive: the k-th s->d send with the k-th
- * receive at d from s. Uses a size x size table of next-receive cursors. */
-static int match(struct rank_state *rs, int size, char *err, size_t errlen)
+ * receive at d from s. Each rank's comm steps are sorted by (kind, peer,
+ * step); a send's k is its place in its run, and its receive is the k-th of
+ * the receiver's run for the sender, found by binary search. Errors come in
+ * the order of the old scan (ranks, then steps in order). */
+static int match(struct engine *e, char *err, size_t errlen)
 {
+    const struct acct_sim_prog *pg = e->pg;
+    const int size = pg->size;
     int rc = -1;
-    size_t pairs = (size_t)size * (size_t)size;
-    uint32_t *next = calloc(pairs, sizeof *next); /* [d*size+s]: recv steps of d from s seen */
-    uint32_t *sent = calloc(pairs, sizeof *sent); /* [s*size+d]: sends s->d */
-    if (next == NULL || sent == NULL) {
+    uint64_t ncomm = 0;
+    uint64_t *at = malloc(((size_t)size + 1) * sizeof *at);
+    uint64_t *keys = NULL;
+
+    if (at == NULL) {
+        fail(err, errlen, "out of memory");
+        return -1;
+    }
+    for (int r = 0; r < size; r++) {
+        at[r] = ncomm;
+        for (uint64_t i = pg->step_at[r]; i < pg->step_at[r + 1]; i++)
+            ncomm += is_comm(pg->kind[i]);
+    }
+    at[size] = ncomm;
+    keys = malloc((ncomm ? ncomm : 1) * sizeof *keys);
+    if (keys == NULL) {
         fail(err, errlen, "out of memory");
         goto out;
     }
+    for (int r = 0; r < size; r++) {
+        uint64_t n = at[r];
+        for (uint64_t i = pg->step_at[r]; i < pg->step_at[r + 1]; i++) {
+            if (!is_comm(pg->kind[i]))
+                continue;
+            int32_t p = pg->peer[i];
+            uint64_t pk = p >= 0 && p < size ? (uint64_t)p : BAD_PEER;
+            keys[n++] = (pg->kind[i] == ACCT_STEP_RECV ? RECV_BIT : 0) | pk << 32 |
+                        (i - pg->step_at[r]);
+            e->partner[i] = NONE;
+        }
+        if (at[r + 1] - at[r] > 1)
+            qsort(keys + at[r], at[r + 1] - at[r], sizeof *keys, cmp_u64);
+        /* a send's place among the rank's sends to the same peer */
+        uint32_t k = 0;
+        for (uint64_t x = at[r]; x < at[r + 1] && !(keys[x] & RECV_BIT); x++) {
+            k = x > at[r] && keys[x] >> 32 == keys[x - 1] >> 32 ? k + 1 : 0;
+            e->partner[pg->step_at[r] + (keys[x] & 0xffffffffu)] = k;
+        }
+    }
     for (int s = 0; s < size; s++)
-        for (uint32_t i = 0; i < rs[s].s->nsteps; i++) {
-            const struct acct_step *st = &rs[s].s->steps[i];
-            if (!is_comm(st))
+        for (uint64_t i = pg->step_at[s]; i < pg->step_at[s + 1]; i++) {
+            uint32_t li = (uint32_t)(i - pg->step_at[s]);
+            if (!is_comm(pg->kind[i]))
                 continue;
-            if (st->peer < 0 || st->peer >= size) {
-                fail(err, errlen, "rank %d step %u: peer %d out of range", s, i, st->peer);
+            int32_t d = pg->peer[i];
+            if (d < 0 || d >= size) {
+                fail(err, errlen, "rank %d step %u: peer %d out of range", s, li, d);
                 goto out;
             }
-            if (st->peer == s) {
-                fail(err, errlen, "rank %d step %u: message to itself", s, i);
+            if (d == s) {
+                fail(err, errlen, "rank %d step %u: message to itself", s, li);
                 goto out;
             }
-            if (st->kind != ACCT_STEP_SEND)
+            if (pg->kind[i] != ACCT_STEP_SEND)
                 continue;
-            int d = st->peer;
-            uint32_t k = sent[(size_t)s * size + d]++;
-            /* find the k-th receive of d from s, scanning from the cursor */
-            uint32_t *cur = &next[(size_t)d * size + s];
-            uint32_t seen = 0, j;
-            (void)seen;
-            for (j = *cur; j < rs[d].s->nsteps; j++) {
-                const struct acct_step *rt = &rs[d].s->steps[j];
-                if (rt->kind == ACCT_STEP_RECV && rt->peer == s)
-                    break;
-            }
-            if (j == rs[d].s->nsteps) {
+            uint32_t k = e->partner[i];
+            uint64_t want = RECV_BIT | (uint64_t)s << 32;
+            uint64_t x = lower_bound(keys, at[d], at[d + 1], want) + k;
+            if (x >= at[d + 1] || keys[x] >> 32 != want >> 32) {
                 fail(err, errlen, "rank %d sends message #%u to rank %d, which posts no matching receive",
                      s, k + 1, d);
                 goto out;
             }
-            rs[s].partner[i] = j;
-            rs[d].partner[j] = i;
-            *cur = j + 1;
+            uint64_t j = pg->step_at[d] + (keys[x] & 0xffffffffu);
+            e->partner[i] = (uint32_t)j;
+            e->partner[j] = (uint32_t)i;
         }
     /* every receive must have been matched */
     for (int d = 0; d < size; d++)
-        for (uint32_t j = 0; j < rs[d].s->nsteps; j++) {
-            const struct acct_step *rt = &rs[d].s->steps[j];
-            if (rt->kind == ACCT_STEP_RECV && rs[d].partner[j] == UINT32_MAX) {
+        for (uint64_t j = pg->step_at[d]; j < pg->step_at[d + 1]; j++)
+            if (pg->kind[j] == ACCT_STEP_RECV && e->partner[j] == NONE) {
                 fail(err, errlen, "rank %d step %u receives from rank %d, which sends nothing to match",
-                     d, j, rt->peer);
+                     d, (uint32_t)(j - pg->step_at[d]), pg->peer[j]);
                 goto out;
             }
-        }
     rc = 0;
 out:
-    free(next);
-    free(sent);
+    free(at);
+    free(keys);
     return rc;
 }
 
-static int setup(struct rank_state *rs, const struct acct_sched *const *scheds, int size, char *err,
-                 size_t errlen)
+static void push(struct engine *e, int r)
 {
-    for (int r = 0; r < size; r++) {
-        const struct acct_sched *s = scheds[r];
-        uint32_t n = s->nsteps ? s->nsteps : 1;
-        rs[r].s = s;
-        rs[r].round_of = malloc(n * sizeof(uint32_t));
-        rs[r].partner = malloc(n * sizeof(uint32_t));
-        rs[r].moved = calloc(n, sizeof(bool));
-        if (!rs[r].round_of || !rs[r].partner || !rs[r].moved) {
-            fail(err, errlen, "out of memory");
-            return -1;
-        }
-        for (uint32_t i = 0; i < s->nsteps; i++)
-            rs[r].partner[i] = UINT32_MAX;
-        if (s->nsteps > 0 && (s->nrounds == 0 || s->round_end[s->nrounds - 1] != s->nsteps)) {
-            fail(err, errlen, "rank %d: schedule not finished (acct_sched_finish)", r);
-            return -1;
-        }
-        for (uint32_t q = 0, i = 0; q < s->nrounds; q++)
-            for (; i < s->round_end[q]; i++)
-                rs[r].round_of[i] = q;
+    if (!e->queued[r]) {
+        e->queued[r] = 1;
+        e->work[e->nwork++] = r;
     }
-    return 0;
 }
 
 /* Move the messages of rank r's current round whose partners are in their
@@ -129,118 +178,240 @@ static int setup(struct rank_state *rs, const struct acct_sched *const *scheds, 
  * work list. Each message is moved by whichever of its two ranks enters
  * its round second, so every step is looked at once per entry: the whole
  * run is linear in the number of steps. */
-static int enter_round(struct rank_state *rs, int r, const struct acct_sim_ops *ops, int *work,
-                       int *nwork, bool *queued, char *err, size_t errlen)
+static int enter_round(struct engine *e, int r, const struct acct_sim_prog_ops *ops, char *err,
+                       size_t errlen)
 {
-    struct rank_state *me = &rs[r];
-    uint32_t first, end;
-    acct_sched_round_steps(me->s, me->round, &first, &end);
-    for (uint32_t i = first; i < end; i++) {
-        const struct acct_step *st = &me->s->steps[i];
-        if (!is_comm(st) || me->moved[i])
+    const struct acct_sim_prog *pg = e->pg;
+    uint64_t first, end;
+    round_steps(pg, r, e->round[r], &first, &end);
+    for (uint64_t i = first; i < end; i++) {
+        if (!is_comm(pg->kind[i]) || e->moved[i])
             continue;
-        int p = st->peer;
-        uint32_t j = me->partner[i];
-        if (rs[p].round >= rs[p].s->nrounds || rs[p].round != rs[p].round_of[j])
+        int p = pg->peer[i];
+        uint32_t j = e->partner[i];
+        if (e->round[p] >= nrounds(pg, p) || e->round[p] != e->round_of[j])
             continue;
-        const struct acct_step *other = &rs[p].s->steps[j];
-        int cb = st->kind == ACCT_STEP_SEND ? ops->transfer(ops->ctx, r, st, p, other)
-                                            : ops->transfer(ops->ctx, p, other, r, st);
+        int cb = pg->kind[i] == ACCT_STEP_SEND ? ops->transfer(ops->ctx, r, i, p, j)
+                                               : ops->transfer(ops->ctx, p, j, r, i);
         if (cb != 0) {
             fail(err, errlen, "message between ranks %d and %d refused", r, p);
             return -1;
         }
-        me->moved[i] = rs[p].moved[j] = true;
-        me->pending--;
-        if (--rs[p].pending == 0 && !queued[p]) {
-            queued[p] = true;
-            work[(*nwork)++] = p;
-        }
+        e->moved[i] = e->moved[j] = 1;
+        e->pending[r]--;
+        if (--e->pending[p] == 0)
+            push(e, p);
     }
-    if (me->pending == 0 && !queued[r]) {
-        queued[r] = true;
-        work[(*nwork)++] = r;
-    }
+    if (e->pending[r] == 0)
+        push(e, r);
     return 0;
 }
 
-static void count_pending(struct rank_state *me)
+static void count_pending(struct engine *e, int r)
 {
-    uint32_t first, end;
-    me->pending = 0;
-    if (me->round >= me->s->nrounds)
+    const struct acct_sim_prog *pg = e->pg;
+    uint64_t first, end;
+    e->pending[r] = 0;
+    if (e->round[r] >= nrounds(pg, r))
         return;
-    acct_sched_round_steps(me->s, me->round, &first, &end);
-    for (uint32_t i = first; i < end; i++)
-        me->pending += is_comm(&me->s->steps[i]);
+    round_steps(pg, r, e->round[r], &first, &end);
+    for (uint64_t i = first; i < end; i++)
+        e->pending[r] += is_comm(pg->kind[i]);
+}
+
+static int run(struct engine *e, const struct acct_sim_prog_ops *ops, char *err, size_t errlen)
+{
+    const struct acct_sim_prog *pg = e->pg;
+    const int size = pg->size;
+
+    for (int r = 0; r < size; r++) {
+        uint64_t i = pg->step_at[r];
+        for (uint32_t q = 0; q < nrounds(pg, r); q++)
+            for (; i < pg->round_end[pg->round_at[r] + q]; i++)
+                e->round_of[i] = q;
+    }
+    if (match(e, err, errlen) != 0)
+        return -1;
+    for (int r = 0; r < size; r++)
+        count_pending(e, r);
+    for (int r = 0; r < size; r++)
+        if (e->round[r] < nrounds(pg, r) && enter_round(e, r, ops, err, errlen) != 0)
+            return -1;
+    while (e->nwork > 0) {
+        int r = e->work[--e->nwork];
+        e->queued[r] = 0;
+        if (e->round[r] >= nrounds(pg, r) || e->pending[r] != 0)
+            continue;
+        uint64_t first, end;
+        round_steps(pg, r, e->round[r], &first, &end);
+        for (uint64_t i = first; i < end; i++)
+            if (!is_comm(pg->kind[i]) && ops->local(ops->ctx, r, i) != 0) {
+                fail(err, errlen, "rank %d step %u: local step refused", r,
+                     (uint32_t)(i - pg->step_at[r]));
+                return -1;
+            }
+        if (ops->round_done)
+            ops->round_done(ops->ctx, r, e->round[r]);
+        e->round[r]++;
+        count_pending(e, r);
+        if (e->round[r] < nrounds(pg, r) && enter_round(e, r, ops, err, errlen) != 0)
+            return -1;
+    }
+    for (int r = 0; r < size; r++)
+        if (e->round[r] < nrounds(pg, r)) {
+            uint64_t first, end;
+            round_steps(pg, r, e->round[r], &first, &end);
+            for (uint64_t i = first; i < end; i++)
+                if (is_comm(pg->kind[i]) && !e->moved[i]) {
+                    fail(err, errlen, "deadlock: rank %d blocked in round %u on a %s with rank %d",
+                         r, e->round[r], pg->kind[i] == ACCT_STEP_SEND ? "send" : "receive",
+                         pg->peer[i]);
+                    return -1;
+                }
+        }
+    return 0;
+}
+
+int acct_sim_run_prog(const struct acct_sim_prog *pg, const struct acct_sim_prog_ops *ops,
+                      char *err, size_t errlen)
+{
+    int rc = -1;
+    struct engine e = {.pg = pg};
+    if (pg == NULL || pg->size < 1) {
+        fail(err, errlen, "no ranks");
+        return -1;
+    }
+    const size_t size = (size_t)pg->size;
+    const uint64_t nsteps = pg->step_at[size];
+    if (nsteps >= NONE) {
+        fail(err, errlen, "%llu steps: the engine takes fewer than 2^32",
+             (unsigned long long)nsteps);
+        return -1;
+    }
+    for (int r = 0; r < pg->size; r++) {
+        uint32_t n = nrounds(pg, r);
+        uint64_t last = n ? pg->round_end[pg->round_at[r] + n - 1] : pg->step_at[r];
+        if (last != pg->step_at[r + 1]) {
+            fail(err, errlen, "rank %d: schedule not finished (acct_sched_finish)", r);
+            return -1;
+        }
+    }
+    const size_t ns = nsteps ? (size_t)nsteps : 1;
+    e.round = calloc(size, sizeof *e.round);
+    e.pending = calloc(size, sizeof *e.pending);
+    e.round_of = malloc(ns * sizeof *e.round_of);
+    e.partner = malloc(ns * sizeof *e.partner);
+    e.moved = calloc(ns, 1);
+    e.work = malloc(size * sizeof *e.work);
+    e.queued = calloc(size, 1);
+    if (!e.round || !e.pending || !e.round_of || !e.partner || !e.moved || !e.work || !e.queued) {
+        fail(err, errlen, "out of memory");
+        goto out;
+    }
+    rc = run(&e, ops, err, errlen);
+out:
+    free(e.round);
+    free(e.pending);
+    free(e.round_of);
+    free(e.partner);
+    free(e.moved);
+    free(e.work);
+    free(e.queued);
+    return rc;
+}
+
+/* acct_sim_run: the schedules flattened, the callbacks given their steps. */
+struct adapter {
+    const struct acct_sched *const *scheds;
+    const uint64_t *step_at;
+    const struct acct_sim_ops *ops;
+};
+
+static const struct acct_step *step_of(const struct adapter *a, int r, uint64_t g)
+{
+    return &a->scheds[r]->steps[g - a->step_at[r]];
+}
+
+static int ad_transfer(void *ctx, int src, uint64_t send, int dst, uint64_t recv)
+{
+    const struct adapter *a = ctx;
+    return a->ops->transfer(a->ops->ctx, src, step_of(a, src, send), dst, step_of(a, dst, recv));
+}
+
+static int ad_local(void *ctx, int rank, uint64_t step)
+{
+    const struct adapter *a = ctx;
+    return a->ops->local(a->ops->ctx, rank, step_of(a, rank, step));
+}
+
+static void ad_round_done(void *ctx, int rank, uint32_t round)
+{
+    const struct adapter *a = ctx;
+    a->ops->round_done(a->ops->ctx, rank, round);
 }
 
 int acct_sim_run(const struct acct_sched *const *scheds, int size, const struct acct_sim_ops *ops,
                  char *err, size_t errlen)
 {
-    int rc = -1, nwork = 0;
-    struct rank_state *rs = calloc(size > 0 ? (size_t)size : 1, sizeof *rs);
-    int *work = calloc(size > 0 ? (size_t)size : 1, sizeof *work);
-    bool *queued = calloc(size > 0 ? (size_t)size : 1, sizeof *queued);
+    int rc = -1;
+    uint64_t nsteps = 0, nrnd = 0;
+    struct acct_sim_prog pg = {.size = size};
+    uint64_t *step_at = NULL, *round_at = NULL, *round_end = NULL;
+    uint8_t *kind = NULL;
+    int32_t *peer = NULL;
 
-    if (rs == NULL || work == NULL || queued == NULL || size < 1) {
-        fail(err, errlen, size < 1 ? "no ranks" : "out of memory");
+    if (size < 1) {
+        fail(err, errlen, "no ranks");
+        return -1;
+    }
+    for (int r = 0; r < size; r++) {
+        const struct acct_sched *s = scheds[r];
+        if (s->nsteps > 0 && (s->nrounds == 0 || s->round_end[s->nrounds - 1] != s->nsteps)) {
+            fail(err, errlen, "rank %d: schedule not finished (acct_sched_finish)", r);
+            return -1;
+        }
+        nsteps += s->nsteps;
+        nrnd += s->nrounds;
+    }
+    step_at = malloc(((size_t)size + 1) * sizeof *step_at);
+    round_at = malloc(((size_t)size + 1) * sizeof *round_at);
+    round_end = malloc((nrnd ? nrnd : 1) * sizeof *round_end);
+    kind = malloc(nsteps ? nsteps : 1);
+    peer = malloc((nsteps ? nsteps : 1) * sizeof *peer);
+    if (!step_at || !round_at || !round_end || !kind || !peer) {
+        fail(err, errlen, "out of memory");
         goto out;
     }
-    if (setup(rs, scheds, size, err, errlen) != 0 || match(rs, size, err, errlen) != 0)
-        goto out;
-    for (int r = 0; r < size; r++)
-        count_pending(&rs[r]);
-    for (int r = 0; r < size; r++)
-        if (rs[r].round < rs[r].s->nrounds &&
-            enter_round(rs, r, ops, work, &nwork, queued, err, errlen) != 0)
-            goto out;
-    while (nwork > 0) {
-        int r = work[--nwork];
-        struct rank_state *me = &rs[r];
-        queued[r] = false;
-        if (me->round >= me->s->nrounds || me->pending != 0)
-            continue;
-        uint32_t first, end;
-        acct_sched_round_steps(me->s, me->round, &first, &end);
-        for (uint32_t i = first; i < end; i++) {
-            const struct acct_step *st = &me->s->steps[i];
-            if (!is_comm(st) && ops->local(ops->ctx, r, st) != 0) {
-                fail(err, errlen, "rank %d step %u: local step refused", r, i);
-                goto out;
-            }
+    nsteps = nrnd = 0;
+    for (int r = 0; r < size; r++) {
+        const struct acct_sched *s = scheds[r];
+        step_at[r] = nsteps;
+        round_at[r] = nrnd;
+        for (uint32_t i = 0; i < s->nsteps; i++) {
+            kind[nsteps + i] = s->steps[i].kind;
+            peer[nsteps + i] = s->steps[i].peer;
         }
-        if (ops->round_done)
-            ops->round_done(ops->ctx, r, me->round);
-        me->round++;
-        count_pending(me);
-        if (me->round < me->s->nrounds &&
-            enter_round(rs, r, ops, work, &nwork, queued, err, errlen) != 0)
-            goto out;
+        for (uint32_t q = 0; q < s->nrounds; q++)
+            round_end[nrnd + q] = nsteps + s->round_end[q];
+        nsteps += s->nsteps;
+        nrnd += s->nrounds;
     }
-    for (int r = 0; r < size; r++)
-        if (rs[r].round < rs[r].s->nrounds) {
-            uint32_t first, end;
-            acct_sched_round_steps(rs[r].s, rs[r].round, &first, &end);
-            for (uint32_t i = first; i < end; i++)
-                if (is_comm(&rs[r].s->steps[i]) && !rs[r].moved[i]) {
-                    fail(err, errlen, "deadlock: rank %d blocked in round %u on a %s with rank %d",
-                         r, rs[r].round,
-                         rs[r].s->steps[i].kind == ACCT_STEP_SEND ? "send" : "receive",
-                         rs[r].s->steps[i].peer);
-                    goto out;
-                }
-        }
-    rc = 0;
+    step_at[size] = nsteps;
+    round_at[size] = nrnd;
+    pg.step_at = step_at;
+    pg.round_at = round_at;
+    pg.round_end = round_end;
+    pg.kind = kind;
+    pg.peer = peer;
+    struct adapter a = {.scheds = scheds, .step_at = step_at, .ops = ops};
+    struct acct_sim_prog_ops pops = {.ctx = &a, .transfer = ad_transfer, .local = ad_local,
+                                     .round_done = ops->round_done ? ad_round_done : NULL};
+    rc = acct_sim_run_prog(&pg, &pops, err, errlen);
 out:
-    if (rs != NULL)
-        for (int r = 0; r < size; r++) {
-            free(rs[r].round_of);
-            free(rs[r].partner);
-            free(rs[r].moved);
-        }
-    free(rs);
-    free(work);
-    free(queued);
+    free(step_at);
+    free(round_at);
+    free(round_end);
+    free(kind);
+    free(peer);
     return rc;
 }

@@ -1,6 +1,6 @@
-/* The discrete-event simulator: every rank's schedule of one call run on
- * the rendezvous matching engine (acct/simulate.h), with per-rank clocks
- * under pLogP costs. Semantics in acct/model.h and docs/models.md.
+/* The discrete-event simulator: the schedules of one call run on the
+ * rendezvous matching engine (acct/simulate.h), with per-rank clocks under
+ * pLogP costs. Semantics in acct/model.h and docs/models.md.
  *
  * The engine moves a message only while both ranks are in the rounds that
  * hold its send and its receive, and leaves a rank's round once all its
@@ -9,7 +9,14 @@
  * every send of those rounds) are known; when a round is reported done,
  * the arrival times of all its receives are known. The engine's order of
  * calls is not the order in time, and need not be: every time is computed
- * from times fixed earlier. */
+ * from times fixed earlier.
+ *
+ * Memory: the schedules are kept flat (struct prog: kind, peer and size
+ * per step, about SIM_STEP_BYTES with the engine's and the clocks' share),
+ * never one struct acct_sched per rank; their size is estimated from a few
+ * ranks' schedules and refused against the model's budget before the
+ * others are built. Symmetric schedules (the registry row's symmetry) run
+ * from rank 0's view alone. */
 #include "acct/model.h"
 
 #include <math.h>
@@ -20,41 +27,144 @@
 
 #include "acct/simulate.h"
 
+/* Bytes a simulated step costs: prog (kind 1, peer 4, size 8), clock 8,
+ * engine (round 4, partner 4, moved 1), matching key 8, rounds (<= one per
+ * step) 8; a rank: offsets 16, clocks 40, engine 21 and slack. */
+#define SIM_STEP_BYTES 48u
+#define SIM_RANK_BYTES 96u
+/* The symmetric view: rank 0's flat steps (13), clock 8, key 8, match 8,
+ * round 4 and slack. */
+#define SIM_SYM_STEP_BYTES 48u
+/* Ranks checked against rank 0 in a large symmetric call, and the most
+ * steps their schedules may take to build in all. */
+#define SIM_SAMPLES 16
+#define SIM_SAMPLE_STEPS (4u * 1024 * 1024)
+
+/* The flat schedules of ranks 0 .. size-1 (acct_sim_prog's layout). */
+struct prog {
+    int size;
+    uint64_t nsteps, nrounds, step_cap, round_cap;
+    uint64_t *step_at, *round_at, *round_end;
+    uint8_t *kind;
+    int32_t *peer;
+    uint64_t *count;
+    uint32_t most; /* most comm steps in one round */
+};
+
+static void prog_free(struct prog *g)
+{
+    free(g->step_at);
+    free(g->round_at);
+    free(g->round_end);
+    free(g->kind);
+    free(g->peer);
+    free(g->count);
+    memset(g, 0, sizeof *g);
+}
+
+static int prog_init(struct prog *g, int size)
+{
+    memset(g, 0, sizeof *g);
+    g->size = size;
+    g->step_at = calloc((size_t)size + 1, sizeof *g->step_at);
+    g->round_at = calloc((size_t)size + 1, sizeof *g->round_at);
+    return g->step_at && g->round_at ? 0 : -1;
+}
+
+static int reserve(void **p, uint64_t *cap, uint64_t need, size_t elem, uint64_t newcap)
+{
+    (void)need;
+    void *np = realloc(*p, (size_t)newcap * elem);
+    if (np == NULL)
+        return -1;
+    *p = np;
+    *cap = newcap;
+    return 0;
+}
+
+/* Append rank r's schedule (ranks in order). */
+static int prog_add(struct prog *g, int r, const struct acct_sched *s)
+{
+    uint64_t need = g->nsteps + s->nsteps, rneed = g->nrounds + s->nrounds;
+    if (need > g->step_cap) {
+        uint64_t cap = g->step_cap ? g->step_cap : 1024;
+        while (cap < need)
+            cap *= 2;
+        uint64_t c1 = g->step_cap, c2 = g->step_cap;
+        if (reserve((void **)&g->kind, &c1, need, 1, cap) ||
+            reserve((void **)&g->peer, &c2, need, sizeof *g->peer, cap) ||
+            reserve((void **)&g->count, &g->step_cap, need, sizeof *g->count, cap))
+            return -1;
+    }
+    if (rneed > g->round_cap) {
+        uint64_t cap = g->round_cap ? g->round_cap : 1024;
+        while (cap < rneed)
+            cap *= 2;
+        if (reserve((void **)&g->round_end, &g->round_cap, rneed, sizeof *g->round_end, cap))
+            return -1;
+    }
+    g->step_at[r] = g->nsteps;
+    g->round_at[r] = g->nrounds;
+    for (uint32_t i = 0; i < s->nsteps; i++) {
+        const struct acct_step *st = &s->steps[i];
+        g->kind[g->nsteps + i] = st->kind;
+        g->peer[g->nsteps + i] = st->peer;
+        g->count[g->nsteps + i] = st->a.count;
+    }
+    for (uint32_t q = 0, i = 0; q < s->nrounds; q++) {
+        uint32_t comm = 0;
+        for (; i < s->round_end[q]; i++)
+            comm += s->steps[i].kind == ACCT_STEP_SEND || s->steps[i].kind == ACCT_STEP_RECV;
+        g->most = comm > g->most ? comm : g->most;
+        g->round_end[g->nrounds + q] = g->nsteps + s->round_end[q];
+    }
+    g->nsteps = need;
+    g->nrounds = rneed;
+    g->step_at[r + 1] = g->nsteps;
+    g->round_at[r + 1] = g->nrounds;
+    return 0;
+}
+
+static void prog_round(const struct prog *g, int r, uint32_t q, uint64_t *first, uint64_t *end)
+{
+    uint64_t x = g->round_at[r] + q;
+    *first = q == 0 ? g->step_at[r] : g->round_end[x - 1];
+    *end = g->round_end[x];
+}
+
 struct sim_rank {
     double start;   /* start of the current round */
     double nic;     /* earliest start of the next send (send gap) */
     double rx;      /* completion of the previous receive (receive gap) */
     double local;   /* cost of the current round's local steps so far */
     double end;     /* end of the last finished round */
-    double *t;      /* per step: SEND start, or RECV data arrival */
 };
 
 struct sim {
-    const struct acct_sched *const *scheds;
+    const struct prog *g;
     const struct acct_model *mdl;
     struct sim_rank *rk;
-    struct rx { double arrival; uint32_t step; } *rxs; /* scratch: one round's receives */
-    struct acct_layout layout; /* node-aware methods without one (below) */
+    double *t; /* per step: SEND start, or RECV data arrival */
+    struct rx { double arrival; uint64_t step; } *rxs; /* scratch: one round's receives */
 };
 
 /* Rank r enters round q at time t0: fix the start of each send. */
 static void enter_round(struct sim *s, int r, uint32_t q, double t0)
 {
-    const struct acct_sched *sc = s->scheds[r];
+    const struct prog *g = s->g;
     struct sim_rank *me = &s->rk[r];
-    uint32_t first, end;
+    uint64_t first, end;
     me->start = t0;
     me->local = 0;
-    if (q >= sc->nrounds)
+    if (q >= g->round_at[r + 1] - g->round_at[r])
         return;
-    acct_sched_round_steps(sc, q, &first, &end);
-    for (uint32_t i = first; i < end; i++) {
-        const struct acct_step *st = &sc->steps[i];
-        if (st->kind != ACCT_STEP_SEND)
+    prog_round(g, r, q, &first, &end);
+    for (uint64_t i = first; i < end; i++) {
+        if (g->kind[i] != ACCT_STEP_SEND)
             continue;
         double t = me->nic > t0 ? me->nic : t0;
-        me->t[i] = t;
-        me->nic = t + acct_plogp_g(&s->mdl->net, st->a.count);
+        s->t[i] = t;
+        me->nic = t + acct_plogp_g(&s->mdl->net, g->count[i]);
     }
 }
 
@@ -69,23 +179,29 @@ static void say(char *err, size_t len, const char *fmt, ...)
     va_end(ap);
 }
 
-static int on_transfer(void *ctx, int src, const struct acct_step *send, int dst,
-                       const struct acct_step *recv)
+static void arrive(struct sim *s, uint64_t send, uint64_t recv)
 {
-    struct sim *s = ctx;
-    uint32_t i = (uint32_t)(send - s->scheds[src]->steps);
-    uint32_t j = (uint32_t)(recv - s->scheds[dst]->steps);
-    uint64_t m = send->a.count;
-    s->rk[dst].t[j] = s->rk[src].t[i] + acct_plogp_g(&s->mdl->net, m) + s->mdl->net.L_us;
+    s->t[recv] = s->t[send] + acct_plogp_g(&s->mdl->net, s->g->count[send]) + s->mdl->net.L_us;
+}
+
+static int on_transfer(void *ctx, int src, uint64_t send, int dst, uint64_t recv)
+{
+    (void)src;
+    (void)dst;
+    arrive(ctx, send, recv);
     return 0;
 }
 
-static int on_local(void *ctx, int rank, const struct acct_step *st)
+static void add_local(struct sim *s, int rank, uint64_t i)
 {
-    struct sim *s = ctx;
-    double per = st->kind == ACCT_STEP_REDUCE ? s->mdl->gamma_us_per_byte
-                                              : s->mdl->delta_us_per_byte;
-    s->rk[rank].local += per * (double)st->a.count;
+    double per = s->g->kind[i] == ACCT_STEP_REDUCE ? s->mdl->gamma_us_per_byte
+                                                   : s->mdl->delta_us_per_byte;
+    s->rk[rank].local += per * (double)s->g->count[i];
+}
+
+static int on_local(void *ctx, int rank, uint64_t i)
+{
+    add_local(ctx, rank, i);
     return 0;
 }
 
@@ -97,24 +213,23 @@ static int by_arrival(const void *a, const void *b)
     return x->step < y->step ? -1 : x->step > y->step;
 }
 
-static void on_round_done(void *ctx, int r, unsigned q)
+static void on_round_done(void *ctx, int r, uint32_t q)
 {
     struct sim *s = ctx;
-    const struct acct_sched *sc = s->scheds[r];
+    const struct prog *g = s->g;
     const struct acct_plogp *net = &s->mdl->net;
     struct sim_rank *me = &s->rk[r];
-    uint32_t first, end;
+    uint64_t first, end;
     size_t n = 0;
     double e = me->start;
 
-    acct_sched_round_steps(sc, q, &first, &end);
-    for (uint32_t i = first; i < end; i++) {
-        const struct acct_step *st = &sc->steps[i];
-        if (st->kind == ACCT_STEP_SEND) {
-            double done = me->t[i] + acct_plogp_os(net, st->a.count);
+    prog_round(g, r, q, &first, &end);
+    for (uint64_t i = first; i < end; i++) {
+        if (g->kind[i] == ACCT_STEP_SEND) {
+            double done = s->t[i] + acct_plogp_os(net, g->count[i]);
             e = done > e ? done : e;
-        } else if (st->kind == ACCT_STEP_RECV) {
-            s->rxs[n].arrival = me->t[i];
+        } else if (g->kind[i] == ACCT_STEP_RECV) {
+            s->rxs[n].arrival = s->t[i];
             s->rxs[n].step = i;
             n++;
         }
@@ -122,7 +237,7 @@ static void on_round_done(void *ctx, int r, unsigned q)
     if (n > 1)
         qsort(s->rxs, n, sizeof *s->rxs, by_arrival);
     for (size_t k = 0; k < n; k++) {
-        uint64_t m = sc->steps[s->rxs[k].step].a.count;
+        uint64_t m = g->count[s->rxs[k].step];
         double done = s->rxs[k].arrival;
         double cpu = me->start + acct_plogp_or(net, m);
         double link = me->rx + acct_plogp_g(net, m);
@@ -136,29 +251,393 @@ static void on_round_done(void *ctx, int r, unsigned q)
     enter_round(s, r, q + 1, e);
 }
 
-int acct_model_simulate_call(const struct acct_alg *alg, const struct acct_call *call,
-                             const struct acct_model *mdl, double *t_us, char *err,
+static int sim_alloc(struct sim *s, const struct prog *g, const struct acct_model *mdl)
+{
+    s->g = g;
+    s->mdl = mdl;
+    s->rk = calloc((size_t)g->size, sizeof *s->rk);
+    s->t = calloc(g->nsteps ? g->nsteps : 1, sizeof *s->t);
+    s->rxs = malloc((g->most ? g->most : 1) * sizeof *s->rxs);
+    return s->rk && s->t && s->rxs ? 0 : -1;
+}
+
+static void sim_free(struct sim *s)
+{
+    free(s->rk);
+    free(s->t);
+    free(s->rxs);
+}
+
+/* ---- budget ---- */
+
+static double mib(double bytes)
+{
+    return bytes / (1024.0 * 1024.0);
+}
+
+static size_t budget_of(const struct acct_model *mdl)
+{
+    return mdl->sim_budget_bytes ? mdl->sim_budget_bytes : ACCT_MODEL_SIM_BUDGET;
+}
+
+/* Build rank r's schedule into sc (bounded by the budget). */
+static int build_rank(const struct acct_alg *alg, const struct acct_call *call, int r,
+                      struct acct_sched *sc, size_t budget, char *err, size_t errlen)
+{
+    struct acct_call c = *call;
+    c.rank = r;
+    int rc = acct_alg_schedule(alg, &c, sc);
+    if (rc == -2)
+        say(err, errlen,
+            "rank %d's schedule alone has more than %u steps (%.0f MiB): over the simulator's "
+            "memory budget of %.0f MiB",
+            r, sc->step_limit, mib((double)sc->step_limit * sizeof(struct acct_step)),
+            mib((double)budget));
+    else if (rc != 0)
+        say(err, errlen, "rank %d: the builder declined or ran out of memory", r);
+    return rc;
+}
+
+/* ---- the symmetric view ---- */
+
+static bool is_comm(uint8_t k)
+{
+    return k == ACCT_STEP_SEND || k == ACCT_STEP_RECV;
+}
+
+static int by_key(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Where rank r's relabelling sends rank 0's peer p. */
+static int32_t relabel(enum acct_alg_symmetry sym, int p, int r, int32_t peer)
+{
+    return sym == ACCT_SYM_XOR ? peer ^ r : (int32_t)(((int64_t)peer + r) % p);
+}
+
+/* Is rank r's schedule rank 0's (g, one rank) relabelled: the same rounds,
+ * the same messages in order with relabelled peers and the same sizes, the
+ * same local work per round? */
+static bool same_up_to_relabel(const struct prog *g, const struct acct_sched *s,
+                               enum acct_alg_symmetry sym, int p, int r)
+{
+    if (s->nrounds != g->nrounds)
+        return false;
+    for (uint32_t q = 0, i = 0; q < s->nrounds; q++) {
+        uint64_t first, end, x;
+        double red0 = 0, cp0 = 0, red = 0, cp = 0;
+        prog_round(g, 0, q, &first, &end);
+        x = first;
+        for (; i < s->round_end[q]; i++) {
+            const struct acct_step *st = &s->steps[i];
+            if (!is_comm(st->kind)) {
+                *(st->kind == ACCT_STEP_REDUCE ? &red : &cp) += (double)st->a.count;
+                continue;
+            }
+            while (x < end && !is_comm(g->kind[x]))
+                x++;
+            if (x == end || g->kind[x] != st->kind || g->count[x] != st->a.count ||
+                relabel(sym, p, r, g->peer[x]) != st->peer)
+                return false;
+            x++;
+        }
+        while (x < end && !is_comm(g->kind[x]))
+            x++;
+        if (x != end)
+            return false;
+        for (x = first; x < end; x++)
+            if (!is_comm(g->kind[x]))
+                *(g->kind[x] == ACCT_STEP_REDUCE ? &red0 : &cp0) += (double)g->count[x];
+        if (red != red0 || cp != cp0)
+            return false;
+    }
+    return true;
+}
+
+/* The ranks checked against rank 0: all up to 64 ranks, else a fixed
+ * sample of `most` (neighbours, halves, ends, then pseudo-random ranks from
+ * a fixed seed: every rank of every job checks the same ones). */
+static int sample_ranks(int p, int *out, int max, int most)
+{
+    int n = 0;
+    if (p <= 64) {
+        for (int r = 1; r < p && n < max; r++)
+            out[n++] = r;
+        return n;
+    }
+    const int fixed[] = {1, p - 1, p / 2, 2, p - 2, 3, p / 2 - 1, p / 2 + 1};
+    for (size_t i = 0; i < sizeof fixed / sizeof *fixed && n < max && n < most; i++)
+        out[n++] = fixed[i];
+    uint64_t x = 0x9e3779b97f4a7c15ull;
+    while (n < max && n < most) {
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+        out[n++] = 1 + (int)((x >> 33) % (uint64_t)(p - 1));
+    }
+    return n;
+}
+
+/* Rank 0's view: every rank's timeline is rank 0's, so a receive from q
+ * (the k-th) arrives as rank 0's k-th send to the rank that plays 0 for q
+ * (P - q for SHIFT, q for XOR) leaves, in the same round. */
+static int simulate_symmetric(const struct prog *g, enum acct_alg_symmetry sym, int p,
+                              const struct acct_model *mdl, double *t_us, char *err,
+                              size_t errlen)
+{
+    int rc = -1;
+    struct sim s = {0};
+    uint64_t n = g->nsteps, ncomm = 0;
+    uint64_t *keys = malloc((n ? n : 1) * sizeof *keys);
+    uint64_t *match = malloc((n ? n : 1) * sizeof *match);
+    uint32_t *round_of = malloc((n ? n : 1) * sizeof *round_of);
+    const uint64_t RECV_BIT = 1ull << 63;
+
+    if (!keys || !match || !round_of || sim_alloc(&s, g, mdl) != 0) {
+        say(err, errlen, "out of memory");
+        goto out;
+    }
+    for (uint32_t q = 0; q < g->nrounds; q++) {
+        uint64_t first, end;
+        prog_round(g, 0, q, &first, &end);
+        for (uint64_t i = first; i < end; i++)
+            round_of[i] = q;
+    }
+    for (uint64_t i = 0; i < n; i++) {
+        if (!is_comm(g->kind[i]))
+            continue;
+        int32_t peer = g->peer[i];
+        if (peer < 0 || peer >= p) {
+            say(err, errlen, "rank 0 step %llu: peer %d out of range", (unsigned long long)i, peer);
+            goto out;
+        }
+        if (peer == 0) {
+            say(err, errlen, "rank 0 step %llu: message to itself", (unsigned long long)i);
+            goto out;
+        }
+        /* a receive from q is keyed by the peer its send goes to at rank 0 */
+        uint64_t key = g->kind[i] == ACCT_STEP_RECV
+                           ? RECV_BIT | (uint64_t)(sym == ACCT_SYM_XOR ? peer : p - peer) << 32
+                           : (uint64_t)peer << 32;
+        keys[ncomm++] = key | i;
+    }
+    qsort(keys, ncomm, sizeof *keys, by_key);
+    uint64_t nsend = 0;
+    while (nsend < ncomm && !(keys[nsend] & RECV_BIT))
+        nsend++;
+    /* the runs of sends and receives pair up in order */
+    for (uint64_t a = 0, b = nsend; a < nsend || b < ncomm;) {
+        uint64_t ka = a < nsend ? keys[a] >> 32 : UINT64_MAX;
+        uint64_t kb = b < ncomm ? (keys[b] & ~RECV_BIT) >> 32 : UINT64_MAX;
+        if (ka != kb) {
+            bool lone_send = ka < kb;
+            uint64_t i = (lone_send ? keys[a] : keys[b]) & 0xffffffffu;
+            say(err, errlen,
+                lone_send ? "rank 0 step %llu sends to rank %d; by symmetry rank %d sends to it "
+                            "fewer messages than it receives (symmetric view)"
+                          : "rank 0 step %llu receives from rank %d, which by symmetry sends "
+                            "nothing to match (symmetric view)",
+                (unsigned long long)i, g->peer[i], g->peer[i]);
+            goto out;
+        }
+        uint64_t send = keys[a++] & 0xffffffffu, recv = keys[b++] & 0xffffffffu;
+        if (round_of[send] != round_of[recv]) {
+            say(err, errlen,
+                "deadlock: rank 0 receives in round %u what its peer sends in round %u "
+                "(symmetric view)",
+                round_of[recv], round_of[send]);
+            goto out;
+        }
+        match[recv] = send;
+    }
+    enter_round(&s, 0, 0, 0.0);
+    for (uint32_t q = 0; q < g->nrounds; q++) {
+        uint64_t first, end;
+        prog_round(g, 0, q, &first, &end);
+        for (uint64_t i = first; i < end; i++) {
+            if (g->kind[i] == ACCT_STEP_RECV)
+                arrive(&s, match[i], i);
+            else if (!is_comm(g->kind[i]))
+                add_local(&s, 0, i);
+        }
+        on_round_done(&s, 0, q);
+    }
+    *t_us = s.rk[0].end;
+    rc = 0;
+out:
+    sim_free(&s);
+    free(keys);
+    free(match);
+    free(round_of);
+    return rc;
+}
+
+/* ---- the full simulation ---- */
+
+static int simulate_full(const struct acct_alg *alg, const struct acct_call *call,
+                         const struct acct_model *mdl, struct acct_sched *sc, double *t_us,
+                         char *err, size_t errlen)
+{
+    const int p = call->size;
+    const size_t budget = budget_of(mdl);
+    int rc = -1, root = call->root >= 0 && call->root < p ? call->root : 0;
+    struct prog g;
+    struct sim s = {0};
+
+    /* Estimate before building: the root's (or rank 0's) schedule plus
+     * P - 1 times the mean of sampled others' (the fixed sample of the
+     * symmetric check; the running total below still guards). */
+    int ranks[64], n = sample_ranks(p, ranks, 64, SIM_SAMPLES);
+    uint64_t first = 0, others = 0;
+    int nothers = 0;
+    if (build_rank(alg, call, root, sc, budget, err, errlen) != 0)
+        return -1;
+    first = sc->nsteps;
+    for (int i = 0; i < n && p > 1; i++) {
+        if (ranks[i] == root)
+            continue;
+        if (build_rank(alg, call, ranks[i], sc, budget, err, errlen) != 0)
+            return -1;
+        others += sc->nsteps;
+        nothers++;
+    }
+    double est = (double)first + (nothers ? (double)others / nothers * (p - 1) : 0);
+    double bytes = est * SIM_STEP_BYTES + (double)p * SIM_RANK_BYTES;
+    if (bytes > (double)budget || est >= (double)UINT32_MAX) {
+        say(err, errlen,
+            "about %.0f steps over %d ranks (%.0f MiB to simulate): over the simulator's "
+            "memory budget of %.0f MiB",
+            est, p, mib(bytes), mib((double)budget));
+        return -1;
+    }
+    if (prog_init(&g, p) != 0) {
+        say(err, errlen, "out of memory");
+        goto out;
+    }
+    for (int r = 0; r < p; r++) {
+        if (build_rank(alg, call, r, sc, budget, err, errlen) != 0)
+            goto out;
+        double now = (double)(g.nsteps + sc->nsteps) * SIM_STEP_BYTES + (double)p * SIM_RANK_BYTES;
+        if (now > (double)budget || g.nsteps + sc->nsteps >= UINT32_MAX) {
+            say(err, errlen,
+                "more than %llu steps by rank %d of %d (%.0f MiB): over the simulator's memory "
+                "budget of %.0f MiB",
+                (unsigned long long)(g.nsteps + sc->nsteps), r, p, mib(now), mib((double)budget));
+            goto out;
+        }
+        if (prog_add(&g, r, sc) != 0) {
+            say(err, errlen, "out of memory");
+            goto out;
+        }
+    }
+    acct_sched_free(sc); /* the largest single allocation, no longer needed */
+    if (sim_alloc(&s, &g, mdl) != 0) {
+        say(err, errlen, "out of memory");
+        goto out;
+    }
+    for (int r = 0; r < p; r++)
+        enter_round(&s, r, 0, 0.0);
+    struct acct_sim_prog pg = {.size = p, .step_at = g.step_at, .round_at = g.round_at,
+                               .round_end = g.round_end, .kind = g.kind, .peer = g.peer};
+    struct acct_sim_prog_ops ops = {.ctx = &s, .transfer = on_transfer, .local = on_local,
+                                    .round_done = on_round_done};
+    if (acct_sim_run_prog(&pg, &ops, err, errlen) != 0)
+        goto out;
+    double t = 0;
+    for (int r = 0; r < p; r++)
+        t = s.rk[r].end > t ? s.rk[r].end : t;
+    *t_us = t;
+    rc = 0;
+out:
+    sim_free(&s);
+    prog_free(&g);
+    return rc;
+}
+
+/* The symmetric view when the row claims it and the call keeps it: rank
+ * 0's schedule, checked against sampled ranks. 1 = not symmetric here
+ * (*why set), 0 = done, -1 = error. */
+static int try_symmetric(const struct acct_alg *alg, const struct acct_call *call,
+                         const struct acct_model *mdl, struct acct_sched *sc, double *t_us,
+                         const char **why, char *err, size_t errlen)
+{
+    const int p = call->size;
+    const size_t budget = budget_of(mdl);
+    const enum acct_alg_symmetry sym = alg->symmetry;
+    struct prog g;
+    int rc = -1, ranks[64];
+
+    if (sym == ACCT_SYM_NONE) {
+        *why = "the algorithm's schedules are not symmetric (registry)";
+        return 1;
+    }
+    if (sym == ACCT_SYM_XOR && (p & (p - 1)) != 0) {
+        *why = "XOR symmetry needs a power-of-two size";
+        return 1;
+    }
+    if (build_rank(alg, call, 0, sc, budget, err, errlen) != 0)
+        return -1;
+    const double need = (double)sc->nsteps * (sizeof(struct acct_step) + SIM_SYM_STEP_BYTES);
+    if (need > (double)budget) {
+        say(err, errlen,
+            "rank 0's schedule has %u steps (%.0f MiB to simulate): over the simulator's "
+            "memory budget of %.0f MiB",
+            sc->nsteps, mib(need), mib((double)budget));
+        return -1;
+    }
+    if (prog_init(&g, 1) != 0 || prog_add(&g, 0, sc) != 0) {
+        say(err, errlen, "out of memory");
+        goto out;
+    }
+    /* Sampled ranks: all up to 64, else up to SIM_SAMPLES while they cost
+     * no more than SIM_SAMPLE_STEPS steps to build (at least 2: the
+     * neighbours, where uneven blocks show first). */
+    uint64_t most = SIM_SAMPLE_STEPS / (sc->nsteps ? sc->nsteps : 1);
+    most = most < 2 ? 2 : most > SIM_SAMPLES ? SIM_SAMPLES : most;
+    int n = sample_ranks(p, ranks, (int)(sizeof ranks / sizeof *ranks), (int)most);
+    for (int i = 0; i < n; i++) {
+        if (build_rank(alg, call, ranks[i], sc, budget, err, errlen) != 0)
+            goto out;
+        if (!same_up_to_relabel(&g, sc, sym, p, ranks[i])) {
+            *why = "a rank's schedule is not rank 0's relabelled (uneven blocks?)";
+            rc = 1;
+            goto out;
+        }
+    }
+    acct_sched_free(sc); /* only rank 0's flat copy is needed now */
+    rc = simulate_symmetric(&g, sym, p, mdl, t_us, err, errlen);
+out:
+    prog_free(&g);
+    return rc;
+}
+
+int acct_model_simulate_view(const struct acct_alg *alg, const struct acct_call *call,
+                             const struct acct_model *mdl, enum acct_model_view view,
+                             double *t_us, enum acct_model_source *how, char *err,
                              size_t errlen)
 {
     int rc = -1, p = call != NULL ? call->size : 0;
-    struct acct_sched *sc = NULL;
-    const struct acct_sched **ptrs = NULL;
-    struct sim s = {.mdl = mdl};
-    size_t total = 0, most = 1;
+    struct acct_sched sc;
+    struct acct_layout layout = {0};
     const char *why = NULL;
 
+    acct_sched_init(&sc);
+    if (how != NULL)
+        *how = ACCT_MODEL_NONE;
     if (err != NULL && errlen > 0)
         err[0] = '\0';
     if (alg == NULL || call == NULL || t_us == NULL || p < 1 || alg->build == NULL) {
         say(err, errlen, "%s", alg && alg->build == NULL ? "native has no schedule" : "bad arguments");
         goto out;
     }
-    if (p > ACCT_MODEL_SIM_MAX_RANKS) {
-        say(err, errlen, "%d ranks: the simulator takes at most %d", p, ACCT_MODEL_SIM_MAX_RANKS);
-        goto out;
-    }
     if (acct_model_check(mdl, err, errlen) != 0)
         goto out;
+    if ((double)p * SIM_RANK_BYTES > (double)budget_of(mdl) && view != ACCT_MODEL_VIEW_SYMMETRIC &&
+        alg->symmetry == ACCT_SYM_NONE) {
+        say(err, errlen, "%d ranks (%.0f MiB of clocks alone): over the simulator's memory "
+            "budget of %.0f MiB", p, mib((double)p * SIM_RANK_BYTES), mib((double)budget_of(mdl)));
+        goto out;
+    }
     /* A node-aware method without a layout: one rank per node, the
      * placement its closed form assumes without one (acct_cost.nodes 0);
      * the model has one network for both levels (issue 21 calibrates
@@ -168,85 +647,55 @@ int acct_model_simulate_call(const struct acct_alg *alg, const struct acct_call 
         int *key = malloc((size_t)p * sizeof *key);
         for (int r = 0; key != NULL && r < p; r++)
             key[r] = r;
-        if (key == NULL || acct_layout_build(&s.layout, p, key) != 0) {
+        if (key == NULL || acct_layout_build(&layout, p, key) != 0) {
             free(key);
             say(err, errlen, "out of memory");
             goto out;
         }
         free(key);
-        own.layout = &s.layout;
+        own.layout = &layout;
         call = &own;
     }
     if (!acct_alg_applicable(alg, call, &why)) {
         say(err, errlen, "not applicable: %s", why ? why : "?");
         goto out;
     }
-    sc = calloc((size_t)p, sizeof *sc);
-    ptrs = calloc((size_t)p, sizeof *ptrs);
-    s.rk = calloc((size_t)p, sizeof *s.rk);
-    if (sc == NULL || ptrs == NULL || s.rk == NULL) {
-        say(err, errlen, "out of memory");
-        goto out;
-    }
-    for (int r = 0; r < p; r++)
-        acct_sched_init(&sc[r]);
-    for (int r = 0; r < p; r++) {
-        struct acct_call c = *call;
-        c.rank = r;
-        if (acct_alg_schedule(alg, &c, &sc[r]) != 0) {
-            snprintf(err ? err : (char[1]){0}, err ? errlen : 1,
-                     "rank %d: the builder declined or ran out of memory", r);
+    /* no single schedule may take more than the budget as acct_steps */
+    sc.plain = true; /* the simulator does not read early/lazy marks */
+    sc.step_limit = (uint32_t)(budget_of(mdl) / sizeof(struct acct_step) < UINT32_MAX - 1
+                                   ? budget_of(mdl) / sizeof(struct acct_step)
+                                   : UINT32_MAX - 1);
+    if (view != ACCT_MODEL_VIEW_FULL) {
+        int s = try_symmetric(alg, call, mdl, &sc, t_us, &why, err, errlen);
+        if (s == 0) {
+            if (how != NULL)
+                *how = ACCT_MODEL_SYMMETRIC;
+            rc = 0;
             goto out;
         }
-        total += sc[r].nsteps;
-        if (total > ACCT_MODEL_SIM_MAX_STEPS) {
-            snprintf(err ? err : (char[1]){0}, err ? errlen : 1,
-                     "schedule too large (more than %u steps)", ACCT_MODEL_SIM_MAX_STEPS);
+        if (s < 0)
             goto out;
-        }
-        for (uint32_t q = 0; q < sc[r].nrounds; q++) {
-            uint32_t first, end;
-            acct_sched_round_steps(&sc[r], q, &first, &end);
-            if (end - first > most)
-                most = end - first;
-        }
-        ptrs[r] = &sc[r];
-        s.rk[r].t = calloc(sc[r].nsteps ? sc[r].nsteps : 1, sizeof(double));
-        if (s.rk[r].t == NULL) {
-            say(err, errlen, "out of memory");
+        if (view == ACCT_MODEL_VIEW_SYMMETRIC) {
+            say(err, errlen, "no symmetric view: %s", why);
             goto out;
         }
     }
-    s.rxs = malloc(most * sizeof *s.rxs);
-    if (s.rxs == NULL) {
-        say(err, errlen, "out of memory");
+    if (simulate_full(alg, call, mdl, &sc, t_us, err, errlen) != 0)
         goto out;
-    }
-    s.scheds = ptrs;
-    for (int r = 0; r < p; r++)
-        enter_round(&s, r, 0, 0.0);
-    struct acct_sim_ops ops = {.ctx = &s, .transfer = on_transfer, .local = on_local,
-                               .round_done = on_round_done};
-    if (acct_sim_run(ptrs, p, &ops, err, errlen) != 0)
-        goto out;
-    double t = 0;
-    for (int r = 0; r < p; r++)
-        t = s.rk[r].end > t ? s.rk[r].end : t;
-    *t_us = t;
+    if (how != NULL)
+        *how = ACCT_MODEL_SIMULATED;
     rc = 0;
 out:
-    if (sc != NULL)
-        for (int r = 0; r < p; r++)
-            acct_sched_free(&sc[r]);
-    if (s.rk != NULL)
-        for (int r = 0; r < p; r++)
-            free(s.rk[r].t);
-    free(s.rk);
-    free(s.rxs);
-    acct_layout_free(&s.layout);
-    free(ptrs);
-    free(sc);
+    acct_sched_free(&sc);
+    acct_layout_free(&layout);
     return rc;
+}
+
+int acct_model_simulate_call(const struct acct_alg *alg, const struct acct_call *call,
+                             const struct acct_model *mdl, double *t_us, char *err,
+                             size_t errlen)
+{
+    return acct_model_simulate_view(alg, call, mdl, ACCT_MODEL_VIEW_AUTO, t_us, NULL, err, errlen);
 }
 
 void acct_model_call(enum acct_coll_id coll, const struct acct_decision *dec, int p,
@@ -272,22 +721,56 @@ void acct_model_call(enum acct_coll_id coll, const struct acct_decision *dec, in
     };
 }
 
-double acct_model_simulate(enum acct_coll_id coll, const struct acct_decision *dec, int p,
-                           uint64_t bytes, int root, const struct acct_model *mdl)
+static double simulate_dec(enum acct_coll_id coll, const struct acct_decision *dec, int p,
+                           uint64_t bytes, int root, const struct acct_model *mdl,
+                           enum acct_model_source *how)
 {
     struct acct_call call;
     double t = NAN;
+    if (how != NULL)
+        *how = ACCT_MODEL_NONE;
     if (dec == NULL || dec->alg == NULL || dec->alg->coll != coll || p < 1)
         return NAN;
     acct_model_call(coll, dec, p, bytes, root, &call);
-    if (acct_model_simulate_call(dec->alg, &call, mdl, &t, NULL, 0) != 0)
+    if (acct_model_simulate_view(dec->alg, &call, mdl, ACCT_MODEL_VIEW_AUTO, &t, how, NULL, 0) != 0)
         return NAN;
+    return t;
+}
+
+double acct_model_simulate(enum acct_coll_id coll, const struct acct_decision *dec, int p,
+                           uint64_t bytes, int root, const struct acct_model *mdl)
+{
+    return simulate_dec(coll, dec, p, bytes, root, mdl, NULL);
+}
+
+double acct_model_predict_how(enum acct_coll_id coll, const struct acct_decision *dec, int p,
+                              uint64_t bytes, const struct acct_model *mdl,
+                              enum acct_model_source *how)
+{
+    enum acct_model_source src = ACCT_MODEL_NONE;
+    double t = simulate_dec(coll, dec, p, bytes, 0, mdl, &src);
+    if (isnan(t)) {
+        t = acct_model_closed_form(coll, dec, p, bytes, mdl);
+        src = isnan(t) ? ACCT_MODEL_NONE : ACCT_MODEL_CLOSED_FORM;
+    }
+    if (how != NULL)
+        *how = src;
     return t;
 }
 
 double acct_model_predict(enum acct_coll_id coll, const struct acct_decision *dec, int p,
                           uint64_t bytes, const struct acct_model *mdl)
 {
-    double t = acct_model_simulate(coll, dec, p, bytes, 0, mdl);
-    return isnan(t) ? acct_model_closed_form(coll, dec, p, bytes, mdl) : t;
+    return acct_model_predict_how(coll, dec, p, bytes, mdl, NULL);
+}
+
+const char *acct_model_source_name(enum acct_model_source how)
+{
+    static const char *const names[] = {
+        [ACCT_MODEL_NONE] = "none",
+        [ACCT_MODEL_SIMULATED] = "simulated",
+        [ACCT_MODEL_SYMMETRIC] = "symmetric",
+        [ACCT_MODEL_CLOSED_FORM] = "closed_form",
+    };
+    return (unsigned)how < sizeof names / sizeof *names ? names[how] : "?";
 }

@@ -50,7 +50,7 @@ int acct_alltoall_gather_scatter(const struct acct_call *c, struct acct_sched *s
         acct_sched_copy(s, ACCT_BUF_TMP0, (uint64_t)(src - 1) * row, n, ACCT_BUF_RECV,
                         (uint64_t)src * n, n);
     /* TMP1 row d-1 = blocks s>d for s = 0 .. P-1. */
-    for (int d = 1; d < p; d++) {
+    for (int d = 1; d < p && !acct_sched_failed(s); d++) {
         const uint64_t out = (uint64_t)(d - 1) * row;
         acct_sched_copy(s, ACCT_BUF_SEND, (uint64_t)d * sn, sn, ACCT_BUF_TMP1, out, n);
         for (int src = 1; src < p; src++)

@@ -119,6 +119,22 @@ struct acct_alg_ompi {
 /* No Open MPI equivalent: Open MPI's own decision runs. */
 #define ACCT_ALG_OMPI_NONE {0, "(decision)", false}
 
+/* Symmetry of the schedules (docs/models.md, "Symmetric view"): every
+ * rank's schedule is rank 0's with each peer p relabelled, for rank r, to
+ * (p + r) mod P (SHIFT: rings, pairwise, Bruck, dissemination) or p XOR r
+ * (XOR, P a power of two only: recursive doubling and halving), with the
+ * same message sizes and, per round, the same local work. Then every
+ * rank's timeline under the simulator (pLogP, no contention) is rank 0's,
+ * and the simulator runs rank 0's schedule alone. A claim about the
+ * algorithm; the simulator still checks sampled ranks against it per call
+ * (uneven blocks break it), and tests/unit/model/test_model_sym.c proves it
+ * against the full simulation. */
+enum acct_alg_symmetry {
+    ACCT_SYM_NONE = 0,
+    ACCT_SYM_SHIFT,
+    ACCT_SYM_XOR,
+};
+
 struct acct_alg {
     enum acct_coll_id coll;
     const char *name;        /* unique within the collective */
@@ -133,6 +149,7 @@ struct acct_alg {
      * the algorithm of the same collective to try next (NULL: native). The
      * chain ends at an algorithm without the failing restriction. */
     const char *fallback;
+    enum acct_alg_symmetry symmetry; /* ACCT_SYM_NONE unless stated */
 };
 
 /* The table, in registry order; ends with an entry whose name is NULL. */
@@ -177,8 +194,9 @@ const char *acct_alg_reorder_msg(const struct acct_alg *alg, char *buf, size_t l
  * so every rank picks alike (docs/architecture.md rule 1). */
 const struct acct_alg *acct_alg_resolve(const struct acct_alg *alg, struct acct_call *call);
 
-/* Build the schedule for call with alg (resets s first). Returns 0, or -1
- * (not applicable, builder refused, or out of memory). */
+/* Build the schedule for call with alg (resets s first, keeping its
+ * step_limit). Returns 0, or -1 (not applicable, builder refused, or out
+ * of memory), or -2 (more steps than s->step_limit). */
 int acct_alg_schedule(const struct acct_alg *alg, const struct acct_call *call,
                       struct acct_sched *s);
 

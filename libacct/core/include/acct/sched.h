@@ -96,7 +96,12 @@ struct acct_sched {
     bool open_has_local;   /* the open round already holds a local step */
     uint64_t tmp_count[2]; /* elements of TMP0/TMP1 */
     uint8_t tmp_type[2];   /* ACCT_BUF_SEND or ACCT_BUF_RECV: whose datatype */
-    int error;             /* sticky: -1 after an allocation failure */
+    int error;             /* sticky: -1 after an allocation failure, -2 past step_limit */
+    uint32_t step_limit;   /* 0 = none; else appending a step beyond it fails
+                              (error -2) without allocating: a simulator's
+                              memory bound (kept by acct_sched_reset) */
+    bool plain;            /* acct_sched_finish leaves early/lazy unmarked
+                              (a simulator's copy; kept by acct_sched_reset) */
 };
 
 void acct_sched_init(struct acct_sched *s);
@@ -125,8 +130,15 @@ void acct_sched_tmp(struct acct_sched *s, enum acct_buf tmp, enum acct_buf like,
  * algorithms composed of others run on a subset of the ranks (node-aware
  * methods: map = the subset's ranks). src need not be finished. */
 void acct_sched_append(struct acct_sched *dst, const struct acct_sched *src, const int *map);
+/* Has an append failed (out of memory or past step_limit)? Builders whose
+ * loops grow faster than the size may stop early when it has. */
+static inline bool acct_sched_failed(const struct acct_sched *s)
+{
+    return s->error != 0;
+}
 /* Close the last round and mark the early receives and lazy sends;
- * returns 0, or -1 if any append failed (ENOMEM). */
+ * returns 0, or -1 if any append failed (ENOMEM), -2 if one went past
+ * step_limit. */
 int acct_sched_finish(struct acct_sched *s);
 
 /* Round r's steps: [*first, *end). */

@@ -15,7 +15,8 @@
  *                             schedules (acct_alg_schedule) through the
  *                             discrete-event simulator below;
  *   acct_model_predict()      the best of the two available: the simulation
- *                             when it is affordable, else the closed form.
+ *                             when it is affordable, else the closed form;
+ *                             acct_model_predict_how() also says which.
  * All times are in microseconds. Data are bytes (element size 1); reductions
  * are costed at gamma_us_per_byte per reduced byte, local copies at
  * delta_us_per_byte per copied byte.
@@ -80,9 +81,19 @@ struct acct_model {
     double delta_us_per_byte; /* local copy (COPY step) per byte */
     double contention;        /* all-to-all contention ratio in [0, 1]
                                  (Barchet-Estefanel & Mounié 2004, Table 3; 0.4 there) */
+    size_t sim_budget_bytes;  /* the simulator's memory budget; 0 = ACCT_MODEL_SIM_BUDGET */
 };
 
-/* Defaults: gamma = delta = 0, contention 0.4, net must be filled. */
+/* The simulator's default memory budget: a simulation whose schedules
+ * would take more (estimated from a few ranks' schedules before the others
+ * are built: about 48 bytes per step and 96 per rank; one rank's schedule
+ * as struct acct_step, 56 bytes per step, counts too) is refused with a
+ * message saying so, and acct_model_predict_how() answers with the closed
+ * form. */
+#define ACCT_MODEL_SIM_BUDGET ((size_t)256 * 1024 * 1024)
+
+/* Defaults: gamma = delta = 0, contention 0.4, the default simulator
+ * budget, net must be filled. */
 void acct_model_init(struct acct_model *mdl);
 
 /* Checks net and the three factors (finite, >= 0, contention <= 1). */
@@ -106,24 +117,60 @@ double acct_model_closed_form(enum acct_coll_id coll, const struct acct_decision
 double acct_model_alltoall_contention(int p, uint64_t bytes, const struct acct_model *mdl,
                                       double *lower, double *upper);
 
-/* Simulates the algorithm's schedules of every rank. Reductions are
+/* Which estimate answered. */
+enum acct_model_source {
+    ACCT_MODEL_NONE = 0,     /* none: NAN */
+    ACCT_MODEL_SIMULATED,    /* every rank's schedule simulated */
+    ACCT_MODEL_SYMMETRIC,    /* rank 0's schedule simulated alone (symmetric view) */
+    ACCT_MODEL_CLOSED_FORM,  /* the closed form (simulation over budget, or failed) */
+};
+
+/* "none", "simulated", "symmetric", "closed_form". */
+const char *acct_model_source_name(enum acct_model_source how);
+
+/* How to simulate: the symmetric view where the registry row claims one
+ * (struct acct_alg.symmetry) and the call keeps it, else every rank (AUTO);
+ * every rank (FULL); or the symmetric view only (SYMMETRIC, an error where
+ * there is none). */
+enum acct_model_view {
+    ACCT_MODEL_VIEW_AUTO = 0,
+    ACCT_MODEL_VIEW_FULL,
+    ACCT_MODEL_VIEW_SYMMETRIC,
+};
+
+/* Simulates the algorithm's schedules (AUTO view). Reductions are
  * commutative; root as given (-1 or ignored for unrooted collectives).
- * NAN if the algorithm is native, not applicable, the schedule is too large
- * (more than ACCT_MODEL_SIM_MAX_STEPS steps over all ranks, or more than
- * ACCT_MODEL_SIM_MAX_RANKS ranks), or the simulation fails. */
-#define ACCT_MODEL_SIM_MAX_STEPS (1u * 1024 * 1024)
-#define ACCT_MODEL_SIM_MAX_RANKS 65536
+ * NAN if the algorithm is native, not applicable, the simulation is over
+ * the model's memory budget (sim_budget_bytes), or it fails. Any size. */
 double acct_model_simulate(enum acct_coll_id coll, const struct acct_decision *dec, int p,
                            uint64_t bytes, int root, const struct acct_model *mdl);
 
-/* The general form: simulate call (every rank's schedule built from it, the
- * rank field varying) with alg. Returns 0 with *t_us, or -1 with a message. */
+/* The general form: simulate call (the schedules built from it, the rank
+ * field varying) with alg. Returns 0 with *t_us and *how (SIMULATED or
+ * SYMMETRIC; how may be NULL), or -1 with a message (*how NONE): bad
+ * arguments, not applicable, over the memory budget (the message gives the
+ * estimate and the budget; nothing beyond a few ranks' schedules was
+ * built), a schedule error naming rank, step and peer, or, with view
+ * SYMMETRIC, why there is no symmetric view. */
+int acct_model_simulate_view(const struct acct_alg *alg, const struct acct_call *call,
+                             const struct acct_model *mdl, enum acct_model_view view,
+                             double *t_us, enum acct_model_source *how, char *err,
+                             size_t errlen);
+
+/* acct_model_simulate_view with the AUTO view. */
 int acct_model_simulate_call(const struct acct_alg *alg, const struct acct_call *call,
                              const struct acct_model *mdl, double *t_us, char *err,
                              size_t errlen);
 
-/* The best available estimate: the simulation if it succeeds, else the
- * closed form, else NAN. */
+/* The best available estimate: the simulation (symmetric view or every
+ * rank) if it succeeds, else the closed form, else NAN; *how (may be NULL)
+ * says which answered. Any p >= 1 (at least 1 048 576 ranks within the
+ * budget: docs/models.md). */
+double acct_model_predict_how(enum acct_coll_id coll, const struct acct_decision *dec, int p,
+                              uint64_t bytes, const struct acct_model *mdl,
+                              enum acct_model_source *how);
+
+/* acct_model_predict_how without saying how. */
 double acct_model_predict(enum acct_coll_id coll, const struct acct_decision *dec, int p,
                           uint64_t bytes, const struct acct_model *mdl);
 
