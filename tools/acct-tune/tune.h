@@ -97,11 +97,12 @@ static inline int tune_timed_reps_max(const struct tune_opts *o)
     return o->min_time_s > 0 && o->reps < TUNE_MAX_TIMED_REPS ? TUNE_MAX_TIMED_REPS : o->reps;
 }
 
-/* --max-comm-size's default: model regions up to 1024 ranks. The brief of
- * issue 21 asks for the partition's size (unknown to acct-tune) or 1 Mi
- * ranks; the simulator on main costs 30 s and 1.2 GiB per point at 1024
- * ranks and can be OOM-killed at 16k, so the default stays here until it
- * scales (docs/acct-tune.md, "Model regions"). */
+/* --max-comm-size's default: model regions up to 1024 ranks. Issue 21
+ * asks for the partition's size (unknown to acct-tune) or 1 Mi ranks; but
+ * rank 0 ranks every method at every (row, column), and with the bounded
+ * simulator (256 MiB) one ranking of the nine collectives at 1024 ranks and
+ * 1 MiB took 119 s on this loaded host, so larger defaults would hold a
+ * tuning job's nodes for hours (docs/acct-tune.md, "Model regions"). */
 #define TUNE_DEFAULT_MAX_COMM 1024
 
 /* Parse and validate argv (world_size ranks). No MPI call, no output: on
