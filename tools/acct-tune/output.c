@@ -289,6 +289,8 @@ static int model_regions(const struct tune_opts *o, const struct tune_run_info *
     lg = (struct acct_loggp){ run->model.L_us, run->model.o_us, run->model.g_us,
                               run->model.G_us_per_byte };
     acct_diags_reset(&diags, "model regions");
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     rc = acct_extrap_rules(res->points, res->npoints, &lg, run->id, o->extrap_margin,
                            o->max_comm_size, rules, rep, &diags);
     if (rc != ACCT_RULES_OK) {
@@ -298,8 +300,13 @@ static int model_regions(const struct tune_opts *o, const struct tune_run_info *
         snprintf(err, errlen, "cannot build the model regions: %s", line);
     }
     acct_diags_free(&diags);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
     for (int c = 0; rc == ACCT_RULES_OK && c < ACCT_COLL_COUNT; c++)
         print_region_report((enum acct_coll_id)c, &rep[c], o->extrap_margin, o->max_comm_size);
+    if (rc == ACCT_RULES_OK) /* rank 0's predictions: the others wait (docs/acct-tune.md) */
+        printf(TUNE_NAME ": model regions up to %d ranks: %.1f s of predictions\n",
+               o->max_comm_size,
+               (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9);
     return rc == ACCT_RULES_OK ? 0 : -1;
 }
 
