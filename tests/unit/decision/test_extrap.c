@@ -7,7 +7,8 @@
  *     decide   one point: the measured winner kept within the margin, the
  *              model's best otherwise
  *     regions  a rules file tuned on 2..8 ranks (every collective, 8 B to
- *              1 MiB) gets model rows up to MAX_COMM_SIZE (default 256);
+ *              1 MiB) gets model rows up to MAX_COMM_SIZE (default 256;
+ *              ctest passes 64);
  *              read back from its text, every collective's decision at
  *              the row sizes 16, 64, ..., MAX_COMM_SIZE and 64 KiB, 256 KiB,
  *              1 MiB is within provenance.model.margin of the model's best
