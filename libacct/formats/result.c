@@ -655,6 +655,19 @@ static void check_provenance(struct rctx *c, const struct ynode *rules_node)
     same_as_run(c, prov, "tuning_run", pv->tuning_run, "run.id", r->id);
     if (pv->tuning_run[0] == '\0') /* left out: the run's */
         memcpy(pv->tuning_run, r->id, sizeof(pv->tuning_run));
+    /* the modelled rules come from this run's model (docs/tuning-result.md) */
+    const struct ynode *pm = acct_yt_map_get(prov, "model");
+    if (pm != NULL && pv->model.present) {
+        const struct acct_result_model *m = &r->model;
+        if (!m->present)
+            YT_ERR_AT(c->p, pm, "rules.provenance.model",
+                      "the rules name a model but the result has no model section");
+        else if (pv->model.L_us != m->L_us || pv->model.o_us != m->o_us ||
+                 pv->model.g_us != m->g_us || pv->model.G_us_per_byte != m->G_us_per_byte)
+            YT_ERR_AT(c->p, pm, "rules.provenance.model",
+                      "L, o, g, G are not the result's model section (L %g, o %g, g %g, G %g)",
+                      m->L_us, m->o_us, m->g_us, m->G_us_per_byte);
+    }
 }
 
 /* A timed measurement cannot use more ranks than the run had. */

@@ -12,6 +12,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,6 +30,11 @@ static const char *const source_names[] = {
     [ACCT_SOURCE_MODEL] = "model",
     [ACCT_SOURCE_REFINED] = "refined",
     [ACCT_SOURCE_MANUAL] = "manual",
+};
+
+static const char *const evidence_names[] = {
+    [ACCT_EVIDENCE_MEASURED] = "measured",
+    [ACCT_EVIDENCE_MODEL] = "model",
 };
 
 static const char *const placement_names[] = {
@@ -54,6 +60,11 @@ const char *acct_rules_source_name(enum acct_rules_source s)
     return (unsigned)s < ACCT_ARRAY_LEN(source_names) ? source_names[s] : "?";
 }
 
+const char *acct_evidence_name(enum acct_evidence e)
+{
+    return (unsigned)e < ACCT_ARRAY_LEN(evidence_names) ? evidence_names[e] : "?";
+}
+
 const char *acct_placement_name(enum acct_placement p)
 {
     return (unsigned)p < ACCT_ARRAY_LEN(placement_names) ? placement_names[p] : "?";
@@ -77,6 +88,7 @@ struct rwalk {
     size_t caps[ACCT_COLL_COUNT];
     size_t rules_seen; /* rules met in the document, valid or not */
     long long version; /* the document's schema version (acct_rules) */
+    bool model_given;  /* provenance.model is in the document (valid or not) */
     /* per collective, the document index of each kept rule (for messages) */
     size_t *index[ACCT_COLL_COUNT];
 };
@@ -101,12 +113,21 @@ static const char *rpath(const struct rwalk *w, char *buf, size_t len, const cha
 
 /* ---- provenance ---------------------------------------------------------- */
 
-enum { P_PARTITION, P_INTERCONNECT, P_VERSION, P_SOURCE, P_CREATED, P_RUN, P_LAYOUT, P_N };
+enum { P_PARTITION, P_INTERCONNECT, P_VERSION, P_SOURCE, P_CREATED, P_RUN, P_LAYOUT, P_MODEL,
+       P_N };
 static const struct yt_key prov_keys[P_N] = {
     [P_PARTITION] = { "partition", true },  [P_INTERCONNECT] = { "interconnect", true },
     [P_VERSION] = { "version", true },      [P_SOURCE] = { "source", true },
     [P_CREATED] = { "created", true },      [P_RUN] = { "tuning_run", false },
-    [P_LAYOUT] = { "layout", false },
+    [P_LAYOUT] = { "layout", false },       [P_MODEL] = { "model", false },
+};
+
+/* provenance.model: the parameters behind the evidence: model rules. */
+enum { M_RUN, M_L, M_O, M_G_GAP, M_G_BYTE, M_MARGIN, M_N };
+static const struct yt_key model_keys[M_N] = {
+    [M_RUN] = { "tuning_run", false }, [M_L] = { "L", true },  [M_O] = { "o", true },
+    [M_G_GAP] = { "g", true },         [M_G_BYTE] = { "G", true },
+    [M_MARGIN] = { "margin", true },
 };
 
 enum { L_RPN, L_PLACEMENT, L_N };
@@ -138,6 +159,52 @@ static void walk_layout(struct rwalk *w, const struct ynode *y, struct acct_prov
                              &x))
             pv->placement = (enum acct_placement)x;
     }
+}
+
+static void walk_model(struct rwalk *w, const struct ynode *y, struct acct_rules_model *m)
+{
+    char f[ACCT_DIAG_FIELD_MAX];
+    const struct ynode *v[M_N], *k[M_N];
+    struct yt_parse *p = w->p;
+    size_t errors = p->errors;
+    /* the four LogGP numbers, in key order */
+    static const struct {
+        int key;
+        const char *name;
+        size_t off;
+    } nums[] = {
+        { M_L, "L", offsetof(struct acct_rules_model, L_us) },
+        { M_O, "o", offsetof(struct acct_rules_model, o_us) },
+        { M_G_GAP, "g", offsetof(struct acct_rules_model, g_us) },
+        { M_G_BYTE, "G", offsetof(struct acct_rules_model, G_us_per_byte) },
+    };
+
+    if (!acct_yt_walk_map(p, y, rpath(w, f, sizeof(f), "provenance.model"), "key", model_keys,
+                          M_N, v, k))
+        return;
+    if (v[M_RUN] != NULL)
+        acct_yt_get_name(p, v[M_RUN], rpath(w, f, sizeof(f), "provenance.model.tuning_run"),
+                         ACCT_RULES_RUN_MAX, m->run);
+    for (size_t i = 0; i < ACCT_ARRAY_LEN(nums); i++) {
+        double x;
+        if (v[nums[i].key] != NULL &&
+            acct_yt_get_number(p, v[nums[i].key],
+                               rpath(w, f, sizeof(f), "provenance.model.%s", nums[i].name), 0,
+                               false, &x))
+            *(double *)(void *)((char *)m + nums[i].off) = x == 0 ? 0 : x; /* no -0 */
+    }
+    if (v[M_MARGIN] != NULL) {
+        double x;
+        rpath(w, f, sizeof(f), "provenance.model.margin");
+        if (acct_yt_get_number(p, v[M_MARGIN], f, 1, false, &x)) {
+            if (x > ACCT_RULES_MARGIN_MAX)
+                YT_ERR_AT(p, v[M_MARGIN], f, "%s is too large: the maximum is %g",
+                          v[M_MARGIN]->s, ACCT_RULES_MARGIN_MAX);
+            else
+                m->margin = x;
+        }
+    }
+    m->present = p->errors == errors;
 }
 
 static void walk_provenance(struct rwalk *w, const struct ynode *y)
@@ -173,17 +240,22 @@ static void walk_provenance(struct rwalk *w, const struct ynode *y)
                          ACCT_RULES_RUN_MAX, pv->tuning_run);
     if (v[P_LAYOUT] != NULL)
         walk_layout(w, v[P_LAYOUT], pv);
+    if (v[P_MODEL] != NULL) {
+        w->model_given = true;
+        walk_model(w, v[P_MODEL], &pv->model);
+    }
 }
 
 /* ---- rules --------------------------------------------------------------- */
 
-enum { R_COMM, R_BYTES, R_RPN, R_LAYOUT, R_ALG, R_SEGMENT, R_FANOUT, R_REORDER, R_RUNNER_UP, R_N };
+enum { R_COMM, R_BYTES, R_RPN, R_LAYOUT, R_ALG, R_SEGMENT, R_FANOUT, R_REORDER, R_EVIDENCE,
+       R_RUNNER_UP, R_N };
 static const struct yt_key rule_keys[R_N] = {
     [R_COMM] = { "comm_size", true },  [R_BYTES] = { "bytes", false },
     [R_RPN] = { "ranks_per_node", false }, [R_LAYOUT] = { "layout", false },
     [R_ALG] = { "algorithm", true },   [R_SEGMENT] = { "segment", false },
     [R_FANOUT] = { "fanout", false },  [R_REORDER] = { "reorder", false },
-    [R_RUNNER_UP] = { "runner_up", false },
+    [R_EVIDENCE] = { "evidence", false }, [R_RUNNER_UP] = { "runner_up", false },
 };
 
 /* A runner-up: the decision keys of a rule, nothing else. */
@@ -355,6 +427,19 @@ static void walk_rule(struct rwalk *w, enum acct_coll_id coll, const struct ynod
             rule_ok && acct_decision_equal(&rule.d, &rule.runner_up))
             YT_ERR_AT(p, v[R_RUNNER_UP], upath,
                       "the runner-up is the rule's own decision (leave runner_up out)");
+    }
+    if (v[R_EVIDENCE] != NULL) {
+        int x;
+        acct_yt_join(field, sizeof(field), path, "evidence", strlen("evidence"));
+        if (acct_yt_get_word(p, v[R_EVIDENCE], field, "evidence", evidence_names,
+                             ACCT_ARRAY_LEN(evidence_names), ACCT_EVIDENCE_MEASURED, &x)) {
+            rule.evidence = (enum acct_evidence)x;
+            /* rule 6: a modelled region names the parameters it came from */
+            if (rule.evidence == ACCT_EVIDENCE_MODEL && !w->model_given)
+                YT_ERR_AT(p, v[R_EVIDENCE], field,
+                          "a modelled rule needs provenance.model (the parameters it was "
+                          "predicted with)");
+        }
     }
     if (ranges_ok)
         push_rule(w, coll, &rule, index);
@@ -708,7 +793,16 @@ static bool rule_equal(const struct acct_rule *a, const struct acct_rule *b)
     return a->comm_min == b->comm_min && a->comm_max == b->comm_max &&
            a->bytes_min == b->bytes_min && a->bytes_max == b->bytes_max &&
            a->rpn_min == b->rpn_min && a->rpn_max == b->rpn_max && a->layout == b->layout &&
-           acct_decision_equal(&a->d, &b->d) && runner_up_equal(&a->runner_up, &b->runner_up);
+           a->evidence == b->evidence && acct_decision_equal(&a->d, &b->d) &&
+           runner_up_equal(&a->runner_up, &b->runner_up);
+}
+
+static bool model_equal(const struct acct_rules_model *a, const struct acct_rules_model *b)
+{
+    if (!a->present || !b->present)
+        return a->present == b->present;
+    return strcmp(a->run, b->run) == 0 && a->L_us == b->L_us && a->o_us == b->o_us &&
+           a->g_us == b->g_us && a->G_us_per_byte == b->G_us_per_byte && a->margin == b->margin;
 }
 
 bool acct_rules_equal(const struct acct_rules *a, const struct acct_rules *b)
@@ -719,7 +813,7 @@ bool acct_rules_equal(const struct acct_rules *a, const struct acct_rules *b)
         strcmp(p->created, q->created) != 0 || strcmp(p->tuning_run, q->tuning_run) != 0 ||
         p->ranks_per_node_min != q->ranks_per_node_min ||
         p->ranks_per_node_max != q->ranks_per_node_max || p->placement != q->placement ||
-        a->opts.explore != b->opts.explore || a->opts.explore_seed != b->opts.explore_seed ||
+        !model_equal(&p->model, &q->model) || a->opts.explore != b->opts.explore || a->opts.explore_seed != b->opts.explore_seed ||
         a->opts.auto_reorder != b->opts.auto_reorder || a->nrules != b->nrules)
         return false;
     for (int i = 0; i < ACCT_COLL_COUNT; i++) {
@@ -797,6 +891,23 @@ int acct_rules_write_indented(FILE *f, const struct acct_rules *r, const char *i
             fprintf(f, "%splacement: %s", sep, acct_placement_name(p->placement));
         fputs("}\n", f);
     }
+    if (p->model.present) {
+        /* numbers as acct_yt_write_number writes them: they read back equal */
+        static const char *const names[] = { "L", "o", "g", "G", "margin" };
+        const double vals[] = { p->model.L_us, p->model.o_us, p->model.g_us,
+                                p->model.G_us_per_byte, p->model.margin };
+        fprintf(f, "%s  model: {", in);
+        if (p->model.run[0] != '\0') {
+            fputs("tuning_run: ", f);
+            acct_yt_write_string(f, p->model.run);
+            fputs(", ", f);
+        }
+        for (size_t i = 0; i < ACCT_ARRAY_LEN(names); i++) {
+            fprintf(f, "%s%s: ", i > 0 ? ", " : "", names[i]);
+            acct_yt_write_number(f, vals[i]);
+        }
+        fputs("}\n", f);
+    }
     if (o->explore != 0 || o->explore_seed != 0 || o->auto_reorder) {
         fprintf(f, "%soptions:\n", in);
         if (o->explore != 0) {
@@ -858,6 +969,8 @@ int acct_rules_write_indented(FILE *f, const struct acct_rules *r, const char *i
                 fprintf(f, ", fanout: %d", x->d.fanout);
             if (x->d.reorder)
                 fputs(", reorder: true", f);
+            if (x->evidence != ACCT_EVIDENCE_MEASURED)
+                fprintf(f, ", evidence: %s", acct_evidence_name(x->evidence));
             if (x->runner_up.alg != NULL) {
                 fprintf(f, ", runner_up: {algorithm: %s", x->runner_up.alg->name);
                 if (x->runner_up.segment_bytes != 0) {

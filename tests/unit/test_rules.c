@@ -776,6 +776,126 @@ static void test_runner_up_and_options_errors(void **state)
                  1, 5, 0, "collectives.bcast[0].runner_up", "expected a mapping");
 }
 
+/* ---- evidence and provenance.model (docs/rules.md, "Evidence") ------------ */
+
+/* HEAD with provenance.model on line 3 ("model" at column 3): rules from
+ * line 5. */
+#define HEAD_MODEL(model)                                                           \
+    "acct_rules: 1\n"                                                               \
+    "provenance: {partition: eth, interconnect: tcp-1g, version: 1, source: measured, " \
+    "created: \"2026-11-22T12:00:00Z\",\n"                                          \
+    "  model: " model "}\n"                                                         \
+    "collectives:\n"
+
+static void roundtrip(struct acct_rules *r); /* below */
+
+static void test_evidence(void **state)
+{
+    (void)state;
+    struct acct_rules *r = parse_ok(
+        HEAD_MODEL("{tuning_run: r-1, L: 40.5, o: 3, g: 4.25, G: 0.0085, margin: 1.25}")
+        "  bcast:\n"
+        "    - {comm_size: [2, 8], algorithm: binomial}\n"
+        "    - {comm_size: [9, 16], algorithm: binomial, evidence: measured}\n"
+        "    - {comm_size: [17, max], algorithm: pipeline, segment: 8K, evidence: model,"
+        " runner_up: {algorithm: binomial}}\n");
+    const struct acct_rules_model *m = &r->prov.model;
+    assert_true(m->present);
+    assert_string_equal(m->run, "r-1");
+    assert_true(m->L_us == 40.5 && m->o_us == 3 && m->g_us == 4.25 &&
+                m->G_us_per_byte == 0.0085 && m->margin == 1.25);
+    assert_int_equal(r->coll[ACCT_COLL_bcast].v[0].evidence, ACCT_EVIDENCE_MEASURED);
+    assert_int_equal(r->coll[ACCT_COLL_bcast].v[1].evidence, ACCT_EVIDENCE_MEASURED);
+    assert_int_equal(r->coll[ACCT_COLL_bcast].v[2].evidence, ACCT_EVIDENCE_MODEL);
+    assert_string_equal(acct_evidence_name(ACCT_EVIDENCE_MODEL), "model");
+
+    /* canonical: measured (the default) left out, model before runner_up;
+     * the model's numbers read back equal */
+    char *out = NULL;
+    size_t outlen = 0;
+    FILE *f = open_memstream(&out, &outlen);
+    assert_int_equal(acct_rules_write(f, r), 0);
+    fclose(f);
+    assert_non_null(strstr(out, "  model: {tuning_run: \"r-1\", L: 40.5, o: 3, g: 4.25, "
+                                "G: 0.0085, margin: 1.25}\n"));
+    assert_non_null(strstr(out, "algorithm: pipeline, segment: 8K, evidence: model, "
+                                "runner_up: {algorithm: binomial}}"));
+    assert_null(strstr(out, "evidence: measured"));
+    assert_non_null(strstr(out, "acct_rules: 1\n")); /* no new schema version */
+    struct acct_rules *r2 = parse_ok(out);
+    assert_true(acct_rules_equal(r, r2));
+    r2->coll[ACCT_COLL_bcast].v[2].evidence = ACCT_EVIDENCE_MEASURED;
+    assert_false(acct_rules_equal(r, r2));
+    r2->coll[ACCT_COLL_bcast].v[2].evidence = ACCT_EVIDENCE_MODEL;
+    r2->prov.model.margin = 1.5;
+    assert_false(acct_rules_equal(r, r2));
+    r2->prov.model.margin = 1.25;
+    r2->prov.model.G_us_per_byte = 0.0086;
+    assert_false(acct_rules_equal(r, r2));
+    acct_rules_free(r2);
+    free(out);
+
+    /* a copy keeps both */
+    r2 = acct_rules_copy(r);
+    assert_non_null(r2);
+    assert_true(acct_rules_equal(r, r2));
+    acct_rules_free(r2);
+    acct_rules_free(r);
+
+    /* the seed file (also the fuzzer's corpus) */
+    r = parse_file_ok("valid-model.yaml");
+    assert_true(r->prov.model.present && r->prov.model.margin == 1.25);
+    assert_int_equal(r->coll[ACCT_COLL_bcast].v[3].evidence, ACCT_EVIDENCE_MODEL);
+    roundtrip(r);
+    acct_rules_free(r);
+
+    /* without the model: measured rules only, nothing written */
+    r = parse_ok(HEAD "  bcast:\n    - {comm_size: 2, algorithm: linear, evidence: measured}\n");
+    assert_false(r->prov.model.present);
+    f = open_memstream(&out, &outlen);
+    assert_int_equal(acct_rules_write(f, r), 0);
+    fclose(f);
+    assert_null(strstr(out, "model"));
+    assert_null(strstr(out, "evidence"));
+    free(out);
+    acct_rules_free(r);
+}
+
+static void test_evidence_errors(void **state)
+{
+    (void)state;
+    const char *ok = "{L: 1, o: 1, g: 1, G: 0.01, margin: 1.25}";
+    char buf[1024];
+    /* a modelled rule must name its parameters */
+    expect_error(HEAD "  bcast:\n    - {comm_size: [9, max], algorithm: linear, evidence: model}\n",
+                 1, 5, 0, "collectives.bcast[0].evidence",
+                 "a modelled rule needs provenance.model");
+    snprintf(buf, sizeof buf, HEAD_MODEL("%s") "  bcast:\n"
+             "    - {comm_size: 2, algorithm: linear, evidence: modeled}\n", ok);
+    expect_error(buf, 1, 6, 0, "collectives.bcast[0].evidence",
+                 "unknown evidence \"modeled\"");
+    snprintf(buf, sizeof buf, HEAD_MODEL("%s") "  bcast:\n"
+             "    - {comm_size: 2, algorithm: linear, evidence: true}\n", ok);
+    expect_error(buf, 1, 6, 0, "collectives.bcast[0].evidence", "");
+    /* provenance.model: every field checked, with its path */
+    expect_error(HEAD_MODEL("{L: 1, o: 1, g: 1, G: 0.01, margin: 0.9}") "  bcast: []\n", 1, 3, 0,
+                 "provenance.model.margin", "too small");
+    expect_error(HEAD_MODEL("{L: 1, o: 1, g: 1, G: 0.01, margin: 101}") "  bcast: []\n", 1, 3, 0,
+                 "provenance.model.margin", "too large");
+    expect_error(HEAD_MODEL("{L: -1, o: 1, g: 1, G: 0.01, margin: 2}") "  bcast: []\n", 1, 3, 0,
+                 "provenance.model.L", "");
+    expect_error(HEAD_MODEL("{L: 1, o: 1, g: 1, margin: 2}") "  bcast: []\n", 1, 3, 0,
+                 "provenance.model.G", "required key \"G\" is missing");
+    expect_error(HEAD_MODEL("{L: 1, o: 1, g: 1, G: x, margin: 2}") "  bcast: []\n", 1, 3, 0,
+                 "provenance.model.G", "expected a number");
+    expect_error(HEAD_MODEL("{L: 1, o: 1, g: 1, G: 1, margin: 2, gamma: 0}") "  bcast: []\n", 1,
+                 3, 0, "provenance.model.gamma", "unknown key");
+    expect_error(HEAD_MODEL("{tuning_run: \"a b\", L: 1, o: 1, g: 1, G: 1, margin: 2}")
+                 "  bcast: []\n", 1, 3, 0, "provenance.model.tuning_run", "");
+    expect_error(HEAD_MODEL("[1]") "  bcast: []\n", 1, 3, 0, "provenance.model",
+                 "expected a mapping");
+}
+
 /* ---- lookup ---------------------------------------------------------------- */
 
 static void check(const struct acct_table *t, uint64_t bytes, const struct acct_alg *a,
@@ -971,7 +1091,10 @@ static void test_roundtrip_random(void **state)
     uint64_t x = 0x9e3779b97f4a7c15ull;
     for (int round = 0; round < 20; round++) {
         char *src = malloc(65536);
-        size_t o = (size_t)snprintf(src, 65536, "%s", HEAD);
+        size_t o = (size_t)snprintf(src, 65536, "%s",
+                                    round % 2 ? HEAD_MODEL("{L: 12.5, o: 0.1, g: 3, G: 1e-3, "
+                                                           "margin: 1.25}")
+                                              : HEAD);
         for (int c = 0; c < ACCT_COLL_COUNT; c++) {
             const struct acct_alg *as[32];
             int na = 0;
@@ -1017,6 +1140,8 @@ static void test_roundtrip_random(void **state)
                                               b->fanout_min + (int)((x >> 4) % 2));
                     o += (size_t)snprintf(src + o, 65536 - o, "}");
                 }
+                if (round % 2 && (x & 4))
+                    o += (size_t)snprintf(src + o, 65536 - o, ", evidence: model");
                 o += (size_t)snprintf(src + o, 65536 - o, "}\n");
                 lo = hi + 1;
             }
@@ -1226,6 +1351,8 @@ int main(void)
         cmocka_unit_test(test_empty),
         cmocka_unit_test(test_runner_up_and_options),
         cmocka_unit_test(test_runner_up_and_options_errors),
+        cmocka_unit_test(test_evidence),
+        cmocka_unit_test(test_evidence_errors),
         cmocka_unit_test(test_numbers),
         cmocka_unit_test(test_types),
         cmocka_unit_test(test_provenance),

@@ -4,7 +4,9 @@
  *   options      every rank parses argv to the same verdict
  *   conditions   host names of all ranks -> hosts, ranks per node, layout
  *   state        rank 0 loads the resume journal and broadcasts it
- *   model        pLogP parameters (--source model / hybrid)
+ *   model        pLogP parameters (every run on 2 ranks or more: the searches
+ *                use them with --source model / hybrid, the rules' model
+ *                regions always)
  *   grid         per collective, per communicator size (the first k ranks
  *                of the job: MPI_Comm_split keeps the job's block layout),
  *                per message size: search {method, segment} (oracle.c)
@@ -147,7 +149,8 @@ static double model_cost(void *ctx, enum acct_coll_id coll, const struct acct_de
     return acct_model_predict(coll, d, p, m, ctx);
 }
 
-/* Measure pLogP between world ranks 0 and 1 (every rank calls it). */
+/* Measure pLogP between world ranks 0 and 1 (every rank calls it; a few
+ * hundred ping-pongs, well under a second on this host). */
 static int setup_model(struct tune_ctx *x, struct tune_run_info *run)
 {
     static const uint64_t sizes[] = { 1, 1024, 8192, 65536, 1048576 };
@@ -164,8 +167,12 @@ static int setup_model(struct tune_ctx *x, struct tune_run_info *run)
     rc = kit_agree(rc, x->err, sizeof(x->err), MPI_COMM_WORLD);
     if (rc == 0) {
         PMPI_Bcast(&model.net, (int)sizeof(model.net), MPI_BYTE, 0, MPI_COMM_WORLD);
-        x->model_cost = model_cost;
-        x->model_ctx = &model;
+        /* the searches use the model only when asked to; a measured run
+         * records it for the model regions of its rules (output.c) */
+        if (x->o->source != ACCT_RESULT_MEASURED) {
+            x->model_cost = model_cost;
+            x->model_ctx = &model;
+        }
         /* the result's model section: LogGP numbers, all >= 0 (the
          * conversion clamps L at 0 keeping the one-byte time, model.h) */
         if (acct_plogp_to_loggp(&model.net, &lg) == 0) {
@@ -490,7 +497,7 @@ int main(int argc, char **argv)
         load_used(&opts, rank, x.err, sizeof(x.err)) != 0 ||
         gather_conditions(rank, world, &run.cond, x.err, sizeof(x.err)) != 0 ||
         share_state(&x, rank, tune_state_fingerprint(&opts, world)) != 0 ||
-        (opts.source != ACCT_RESULT_MEASURED && setup_model(&x, &run) != 0) ||
+        ((opts.source != ACCT_RESULT_MEASURED || world >= 2) && setup_model(&x, &run) != 0) ||
         load_incumbent(&x, &opts, rank) != 0 ||
         tune_all(&x, &opts, rank, world) != 0 ||
         write_outputs(&x, &opts, &run, rank) != 0)

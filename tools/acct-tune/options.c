@@ -59,6 +59,8 @@ enum {
     OPT_THRESHOLD,
     OPT_MODEL_MARGIN,
     OPT_PLOGP_OUT,
+    OPT_MAX_COMM_SIZE,
+    OPT_EXTRAP_MARGIN,
     OPT_ROW_STRIDE,
     OPT_COL_STRIDE,
     OPT_KEEP,
@@ -102,6 +104,8 @@ static const struct option long_opts[] = {
     { "threshold", required_argument, NULL, OPT_THRESHOLD },
     { "model-margin", required_argument, NULL, OPT_MODEL_MARGIN },
     { "plogp-out", required_argument, NULL, OPT_PLOGP_OUT },
+    { "max-comm-size", required_argument, NULL, OPT_MAX_COMM_SIZE },
+    { "extrap-margin", required_argument, NULL, OPT_EXTRAP_MARGIN },
     { "row-stride", required_argument, NULL, OPT_ROW_STRIDE },
     { "col-stride", required_argument, NULL, OPT_COL_STRIDE },
     { "keep", required_argument, NULL, OPT_KEEP },
@@ -159,7 +163,10 @@ void tune_usage(FILE *f)
             "  --partition NAME      default $SLURM_JOB_PARTITION, else \"unknown\"\n"
             "  --interconnect NAME   default $ACCT_INTERCONNECT, else \"unknown\"\n"
             "  --source S            measured (default), model or hybrid\n"
-            "  --plogp-out FILE      with model/hybrid: also write the measured pLogP table\n"
+            "  --plogp-out FILE      also write the measured pLogP table\n"
+            "  --max-comm-size P     model regions up to P ranks (default %d; 0 = none)\n"
+            "  --extrap-margin R     a model region keeps the measured winner while it is\n"
+            "                        predicted within R x the model's best (default %g)\n"
             "  --quadtree-depth N    encode decisions as quadtrees of depth <= N\n"
             "  --quadtree-accuracy P quadtree leaf accuracy in percent (default 100)\n"
             "  --quadtree-leaf L     a leaf's method: least-penalty (default) or majority\n"
@@ -190,7 +197,8 @@ void tune_usage(FILE *f)
             "  --run-id NAME         the run's id (default r-STARTTIME-PARTITION)\n"
             "  -h, --help            this text\n"
             "  --version             the version (neither needs mpirun)\n",
-            DEFAULT_REPS, DEFAULT_WARMUP, DEFAULT_POINT_LIMIT, TUNE_MAX_TIMED_REPS, DEFAULT_STRIDE,
+            DEFAULT_REPS, DEFAULT_WARMUP, DEFAULT_POINT_LIMIT, TUNE_MAX_TIMED_REPS,
+            TUNE_DEFAULT_MAX_COMM, ACCT_EXTRAP_MARGIN, DEFAULT_STRIDE,
             DEFAULT_PLANE_STRIDE, DEFAULT_PLANE_STRIDE, DEFAULT_CHECK, DEFAULT_MAX_SEGMENTS);
 }
 
@@ -402,6 +410,8 @@ static void defaults(struct tune_opts *o)
     o->race_rounds = 20;
     o->race_reps = 5;
     o->quadtree_depth = -1;
+    o->max_comm_size = TUNE_DEFAULT_MAX_COMM;
+    o->extrap_margin = ACCT_EXTRAP_MARGIN;
     o->quadtree_accuracy = DEFAULT_QT_ACCURACY;
     o->quadtree_leaf = ACCT_QT_LEAF_MIN_PENALTY;
     o->source = ACCT_RESULT_MEASURED;
@@ -487,6 +497,10 @@ static const struct num_option num_options[] = {
       offsetof(struct tune_opts, params) + offsetof(struct tune_params, threshold) },
     { OPT_MODEL_MARGIN, "--model-margin", NUM_DOUBLE, 0.0, 100.0,
       offsetof(struct tune_opts, params) + offsetof(struct tune_params, model_margin) },
+    { OPT_MAX_COMM_SIZE, "--max-comm-size", NUM_INT, 0, ACCT_EXTRAP_MAX_COMM,
+      offsetof(struct tune_opts, max_comm_size) },
+    { OPT_EXTRAP_MARGIN, "--extrap-margin", NUM_DOUBLE, 1.0, ACCT_RULES_MARGIN_MAX,
+      offsetof(struct tune_opts, extrap_margin) },
 };
 
 /* If c is a numeric option: parse arg into its field, *rc = 0 or -1, and
@@ -640,10 +654,6 @@ static int cross_check(struct tune_opts *o, int world_size, const char *sizes_te
     }
     if (o->used_file != NULL && o->primary != TUNE_PRIMARY_USED) {
         snprintf(err, errlen, "--used is only for --strategy used");
-        return -1;
-    }
-    if (o->plogp_out != NULL && o->source == ACCT_RESULT_MEASURED) {
-        snprintf(err, errlen, "--plogp-out needs --source model or hybrid");
         return -1;
     }
     if (o->race > 0 && (o->primary == TUNE_PRIMARY_PLANE || o->primary == TUNE_PRIMARY_REDUCED ||

@@ -252,6 +252,67 @@ out:
     free(t);
 }
 
+/* ---- model regions (acct/extrap.h; docs/acct-tune.md, "Model regions") */
+
+static void print_region_report(enum acct_coll_id coll, const struct acct_extrap_report *r,
+                                double margin, int pmax)
+{
+    if (!r->has_points || r->measured_max >= pmax)
+        return;
+    printf(TUNE_NAME ": model regions of %s beyond %d ranks: ", acct_coll_name(coll),
+           r->measured_max);
+    if (r->cells == 0) {
+        printf("none (the model predicts none of the measured methods): larger communicators "
+               "run native\n");
+        return;
+    }
+    printf("model's pick within %gx of the measured best at %zu of %zu cells, median error "
+           "%.0f %% of %zu predictions: %s",
+           margin, r->hits, r->cells, r->median_err * 100, r->pairs,
+           r->trusted ? "trusted" : "not trusted");
+    if (r->trusted)
+        printf(", %zu rows up to %d ranks, %zu rules, measured winner kept at %zu of %zu "
+               "points\n",
+               r->rows, pmax, r->rules, r->kept, r->points);
+    else
+        printf(": none, larger communicators run native\n");
+}
+
+static int model_regions(const struct tune_opts *o, const struct tune_run_info *run,
+                         const struct acct_result *res, struct acct_rules *rules, char *err,
+                         size_t errlen)
+{
+    struct acct_extrap_report rep[ACCT_COLL_COUNT];
+    struct acct_diags diags = ACCT_DIAGS_INIT;
+    struct acct_loggp lg;
+    int rc;
+
+    if (o->max_comm_size == 0 || !run->model.present)
+        return 0; /* no model: no regions (a run on one rank, or --max-comm-size 0) */
+    lg = (struct acct_loggp){ run->model.L_us, run->model.o_us, run->model.g_us,
+                              run->model.G_us_per_byte };
+    acct_diags_reset(&diags, "model regions");
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    rc = acct_extrap_rules(res->points, res->npoints, &lg, run->id, o->extrap_margin,
+                           o->max_comm_size, rules, rep, &diags);
+    if (rc != ACCT_RULES_OK) {
+        char line[TUNE_ERRLEN] = "out of memory";
+        if (diags.n > 0)
+            acct_diag_format(&diags, 0, line, sizeof(line));
+        snprintf(err, errlen, "cannot build the model regions: %s", line);
+    }
+    acct_diags_free(&diags);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    for (int c = 0; rc == ACCT_RULES_OK && c < ACCT_COLL_COUNT; c++)
+        print_region_report((enum acct_coll_id)c, &rep[c], o->extrap_margin, o->max_comm_size);
+    if (rc == ACCT_RULES_OK) /* rank 0's predictions: the others wait (docs/acct-tune.md) */
+        printf(TUNE_NAME ": model regions up to %d ranks: %.1f s of predictions\n",
+               o->max_comm_size,
+               (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9);
+    return rc == ACCT_RULES_OK ? 0 : -1;
+}
+
 static int make_rules(const struct tune_opts *o, const struct tune_run_info *run,
                       struct acct_result *res, const struct acct_result_point *dec, size_t ndec,
                       char *err, size_t errlen)
@@ -303,6 +364,8 @@ static int make_rules(const struct tune_opts *o, const struct tune_run_info *run
     free(dpts);
     if (rc == 0)
         add_runner_ups(res, rules);
+    if (rc == 0)
+        rc = model_regions(o, run, res, rules, err, errlen);
     return rc;
 }
 
@@ -385,7 +448,14 @@ int tune_write_outputs(const struct tune_opts *o, const struct tune_run_info *ru
                              check_rules(o->rules, err, errlen) != 0))
         goto out;
     if (o->ompi_rules != NULL) {
-        struct ompi_arg a = { .path = o->ompi_rules, .rules = res->rules, .max_comm_size = run->cond.ranks };
+        /* sections up to the largest size a rule names (the model regions'
+         * P), at most the exporter's 65536: Open MPI applies the last
+         * section above it */
+        int pmax = o->max_comm_size > run->cond.ranks && res->rules->prov.model.present
+                       ? o->max_comm_size
+                       : run->cond.ranks;
+        struct ompi_arg a = { .path = o->ompi_rules, .rules = res->rules,
+                              .max_comm_size = pmax < 65536 ? pmax : 65536 };
         if (write_atomic(o->ompi_rules, write_ompi, &a, err, errlen) != 0)
             goto out;
     }

@@ -53,7 +53,8 @@ static void layout_text(const struct acct_rule *x, char *buf, size_t len)
 }
 
 static void rule_rows(struct acctctl_table *t, const struct acct_rules *r, bool all,
-                      enum acct_coll_id only, bool human, bool layout, uint64_t version)
+                      enum acct_coll_id only, bool human, bool layout, bool evidence,
+                      uint64_t version)
 {
     for (int k = 0; k < ACCT_COLL_COUNT; k++) {
         const struct acct_rule_list *l = &r->coll[k];
@@ -82,6 +83,8 @@ static void rule_rows(struct acctctl_table *t, const struct acct_rules *r, bool 
                 acctctl_table_cell(t, "[%s, %s]", a, b);
                 acct_decision_format(&x->d, m, sizeof(m));
                 acctctl_table_cell(t, "%s", m);
+                if (evidence)
+                    acctctl_table_cell(t, "%s", acct_evidence_name(x->evidence));
             } else {
                 acctctl_table_cell(t, "%d", x->comm_min);
                 comm_text(x->comm_max, a, sizeof(a));
@@ -99,9 +102,33 @@ static void rule_rows(struct acctctl_table *t, const struct acct_rules *r, bool 
                 comm_text(x->rpn_max, a, sizeof(a));
                 acctctl_table_cell(t, "%s", x->rpn_min == 0 ? "0" : a);
                 acctctl_table_cell(t, "%s", acct_layout_kind_name(x->layout));
+                acctctl_table_cell(t, "%s", acct_evidence_name(x->evidence));
             }
         }
     }
+}
+
+/* The parameters the evidence: model rules were predicted with (human
+ * output only; TSV and JSON carry the rules' evidence column). */
+static void model_line(const struct acct_rules *r)
+{
+    const struct acct_rules_model *m = &r->prov.model;
+    if (!m->present)
+        return;
+    printf("model regions: predicted with LogGP L %g us, o %g us, g %g us, G %g us/B%s%s, "
+           "within %gx of the model's best\n\n",
+           m->L_us, m->o_us, m->g_us, m->G_us_per_byte, m->run[0] != '\0' ? " from run " : "",
+           m->run, m->margin);
+}
+
+/* Has any rule evidence: model? (Then the human table has the column.) */
+static bool any_modelled(const struct acct_rules *r)
+{
+    for (int k = 0; k < ACCT_COLL_COUNT; k++)
+        for (size_t i = 0; i < r->coll[k].n; i++)
+            if (r->coll[k].v[i].evidence != ACCT_EVIDENCE_MEASURED)
+                return true;
+    return false;
 }
 
 struct show_opts {
@@ -158,13 +185,29 @@ int acctctl_cmd_show(int argc, char **argv)
         ACCTCTL_COL("bytes", ACCTCTL_COL_TEXT),
         ACCTCTL_COL("method", ACCTCTL_COL_TEXT),
     };
-    /* the same with the layout dimension, for versions that use it */
+    /* the same with the layout dimension, for versions that use it, and
+     * with the evidence column for versions with model regions */
     static const struct acctctl_col human_layout_cols[] = {
         ACCTCTL_COL("collective", ACCTCTL_COL_TEXT),
         ACCTCTL_COL("comm_size", ACCTCTL_COL_TEXT),
         ACCTCTL_COL("ranks_per_node", ACCTCTL_COL_TEXT),
         ACCTCTL_COL("bytes", ACCTCTL_COL_TEXT),
         ACCTCTL_COL("method", ACCTCTL_COL_TEXT),
+    };
+    static const struct acctctl_col human_evidence_cols[] = {
+        ACCTCTL_COL("collective", ACCTCTL_COL_TEXT),
+        ACCTCTL_COL("comm_size", ACCTCTL_COL_TEXT),
+        ACCTCTL_COL("bytes", ACCTCTL_COL_TEXT),
+        ACCTCTL_COL("method", ACCTCTL_COL_TEXT),
+        ACCTCTL_COL("evidence", ACCTCTL_COL_TEXT),
+    };
+    static const struct acctctl_col human_layout_evidence_cols[] = {
+        ACCTCTL_COL("collective", ACCTCTL_COL_TEXT),
+        ACCTCTL_COL("comm_size", ACCTCTL_COL_TEXT),
+        ACCTCTL_COL("ranks_per_node", ACCTCTL_COL_TEXT),
+        ACCTCTL_COL("bytes", ACCTCTL_COL_TEXT),
+        ACCTCTL_COL("method", ACCTCTL_COL_TEXT),
+        ACCTCTL_COL("evidence", ACCTCTL_COL_TEXT),
     };
     static const struct acctctl_col row_cols[] = {
         ACCTCTL_COL("version", ACCTCTL_COL_NUMBER),   ACCTCTL_COL("partition", ACCTCTL_COL_TEXT),
@@ -176,6 +219,8 @@ int acctctl_cmd_show(int argc, char **argv)
         /* the layout dimension (0, 0, any: every layout) */
         ACCTCTL_COL("rpn_min", ACCTCTL_COL_NUMBER),   ACCTCTL_COL("rpn_max", ACCTCTL_COL_NUMBER),
         ACCTCTL_COL("layout", ACCTCTL_COL_TEXT),
+        /* measured | model (docs/rules.md, Evidence) */
+        ACCTCTL_COL("evidence", ACCTCTL_COL_TEXT),
     };
     struct show_opts o = { .version = 0, .only = ACCT_COLL_COUNT, .all = true };
     struct acctctl_common c;
@@ -228,15 +273,28 @@ int acctctl_cmd_show(int argc, char **argv)
     acctctl_cells(&info, conn.msg.body, conn.msg.len, 0, info.ncols - 1);
     acctctl_table_cell(&info, "%zu", r->nrules);
     bool layout = acct_rules_version(r) >= ACCT_RULES_VERSION_LAYOUT;
-    if (human && layout) {
+    bool evidence = any_modelled(r);
+    if (human && (layout || evidence)) {
+        /* the human table's extra columns, by (layout, evidence) */
+        static const struct {
+            const struct acctctl_col *cols;
+            size_t n;
+        } human_tables[2][2] = {
+            { { human_cols, ACCT_ARRAY_LEN(human_cols) },
+              { human_evidence_cols, ACCT_ARRAY_LEN(human_evidence_cols) } },
+            { { human_layout_cols, ACCT_ARRAY_LEN(human_layout_cols) },
+              { human_layout_evidence_cols, ACCT_ARRAY_LEN(human_layout_evidence_cols) } },
+        };
         acctctl_table_free(&rules);
-        acctctl_table_init(&rules, human_layout_cols, ACCT_ARRAY_LEN(human_layout_cols));
+        acctctl_table_init(&rules, human_tables[layout][evidence].cols,
+                           human_tables[layout][evidence].n);
     }
-    rule_rows(&rules, r, o.all, o.only, human, layout, version);
+    rule_rows(&rules, r, o.all, o.only, human, layout, evidence, version);
     if (human) {
         if (acctctl_table_print_record(&info, c.format, stdout) != 0)
             goto out;
         printf("\n");
+        model_line(r);
         if (rules.nrows == 0)
             printf("(no rules%s%s: every call uses the MPI library's own collective)\n",
                    o.all ? "" : " for ", o.all ? "" : acct_coll_name(o.only));

@@ -57,11 +57,13 @@ cleanup() {
 trap cleanup EXIT
 pre=()
 [ -n "${ACCT_TEST_PRELOAD:-}" ] && pre=(-x LD_PRELOAD="$ACCT_TEST_PRELOAD")
+# --max-comm-size 64: model regions (rank 0 predicts every method at each
+# row) stay cheap on this engine; a case may give its own (the last wins).
 run() { # NP args... (in $work, 90 s at most)
     local np=$1
     shift
     (cd "$work" && timeout 90 "$mpiexec" "${pre[@]}" ${ASAN_OPTIONS:+-x ASAN_OPTIONS} \
-        "${flags[@]}" "${mpix[@]}" -np "$np" "$tune" "$@")
+        "${flags[@]}" "${mpix[@]}" -np "$np" "$tune" --max-comm-size 64 "$@")
 }
 mpix=() # extra mpirun arguments of one case
 fail() { echo "tune-test.sh $case_: FAIL: $*"; exit 1; }
@@ -193,6 +195,45 @@ strategy:*)
         done
         head -1 "$work/plogp.txt" | grep -qx 'acct-plogp 1' || fail "no pLogP table"
     fi
+    ;;
+model_regions)
+    # a measured run measures the model too; its rules name it, and each
+    # collective says whether it got model regions (docs/acct-tune.md,
+    # "Model regions"); modelled rules lie beyond 4 ranks, up to 32
+    # (a small grid: the pLogP measurement costs seconds under load)
+    run 4 --collectives bcast,allreduce --comm-sizes 2,4 --sizes 8,64K --reps 3 \
+        --max-comm-size 32 --out result.yaml --rules rules.yaml --ompi-rules ompi.rules >"$work/log" 2>&1 || { cat "$work/log"; fail "acct-tune failed"; }
+    cat "$work/log"
+    "$acctctl" validate "$work/rules.yaml" || fail "rules file"
+    grep -qE '^model:' "$work/result.yaml" || fail "a measured run has no model section"
+    rl=$(sed -n 's/^  model: {tuning_run: "[^"]*", L: \([^,]*\),.*/\1/p' "$work/rules.yaml")
+    ml=$(awk '/^model:/{m=1;next} m && $1=="L:"{print $2; exit}' "$work/result.yaml")
+    [ -n "$rl" ] && awk -v a="$rl" -v b="$ml" 'BEGIN{exit !(a+0 == b+0)}' ||
+        fail "the rules' provenance.model L '$rl' is not the result's model L '$ml'"
+    grep -q "^  model: {tuning_run: \"$(sed -n 's/^  id: "\(.*\)"$/\1/p' "$work/result.yaml")\"" \
+        "$work/rules.yaml" || fail "provenance.model does not name the run"
+    for c in bcast allreduce; do
+        line=$(grep "^acct-tune: model regions of $c beyond 4 ranks: " "$work/log") ||
+            fail "no model-regions line for $c"
+        n=$(awk -v c="$c" '/^  [a-z_]+:$/{cur=$1} cur==c":" && /evidence: model/' "$work/rules.yaml" | wc -l)
+        case $line in
+        *"not trusted: none, larger communicators run native") [ "$n" = 0 ] ||
+            fail "$c: not trusted, yet $n modelled rules" ;;
+        *", trusted, "*" rows up to 32 ranks"*) [ "$n" -gt 0 ] || fail "$c: trusted, no modelled rule" ;;
+        *) fail "$c: $line" ;;
+        esac
+    done
+    # every modelled rule lies in (4, 32]
+    bad=$(grep 'evidence: model' "$work/rules.yaml" |
+        sed -n 's/.*comm_size: \[\{0,1\}\([0-9]*\)[], ]*\([0-9max]*\).*/\1 \2/p' |
+        awk '$1 <= 4 || $2 == "max" || ($2 != "" && $2+0 > 32)')
+    [ -z "$bad" ] || fail "modelled rules outside (4, 32]: $bad"
+    # --max-comm-size 0: no model regions, no provenance.model; the model is still measured
+    run 4 --collectives bcast --comm-sizes 4 --sizes 64K --reps 3 --max-comm-size 0 \
+        --out r0.yaml --rules rules0.yaml >"$work/log0" 2>&1 || { cat "$work/log0"; fail "acct-tune failed"; }
+    grep -qE '^model:' "$work/r0.yaml" || fail "--max-comm-size 0: no model section"
+    grep -q '^  model: {' "$work/rules0.yaml" && fail "--max-comm-size 0: provenance.model written"
+    grep -q 'model regions of' "$work/log0" && fail "--max-comm-size 0: a model-regions line"
     ;;
 min_time)
     run 4 --collectives bcast --comm-sizes 4 --sizes 8,1M --max-segments 2 --strategy exhaustive --reps 3 \

@@ -74,6 +74,17 @@ static void test_options(void **state)
               o.plogp_out != NULL && strcmp(o.plogp_out, "p.txt") == 0,
           "--plogp-out with --source model");
     tune_opts_free(&o);
+    acct_assert(parse("--plogp-out p.txt", 4, &o, err, sizeof(err)) == TUNE_EXIT_OK &&
+                    o.max_comm_size == TUNE_DEFAULT_MAX_COMM &&
+                    o.extrap_margin == ACCT_EXTRAP_MARGIN,
+                "--plogp-out with a measured run (the model is always measured); the model "
+                "regions' defaults: %s", err);
+    tune_opts_free(&o);
+    acct_assert(parse("--max-comm-size 0 --extrap-margin 1.5", 4, &o, err, sizeof(err)) ==
+                        TUNE_EXIT_OK &&
+                    o.max_comm_size == 0 && o.extrap_margin == 1.5,
+                "--max-comm-size 0 (no model regions), --extrap-margin: %s", err);
+    tune_opts_free(&o);
 
     static const struct {
         const char *args, *msg;
@@ -86,7 +97,10 @@ static void test_options(void **state)
         { "--partition a/b", "--partition: \"a/b\" is not a name" },
         { "--reps 0", "--reps: \"0\" is not an integer" },
         { "--strategy used", "--strategy used needs --used FILE" },
-        { "--plogp-out p.txt", "--plogp-out needs --source model or hybrid" },
+        { "--max-comm-size 1048577", "--max-comm-size: \"1048577\" is not an integer from 0 to 1048576" },
+        { "--max-comm-size -1", "--max-comm-size: \"-1\"" },
+        { "--extrap-margin 0.9", "--extrap-margin: \"0.9\"" },
+        { "--extrap-margin 101", "--extrap-margin: \"101\"" },
         { "--bogus", "unknown option --bogus" },
         { "--out", "option --out needs a value" },
         { "--max-bytes 4G", "does not fit an MPI count" },

@@ -67,8 +67,32 @@ enum acct_placement {
     ACCT_PLACEMENT_MIXED,
 };
 
+/* Where a rule's decision comes from (key `evidence` of a rule; docs/rules.md,
+ * "Evidence"): measured at the rule's cells (or refined from samples, or
+ * written by hand), or predicted by the calibrated model named in
+ * provenance.model. Rule 6 of docs/architecture.md: every region says which. */
+enum acct_evidence {
+    ACCT_EVIDENCE_MEASURED = 0, /* the default: key absent */
+    ACCT_EVIDENCE_MODEL,
+};
+
 const char *acct_rules_source_name(enum acct_rules_source s);
+const char *acct_evidence_name(enum acct_evidence e);
 const char *acct_placement_name(enum acct_placement p);
+
+/* The model the `evidence: model` rules were predicted with (key
+ * provenance.model): LogGP parameters as in a tuning result's `model:`
+ * section (the simulator runs them through acct_loggp_to_plogp, with
+ * acct_model_init's other factors), the tuning run that measured them, and
+ * the margin the decisions keep: a modelled rule's method is predicted at
+ * most margin x the model's best method at every point acct-tune checked. */
+#define ACCT_RULES_MARGIN_MAX 100.0
+struct acct_rules_model {
+    bool present;
+    char run[ACCT_RULES_RUN_MAX + 1]; /* "" if not given */
+    double L_us, o_us, g_us, G_us_per_byte; /* >= 0 */
+    double margin;                          /* 1 .. ACCT_RULES_MARGIN_MAX */
+};
 
 struct acct_provenance {
     char partition[ACCT_RULES_NAME_MAX + 1];
@@ -79,6 +103,7 @@ struct acct_provenance {
     char tuning_run[ACCT_RULES_RUN_MAX + 1]; /* "" if not given */
     int ranks_per_node_min, ranks_per_node_max; /* 0 if not given */
     enum acct_placement placement;           /* NONE if not given */
+    struct acct_rules_model model;           /* present: some rule may be evidence: model */
 };
 
 /* The kinds of layout a rule covers (key `layout`, schema 2). */
@@ -113,6 +138,7 @@ struct acct_rule {
      * calls when options.explore > 0 (docs/samples.md, Exploration);
      * runner_up.alg NULL: none. Never equal to d. */
     struct acct_decision runner_up;
+    enum acct_evidence evidence;   /* key evidence; MEASURED when absent */
     int line, col;                 /* where the rule starts in its file (0: not parsed) */
 };
 

@@ -1,0 +1,322 @@
+/* Model regions beyond the largest measured communicator size (acct/extrap.h;
+ * docs/decisions.md, "Model regions"). */
+#include "acct/extrap.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "acct/model_space.h"
+#include "internal.h"
+
+int acct_extrap_model(const struct acct_rules_model *rm, struct acct_model *mdl)
+{
+    struct acct_loggp lg;
+    struct acct_model m;
+
+    if (rm == NULL || !rm->present)
+        return -1;
+    lg = (struct acct_loggp){ rm->L_us, rm->o_us, rm->g_us, rm->G_us_per_byte };
+    acct_model_init(&m);
+    if (acct_loggp_to_plogp(&lg, &m.net) != 0)
+        return -1;
+    *mdl = m;
+    return 0;
+}
+
+/* ---- trust ---------------------------------------------------------------------------- */
+
+static int cmp_cell(const void *pa, const void *pb)
+{
+    const struct acct_result_point *a = *(const struct acct_result_point *const *)pa;
+    const struct acct_result_point *b = *(const struct acct_result_point *const *)pb;
+    if (a->comm_size != b->comm_size)
+        return a->comm_size < b->comm_size ? -1 : 1;
+    return (a->bytes > b->bytes) - (a->bytes < b->bytes);
+}
+
+static int cmp_double(const void *pa, const void *pb)
+{
+    double a = *(const double *)pa, b = *(const double *)pb;
+    return (a > b) - (a < b);
+}
+
+int acct_extrap_trust(const struct acct_result_point *pts, size_t n, enum acct_coll_id coll,
+                      const struct acct_model *mdl, double margin,
+                      struct acct_extrap_report *rep)
+{
+    const struct acct_result_point **v = malloc((n > 0 ? n : 1) * sizeof(*v));
+    double *err = malloc((n > 0 ? n : 1) * sizeof(*err));
+    size_t nv = 0;
+
+    rep->cells = rep->hits = rep->pairs = 0;
+    rep->median_err = NAN;
+    rep->trusted = false;
+    if (v == NULL || err == NULL) {
+        free(v);
+        free(err);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (pts[i].coll == coll && !pts[i].modelled)
+            v[nv++] = &pts[i];
+    qsort(v, nv, sizeof(*v), cmp_cell);
+    for (size_t i = 0, j; i < nv; i = j) { /* one cell: v[i..j) */
+        double best = INFINITY, pick_pred = INFINITY, pick_meas = NAN;
+        for (j = i; j < nv && cmp_cell(&v[i], &v[j]) == 0; j++) {
+            const struct acct_result_point *x = v[j];
+            best = fmin(best, x->median_us);
+            double t = acct_model_predict(coll, &x->d, x->comm_size, x->bytes, mdl);
+            if (!isfinite(t))
+                continue; /* native, or no prediction */
+            if (x->median_us > 0)
+                err[rep->pairs++] = fabs(t - x->median_us) / x->median_us;
+            if (t < pick_pred) {
+                pick_pred = t;
+                pick_meas = x->median_us;
+            }
+        }
+        if (isfinite(pick_pred)) {
+            rep->cells++;
+            rep->hits += pick_meas <= margin * best;
+        }
+    }
+    if (rep->pairs > 0) {
+        qsort(err, rep->pairs, sizeof(*err), cmp_double);
+        rep->median_err = rep->pairs % 2 ? err[rep->pairs / 2]
+                                         : (err[rep->pairs / 2 - 1] + err[rep->pairs / 2]) / 2;
+    }
+    rep->trusted = rep->cells > 0 &&
+                   (double)rep->hits >= ACCT_EXTRAP_TRUST_HITS * (double)rep->cells &&
+                   rep->median_err <= ACCT_EXTRAP_TRUST_ERROR;
+    free(v);
+    free(err);
+    return 0;
+}
+
+/* ---- one point ------------------------------------------------------------------------ */
+
+int acct_extrap_decide(enum acct_coll_id coll, int q, uint64_t m, const struct acct_decision *w,
+                       const struct acct_model *mdl, double margin, struct acct_decision *out,
+                       struct acct_decision *runner_up)
+{
+    struct acct_model_pred *v = NULL;
+    size_t nv = 0;
+    double tw = NAN;
+
+    memset(out, 0, sizeof(*out));
+    memset(runner_up, 0, sizeof(*runner_up));
+    if (acct_model_rank(coll, q, m, false, mdl, 0, 0, &v, &nv) != 0)
+        return -1;
+    if (nv == 0 || !isfinite(v[0].t_us)) {
+        free(v);
+        return 1; /* nothing predicted: native */
+    }
+    if (w != NULL && w->alg != NULL && strcmp(w->alg->name, "native") != 0 &&
+        acct_model_applicable(coll, w, q, m))
+        tw = acct_model_predict(coll, w, q, m, mdl);
+    if (isfinite(tw) && tw <= margin * v[0].t_us) {
+        *out = *w;
+        if (!acct_decision_equal(w, &v[0].d))
+            *runner_up = v[0].d;
+    } else {
+        *out = v[0].d;
+        /* the next method the model places within the margin, if any */
+        for (size_t i = 1; i < nv && isfinite(v[i].t_us) && v[i].t_us <= margin * v[0].t_us; i++)
+            if (v[i].d.alg != v[0].d.alg) {
+                *runner_up = v[i].d;
+                break;
+            }
+    }
+    free(v);
+    return 0;
+}
+
+/* ---- rows ----------------------------------------------------------------------------- */
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The first rule of l containing (p, m) (layouts not looked at), or NULL. */
+static const struct acct_rule *rule_at(const struct acct_rule_list *l, int p, uint64_t m)
+{
+    for (size_t i = 0; i < l->n; i++)
+        if (l->v[i].comm_min <= p && p <= l->v[i].comm_max && l->v[i].bytes_min <= m &&
+            m <= l->v[i].bytes_max && !acct_rule_layout_bound(&l->v[i]))
+            return &l->v[i];
+    return NULL;
+}
+
+static bool same_rule_cells(const struct acct_rule *a, const struct acct_rule *b)
+{
+    return a->bytes_min == b->bytes_min && a->bytes_max == b->bytes_max &&
+           acct_decision_equal(&a->d, &b->d) &&
+           ((a->runner_up.alg == NULL && b->runner_up.alg == NULL) ||
+            (a->runner_up.alg != NULL && b->runner_up.alg != NULL &&
+             acct_decision_equal(&a->runner_up, &b->runner_up)));
+}
+
+/* Append rule to l (capacity *cap). */
+static int push(struct acct_rule_list *l, size_t *cap, const struct acct_rule *r)
+{
+    if (l->n == *cap) {
+        size_t nc = *cap < 8 ? 16 : *cap * 2;
+        struct acct_rule *nv = realloc(l->v, nc * sizeof(*nv));
+        if (nv == NULL)
+            return -1;
+        l->v = nv;
+        *cap = nc;
+    }
+    l->v[l->n++] = *r;
+    return 0;
+}
+
+/* The model rows of one collective. */
+static int coll_rows(const struct acct_result_point *pts, size_t n, enum acct_coll_id coll,
+                     const struct acct_model *mdl, double margin, int pmax,
+                     struct acct_rules *rules, struct acct_extrap_report *rep)
+{
+    struct acct_rule_list *l = &rules->coll[coll];
+    uint64_t *bytes = malloc((n > 0 ? n : 1) * sizeof(*bytes));
+    struct acct_rule *row = NULL;
+    size_t nb = 0, cap = l->n, prev_first = 0, prev_n = 0;
+    int rc = 0, pm = 0;
+
+    if (bytes == NULL)
+        return -1;
+    for (size_t i = 0; i < l->n; i++) {
+        if (l->v[i].comm_max == INT_MAX || acct_rule_layout_bound(&l->v[i]))
+            goto out; /* already open-ended, or per layout: not a map's rules */
+        pm = l->v[i].comm_max > pm ? l->v[i].comm_max : pm;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (pts[i].coll == coll && !pts[i].modelled)
+            bytes[nb++] = coll == ACCT_COLL_barrier ? 0 : pts[i].bytes;
+    rep->measured_max = pm;
+    rep->has_points = nb > 0 && pm > 0;
+    if (!rep->has_points || pm >= pmax)
+        goto out;
+    if (acct_extrap_trust(pts, n, coll, mdl, margin, rep) != 0) {
+        rc = -1;
+        goto out;
+    }
+    if (!rep->trusted)
+        goto out;
+    qsort(bytes, nb, sizeof(*bytes), cmp_u64);
+    size_t k = 0;
+    for (size_t i = 0; i < nb; i++)
+        if (k == 0 || bytes[i] != bytes[k - 1])
+            bytes[k++] = bytes[i];
+    nb = k;
+    if ((row = malloc(nb * sizeof(*row))) == NULL) {
+        rc = -1;
+        goto out;
+    }
+    for (int lo = pm + 1; lo <= pmax && rc == 0;) {
+        int q = lo - 1 > pmax / 2 ? pmax : 2 * (lo - 1); /* the row (lo - 1, q] */
+        size_t nr = 0;
+        rep->rows++;
+        for (size_t j = 0; j < nb && rc == 0; j++) {
+            struct acct_rule r = { .comm_min = lo, .comm_max = q, .evidence = ACCT_EVIDENCE_MODEL };
+            const struct acct_rule *mw = rule_at(l, pm, bytes[j]);
+            r.bytes_min = j == 0 ? 0 : acct_geo_mid(bytes[j - 1], bytes[j]) + 1;
+            r.bytes_max = j + 1 == nb ? UINT64_MAX : acct_geo_mid(bytes[j], bytes[j + 1]);
+            int d = acct_extrap_decide(coll, q, bytes[j], mw != NULL ? &mw->d : NULL, mdl, margin,
+                                       &r.d, &r.runner_up);
+            if (d < 0) {
+                rc = -1;
+                break;
+            }
+            rep->points++;
+            if (d == 1)
+                continue; /* no prediction: no rule, native */
+            rep->kept += mw != NULL && acct_decision_equal(&r.d, &mw->d);
+            if (nr > 0 && row[nr - 1].bytes_max + 1 == r.bytes_min &&
+                acct_decision_equal(&row[nr - 1].d, &r.d) &&
+                ((row[nr - 1].runner_up.alg == NULL && r.runner_up.alg == NULL) ||
+                 (row[nr - 1].runner_up.alg != NULL && r.runner_up.alg != NULL &&
+                  acct_decision_equal(&row[nr - 1].runner_up, &r.runner_up))))
+                row[nr - 1].bytes_max = r.bytes_max;
+            else
+                row[nr++] = r;
+        }
+        if (rc != 0)
+            break;
+        /* the same cells and decisions as the row below: extend it */
+        bool same = prev_n == nr && nr > 0;
+        for (size_t j = 0; same && j < nr; j++)
+            same = same_rule_cells(&l->v[prev_first + j], &row[j]);
+        if (same) {
+            for (size_t j = 0; j < nr; j++)
+                l->v[prev_first + j].comm_max = q;
+        } else {
+            prev_first = l->n;
+            prev_n = nr;
+            for (size_t j = 0; j < nr && rc == 0; j++) {
+                rc = push(l, &cap, &row[j]);
+                rules->nrules += rc == 0;
+                rep->rules += rc == 0;
+            }
+        }
+        if (q == pmax)
+            break;
+        lo = q + 1;
+    }
+out:
+    free(row);
+    free(bytes);
+    return rc;
+}
+
+int acct_extrap_rules(const struct acct_result_point *pts, size_t n, const struct acct_loggp *lg,
+                      const char *run, double margin, int max_comm_size,
+                      struct acct_rules *rules, struct acct_extrap_report rep[ACCT_COLL_COUNT],
+                      struct acct_diags *diags)
+{
+    struct acct_extrap_report mine[ACCT_COLL_COUNT];
+    struct acct_rules_model *rm = &rules->prov.model;
+    struct acct_model mdl;
+
+    if (rep == NULL)
+        rep = mine;
+    memset(rep, 0, ACCT_COLL_COUNT * sizeof(*rep));
+    if (lg == NULL || !(margin >= 1 && margin <= ACCT_RULES_MARGIN_MAX) || max_comm_size < 1 ||
+        max_comm_size > ACCT_EXTRAP_MAX_COMM || (pts == NULL && n > 0)) {
+        acct_diags_add(diags, 0, 0, "model regions",
+                       "bad arguments (a model, a margin from 1 to %g, a maximum communicator "
+                       "size from 1 to %d)",
+                       ACCT_RULES_MARGIN_MAX, ACCT_EXTRAP_MAX_COMM);
+        return ACCT_RULES_EINVAL;
+    }
+    memset(rm, 0, sizeof(*rm));
+    rm->L_us = lg->L_us;
+    rm->o_us = lg->o_us;
+    rm->g_us = lg->g_us;
+    rm->G_us_per_byte = lg->G_us_per_byte;
+    rm->margin = margin;
+    rm->present = true;
+    if (run != NULL)
+        snprintf(rm->run, sizeof(rm->run), "%s", run);
+    if (acct_extrap_model(rm, &mdl) != 0) {
+        memset(rm, 0, sizeof(*rm));
+        acct_diags_add(diags, 0, 0, "model", "the LogGP parameters are not a valid model");
+        return ACCT_RULES_EINVAL;
+    }
+    for (int c = 0; c < ACCT_COLL_COUNT; c++) {
+        if (rules->coll[c].n == 0)
+            continue;
+        if (coll_rows(pts, n, (enum acct_coll_id)c, &mdl, margin, max_comm_size, rules,
+                      &rep[c]) != 0)
+            return ACCT_RULES_ENOMEM;
+        if (rules->nrules > ACCT_RULES_MAX_RULES) {
+            acct_diags_add(diags, 0, 0, "model regions",
+                           "more than %d rules with the model regions", ACCT_RULES_MAX_RULES);
+            return ACCT_RULES_EINVAL;
+        }
+    }
+    return ACCT_RULES_OK;
+}

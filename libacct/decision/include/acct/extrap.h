@@ -1,0 +1,97 @@
+/* Model regions: decisions beyond the largest measured communicator size
+ * (no MPI). docs/decisions.md, "Model regions"; issue 21; rule 6 of
+ * docs/architecture.md ("no decision without evidence").
+ *
+ * A decision map ends at the largest communicator size its tuning run
+ * measured (Pm). acct_extrap_rules() adds, per collective, rows from Pm + 1
+ * up to a maximum communicator size P whose decisions come from the
+ * calibrated model, marked `evidence: model`:
+ *
+ *   rows      (Pm, 2Pm], (2Pm, 4Pm], ... doubling, the last one ending at P;
+ *             each row is decided at its top size q (the largest it covers)
+ *   columns   the message sizes measured at Pm, with the value-space
+ *             bounds of the map (geometric midpoints; the first column
+ *             from 0, the last to max); decided at the measured size m
+ *   decision  at (q, m): the measured winner w of the cell (Pm, m) when the
+ *             model predicts it within margin x the model's best method
+ *             there (acct_model_rank, the method space of acct-tune);
+ *             else the model's best; the other one is the rule's runner-up
+ *   trust     a collective's model regions are written only if the model
+ *             is trusted on its measured cells (acct_extrap_trust);
+ *             otherwise none: larger communicators run native
+ *
+ * The model is the one a rules file names (provenance.model: LogGP through
+ * acct_loggp_to_plogp, acct_model_init's other factors), so that anyone can
+ * recompute every modelled decision from the file alone. */
+#ifndef ACCT_EXTRAP_H
+#define ACCT_EXTRAP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "acct/model.h"
+#include "acct/result.h"
+#include "acct/rules.h"
+
+/* The margin: a modelled rule keeps the measured winner while the model
+ * predicts it at most 1.25x its best method. Why 1.25: on the committed
+ * quiet dataset the model's relative error has a median of ~37 % (docs/
+ * models.md, Accuracy), so two methods predicted within 25 % of each other
+ * are not told apart by the model; keeping the measured winner there keeps
+ * what was seen to work, and a method predicted more than 25 % slower is
+ * replaced: the issue's pathological cases are 865x and 2240x. */
+#define ACCT_EXTRAP_MARGIN 1.25
+/* Trust: the model's pick among the methods measured at a cell is within
+ * the margin of the measured best at >= 80 % of the collective's measured
+ * cells, and the median relative error of its predictions there is <= 50 %. */
+#define ACCT_EXTRAP_TRUST_HITS 0.8
+#define ACCT_EXTRAP_TRUST_ERROR 0.5
+/* The largest P accepted (1 Mi ranks: the issue's what-if range). */
+#define ACCT_EXTRAP_MAX_COMM (1 << 20)
+
+/* What acct_extrap_rules did for one collective. */
+struct acct_extrap_report {
+    bool has_points;     /* the collective had measured points and rules */
+    int measured_max;    /* Pm: the largest measured communicator size */
+    size_t cells, hits;  /* measured cells compared; where the model's pick was within margin */
+    size_t pairs;        /* (method, cell) predictions compared with measurements */
+    double median_err;   /* median relative error over them (NAN: none) */
+    bool trusted;
+    size_t rows, rules;  /* model rows and rules written (0 when not trusted) */
+    size_t kept;         /* (row, column) points that kept the measured winner */
+    size_t points;       /* (row, column) points decided */
+};
+
+/* The model a rules file's provenance.model names (mdl untouched and -1
+ * when absent or invalid). */
+int acct_extrap_model(const struct acct_rules_model *rm, struct acct_model *mdl);
+
+/* Trust of the model for coll on the measured (not modelled) points:
+ * fills cells, hits, pairs, median_err, trusted of *rep. margin >= 1.
+ * Returns 0, or -1 out of memory. */
+int acct_extrap_trust(const struct acct_result_point *pts, size_t n, enum acct_coll_id coll,
+                      const struct acct_model *mdl, double margin,
+                      struct acct_extrap_report *rep);
+
+/* Appends the model rows of every collective that has rules in *rules
+ * (those rules must end at the largest measured size of pts, as the
+ * decision maps make them) up to max_comm_size (<= ACCT_EXTRAP_MAX_COMM),
+ * with evidence: model, and sets rules->prov.model (the LogGP lg, the
+ * margin, run as the tuning run). rep (may be NULL) gets one report per
+ * collective. Returns ACCT_RULES_OK, ACCT_RULES_EINVAL (bad arguments, or
+ * more than ACCT_RULES_MAX_RULES rules; described in diags) or
+ * ACCT_RULES_ENOMEM. */
+int acct_extrap_rules(const struct acct_result_point *pts, size_t n, const struct acct_loggp *lg,
+                      const char *run, double margin, int max_comm_size,
+                      struct acct_rules *rules, struct acct_extrap_report rep[ACCT_COLL_COUNT],
+                      struct acct_diags *diags);
+
+/* The decision of one model point (coll, q ranks, m bytes) given the
+ * measured winner w (alg NULL: none): the rule above. *runner_up gets the
+ * other candidate (alg NULL: none). Returns 0 with *out, 1 when the model
+ * predicts nothing there (then no rule), -1 out of memory. */
+int acct_extrap_decide(enum acct_coll_id coll, int q, uint64_t m, const struct acct_decision *w,
+                       const struct acct_model *mdl, double margin, struct acct_decision *out,
+                       struct acct_decision *runner_up);
+
+#endif
