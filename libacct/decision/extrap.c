@@ -307,7 +307,10 @@ int acct_extrap_rules(const struct acct_result_point *pts, size_t n, const struc
         return ACCT_RULES_EINVAL;
     }
     for (int c = 0; c < ACCT_COLL_COUNT; c++) {
-        if (rules->coll[c].n == 0)
+        /* gatherv, scatterv, alltoallv are decided from the communicator
+         * size alone: acct-tune measures none, and a row split by bytes
+         * would be refused (docs/rules.md) */
+        if (rules->coll[c].n == 0 || !acct_coll_bytes_alike((enum acct_coll_id)c))
             continue;
         if (coll_rows(pts, n, (enum acct_coll_id)c, &mdl, margin, max_comm_size, rules,
                       &rep[c]) != 0)

@@ -103,6 +103,8 @@ static void test_trust(void **state)
     (void)state;
     struct acct_model mdl = model_of(&eth);
     for (int c = 0; c < ACCT_COLL_COUNT; c++) {
+        if (!acct_coll_bytes_alike((enum acct_coll_id)c))
+            continue; /* not tuned: decided from the communicator size alone */
         size_t n = 0;
         struct acct_extrap_report rep;
         struct acct_result_point *v = fixture((enum acct_coll_id)c, &mdl, false, &n);
@@ -178,6 +180,8 @@ static size_t check_rules(const struct acct_rules *rules, bool quiet, bool evide
     acct_assert(acct_extrap_model(&rules->prov.model, &mdl) == 0, "provenance.model");
     double margin = rules->prov.model.margin;
     for (int c = 0; c < ACCT_COLL_COUNT; c++) {
+        if (!acct_coll_bytes_alike((enum acct_coll_id)c))
+            continue; /* not tuned: decided from the communicator size alone */
         enum acct_coll_id coll = (enum acct_coll_id)c;
         for (int p = 16; p <= max_comm; p *= 4) {
             struct acct_table *t = NULL;
@@ -232,6 +236,8 @@ static void test_regions(void **state)
     struct acct_extrap_report rep[ACCT_COLL_COUNT];
 
     for (int c = 0; c < ACCT_COLL_COUNT; c++) {
+        if (!acct_coll_bytes_alike((enum acct_coll_id)c))
+            continue; /* not tuned: decided from the communicator size alone */
         size_t n = 0;
         struct acct_result_point *v = fixture((enum acct_coll_id)c, &mdl, false, &n);
         all = realloc(all, (nall + n) * sizeof(*all));
@@ -264,6 +270,8 @@ static void test_regions(void **state)
     acct_assert(acct_extrap_rules(all, nall, &eth, "r-fixture", ACCT_EXTRAP_MARGIN, max_comm,
                                   rules, rep, &d) == ACCT_RULES_OK, "model regions");
     for (int c = 0; c < ACCT_COLL_COUNT; c++) {
+        if (!acct_coll_bytes_alike((enum acct_coll_id)c))
+            continue; /* not tuned: decided from the communicator size alone */
         acct_assert(rep[c].trusted && rep[c].measured_max == 8 && rep[c].rules > 0,
                     "%s: trusted, model rules beyond 8", acct_coll_name((enum acct_coll_id)c));
         printf("%s: %zu rows, %zu rules, measured winner kept at %zu of %zu points\n",
@@ -289,6 +297,8 @@ static void test_regions(void **state)
     acct_assert(bad == 0, "%zu decisions outside the margin of the model's best", bad);
     /* nothing beyond max_comm: native */
     for (int c = 0; c < ACCT_COLL_COUNT && max_comm < INT_MAX; c++) {
+        if (!acct_coll_bytes_alike((enum acct_coll_id)c))
+            continue; /* not tuned: decided from the communicator size alone */
         struct acct_table *t = NULL;
         acct_assert(acct_rules_resolve(back, (enum acct_coll_id)c, max_comm + 1, &t) ==
                             ACCT_RULES_OK &&
