@@ -128,6 +128,66 @@ static int cmp_ranked(const void *pa, const void *pb)
     return (a->order > b->order) - (a->order < b->order);
 }
 
+/* Predict every candidate. Up to ACCT_MODEL_RANK_EXACT_P ranks each one
+ * with acct_model_predict_how; beyond, the closed forms screen first
+ * (simulations at thousands of ranks cost up to a second each): the
+ * ACCT_MODEL_RANK_SIMULATE candidates with the lowest closed forms that
+ * lie within ACCT_MODEL_RANK_SCREEN x the lowest, and every candidate
+ * without a closed form, get the full prediction; the rest keep their
+ * closed form (how: CLOSED_FORM). 0, or -1 out of memory. */
+static int predict_all(struct ranked *v, size_t nr, enum acct_coll_id coll, int p, uint64_t m,
+                       const struct acct_model *mdl)
+{
+    bool screen = p > ACCT_MODEL_RANK_EXACT_P;
+    double *cf = NULL;
+    size_t *idx = NULL, ncf = 0;
+
+    if (screen) {
+        cf = malloc((nr ? nr : 1) * sizeof(*cf));
+        idx = malloc((nr ? nr : 1) * sizeof(*idx));
+        if (cf == NULL || idx == NULL) {
+            free(cf);
+            free(idx);
+            return -1;
+        }
+    }
+    for (size_t i = 0; i < nr; i++) {
+        struct acct_model_pred *x = &v[i].p;
+        if (x->d.alg->build == NULL)
+            continue; /* native: no model */
+        if (!screen) {
+            x->t_us = acct_model_predict_how(coll, &x->d, p, m, mdl, &x->how);
+            continue;
+        }
+        cf[i] = acct_model_closed_form(coll, &x->d, p, m, mdl);
+        if (isnan(cf[i]))
+            x->t_us = acct_model_predict_how(coll, &x->d, p, m, mdl, &x->how);
+        else
+            idx[ncf++] = i;
+    }
+    if (screen) {
+        /* insertion sort of the closed forms (a few hundred at most) */
+        for (size_t a = 1; a < ncf; a++)
+            for (size_t b = a; b > 0 && cf[idx[b]] < cf[idx[b - 1]]; b--) {
+                size_t t = idx[b];
+                idx[b] = idx[b - 1];
+                idx[b - 1] = t;
+            }
+        for (size_t k = 0; k < ncf; k++) {
+            struct acct_model_pred *x = &v[idx[k]].p;
+            if (k < ACCT_MODEL_RANK_SIMULATE && cf[idx[k]] <= ACCT_MODEL_RANK_SCREEN * cf[idx[0]]) {
+                x->t_us = acct_model_predict_how(coll, &x->d, p, m, mdl, &x->how);
+            } else {
+                x->t_us = cf[idx[k]];
+                x->how = ACCT_MODEL_CLOSED_FORM;
+            }
+        }
+    }
+    free(cf);
+    free(idx);
+    return 0;
+}
+
 int acct_model_rank(enum acct_coll_id coll, int p, uint64_t m, bool nodes,
                     const struct acct_model *mdl, uint64_t min_segment, int max_segments,
                     struct acct_model_pred **out, size_t *n)
@@ -161,10 +221,13 @@ int acct_model_rank(enum acct_coll_id coll, int p, uint64_t m, bool nodes,
                 goto out;
             struct ranked *r = &((struct ranked *)v)[nr];
             r->p.d = d;
-            r->p.t_us = d.alg->build == NULL ? NAN : acct_model_predict(coll, &d, p, m, mdl);
+            r->p.t_us = NAN;
+            r->p.how = ACCT_MODEL_NONE;
             r->order = nr++;
         }
     }
+    if (predict_all((struct ranked *)v, nr, coll, p, m, mdl) != 0)
+        goto out;
     if (nr > 0)
         qsort(v, nr, sizeof(struct ranked), cmp_ranked);
     struct acct_model_pred *res = nr > 0 ? malloc(nr * sizeof(*res)) : NULL;

@@ -116,6 +116,42 @@ static void rank_is_sorted_predictions(void **state)
         }
 }
 
+/* Beyond ACCT_MODEL_RANK_EXACT_P ranks the closed forms screen: the few
+ * best get the full prediction, the rest keep their closed form, and each
+ * says which answered. */
+static void rank_screens_at_scale(void **state)
+{
+    (void)state;
+    struct acct_model mdl;
+    fixture_loggp(&mdl, 0, 0);
+    const int p = 1024;
+    const uint64_t m = 1u << 20;
+    struct acct_model_pred *r;
+    size_t n, full = 0, closed = 0;
+    assert_int_equal(acct_model_rank(ACCT_COLL_bcast, p, m, false, &mdl, 0, 0, &r, &n), 0);
+    assert_true(n > ACCT_MODEL_RANK_SIMULATE);
+    for (size_t i = 0; i < n; i++) {
+        if (r[i].d.alg->build == NULL) {
+            assert_int_equal(r[i].how, ACCT_MODEL_NONE);
+            continue;
+        }
+        double cf = acct_model_closed_form(ACCT_COLL_bcast, &r[i].d, p, m, &mdl);
+        if (r[i].how == ACCT_MODEL_CLOSED_FORM && !isnan(cf) &&
+            r[i].t_us == cf) {
+            closed++;
+        } else {
+            enum acct_model_source how;
+            double want = acct_model_predict_how(ACCT_COLL_bcast, &r[i].d, p, m, &mdl, &how);
+            assert_close(r[i].t_us, want, 1e-9 * want);
+            assert_int_equal(r[i].how, how);
+            full += !isnan(cf); /* screened in */
+        }
+    }
+    assert_true(full >= 1 && full <= ACCT_MODEL_RANK_SIMULATE);
+    assert_true(closed > 0);
+    free(r);
+}
+
 static void rank_refuses_bad_arguments(void **state)
 {
     (void)state;
@@ -135,6 +171,7 @@ int main(void)
         cmocka_unit_test(methods_follow_registry),
         cmocka_unit_test(segments_descend),
         cmocka_unit_test(rank_is_sorted_predictions),
+        cmocka_unit_test(rank_screens_at_scale),
         cmocka_unit_test(rank_refuses_bad_arguments),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

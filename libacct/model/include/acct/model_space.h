@@ -43,11 +43,22 @@ bool acct_model_applicable(enum acct_coll_id coll, const struct acct_decision *d
 /* One method's prediction. */
 struct acct_model_pred {
     struct acct_decision d;
-    double t_us; /* NAN: the model cannot predict it (native, or no form) */
+    double t_us;                 /* NAN: the model cannot predict it (native, or no form) */
+    enum acct_model_source how;  /* which estimate answered (acct_model_predict_how) */
 };
 
+/* Ranking beyond ACCT_MODEL_RANK_EXACT_P ranks screens with the closed
+ * forms: only the ACCT_MODEL_RANK_SIMULATE candidates with the lowest
+ * closed forms within ACCT_MODEL_RANK_SCREEN x the lowest (and those
+ * without a closed form) get the full prediction (docs/models.md, "The
+ * method space"). */
+#define ACCT_MODEL_RANK_EXACT_P 64
+#define ACCT_MODEL_RANK_SIMULATE 8
+#define ACCT_MODEL_RANK_SCREEN 2.0
+
 /* Every applicable method x segment of (coll, p, m) predicted with
- * acct_model_predict, sorted by time (fastest first; equal times in
+ * acct_model_predict_how (screened beyond ACCT_MODEL_RANK_EXACT_P ranks,
+ * above), sorted by time (fastest first; equal times in
  * registry and then descending-segment order; unpredictable ones last, in
  * registry order). min_segment 0 and max_segments 0 mean the defaults.
  * *out allocated. Returns 0, or -1 out of memory / bad arguments (p < 1,
