@@ -492,6 +492,7 @@ int main(int argc, char **argv)
     if (rc != 0 || opts.help)
         goto out;
     x.o = &opts;
+    x.after_point = opts.race > 0 ? tune_race : NULL;
     rc = TUNE_EXIT_FAIL;
     if (check_active(&x, &opts) != 0 ||
         load_used(&opts, rank, x.err, sizeof(x.err)) != 0 ||

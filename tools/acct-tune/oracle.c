@@ -589,8 +589,8 @@ int tune_comm(struct tune_ctx *x)
                 x->incomplete |= !res[i].complete;
             }
             sync_state(x);
-            if (rc == TUNE_OK && x->o->race > 0 && res[i].found)
-                rc = tune_race(x, x->sizes[i], first);
+            if (rc == TUNE_OK && x->after_point != NULL && res[i].found)
+                rc = x->after_point(x, x->sizes[i], first);
         }
     }
     sync_state(x);

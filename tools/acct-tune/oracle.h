@@ -18,6 +18,10 @@ typedef double (*tune_model_fn)(void *ctx, enum acct_coll_id coll, const struct 
  * message size. */
 struct tune_ctx {
     const struct tune_opts *o;               /* (run) */
+    /* (run) after each point's search that found a method, with the
+     * point's first record (rank 0): the driver's finalist race
+     * (tune_race, race.c) with --race, else NULL */
+    int (*after_point)(struct tune_ctx *x, uint64_t m, size_t first);
     struct tune_state state;                 /* (run) journal (rank 0) and replay cache (all) */
     double t_start;                          /* (run) rank 0's clock at the start */
     int stopped;                             /* (run) the budget is spent (rank 0's verdict) */
