@@ -740,8 +740,10 @@ static void list(void)
         while (f->fallback != NULL && n < acct_alg_count() &&
                (f = acct_alg_find(a->coll, f->fallback)) != NULL)
             printf("%s%s", n++ ? "," : "", f->name);
-        printf("%s %s %s\n", n ? "" : "-", acct_alg_reorderable(a, NULL, NULL) ? "reorder" : "-",
-               a->flags & ACCT_ALG_NODES ? "nodes" : "-");
+        /* 7th column: has the collective a non-blocking entry point (the
+         * nine fixed-size ones; no MPI_I<coll>v goes to ACCT) */
+        printf("%s %s %s %s\n", n ? "" : "-", acct_alg_reorderable(a, NULL, NULL) ? "reorder" : "-",
+               a->flags & ACCT_ALG_NODES ? "nodes" : "-", acct_coll_vector(a->coll) ? "-" : "nb");
     }
 }
 
