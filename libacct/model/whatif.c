@@ -2,6 +2,7 @@
 #include "acct/model_whatif.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -493,6 +494,27 @@ static const struct best *best_of(struct best **tab, enum acct_coll_id coll, int
 }
 
 /* One rule: every sampled point; *f gets the worst. Returns 0, or -1. */
+/* The largest communicator size the measured rules of coll were timed at,
+ * or 0: in a measured (or refined) version, the largest finite comm_max of
+ * its evidence: measured rules (a rule reaching max was extended beyond
+ * what was timed, as files written before the model regions are: its
+ * comm_min - 1 then); a hand-written version has no timings (0). */
+static int measured_upto(const struct acct_rules *rules, enum acct_coll_id coll)
+{
+    int upto = 0;
+    if (rules->prov.source != ACCT_SOURCE_MEASURED && rules->prov.source != ACCT_SOURCE_REFINED)
+        return 0;
+    for (size_t i = 0; i < rules->coll[coll].n; i++) {
+        const struct acct_rule *r = &rules->coll[coll].v[i];
+        if (r->evidence != ACCT_EVIDENCE_MEASURED)
+            continue;
+        int top = r->comm_max != INT_MAX ? r->comm_max : r->comm_min - 1;
+        if (top > upto)
+            upto = top;
+    }
+    return upto;
+}
+
 static int check_rule(const struct acct_rules *rules, enum acct_coll_id coll, size_t i,
                       const struct acct_model *mdl, const struct acct_check_opts *o,
                       struct best **tab, struct acct_check_summary *sum,
@@ -513,8 +535,20 @@ static int check_rule(const struct acct_rules *rules, enum acct_coll_id coll, si
     f->rule = i;
     f->r = r;
     f->penalty = NAN;
-    size_t np = acct_check_samples((uint64_t)(r->comm_min < 2 ? 2 : r->comm_min),
-                                   (uint64_t)r->comm_max, (uint64_t)o->max_comm, nsamp, ps);
+    /* A measured rule is backed by timings up to the largest measured
+     * communicator size: the model is asked only beyond (rule 6: measured
+     * evidence outranks the model; the model is not calibrated everywhere) */
+    int lo = r->comm_min < 2 ? 2 : r->comm_min;
+    int measured_to = measured_upto(rules, coll);
+    if (r->evidence == ACCT_EVIDENCE_MEASURED && measured_to >= lo) {
+        if (r->comm_max <= measured_to) {
+            f->measured = true;
+            return 0;
+        }
+        lo = measured_to + 1;
+    }
+    size_t np = acct_check_samples((uint64_t)lo, (uint64_t)r->comm_max, (uint64_t)o->max_comm,
+                                   nsamp, ps);
     size_t nm = barrier ? 0 : acct_check_samples(r->bytes_min, r->bytes_max, o->max_bytes,
                                                  nsamp, ms);
     if (barrier) {
@@ -586,9 +620,10 @@ int acct_check_rules(const struct acct_rules *rules, enum acct_coll_id only,
                 rc = -1;
                 break;
             }
-            if (isnan(f.penalty))
+            sum->measured += f.measured;
+            if (isnan(f.penalty) && !f.measured)
                 continue;
-            sum->predicted++;
+            sum->predicted += !f.measured;
             sum->flagged += f.flagged;
             if (fn != NULL)
                 rc = fn(arg, &f);

@@ -110,6 +110,17 @@ static int finding(void *arg, const struct acct_check_finding *f)
     acctctl_table_cell(x->t, "%d", f->r->line);
     acctctl_table_cell(x->t, "%s", cr);
     acctctl_table_cell(x->t, "%s", br);
+    if (f->measured) { /* backed by the tuning run's timings: not asked */
+        acct_decision_format(&f->r->d, dm, sizeof(dm));
+        acctctl_table_cell(x->t, "-");
+        acctctl_table_cell(x->t, "-");
+        acctctl_table_cell(x->t, "-");
+        acctctl_table_cell(x->t, "%s", dm);
+        for (int k = 0; k < 4; k++)
+            acctctl_table_cell(x->t, "-");
+        acctctl_table_cell(x->t, "false");
+        return 0;
+    }
     acctctl_table_cell(x->t, "%d", f->p);
     if (f->rpn > 0)
         acctctl_table_cell(x->t, "%d", f->rpn);
@@ -201,9 +212,10 @@ int acctctl_cmd_check(int argc, char **argv)
     }
     rc = acctctl_table_print(&t, c.format, stdout) == 0 ? ACCTCTL_OK : ACCTCTL_USAGE;
     if (c.format == ACCTCTL_FMT_TABLE)
-        printf("\n%zu rules, %zu with a prediction, %zu over the bound %g (%zu points, %zu "
-               "rankings)\n",
-               sum.rules, sum.predicted, sum.flagged, o.o.bound, sum.points, sum.rankings);
+        printf("\n%zu rules, %zu within the measured communicator sizes (not asked), %zu with "
+               "a prediction, %zu over the bound %g (%zu points, %zu rankings)\n",
+               sum.rules, sum.measured, sum.predicted, sum.flagged, o.o.bound, sum.points,
+               sum.rankings);
     if (rc == ACCTCTL_OK && acctctl_flushed() != ACCTCTL_OK)
         rc = ACCTCTL_USAGE;
     if (rc == ACCTCTL_OK && sum.flagged > 0)

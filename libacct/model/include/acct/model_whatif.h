@@ -126,6 +126,8 @@ struct acct_check_finding {
     double penalty;                 /* t_us / best_us */
     enum acct_whatif_how how;       /* which estimate answered for the decision */
     bool flagged;                   /* penalty > bound */
+    bool measured;                  /* every point of the rule lies within the measured
+                                       communicator sizes: not asked (penalty NAN) */
 };
 
 struct acct_check_summary {
@@ -134,10 +136,13 @@ struct acct_check_summary {
     size_t flagged;       /* of which the worst exceeds the bound */
     size_t points;        /* points sampled */
     size_t rankings;      /* distinct points ranked */
+    size_t measured;      /* rules wholly within the measured communicator sizes */
 };
 
-/* Called per rule that has a finite penalty somewhere (flagged or not);
- * a non-zero return stops the check with that value. */
+/* Called per rule that has a finite penalty somewhere (flagged or not),
+ * and per measured rule wholly within the measured communicator sizes
+ * (f->measured, penalty NAN, no point); a non-zero return stops the check
+ * with that value. */
 typedef int (*acct_check_fn)(void *arg, const struct acct_check_finding *f);
 
 /* The sampled values of [lo, hi] (both clipped to [1, cap_hi] first):

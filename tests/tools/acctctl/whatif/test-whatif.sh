@@ -124,7 +124,7 @@ run 0 whatif allreduce --rules "$src/docs/data/eth-tune.rules.yaml" --model "$mo
 # ---- check -------------------------------------------------------------------------
 run 1 check --rules "$data/linear-bcast.rules.yaml" --model "$model"
 expect "$tmp/out" "bcast       0     12"
-expect "$tmp/out" "1 rules, 1 with a prediction, 1 over the bound 2"
+expect "$tmp/out" "1 rules, 0 within the measured communicator sizes (not asked), 1 with a prediction, 1 over the bound 2"
 run 1 check --rules "$data/linear-bcast.rules.yaml" --model "$model" -f tsv
 [ "$(awk -F'\t' 'NR == 2 { print $1, $2, $4, $5, $9, $14 }' "$tmp/out")" = "bcast 0 [2, max] [0, max] linear true" ] ||
     fail "check linear: $(cat "$tmp/out")"
@@ -134,8 +134,15 @@ read -r wp wm pen <<<"$(awk -F'\t' 'NR == 2 { print $6, $8, $13 }' "$tmp/out")"
     fail "check: penalty $pen at $wp/$wm, API $("$expect_bin" penalty bcast "$wp" "$wm" "$model" linear)"
 # a higher bound than the worst penalty: clean
 run 0 check --rules "$data/linear-bcast.rules.yaml" --model "$model" --bound 1e6 --max-comm-size 64
-# the tuned eth rules where they were measured (<= 8 ranks, <= 1 MiB): within 4x
-# of this (uncalibrated) model; beyond, [6, max] rules are flagged
+# the tuned eth rules where they were measured (<= 8 ranks): the timings
+# outrank this (uncalibrated) model, so a measured rule is asked only beyond
+# the largest measured size (its [6, max] rules from 6 on; the others not at
+# all) and the check up to 5 ranks is clean at the default bound; beyond,
+# [6, max] rules are flagged
+run 0 check --rules "$src/docs/data/eth-tune.rules.yaml" --model "$model" --max-comm-size 5 \
+    --max-bytes 1M
+grep -Eq "^[0-9]+ rules, [1-9][0-9]* within the measured communicator sizes \(not asked\), 0 with a prediction, 0 over" "$tmp/out" ||
+    fail "check eth-tune up to 5 ranks: measured rules asked: $(tail -1 "$tmp/out")"
 run 0 check --rules "$src/docs/data/eth-tune.rules.yaml" --model "$model" --max-comm-size 8 \
     --max-bytes 1M --bound 4
 run 1 check --rules "$src/docs/data/eth-tune.rules.yaml" --model "$model" -c bcast -f tsv
