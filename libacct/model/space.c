@@ -112,6 +112,16 @@ size_t acct_model_segments(uint64_t m, uint64_t min_segment, int max_segments, u
     return n;
 }
 
+int acct_model_pred_cmp(double ta, size_t oa, double tb, size_t ob)
+{
+    bool na = isnan(ta), nb = isnan(tb);
+    if (na != nb)
+        return na ? 1 : -1;
+    if (!na && ta != tb)
+        return ta < tb ? -1 : 1;
+    return (oa > ob) - (oa < ob);
+}
+
 struct ranked {
     struct acct_model_pred p;
     size_t order; /* generation order: registry, then descending segment */
@@ -120,12 +130,7 @@ struct ranked {
 static int cmp_ranked(const void *pa, const void *pb)
 {
     const struct ranked *a = pa, *b = pb;
-    bool na = isnan(a->p.t_us), nb = isnan(b->p.t_us);
-    if (na != nb)
-        return na ? 1 : -1;
-    if (!na && a->p.t_us != b->p.t_us)
-        return a->p.t_us < b->p.t_us ? -1 : 1;
-    return (a->order > b->order) - (a->order < b->order);
+    return acct_model_pred_cmp(a->p.t_us, a->order, b->p.t_us, b->order);
 }
 
 /* Predict every candidate. Up to ACCT_MODEL_RANK_EXACT_P ranks each one

@@ -90,12 +90,7 @@ struct ranked {
 static int cmp_ranked(const void *pa, const void *pb)
 {
     const struct ranked *a = pa, *b = pb;
-    bool na = isnan(a->p.t_us), nb = isnan(b->p.t_us);
-    if (na != nb)
-        return na ? 1 : -1;
-    if (!na && a->p.t_us != b->p.t_us)
-        return a->p.t_us < b->p.t_us ? -1 : 1;
-    return (a->order > b->order) - (a->order < b->order);
+    return acct_model_pred_cmp(a->p.t_us, a->order, b->p.t_us, b->order);
 }
 
 /* Calls fn for every method x segment of the point's space, in

@@ -56,6 +56,11 @@ struct acct_model_pred {
 #define ACCT_MODEL_RANK_SIMULATE 8
 #define ACCT_MODEL_RANK_SCREEN 2.0
 
+/* The order of a ranking (acct_model_rank, acct_whatif_rank): predicted
+ * times ascending, NAN last, ties by generation order o. A qsort-style
+ * result. */
+int acct_model_pred_cmp(double ta, size_t oa, double tb, size_t ob);
+
 /* Every applicable method x segment of (coll, p, m) predicted with
  * acct_model_predict_how (screened beyond ACCT_MODEL_RANK_EXACT_P ranks,
  * above), sorted by time (fastest first; equal times in
