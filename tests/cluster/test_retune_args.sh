@@ -10,7 +10,8 @@ set -u
 acctctl=${1:?usage: test_retune_args.sh ACCTCTL}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-dry() { "$acctctl" retune -p eth -i tcp-1g --nodes 2 -w "$tmp" -s "$tmp/none.sock" --dry-run "$@"; }
+# --nodes and --max-comm-size given: no scontrol needed
+dry() { "$acctctl" retune -p eth -i tcp-1g --nodes 2 --max-comm-size 16 -w "$tmp" -s "$tmp/none.sock" --dry-run "$@"; }
 
 dry --ops bcast -- --sizes 1K,64K --comm-sizes 2,4 "it's" >"$tmp/out" 2>"$tmp/err"
 rc=$?
@@ -23,14 +24,14 @@ words() { # SCRIPT
     eval "$(sed -n "/^srun --mpi=pmix/,/--progress\$/p" "$1")"' words "$1"
 }
 words "$tmp/out" >"$tmp/words"
-printf '%s\n' --collectives bcast --sizes 1K,64K --comm-sizes 2,4 "it's" --progress >"$tmp/want"
+printf '%s\n' --collectives bcast --max-comm-size 16 --sizes 1K,64K --comm-sizes 2,4 "it's" --progress >"$tmp/want"
 check "the arguments after -- reach acct-tune verbatim, in order, after acctctl's own" \
-  eval 'tail -n 8 "$tmp/words" | diff "$tmp/want" - >/dev/null'
+  eval 'tail -n 10 "$tmp/words" | diff "$tmp/want" - >/dev/null'
 check "the script is valid shell" bash -n "$tmp/out"
 dry >"$tmp/out2" 2>&1
 words "$tmp/out2" >"$tmp/words2"
 check "without --, no extra argument" \
-  eval '[[ $(tail -n 3 "$tmp/words2" | tr "\n" " ") == "--rules /d/s --progress " ]]'
+  eval '[[ $(tail -n 5 "$tmp/words2" | tr "\n" " ") == "--rules /d/s --max-comm-size 16 --progress " ]]'
 args=()
 for ((i = 0; i < 65; i++)); do args+=(--reps); done
 dry -- "${args[@]}" >"$tmp/out3" 2>&1

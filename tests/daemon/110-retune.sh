@@ -29,6 +29,7 @@ expect "$T/out" "#SBATCH --nodes=4"
 expect "$T/out" "srun --mpi=pmix '$FAKE/acct-tune'"
 expect "$T/out" "--collectives bcast,allreduce"
 expect "$T/out" "--budget 60s"
+expect "$T/out" "--max-comm-size 8 \\"
 expect "$T/out" "--progress"
 expect "$T/out" "nothing submitted"
 expect "$T/out" "srun --ntasks-per-node=1 '$ACCTCTL' import \"\$result\" --activate"
@@ -45,7 +46,7 @@ expect "$T/out" "imported tuning run r-fake-4242-eth as version 2 of eth/tcp-1g"
 expect "$T/out" "changes against the active version 1:"
 expect "$T/out" "activated version 2 of eth/tcp-1g (was 1)"
 grep -q -- '--nodes=2' "$T/slurm/4242.script" || fail "--nodes 2 not in the job script"
-grep -q 'acct-tune --partition eth --out .*acct-retune-eth-4242.result.yaml --rules .* --budget 60s --collectives bcast,allreduce --progress' "$T/slurm/calls" ||
+grep -q 'acct-tune --partition eth --out .*acct-retune-eth-4242.result.yaml --rules .* --budget 60s --collectives bcast,allreduce --max-comm-size 8 --progress' "$T/slurm/calls" ||
     fail "acct-tune was not run with the expected options: $(grep acct-tune "$T/slurm/calls")"
 ctl 0 show -p eth --format tsv
 [ "$(awk -F'\t' 'NR == 2 { print $1 }' "$T/out")" = 2 ] || fail "version 2 is not active after retune"
@@ -87,6 +88,21 @@ expect "$T/out" "    '--sizes' \\"
 expect "$T/out" "    '1K,64K' \\"
 expect "$T/out" "    'it'\\''s' \\"
 ctl 2 "${RETUNE[@]}" --dry-run -- "$(printf 'two\nlines')"
+
+# --max-comm-size: the partition's TotalCPUs by default (above), acctctl's
+# own option instead, or acct-tune's own after "--" and then none of acctctl's.
+ctl 0 "${RETUNE[@]}" --dry-run --max-comm-size 0
+expect "$T/out" "    --max-comm-size 0 \\"
+ctl 0 "${RETUNE[@]}" --dry-run -- --max-comm-size=64
+expect "$T/out" "    '--max-comm-size=64' \\"
+[ "$(grep -c -- '--max-comm-size' "$T/out")" = 1 ] || fail "two --max-comm-size in the script: $(grep -- --max-comm-size "$T/out")"
+ctl 2 "${RETUNE[@]}" --dry-run --max-comm-size 2000000
+expect "$T/err" "--max-comm-size: expected 0 (no model regions) to 1048576, got \"2000000\""
+ctl 1 retune -p nocpus --dry-run
+expect "$T/err" "cannot count the CPUs of partition nocpus"
+expect "$T/err" "give --max-comm-size P"
+ctl 0 retune -p nocpus --dry-run --max-comm-size 16 --acct-tune "$FAKE/acct-tune" --workdir "$T/work"
+expect "$T/out" "    --max-comm-size 16 \\"
 
 # --no-wait: the job id on stdout, the import command to run later.
 FAKE_SLURM_JOBID=4246 ctl 0 "${RETUNE[@]}" --no-wait --no-node-import

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "acct/coll.h"
+#include "acct/extrap.h"
 #include "acct/rules.h"
 #include "client.h"
 #include "daemon_ops.h"
@@ -41,6 +42,7 @@ struct retune_opts {
     const char *interconnect; /* NULL: acct-tune's default ($ACCT_INTERCONNECT) */
     long nodes;               /* 0: all nodes of the partition */
     long ranks_per_node;      /* 0: Slurm's default (one per node) */
+    long max_comm;            /* acct-tune --max-comm-size; -1: the partition's CPUs */
     char ops[512];            /* comma list of collectives, "" = acct-tune's default */
     long long budget_s;       /* 0: none */
     const char *time_limit;   /* sbatch --time, NULL: partition default */
@@ -205,36 +207,81 @@ static void chomp(char *s)
         s[--n] = '\0';
 }
 
-/* Number of nodes of the partition (scontrol show partition P -o:
- * TotalNodes=N). Returns N > 0, or -1 with a message. */
-static long partition_nodes(const char *cmd, const char *partition)
+/* One "KEY=N" field of scontrol's one-line output: N in [1, max], or -1. */
+static long scontrol_field(const char *out, const char *key, long max)
 {
-    char out[OUT_MAX];
-    char *argv[] = { "scontrol", "-o", "show", "partition", (char *)partition, NULL };
-    int st = run_capture(argv, out, sizeof(out), false);
-    const char *p = strstr(out, "TotalNodes=");
+    const char *p = out;
+    size_t kl = strlen(key);
     long n = -1;
 
-    if (st == 0 && p != NULL) {
+    while ((p = strstr(p, key)) != NULL) {
+        if ((p == out || p[-1] == ' ') && p[kl] == '=')
+            break;
+        p += kl;
+    }
+    if (p != NULL) {
         char num[32];
         size_t k = 0;
-        p += strlen("TotalNodes=");
+        p += kl + 1;
         while (k + 1 < sizeof(num) && p[k] >= '0' && p[k] <= '9') {
             num[k] = p[k];
             k++;
         }
         num[k] = '\0';
-        if (parse_long(num, 1, MAX_NODES, &n) != 0)
+        if (parse_long(num, 1, max, &n) != 0)
             n = -1;
     }
-    if (n < 0)
-        fprintf(stderr,
-                ACCTCTL_NAME " %s: cannot count the nodes of partition %s (\"scontrol show "
-                "partition %s\" %s); give --nodes N\n",
-                cmd, partition, partition,
-                st == 127 ? "not found: is Slurm installed?"
-                          : st != 0 ? "failed: is the partition defined?" : "gave no TotalNodes");
     return n;
+}
+
+/* The partition's size (scontrol -o show partition P: TotalNodes=N,
+ * TotalCPUs=C), for what the caller asks (*nodes, *cpus == 0). Returns 0,
+ * or -1 with a message naming the field that is missing. */
+static int partition_size(const char *cmd, const char *partition, long *nodes, long *cpus)
+{
+    char out[OUT_MAX];
+    char *argv[] = { "scontrol", "-o", "show", "partition", (char *)partition, NULL };
+    static const struct {
+        const char *key, *why;
+        long max;
+    } fields[] = {
+        { "TotalNodes", "give --nodes N", MAX_NODES },
+        { "TotalCPUs", "give --max-comm-size P", ACCT_EXTRAP_MAX_COMM },
+    };
+    long *want[] = { nodes, cpus };
+    int st;
+
+    if (*nodes != 0 && *cpus != 0)
+        return 0;
+    st = run_capture(argv, out, sizeof(out), false);
+    for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
+        if (*want[i] != 0)
+            continue;
+        *want[i] = st == 0 ? scontrol_field(out, fields[i].key, fields[i].max) : -1;
+        if (*want[i] > 0)
+            continue;
+        fprintf(stderr,
+                ACCTCTL_NAME " %s: cannot count the %s of partition %s (\"scontrol show "
+                "partition %s\" %s); %s\n",
+                cmd, i == 0 ? "nodes" : "CPUs", partition, partition,
+                st == 127 ? "not found: is Slurm installed?"
+                : st != 0 ? "failed: is the partition defined?"
+                          : i == 0 ? "gave no TotalNodes" : "gave no TotalCPUs (or more than 1048576)",
+                fields[i].why);
+        return -1;
+    }
+    return 0;
+}
+
+/* Does acct-tune's own part of the command line (after "--") set opt? */
+static bool tune_arg_given(const struct retune_opts *o, const char *opt)
+{
+    size_t n = strlen(opt);
+    for (int i = 0; i < o->n_tune_args; i++)
+        if (strncmp(o->tune_args[i], opt, n) == 0 &&
+            (o->tune_args[i][n] == '\0' || o->tune_args[i][n] == '='))
+            return true;
+    return false;
 }
 
 /* Quote s for a POSIX shell ('...'), into buf. */
@@ -318,6 +365,8 @@ static char *build_script(const struct retune_opts *o, const char *stem)
         fprintf(f, "    --budget %llds \\\n", o->budget_s);
     if (o->ops[0] != '\0')
         fprintf(f, "    --collectives %s \\\n", o->ops);
+    if (o->max_comm >= 0) /* model regions up to the partition's size (docs/acct-tune.md) */
+        fprintf(f, "    --max-comm-size %ld \\\n", o->max_comm);
     for (int i = 0; i < o->n_tune_args; i++)
         fprintf(f, "    %s \\\n", shq(o->tune_args[i], q1, sizeof(q1)));
     fprintf(f, "    --progress\n");
@@ -509,10 +558,16 @@ static int do_retune(struct retune_opts *o, const struct acctctl_common *c)
         }
         o->acctctl[n] = '\0';
     }
-    if (o->nodes == 0) {
-        o->nodes = partition_nodes(c->cmd, o->partition);
-        if (o->nodes < 0)
+    {
+        /* after "--", acct-tune's own --max-comm-size wins: none here */
+        bool given = tune_arg_given(o, "--max-comm-size");
+        long cpus = o->max_comm >= 0 || given ? 1 : 0;
+        if (partition_size(c->cmd, o->partition, &o->nodes, &cpus) != 0)
             goto out;
+        if (given)
+            o->max_comm = -1;
+        else if (o->max_comm < 0)
+            o->max_comm = cpus;
     }
     gmtime_r(&now, &tm);
     snprintf(stem, sizeof(stem), "acct-retune-%s", o->partition);
@@ -652,6 +707,13 @@ static int own_opt(void *arg, int ch, const char *optarg)
     case 'w':
         o->workdir = optarg;
         return 0;
+    case 'P':
+        if (parse_long(optarg, 0, ACCT_EXTRAP_MAX_COMM, &o->max_comm) != 0)
+            return acctctl_usage_error(cmd,
+                                       "--max-comm-size: expected 0 (no model regions) to %d, "
+                                       "got \"%s\"",
+                                       ACCT_EXTRAP_MAX_COMM, optarg);
+        return 0;
     case 'T':
         o->acct_tune = optarg;
         return 0;
@@ -692,6 +754,7 @@ int acctctl_cmd_retune(int argc, char **argv)
         { "time", required_argument, NULL, 't' },
         { "workdir", required_argument, NULL, 'w' },
         { "acct-tune", required_argument, NULL, 'T' },
+        { "max-comm-size", required_argument, NULL, 'P' },
         { "interval", required_argument, NULL, 'I' },
         { "dry-run", no_argument, NULL, 'n' },
         { "no-activate", no_argument, NULL, 'A' },
@@ -700,7 +763,7 @@ int acctctl_cmd_retune(int argc, char **argv)
         ACCTCTL_COMMON_LONG,
         { NULL, 0, NULL, 0 },
     };
-    struct retune_opts o = { .interval_s = 5, .activate = true, .wait = true, .node_import = true };
+    struct retune_opts o = { .max_comm = -1, .interval_s = 5, .activate = true, .wait = true, .node_import = true };
     struct acctctl_common c;
     char cwd[PATH_MAX], wd[PATH_MAX];
     struct sigaction sa, old_int, old_term;

@@ -188,6 +188,8 @@ static const struct acctctl_cmd commands[] = {
                 "                           the current directory; must be shared with the\n"
                 "                           partition's nodes)\n"
                 "      --acct-tune PATH     the acct-tune program (default: next to acctctl)\n"
+                "      --max-comm-size P    model regions up to P ranks (default: the\n"
+                "                           partition's CPUs, scontrol's TotalCPUs; 0: none)\n"
                 "      --interval S         seconds between progress polls (default 5)\n"
                 "      --no-activate        import but do not activate\n"
                 "      --no-wait            submit, print the job id and exit\n"
