@@ -79,8 +79,23 @@ rc=$?
 [ $rc = 2 ] && grep -q "short.tsv:1: expected" "$work/perr" ||
     bad "acct-ab-pool on a short line: exit $rc, '$(cat "$work/perr")' (want 2 and file:line)"
 
+# -g: two of ACCT's methods against each other (acct-retune-pair), -a: the
+# average over ranks; both methods ran, native at most once (acct-ab's own
+# set-up broadcast, before any forcing)
+timeout 120 "$mpiexec" -x LD_PRELOAD="$preload" -x ACCT_REPORT="$work/report2.yaml" \
+    ${ASAN_OPTIONS:+-x ASAN_OPTIONS} "${args[@]}" -np 4 \
+    "$ab" -c bcast -f bcast=binomial -g bcast=linear -b -a -m 4K -r 3 -n 2 >"$work/out2" 2>"$work/err2" ||
+    bad "acct-ab -f -g -a exited $? ($(tail -n 2 "$work/err2"))"
+count2() { sed -n "s/^  - {collective: bcast, algorithm: $1, calls: \([0-9]*\),.*/\1/p" "$work/report2.yaml"; }
+b2=$(count2 binomial) l2=$(count2 linear) n2=$(count2 native)
+[[ ${b2:-0} -ge 9 && ${l2:-0} -ge 9 && ${n2:-0} -le 1 ]] ||
+    bad "-g: binomial ran ${b2:-0}, linear ${l2:-0} calls (want >= 9 each), native ${n2:-0} (want <= 1)"
+awk '$1 == "bcast" && $2 == 4096 && $3 > 0 && $4 > 0 { ok = 1 } END { exit !ok }' "$work/out2" ||
+    bad "-g: no row for 4096 bytes: $(cat "$work/out2")"
+
 # usage errors: exit 2, before MPI_Init (no launcher needed)
-for a in "-c bcast" "-c bcast -R -f bcast=chain" "-c nosuch -R" "-c bcast -R -T 100"; do
+for a in "-c bcast" "-c bcast -R -f bcast=chain" "-c nosuch -R" "-c bcast -R -T 100" \
+    "-c bcast -f bcast=chain -g bcast=$(printf 'x%.0s' {1..80})"; do
     # shellcheck disable=SC2086  # the words of a
     "$ab" $a >/dev/null 2>&1
     rc=$?

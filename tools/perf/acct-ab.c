@@ -1,8 +1,8 @@
 /* acct-ab: ACCT's algorithm against the MPI library's collective, measured
  * alternately inside one job, so that both see the same machine load.
  *
- *   acct-ab -c COLL (-f SPEC | -R) [-m SIZES] [-r ROUNDS] [-n ITERS] [-T SEC] [-b]
- *           [-o FILE]
+ *   acct-ab -c COLL (-f SPEC | -R) [-g SPEC] [-m SIZES] [-r ROUNDS] [-n ITERS]
+ *           [-T SEC] [-b] [-a] [-o FILE]
  *
  * Run with libacct.so preloaded and the MPI library's own collective forced
  * through its parameters (for Open MPI: OMPI_MCA_coll_tuned_use_dynamic_rules=1,
@@ -21,6 +21,10 @@
  * -R instead of -f: the ACCT side runs what the rules (ACCT_RULES) decide
  * (acct_tool_force("")) and the native side is ACCT's "native" method
  * ("COLL=native"): tuned ACCT against whatever the MPI library is set to do.
+ * -g SPEC: the "native" side is ACCT forced to SPEC too (e.g. "bcast=native",
+ * "bcast=chain:64K:2"): two of ACCT's methods against each other, e.g. the
+ * picks of two tuning runs (tools/perf/acct-retune-pair); the columns keep
+ * their names, "native" meaning the -g side.
  * -T SEC: per size, a block has at least ITERS calls and about SEC seconds
  * (ITERS = SEC / the slowest rank's time of one call, at most 100000): small
  * messages get enough calls for a stable block time.
@@ -28,6 +32,8 @@
  * is then the slowest rank's sum of call times / ITERS): the latency of one
  * call, as acct-bench and acct-tune measure it, instead of the throughput of
  * back-to-back calls (where a chain overlaps consecutive calls).
+ * -a: a block's time is the average over the ranks instead of the slowest
+ * rank's (OSU's "average latency" with -b; acct-tune's "avg" view).
  * -o FILE: rank 0 also appends every round to FILE, one tab-separated line
  * "collective bytes round native_us acct_us" each, so that rounds of several
  * jobs can be pooled (tools/perf/acct-vs-tuned -j). */
@@ -89,7 +95,8 @@ static void call(const char *coll, int *sbuf, int *rbuf, int n)
 struct ab {
     const char *coll, *spec, *sizes, *rounds_out;
     int rounds, iters;
-    bool rules, barrier;
+    bool rules, barrier, avg;
+    const char *other; /* -g: the other side's ACCT_FORCE spec */
     double target;
     char native_spec[64];
     force_fn force;
@@ -104,7 +111,7 @@ static int parse_args(struct ab *a, int argc, char **argv)
     int opt, rc = 0;
     bool known = false;
 
-    while ((opt = getopt(argc, argv, "c:f:m:r:n:RT:bo:")) != -1) {
+    while ((opt = getopt(argc, argv, "c:f:g:m:r:n:RT:bao:")) != -1) {
         switch (opt) {
         case 'c': a->coll = optarg; break;
         case 'f': a->spec = optarg; break;
@@ -113,6 +120,8 @@ static int parse_args(struct ab *a, int argc, char **argv)
         case 'n': a->iters = atoi(optarg); break;
         case 'R': a->rules = true; break;
         case 'b': a->barrier = true; break;
+        case 'a': a->avg = true; break;
+        case 'g': a->other = optarg; break;
         case 'T': a->target = atof(optarg); break;
         case 'o': a->rounds_out = optarg; break;
         default: rc = 2;
@@ -126,9 +135,20 @@ static int parse_args(struct ab *a, int argc, char **argv)
     }
     if (rc || a->coll == NULL || (a->spec == NULL) == !a->rules || a->rounds < 1 ||
         a->iters < 1 || a->target < 0 || a->target > 60) {
-        fprintf(stderr, "usage: acct-ab -c COLL (-f SPEC | -R) [-m SIZES] [-r ROUNDS] [-n ITERS]"
-                        " [-T SEC] [-b] [-o FILE]\n");
+        fprintf(stderr, "usage: acct-ab -c COLL (-f SPEC | -R) [-g SPEC] [-m SIZES] [-r ROUNDS]"
+                        " [-n ITERS] [-T SEC] [-b] [-a] [-o FILE]\n");
         return 2;
+    }
+    if (a->other != NULL) {
+        if (strlen(a->other) >= sizeof a->native_spec) {
+            fprintf(stderr, "acct-ab: -g %s: longer than %zu characters\n", a->other,
+                    sizeof a->native_spec - 1);
+            return 2;
+        }
+        snprintf(a->native_spec, sizeof a->native_spec, "%s", a->other);
+        if (a->rules)
+            a->spec = "";
+        return 0;
     }
     if (a->rules) { /* ACCT side: the rules; native side: ACCT's native method */
         snprintf(a->native_spec, sizeof a->native_spec, "%s=native", a->coll);
@@ -171,8 +191,10 @@ static double time_block(const struct ab *a, int side, int *sbuf, int *rbuf, int
             busy += MPI_Wtime() - t0;
     }
     double dt = (a->barrier ? busy : MPI_Wtime() - t0) / it, mx;
-    MPI_Reduce(&dt, &mx, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-    return mx * 1e6;
+    int np;
+    MPI_Reduce(&dt, &mx, 1, MPI_DOUBLE, a->avg ? MPI_SUM : MPI_MAX, 0, MPI_COMM_WORLD);
+    MPI_Comm_size(MPI_COMM_WORLD, &np);
+    return (a->avg ? mx / np : mx) * 1e6;
 }
 
 /* All rounds of one message size; rank 0 prints its row (and the rounds to raw). */
