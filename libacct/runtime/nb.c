@@ -99,6 +99,7 @@ void rt_nb_discard(struct rt_nb_op *op)
         PMPI_Type_free(&op->kept[i]);
     free(op->pack[0]);
     free(op->pack[1]);
+    free(op->blocks);
     free(op);
 }
 

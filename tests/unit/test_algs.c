@@ -740,10 +740,11 @@ static void list(void)
         while (f->fallback != NULL && n < acct_alg_count() &&
                (f = acct_alg_find(a->coll, f->fallback)) != NULL)
             printf("%s%s", n++ ? "," : "", f->name);
-        /* 7th column: has the collective a non-blocking entry point (the
-         * nine fixed-size ones; no MPI_I<coll>v goes to ACCT) */
+        /* 7th column: has the collective a non-blocking entry point that
+         * ACCT runs (acct/mpi_wrap.h, ACCT_WRAPPED_NONBLOCKING: every
+         * collective, the v-collectives included, since issue 22) */
         printf("%s %s %s %s\n", n ? "" : "-", acct_alg_reorderable(a, NULL, NULL) ? "reorder" : "-",
-               a->flags & ACCT_ALG_NODES ? "nodes" : "-", acct_coll_vector(a->coll) ? "-" : "nb");
+               a->flags & ACCT_ALG_NODES ? "nodes" : "-", "nb");
     }
 }
 
