@@ -384,6 +384,107 @@ static int nb_finish(struct rt_nb_op *op, int rc)
     return rc;
 }
 
+/* ---- ACCT_ALG_ALL_COUNTS (binomial gatherv and scatterv) ----------------
+ * The method reads every rank's count on every rank; only the root has
+ * them. Once the call is decided for it (alike on every rank), the root's
+ * byte counts are broadcast over the private communicator (binomial, 8 P
+ * bytes, the call's tag) and the schedule is built from them. A rank whose
+ * own block disagrees with the root's count for it (an erroneous program)
+ * fails with MPI_ERR_TRUNCATE instead of reading past its buffer. */
+
+static struct acct_call counts_shape(const struct acct_call *c)
+{
+    struct acct_call b = {.coll = ACCT_COLL_bcast, .rank = c->rank, .size = c->size,
+                          .root = c->root, .count = 8 * (uint64_t)c->size,
+                          .scount = 8 * (uint64_t)c->size};
+    return b;
+}
+
+static const struct acct_alg *counts_alg(void)
+{
+    return acct_alg_find(ACCT_COLL_bcast, "binomial");
+}
+
+/* c's own block against the broadcast counts v (not at the root). */
+static int counts_check(const struct acct_call *c, const uint64_t *v)
+{
+    if (c->rank == c->root)
+        return MPI_SUCCESS;
+    uint64_t own = c->coll == ACCT_COLL_gatherv ? c->scount : c->count;
+    return v[c->rank] == own ? MPI_SUCCESS : MPI_ERR_TRUNCATE;
+}
+
+/* Blocking: broadcast the root's counts (c->counts at the root) into a
+ * new array *out (the caller frees it) and point c->counts at it. */
+static int counts_everywhere(struct rt_comm *st, struct acct_call *c, uint64_t **out)
+{
+    const size_t n = (size_t)c->size;
+    uint64_t *v = malloc(n * sizeof *v);
+    struct acct_call bc = counts_shape(c);
+    struct rt_bufs b;
+    int rc;
+    *out = NULL;
+    if (v == NULL)
+        return MPI_ERR_NO_MEM;
+    if (c->rank == c->root)
+        memcpy(v, c->counts, n * sizeof *v);
+    rt_bufs_init(&b);
+    rt_bufs_set(&b, ACCT_BUF_RECV, v, MPI_BYTE);
+    rc = run(st, counts_alg(), &bc, &b, MPI_OP_NULL);
+    if (rc == RT_NATIVE)
+        rc = MPI_ERR_INTERN; /* the binomial bcast builder never declines */
+    if (rc == MPI_SUCCESS)
+        rc = counts_check(c, v);
+    if (rc != MPI_SUCCESS) {
+        free(v);
+        return rc;
+    }
+    c->counts = v;
+    *out = v;
+    return MPI_SUCCESS;
+}
+
+/* Non-blocking: the engine's next stage (nb.h), after the broadcast. */
+static int nb_counts_then(struct rt_nb_op *op)
+{
+    struct acct_call c = op->shape;
+    c.counts = op->counts;
+    c.displs = c.rank == c.root ? op->counts + c.size : NULL;
+    int rc = counts_check(&c, op->counts);
+    if (rc == MPI_SUCCESS && acct_alg_schedule(op->alg, &c, &op->sched) != 0)
+        rc = op->sched.error ? MPI_ERR_NO_MEM : MPI_ERR_INTERN;
+    if (rc != MPI_SUCCESS)
+        return rc;
+    op->b = op->next_b;
+    return rt_exec_begin(&op->run, &op->sched, &op->b, op->run.op, op->run.comm, op->run.tag,
+                         &op->scratch);
+}
+
+/* Non-blocking: make the broadcast op's first stage (its schedule, its
+ * buffer: op->counts, filled at the root with the counts and
+ * displacements of shape), the call's buffers kept for nb_counts_then. */
+static int nb_counts_stage(struct rt_nb_op *op, const struct acct_call *shape)
+{
+    const size_t n = (size_t)shape->size;
+    struct acct_call bc = counts_shape(shape);
+    op->counts = malloc(2 * n * sizeof *op->counts);
+    if (op->counts == NULL)
+        return MPI_ERR_NO_MEM;
+    if (shape->rank == shape->root) {
+        memcpy(op->counts, shape->counts, n * sizeof *op->counts);
+        memcpy(op->counts + n, shape->displs, n * sizeof *op->counts);
+    }
+    op->shape = *shape;
+    op->shape.counts = op->shape.displs = NULL; /* the caller's: set from op->counts later */
+    op->next_b = op->b;
+    rt_bufs_init(&op->b);
+    rt_bufs_set(&op->b, ACCT_BUF_RECV, op->counts, MPI_BYTE);
+    op->then = nb_counts_then;
+    if (acct_alg_schedule(counts_alg(), &bc, &op->sched) != 0)
+        return op->sched.error ? MPI_ERR_NO_MEM : MPI_ERR_INTERN;
+    return MPI_SUCCESS;
+}
+
 /* Post the chosen call as a non-blocking collective: its own schedule,
  * buffers and scratch, its own tag, then the engine. RT_NATIVE if the
  * builder declines (all ranks alike; nothing happened). The packed views
@@ -420,7 +521,9 @@ static int post_nb(struct rt_comm *st, const struct rt_choice *ch, const struct 
     op->finish = nb_finish;
     op->coll = shape->coll;
     op->alg = ch->alg;
-    if (rc == MPI_SUCCESS && acct_alg_schedule(ch->alg, shape, &op->sched) != 0)
+    if (rc == MPI_SUCCESS && (ch->alg->flags & ACCT_ALG_ALL_COUNTS))
+        rc = nb_counts_stage(op, shape);
+    else if (rc == MPI_SUCCESS && acct_alg_schedule(ch->alg, shape, &op->sched) != 0)
         rc = op->sched.error ? MPI_ERR_NO_MEM : RT_NATIVE;
     if (rc != MPI_SUCCESS) {
         rt_nb_discard(op);
@@ -1021,6 +1124,9 @@ static int do_rooted_v(enum acct_coll_id coll, const struct rooted_v *k, struct 
             c.count = (uint64_t)n * size;
         rt_bufs_set(&b, gv ? ACCT_BUF_SEND : ACCT_BUF_RECV, one.ptr, MPI_BYTE);
     }
+    uint64_t *everyone = NULL; /* ACCT_ALG_ALL_COUNTS, blocking: the root's counts */
+    if (rc == MPI_SUCCESS && nb == NULL && (ch.alg->flags & ACCT_ALG_ALL_COUNTS))
+        rc = counts_everywhere(st, &c, &everyone);
     if (rc == MPI_SUCCESS && nb != NULL) {
         /* non-blocking: the schedule is built at the post; the views go to
          * the op, with what to unpack at completion: gatherv's root its
@@ -1053,6 +1159,7 @@ static int do_rooted_v(enum acct_coll_id coll, const struct rooted_v *k, struct 
                            k->comm, arr + p);
     else if (root)
         vbytes_close(&all, NULL, NULL, NULL, k->stype, p, 0, k->comm, NULL);
+    free(everyone);
     if (!c.in_place) {
         int n = gv ? k->scount : k->rcount;
         int r3 = bytes_close(&one, gv ? NULL : k->rbuf, n < 0 ? 0 : (uint64_t)n,

@@ -61,6 +61,14 @@ struct rt_nb_op {
     MPI_Datatype utype;
     uint64_t ubytes;        /* bytes of the packed receive view */
     struct rt_nb_blocks *blocks; /* owned; NULL: unpack ucount x utype at once */
+    /* A first stage (an ACCT_ALG_ALL_COUNTS method: the broadcast of the
+     * root's counts into `counts`): when its schedule is done, the engine
+     * calls then(), which builds the call's own schedule from shape and
+     * counts and begins it on next_b with the same tag; NULL: none. */
+    int (*then)(struct rt_nb_op *op);
+    struct acct_call shape;
+    uint64_t *counts;       /* owned: P counts, then (at the root) P displacements */
+    struct rt_bufs next_b;
     bool unpack;
     MPI_Comm ucomm;
     MPI_Datatype kept[2], kept_from[2]; /* duplicates of derived datatypes it uses */

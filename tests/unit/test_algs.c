@@ -443,13 +443,16 @@ static int run_case(const struct acct_alg *alg, const struct acct_call *shape, c
     for (int r = 0; r < shape->size; r++) {
         struct acct_call c = *shape;
         c.rank = r;
-        /* what rank r knows of a v-collective's counts (acct/alg.h) */
+        /* what rank r knows of a v-collective's counts (acct/alg.h): its
+         * own block; every count with ACCT_ALG_ALL_COUNTS (the runtime's
+         * broadcast), the displacements never */
         if ((c.coll == ACCT_COLL_gatherv || c.coll == ACCT_COLL_scatterv) && r != c.root) {
             if (c.coll == ACCT_COLL_gatherv)
                 c.scount = shape->counts[r];
             else
                 c.count = shape->counts[r];
-            c.counts = c.displs = NULL;
+            c.counts = (alg->flags & ACCT_ALG_ALL_COUNTS) ? shape->counts : NULL;
+            c.displs = NULL;
         } else if (c.coll == ACCT_COLL_alltoallv) {
             for (int j = 0; j < shape->size; j++) {
                 a2a_rows[r][0][j] = a2a[r][j];
