@@ -28,6 +28,14 @@ struct acct_run_msg {
 };
 void acct_run_msg(void *ctx, int i0, int r0, int len); /* an acct_layout_run_fn */
 
+/* The rooted v-collectives' trees (gatherv, scatterv binomial; c->counts
+ * on every rank): the bytes of the vranks [v, v + span) (ranks v + root
+ * mod P), and whether their blocks lie back to back in vrank order at the
+ * root's displacements (blocks without bytes skipped), then from byte
+ * *off (if off is not NULL) of the root's buffer. */
+uint64_t acct_v_run_bytes(const struct acct_call *c, int v, int span);
+bool acct_v_run_in_place(const struct acct_call *c, int v, int span, uint64_t *off);
+
 #include "allgather/allgather.h"
 #include "allgatherv/allgatherv.h"
 #include "allreduce/allreduce.h"

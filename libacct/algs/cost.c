@@ -8,6 +8,8 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "algs.h"
+
 /* Flat tree (BM04 Table 1): (P - 1) g(m) + L. */
 double acct_cost_flat(const struct acct_cost *c, uint64_t x)
 {
@@ -400,4 +402,13 @@ double acct_cost_block_chains(const struct acct_cost *c, bool up)
     if (!segmented_stream(c))
         return chain_blocks(c, f, up);
     return c->seg <= c->m && c->m % c->seg == 0 ? chain_segmented(c, f, up) : NAN;
+}
+
+/* The counts' broadcast: binomial bcast of 8 P bytes, one segment. */
+double acct_v_counts_bcast_cost(const struct acct_cost *c)
+{
+    struct acct_cost b = *c;
+    b.m = 8 * (uint64_t)c->p;
+    b.seg = 0;
+    return c->p > 1 ? acct_bcast_binomial_cost(&b) : 0;
 }

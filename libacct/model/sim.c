@@ -723,6 +723,19 @@ int acct_model_simulate_view(const struct acct_alg *alg, const struct acct_call 
         *how = ACCT_MODEL_SIMULATED;
     rc = 0;
 out:
+    /* An ACCT_ALG_ALL_COUNTS method runs after the broadcast of the P
+     * counts (binomial, 8 P bytes; docs/runtime.md): its time is added. */
+    if (rc == 0 && (alg->flags & ACCT_ALG_ALL_COUNTS) && p > 1) {
+        struct acct_call bc = {.coll = ACCT_COLL_bcast, .size = p, .root = call->root,
+                               .count = 8 * (uint64_t)p, .scount = 8 * (uint64_t)p,
+                               .commutative = true};
+        double tb = 0;
+        if (acct_model_simulate_view(acct_alg_find(ACCT_COLL_bcast, "binomial"), &bc, mdl,
+                                     ACCT_MODEL_VIEW_AUTO, &tb, NULL, err, errlen) != 0)
+            rc = -1;
+        else
+            *t_us += tb;
+    }
     acct_sched_free(&sc);
     acct_layout_free(&layout);
     free(vcounts);

@@ -528,6 +528,86 @@ static int run_Ialltoall(const struct acct_coll_fns *rt, void *sendbuf, MPI_Fint
                                  &r, request);
 }
 
+/* The non-blocking v-collectives: their count arrays as the blocking
+ * ones' (read during the call only: the runtime copies what it needs). */
+static int run_Iallgatherv(const struct acct_coll_fns *rt, void *sendbuf, MPI_Fint *sendcount,
+                           MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts,
+                           MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm,
+                           MPI_Fint *request, MPI_Fint *ierr)
+{
+    MPI_Comm c = c_comm(comm);
+    MPI_Request r;
+    (void)ierr;
+    return c == NULL ? F_NATIVE
+                     : f_request(rt->Iallgatherv(c_in_place(sendbuf), *sendcount,
+                                                 f2c.type(*sendtype), c_bottom(recvbuf),
+                                                 (const int *)recvcounts, (const int *)displs,
+                                                 f2c.type(*recvtype), c, &r),
+                                 &r, request);
+}
+
+static int run_Ireduce_scatter(const struct acct_coll_fns *rt, void *sendbuf, void *recvbuf,
+                               MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op,
+                               MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+    MPI_Comm c = c_comm(comm);
+    MPI_Request r;
+    (void)ierr;
+    return c == NULL ? F_NATIVE
+                     : f_request(rt->Ireduce_scatter(c_in_place(sendbuf), c_bottom(recvbuf),
+                                                     (const int *)recvcounts, f2c.type(*datatype),
+                                                     f2c.op(*op), c, &r),
+                                 &r, request);
+}
+
+static int run_Igatherv(const struct acct_coll_fns *rt, void *sendbuf, MPI_Fint *sendcount,
+                        MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs,
+                        MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request,
+                        MPI_Fint *ierr)
+{
+    MPI_Comm c = c_comm(comm);
+    MPI_Request r;
+    (void)ierr;
+    return c == NULL ? F_NATIVE
+                     : f_request(rt->Igatherv(c_in_place(sendbuf), *sendcount, f2c.type(*sendtype),
+                                              c_bottom(recvbuf), (const int *)recvcounts,
+                                              (const int *)displs, f2c.type(*recvtype), *root, c,
+                                              &r),
+                                 &r, request);
+}
+
+static int run_Iscatterv(const struct acct_coll_fns *rt, void *sendbuf, MPI_Fint *sendcounts,
+                         MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount,
+                         MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request,
+                         MPI_Fint *ierr)
+{
+    MPI_Comm c = c_comm(comm);
+    MPI_Request r;
+    (void)ierr;
+    return c == NULL ? F_NATIVE
+                     : f_request(rt->Iscatterv(c_bottom(sendbuf), (const int *)sendcounts,
+                                               (const int *)displs, f2c.type(*sendtype),
+                                               c_in_place(recvbuf), *recvcount,
+                                               f2c.type(*recvtype), *root, c, &r),
+                                 &r, request);
+}
+
+static int run_Ialltoallv(const struct acct_coll_fns *rt, void *sendbuf, MPI_Fint *sendcounts,
+                          MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf,
+                          MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype,
+                          MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+    MPI_Comm c = c_comm(comm);
+    MPI_Request r;
+    (void)ierr;
+    return c == NULL ? F_NATIVE
+                     : f_request(rt->Ialltoallv(c_in_place(sendbuf), (const int *)sendcounts,
+                                                (const int *)sdispls, f2c.type(*sendtype),
+                                                c_bottom(recvbuf), (const int *)recvcounts,
+                                                (const int *)rdispls, f2c.type(*recvtype), c, &r),
+                                 &r, request);
+}
+
 /* A collective: the runtime's path while it runs the collectives and the
  * conversions are known, else the native function the program called. */
 #define ACCT_X_DRIVER(Name, UPPER, lower, fparams, fargs)                          \

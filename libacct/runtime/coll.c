@@ -17,6 +17,7 @@
 
 #include <limits.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "acct/alg.h"
 #include "account.h"
@@ -310,7 +311,33 @@ struct nb_views {
     MPI_Datatype utype;
     bool unpack;
     MPI_Comm comm;
+    struct rt_nb_blocks *blocks; /* a v-collective's receive blocks (owned from here on) */
 };
+
+/* The op's copy of a v-collective's receive blocks (nb.h): n blocks of
+ * counts[i] x dt at displs[i] extents, at byte offs[i] of the packed view.
+ * NULL with *rc = MPI_ERR_NO_MEM when out of memory. */
+static struct rt_nb_blocks *nb_blocks(int n, const int *counts, const int *displs,
+                                      MPI_Datatype dt, const uint64_t *offs, int *rc)
+{
+    MPI_Aint lb, extent;
+    size_t ints = 2 * (size_t)n * sizeof(int), words = (size_t)n * sizeof(uint64_t);
+    struct rt_nb_blocks *k = malloc(sizeof *k + words + ints);
+    if (k == NULL || PMPI_Type_get_extent(dt, &lb, &extent) != MPI_SUCCESS) {
+        free(k);
+        *rc = k == NULL ? MPI_ERR_NO_MEM : MPI_ERR_TYPE;
+        return NULL;
+    }
+    k->n = n;
+    k->extent = extent;
+    k->offs = (uint64_t *)(k + 1);
+    k->counts = (int *)(k->offs + n);
+    k->displs = k->counts + n;
+    memcpy(k->offs, offs, words);
+    memcpy(k->counts, counts, (size_t)n * sizeof(int));
+    memcpy(k->displs, displs, (size_t)n * sizeof(int));
+    return k;
+}
 
 /* A derived datatype the op keeps using after the call returned: its own
  * duplicate, as the application may free the original meanwhile (MPI
@@ -341,10 +368,121 @@ static MPI_Datatype nb_keep_type(struct rt_nb_op *op, MPI_Datatype dt, int *rc)
 static int nb_finish(struct rt_nb_op *op, int rc)
 {
     int pos = 0;
-    if (rc == MPI_SUCCESS && op->unpack && op->pack[1] != NULL)
-        rc = PMPI_Unpack(op->pack[1], (int)op->ubytes, &pos, op->ubuf, (int)op->ucount, op->utype,
-                         op->run.comm != MPI_COMM_NULL ? op->run.comm : op->ucomm);
+    MPI_Comm comm = op->run.comm != MPI_COMM_NULL ? op->run.comm : op->ucomm;
+    const struct rt_nb_blocks *k = op->blocks;
+    if (rc != MPI_SUCCESS || !op->unpack || op->pack[1] == NULL)
+        return rc;
+    if (k == NULL)
+        return PMPI_Unpack(op->pack[1], (int)op->ubytes, &pos, op->ubuf, (int)op->ucount,
+                           op->utype, comm);
+    for (int i = 0; i < k->n && rc == MPI_SUCCESS; i++) {
+        pos = (int)k->offs[i];
+        rc = PMPI_Unpack(op->pack[1], (int)op->ubytes, &pos,
+                         (char *)op->ubuf + (MPI_Aint)k->displs[i] * k->extent, k->counts[i],
+                         op->utype, comm);
+    }
     return rc;
+}
+
+/* ---- ACCT_ALG_ALL_COUNTS (binomial gatherv and scatterv) ----------------
+ * The method reads every rank's count on every rank; only the root has
+ * them. Once the call is decided for it (alike on every rank), the root's
+ * byte counts are broadcast over the private communicator (binomial, 8 P
+ * bytes, the call's tag) and the schedule is built from them. A rank whose
+ * own block disagrees with the root's count for it (an erroneous program)
+ * fails with MPI_ERR_TRUNCATE instead of reading past its buffer. */
+
+static struct acct_call counts_shape(const struct acct_call *c)
+{
+    struct acct_call b = {.coll = ACCT_COLL_bcast, .rank = c->rank, .size = c->size,
+                          .root = c->root, .count = 8 * (uint64_t)c->size,
+                          .scount = 8 * (uint64_t)c->size};
+    return b;
+}
+
+static const struct acct_alg *counts_alg(void)
+{
+    return acct_alg_find(ACCT_COLL_bcast, "binomial");
+}
+
+/* c's own block against the broadcast counts v (not at the root). */
+static int counts_check(const struct acct_call *c, const uint64_t *v)
+{
+    if (c->rank == c->root)
+        return MPI_SUCCESS;
+    uint64_t own = c->coll == ACCT_COLL_gatherv ? c->scount : c->count;
+    return v[c->rank] == own ? MPI_SUCCESS : MPI_ERR_TRUNCATE;
+}
+
+/* Blocking: broadcast the root's counts (c->counts at the root) into a
+ * new array *out (the caller frees it) and point c->counts at it. */
+static int counts_everywhere(struct rt_comm *st, struct acct_call *c, uint64_t **out)
+{
+    const size_t n = (size_t)c->size;
+    uint64_t *v = malloc(n * sizeof *v);
+    struct acct_call bc = counts_shape(c);
+    struct rt_bufs b;
+    int rc;
+    *out = NULL;
+    if (v == NULL)
+        return MPI_ERR_NO_MEM;
+    if (c->rank == c->root)
+        memcpy(v, c->counts, n * sizeof *v);
+    rt_bufs_init(&b);
+    rt_bufs_set(&b, ACCT_BUF_RECV, v, MPI_BYTE);
+    rc = run(st, counts_alg(), &bc, &b, MPI_OP_NULL);
+    if (rc == RT_NATIVE)
+        rc = MPI_ERR_INTERN; /* the binomial bcast builder never declines */
+    if (rc == MPI_SUCCESS)
+        rc = counts_check(c, v);
+    if (rc != MPI_SUCCESS) {
+        free(v);
+        return rc;
+    }
+    c->counts = v;
+    *out = v;
+    return MPI_SUCCESS;
+}
+
+/* Non-blocking: the engine's next stage (nb.h), after the broadcast. */
+static int nb_counts_then(struct rt_nb_op *op)
+{
+    struct acct_call c = op->shape;
+    c.counts = op->counts;
+    c.displs = c.rank == c.root ? op->counts + c.size : NULL;
+    int rc = counts_check(&c, op->counts);
+    if (rc == MPI_SUCCESS && acct_alg_schedule(op->alg, &c, &op->sched) != 0)
+        rc = op->sched.error ? MPI_ERR_NO_MEM : MPI_ERR_INTERN;
+    if (rc != MPI_SUCCESS)
+        return rc;
+    op->b = op->next_b;
+    return rt_exec_begin(&op->run, &op->sched, &op->b, op->run.op, op->run.comm, op->run.tag,
+                         &op->scratch);
+}
+
+/* Non-blocking: make the broadcast op's first stage (its schedule, its
+ * buffer: op->counts, filled at the root with the counts and
+ * displacements of shape), the call's buffers kept for nb_counts_then. */
+static int nb_counts_stage(struct rt_nb_op *op, const struct acct_call *shape)
+{
+    const size_t n = (size_t)shape->size;
+    struct acct_call bc = counts_shape(shape);
+    op->counts = malloc(2 * n * sizeof *op->counts);
+    if (op->counts == NULL)
+        return MPI_ERR_NO_MEM;
+    if (shape->rank == shape->root) {
+        memcpy(op->counts, shape->counts, n * sizeof *op->counts);
+        memcpy(op->counts + n, shape->displs, n * sizeof *op->counts);
+    }
+    op->shape = *shape;
+    op->shape.counts = op->shape.displs = NULL; /* the caller's: set from op->counts later */
+    op->next_b = op->b;
+    rt_bufs_init(&op->b);
+    rt_bufs_set(&op->b, ACCT_BUF_RECV, op->counts, MPI_BYTE);
+    op->then = nb_counts_then;
+    if (acct_alg_schedule(counts_alg(), &bc, &op->sched) != 0)
+        return op->sched.error ? MPI_ERR_NO_MEM : MPI_ERR_INTERN;
+    return MPI_SUCCESS;
 }
 
 /* Post the chosen call as a non-blocking collective: its own schedule,
@@ -362,8 +500,10 @@ static int post_nb(struct rt_comm *st, const struct rt_choice *ch, const struct 
             free(v->send->packed);
         if (v->recv != NULL)
             free(v->recv->packed);
+        free(v->blocks);
         return MPI_ERR_NO_MEM;
     }
+    op->blocks = v->blocks;
     if (v->send != NULL)
         op->pack[0] = v->send->packed;
     if (v->recv != NULL) {
@@ -381,7 +521,9 @@ static int post_nb(struct rt_comm *st, const struct rt_choice *ch, const struct 
     op->finish = nb_finish;
     op->coll = shape->coll;
     op->alg = ch->alg;
-    if (rc == MPI_SUCCESS && acct_alg_schedule(ch->alg, shape, &op->sched) != 0)
+    if (rc == MPI_SUCCESS && (ch->alg->flags & ACCT_ALG_ALL_COUNTS))
+        rc = nb_counts_stage(op, shape);
+    else if (rc == MPI_SUCCESS && acct_alg_schedule(ch->alg, shape, &op->sched) != 0)
         rc = op->sched.error ? MPI_ERR_NO_MEM : RT_NATIVE;
     if (rc != MPI_SUCCESS) {
         rt_nb_discard(op);
@@ -672,7 +814,7 @@ static int do_blocks(const struct blocks_call *k, struct rt_ran *ran, const stru
  * by block after the run. */
 static int do_allgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
                          const int *rcounts, const int *displs, MPI_Datatype rtype,
-                         MPI_Comm comm, struct rt_ran *ran)
+                         MPI_Comm comm, struct rt_ran *ran, const struct rt_nb_post *nb)
 {
     struct rt_comm *st = candidate(comm, ACCT_COLL_allgatherv);
     struct acct_call c = shape_of(ACCT_COLL_allgatherv, st, -1);
@@ -702,7 +844,7 @@ static int do_allgatherv(const void *sbuf, int scount, MPI_Datatype stype, void 
         return RT_NATIVE;
     c.count = total;
     c.scount = (uint64_t)rcounts[me] * rsize;
-    if (!choose(st, &c, total / (uint64_t)p, 1, total, &ch, false))
+    if (!choose(st, &c, total / (uint64_t)p, 1, total, &ch, nb != NULL))
         return RT_NATIVE;
     const bool contig = (uint64_t)textent == rsize && (uint64_t)extent == rsize;
     arr = malloc(2 * (size_t)p * sizeof *arr);
@@ -734,8 +876,23 @@ static int do_allgatherv(const void *sbuf, int scount, MPI_Datatype stype, void 
         rt_bufs_init(&b);
         rt_bufs_set(&b, ACCT_BUF_SEND, sv.ptr, MPI_BYTE);
         rt_bufs_set(&b, ACCT_BUF_RECV, rptr, MPI_BYTE);
-        rc = run_choice(st, &c, &ch, &b, MPI_OP_NULL);
     }
+    /* non-blocking: the schedule is built at the post, from the counts
+     * read now; the packed views and the blocks to unpack go to the op */
+    struct rt_nb_blocks *blocks = NULL;
+    if (rc == MPI_SUCCESS && nb != NULL && packed != NULL)
+        blocks = nb_blocks(p, rcounts, displs, rtype, c.displs, &rc);
+    if (rc == MPI_SUCCESS && nb != NULL) {
+        struct rt_bytes rv = {.ptr = rptr, .n = total, .packed = packed};
+        struct nb_views nv = {.send = &sv, .recv = &rv, .ubuf = rbuf, .utype = rtype,
+                              .unpack = packed != NULL, .comm = comm, .blocks = blocks};
+        rc = post_nb(st, &ch, &c, &b, MPI_OP_NULL, &nv, nb);
+        free(arr);
+        ran_choice(ran, &ch, c.seg, rc);
+        return rc == MPI_SUCCESS || rc == RT_NATIVE ? rc : failed(comm, rc);
+    }
+    if (rc == MPI_SUCCESS)
+        rc = run_choice(st, &c, &ch, &b, MPI_OP_NULL);
     if (rc == MPI_SUCCESS && packed != NULL)
         for (int i = 0; i < p && rc2 == MPI_SUCCESS; i++) {
             int pos = (int)c.displs[i];
@@ -756,7 +913,8 @@ static int do_allgatherv(const void *sbuf, int scount, MPI_Datatype stype, void 
 /* reduce_scatter: elements of dt (the same on every rank, as are the
  * counts); block i starts at the sum of counts before it. */
 static int do_reduce_scatter(const void *sbuf, void *rbuf, const int *rcounts, MPI_Datatype dt,
-                             MPI_Op op, MPI_Comm comm, struct rt_ran *ran)
+                             MPI_Op op, MPI_Comm comm, struct rt_ran *ran,
+                             const struct rt_nb_post *nb)
 {
     struct rt_comm *st = candidate(comm, ACCT_COLL_reduce_scatter);
     struct acct_call c = shape_of(ACCT_COLL_reduce_scatter, st, -1);
@@ -780,7 +938,8 @@ static int do_reduce_scatter(const void *sbuf, void *rbuf, const int *rcounts, M
     c.scount = (uint64_t)rcounts[st->rank];
     c.commutative = commute != 0;
     c.in_place = sbuf == MPI_IN_PLACE;
-    if (!choose(st, &c, total * size / (uint64_t)p, size ? size : 1, total * size, &ch, false))
+    if (!choose(st, &c, total * size / (uint64_t)p, size ? size : 1, total * size, &ch,
+                nb != NULL))
         return RT_NATIVE;
     arr = malloc(2 * (size_t)p * sizeof *arr);
     if (arr == NULL)
@@ -796,8 +955,9 @@ static int do_reduce_scatter(const void *sbuf, void *rbuf, const int *rcounts, M
     rt_bufs_init(&b);
     rt_bufs_set(&b, ACCT_BUF_SEND, c.in_place ? NULL : sbuf, dt);
     rt_bufs_set(&b, ACCT_BUF_RECV, rbuf, dt);
-    int rc = run_choice(st, &c, &ch, &b, op);
-    free(arr);
+    struct nb_views nv = {.comm = comm};
+    int rc = nb != NULL ? post_nb(st, &ch, &c, &b, op, &nv, nb) : run_choice(st, &c, &ch, &b, op);
+    free(arr); /* a non-blocking call's schedule is built: the counts are read */
     ran_choice(ran, &ch, c.seg * size, rc);
     if (rc == RT_NATIVE)
         return rc;
@@ -907,7 +1067,8 @@ struct rooted_v {
     MPI_Comm comm;
 };
 
-static int do_rooted_v(enum acct_coll_id coll, const struct rooted_v *k, struct rt_ran *ran)
+static int do_rooted_v(enum acct_coll_id coll, const struct rooted_v *k, struct rt_ran *ran,
+                       const struct rt_nb_post *nb)
 {
     struct rt_comm *st = candidate(k->comm, coll);
     struct acct_call c = shape_of(coll, st, k->root);
@@ -923,7 +1084,7 @@ static int do_rooted_v(enum acct_coll_id coll, const struct rooted_v *k, struct 
         return failed(k->comm, MPI_ERR_NO_MEM);
     if (st == NULL || st->inter)
         return RT_NATIVE;
-    if (!choose(st, &c, 0, 1, 0, &ch, false))
+    if (!choose(st, &c, 0, 1, 0, &ch, nb != NULL))
         return RT_NATIVE;
     const int p = st->size;
     const bool root = st->rank == k->root;
@@ -963,6 +1124,34 @@ static int do_rooted_v(enum acct_coll_id coll, const struct rooted_v *k, struct 
             c.count = (uint64_t)n * size;
         rt_bufs_set(&b, gv ? ACCT_BUF_SEND : ACCT_BUF_RECV, one.ptr, MPI_BYTE);
     }
+    uint64_t *everyone = NULL; /* ACCT_ALG_ALL_COUNTS, blocking: the root's counts */
+    if (rc == MPI_SUCCESS && nb == NULL && (ch.alg->flags & ACCT_ALG_ALL_COUNTS))
+        rc = counts_everywhere(st, &c, &everyone);
+    if (rc == MPI_SUCCESS && nb != NULL) {
+        /* non-blocking: the schedule is built at the post; the views go to
+         * the op, with what to unpack at completion: gatherv's root its
+         * blocks (a copy of its counts), scatterv's non-in-place ranks
+         * their own block */
+        struct rt_bytes av = {.ptr = all.ptr, .n = all.total, .packed = all.packed};
+        struct nb_views nv = {.send = gv ? &one : &av, .recv = gv ? &av : &one, .comm = k->comm};
+        if (gv && root && all.packed != NULL)
+            nv.blocks = nb_blocks(p, k->rcounts, k->rdispls, k->rtype, arr + p, &rc);
+        if (gv) {
+            nv.ubuf = k->rbuf;
+            nv.utype = k->rtype;
+            nv.unpack = root && all.packed != NULL;
+        } else {
+            nv.ubuf = k->rbuf;
+            nv.ucount = c.in_place ? 0 : (uint64_t)k->rcount;
+            nv.utype = k->rtype;
+            nv.unpack = !c.in_place;
+        }
+        if (rc == MPI_SUCCESS) {
+            rc = post_nb(st, &ch, &c, &b, MPI_OP_NULL, &nv, nb);
+            free(arr);
+            return v_done(k->comm, ran, &ch, rc, MPI_SUCCESS);
+        }
+    }
     if (rc == MPI_SUCCESS)
         rc = run_choice(st, &c, &ch, &b, MPI_OP_NULL);
     if (root && gv)
@@ -970,6 +1159,7 @@ static int do_rooted_v(enum acct_coll_id coll, const struct rooted_v *k, struct 
                            k->comm, arr + p);
     else if (root)
         vbytes_close(&all, NULL, NULL, NULL, k->stype, p, 0, k->comm, NULL);
+    free(everyone);
     if (!c.in_place) {
         int n = gv ? k->scount : k->rcount;
         int r3 = bytes_close(&one, gv ? NULL : k->rbuf, n < 0 ? 0 : (uint64_t)n,
@@ -982,7 +1172,7 @@ static int do_rooted_v(enum acct_coll_id coll, const struct rooted_v *k, struct 
 
 static int do_alltoallv(const void *sbuf, const int *scounts, const int *sdispls, MPI_Datatype stype,
                         void *rbuf, const int *rcounts, const int *rdispls, MPI_Datatype rtype,
-                        MPI_Comm comm, struct rt_ran *ran)
+                        MPI_Comm comm, struct rt_ran *ran, const struct rt_nb_post *nb)
 {
     struct rt_comm *st = candidate(comm, ACCT_COLL_alltoallv);
     struct acct_call c = shape_of(ACCT_COLL_alltoallv, st, -1);
@@ -997,7 +1187,7 @@ static int do_alltoallv(const void *sbuf, const int *scounts, const int *sdispls
     /* MPI_IN_PLACE is given by every rank alike: native, as alltoall's */
     if (st == NULL || st->inter || sbuf == MPI_IN_PLACE)
         return RT_NATIVE;
-    if (!choose(st, &c, 0, 1, 0, &ch, false))
+    if (!choose(st, &c, 0, 1, 0, &ch, nb != NULL))
         return RT_NATIVE;
     const int p = st->size;
     arr = malloc(4 * (size_t)p * sizeof *arr);
@@ -1014,8 +1204,21 @@ static int do_alltoallv(const void *sbuf, const int *scounts, const int *sdispls
         rt_bufs_init(&b);
         rt_bufs_set(&b, ACCT_BUF_SEND, sv.ptr, MPI_BYTE);
         rt_bufs_set(&b, ACCT_BUF_RECV, rv.ptr, MPI_BYTE);
-        rc = run_choice(st, &c, &ch, &b, MPI_OP_NULL);
     }
+    struct rt_nb_blocks *blocks = NULL;
+    if (rc == MPI_SUCCESS && nb != NULL && rv.packed != NULL)
+        blocks = nb_blocks(p, rcounts, rdispls, rtype, arr + 3 * p, &rc);
+    if (rc == MPI_SUCCESS && nb != NULL) { /* as allgatherv's */
+        struct rt_bytes s1 = {.ptr = sv.ptr, .n = sv.total, .packed = sv.packed};
+        struct rt_bytes r1 = {.ptr = rv.ptr, .n = rv.total, .packed = rv.packed};
+        struct nb_views nv = {.send = &s1, .recv = &r1, .ubuf = rbuf, .utype = rtype,
+                              .unpack = rv.packed != NULL, .comm = comm, .blocks = blocks};
+        rc = post_nb(st, &ch, &c, &b, MPI_OP_NULL, &nv, nb);
+        free(arr);
+        return v_done(comm, ran, &ch, rc, MPI_SUCCESS);
+    }
+    if (rc == MPI_SUCCESS)
+        rc = run_choice(st, &c, &ch, &b, MPI_OP_NULL);
     rc2 = vbytes_close(&rv, rbuf, rcounts, rdispls, rtype, p, rc == MPI_SUCCESS, comm, arr + 3 * p);
     vbytes_close(&sv, NULL, NULL, NULL, stype, p, 0, comm, NULL);
     free(arr);
@@ -1127,7 +1330,7 @@ int rt_impl_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype
     uint64_t t0 = rt_account_begin();
     struct rt_ran ran = {.bytes = t0 && rt_samples_on ? rt_samples_v_bytes(recvcounts, recvtype, comm) : 0};
     int rc = do_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
-                           comm, &ran);
+                           comm, &ran, NULL);
     if (rc == RT_NATIVE)
         rc = PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
                              comm);
@@ -1140,7 +1343,7 @@ int rt_impl_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcou
 {
     uint64_t t0 = rt_account_begin();
     struct rt_ran ran = {.bytes = t0 && rt_samples_on ? rt_samples_v_bytes(recvcounts, datatype, comm) : 0};
-    int rc = do_reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, &ran);
+    int rc = do_reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, &ran, NULL);
     if (rc == RT_NATIVE)
         rc = PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
     rt_account_call(ACCT_COLL_reduce_scatter, &ran, comm, t0);
@@ -1156,7 +1359,7 @@ int rt_impl_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
     struct rooted_v k = {.sbuf = sendbuf, .scount = sendcount, .stype = sendtype,
                          .rbuf = recvbuf, .rcounts = recvcounts, .rdispls = displs,
                          .rtype = recvtype, .root = root, .comm = comm};
-    int rc = do_rooted_v(ACCT_COLL_gatherv, &k, &ran);
+    int rc = do_rooted_v(ACCT_COLL_gatherv, &k, &ran, NULL);
     if (rc == RT_NATIVE)
         rc = PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root,
                           comm);
@@ -1173,7 +1376,7 @@ int rt_impl_Scatterv(const void *sendbuf, const int sendcounts[], const int disp
     struct rooted_v k = {.sbuf = sendbuf, .scounts = sendcounts, .sdispls = displs,
                          .stype = sendtype, .rbuf = recvbuf, .rcount = recvcount,
                          .rtype = recvtype, .root = root, .comm = comm};
-    int rc = do_rooted_v(ACCT_COLL_scatterv, &k, &ran);
+    int rc = do_rooted_v(ACCT_COLL_scatterv, &k, &ran, NULL);
     if (rc == RT_NATIVE)
         rc = PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype,
                            root, comm);
@@ -1188,7 +1391,7 @@ int rt_impl_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdi
     uint64_t t0 = rt_account_begin();
     struct rt_ran ran = {.bytes = 0};
     int rc = do_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
-                          recvtype, comm, &ran);
+                          recvtype, comm, &ran, NULL);
     if (rc == RT_NATIVE)
         rc = PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
                             recvtype, comm);
@@ -1274,3 +1477,58 @@ int rt_impl_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 NB_ENTRY(ACCT_COLL_alltoall, NB_BLOCKS(alltoall, -1),
          PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
                         request))
+
+/* The non-blocking v-collectives: decided as their blocking collective
+ * (the average block, or the communicator size alone); the schedule is
+ * built at the post from the count arrays, and what the completion needs
+ * of them (the blocks to unpack) is copied then: the arrays are read only
+ * during the call. */
+
+int rt_impl_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                        const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                        MPI_Comm comm, MPI_Request *request)
+NB_ENTRY(ACCT_COLL_allgatherv,
+         do_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
+                       &ran, &nb),
+         PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                          comm, request))
+
+int rt_impl_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
+                            MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+NB_ENTRY(ACCT_COLL_reduce_scatter,
+         do_reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, &ran, &nb),
+         PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, request))
+
+int rt_impl_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                     const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                     MPI_Comm comm, MPI_Request *request)
+NB_ENTRY(ACCT_COLL_gatherv,
+         do_rooted_v(ACCT_COLL_gatherv,
+                     &(struct rooted_v){.sbuf = sendbuf, .scount = sendcount, .stype = sendtype,
+                                        .rbuf = recvbuf, .rcounts = recvcounts, .rdispls = displs,
+                                        .rtype = recvtype, .root = root, .comm = comm},
+                     &ran, &nb),
+         PMPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root,
+                       comm, request))
+
+int rt_impl_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[],
+                      MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                      int root, MPI_Comm comm, MPI_Request *request)
+NB_ENTRY(ACCT_COLL_scatterv,
+         do_rooted_v(ACCT_COLL_scatterv,
+                     &(struct rooted_v){.sbuf = sendbuf, .scounts = sendcounts, .sdispls = displs,
+                                        .stype = sendtype, .rbuf = recvbuf, .rcount = recvcount,
+                                        .rtype = recvtype, .root = root, .comm = comm},
+                     &ran, &nb),
+         PMPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
+                        comm, request))
+
+int rt_impl_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                       MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                       const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                       MPI_Request *request)
+NB_ENTRY(ACCT_COLL_alltoallv,
+         do_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                      recvtype, comm, &ran, &nb),
+         PMPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                         recvtype, comm, request))

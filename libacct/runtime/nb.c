@@ -99,6 +99,8 @@ void rt_nb_discard(struct rt_nb_op *op)
         PMPI_Type_free(&op->kept[i]);
     free(op->pack[0]);
     free(op->pack[1]);
+    free(op->blocks);
+    free(op->counts);
     free(op);
 }
 
@@ -148,6 +150,14 @@ static bool advance(struct rt_nb_op *op)
 {
     bool done = false;
     int rc = rt_exec_advance(&op->run, false, &done);
+    while (rc == MPI_SUCCESS && done && op->then != NULL) { /* the next stage */
+        int (*then)(struct rt_nb_op *) = op->then;
+        op->then = NULL;
+        done = false;
+        rc = then(op);
+        if (rc == MPI_SUCCESS)
+            rc = rt_exec_advance(&op->run, false, &done);
+    }
     if (rc == MPI_SUCCESS && !done)
         return false;
     op->rc = op->finish(op, rc);

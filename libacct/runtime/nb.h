@@ -27,6 +27,18 @@
 
 struct rt_comm;
 
+/* The blocks of a v-collective's packed receive view, unpacked one by one
+ * at completion: block i, counts[i] elements of the op's utype, from byte
+ * offs[i] of the view to displs[i] extents past the user's buffer. The
+ * op's own copy (one allocation), made at the call: the caller's count and
+ * displacement arrays are read only there. */
+struct rt_nb_blocks {
+    int n;
+    MPI_Aint extent;
+    int *counts, *displs;
+    uint64_t *offs;
+};
+
 /* One non-blocking collective in flight: everything it uses is its own
  * (schedule, scratch, buffer views), so blocking collectives and other
  * non-blocking ones on the same communicator run beside it. */
@@ -48,6 +60,15 @@ struct rt_nb_op {
     uint64_t ucount;
     MPI_Datatype utype;
     uint64_t ubytes;        /* bytes of the packed receive view */
+    struct rt_nb_blocks *blocks; /* owned; NULL: unpack ucount x utype at once */
+    /* A first stage (an ACCT_ALG_ALL_COUNTS method: the broadcast of the
+     * root's counts into `counts`): when its schedule is done, the engine
+     * calls then(), which builds the call's own schedule from shape and
+     * counts and begins it on next_b with the same tag; NULL: none. */
+    int (*then)(struct rt_nb_op *op);
+    struct acct_call shape;
+    uint64_t *counts;       /* owned: P counts, then (at the root) P displacements */
+    struct rt_bufs next_b;
     bool unpack;
     MPI_Comm ucomm;
     MPI_Datatype kept[2], kept_from[2]; /* duplicates of derived datatypes it uses */

@@ -468,7 +468,7 @@ static void run_allgatherv(MPI_Comm comm, int rank, int size)
                     }
                     const void *sb = ip ? MPI_IN_PLACE : send;
                     entry_delay();
-                    MPI_Allgatherv(sb, JUNK_IF(ip, sc), JUNK_TYPE_IF(ip, st), p.acct, rc, dsp, rt, comm);
+                    COLL(Allgatherv, Iallgatherv, sb, JUNK_IF(ip, sc), JUNK_TYPE_IF(ip, st), p.acct, rc, dsp, rt, comm);
                     PMPI_Allgatherv(sb, JUNK_IF(ip, sc), JUNK_TYPE_IF(ip, st), p.native, rc, dsp, rt, comm);
                     calls++;
                     char w[64];
@@ -531,7 +531,7 @@ static void run_rooted_v(MPI_Comm comm, int rank, int size, int scatter)
                             }
                             const void *sb = inplace ? MPI_IN_PLACE : mine;
                             entry_delay();
-                            MPI_Gatherv(sb, JUNK_IF(inplace, oc), JUNK_TYPE_IF(inplace, ot),
+                            COLL(Gatherv, Igatherv, sb, JUNK_IF(inplace, oc), JUNK_TYPE_IF(inplace, ot),
                                         is_root ? p.acct : NULL, is_root ? rc : junk,
                                         is_root ? dsp : junk, JUNK_TYPE_IF(!is_root, at), root, comm);
                             PMPI_Gatherv(sb, JUNK_IF(inplace, oc), JUNK_TYPE_IF(inplace, ot),
@@ -545,7 +545,7 @@ static void run_rooted_v(MPI_Comm comm, int rank, int size, int scatter)
                                 fill(all, all_bytes, 13);
                             struct pair p = pair_new(inplace ? 0 : own_bytes, (unsigned)(rank + 17));
                             entry_delay();
-                            MPI_Scatterv(is_root ? all : NULL, is_root ? rc : junk, is_root ? dsp : junk,
+                            COLL(Scatterv, Iscatterv, is_root ? all : NULL, is_root ? rc : junk, is_root ? dsp : junk,
                                          JUNK_TYPE_IF(!is_root, at), inplace ? MPI_IN_PLACE : p.acct,
                                          JUNK_IF(inplace, oc), JUNK_TYPE_IF(inplace, ot), root, comm);
                             PMPI_Scatterv(is_root ? all : NULL, is_root ? rc : junk, is_root ? dsp : junk,
@@ -599,7 +599,7 @@ static void run_alltoallv(MPI_Comm comm, int rank, int size)
                 fill(send, sbytes, (unsigned)(rank + 23));
                 struct pair p = pair_new((size_t)end * extent_of(rt), 29);
                 entry_delay();
-                MPI_Alltoallv(send, sc, sd, st, p.acct, rcn, rd, rt, comm);
+                COLL(Alltoallv, Ialltoallv, send, sc, sd, st, p.acct, rcn, rd, rt, comm);
                 PMPI_Alltoallv(send, sc, sd, st, p.native, rcn, rd, rt, comm);
                 calls++;
                 char w[64];
@@ -637,12 +637,12 @@ static void run_reduce_scatter(MPI_Comm comm, int rank, int size)
                         memcpy(p.acct, send, all_n * es);
                         memcpy(p.native, send, all_n * es);
                         entry_delay();
-                        MPI_Reduce_scatter(MPI_IN_PLACE, p.acct, rc, dt, op, comm);
+                        COLL(Reduce_scatter, Ireduce_scatter, MPI_IN_PLACE, p.acct, rc, dt, op, comm);
                         PMPI_Reduce_scatter(MPI_IN_PLACE, p.native, rc, dt, op, comm);
                         p.n = mine * es; /* only the first block is defined */
                     } else {
                         entry_delay();
-                        MPI_Reduce_scatter(send, p.acct, rc, dt, op, comm);
+                        COLL(Reduce_scatter, Ireduce_scatter, send, p.acct, rc, dt, op, comm);
                         PMPI_Reduce_scatter(send, p.native, rc, dt, op, comm);
                     }
                     calls++;

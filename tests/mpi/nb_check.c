@@ -1,11 +1,17 @@
 /* Non-blocking collectives in flight together (docs/runtime.md,
- * "Non-blocking collectives"): every MPI_I<coll> ACCT intercepts,
+ * "Non-blocking collectives"): every MPI_I<coll> ACCT intercepts (the
+ * v-collectives with irregular counts, zero counts among them, blocks in
+ * reverse rank order),
  * several outstanding at once on MPI_COMM_WORLD, on a duplicate and on
  * split sub-communicators (several on the same communicator), mixed with
  * point-to-point requests in one request array, completed in every order:
  * MPI_Wait in reverse order, MPI_Waitall, MPI_Waitany, MPI_Waitsome, and
  * loops of MPI_Test, MPI_Testall, MPI_Testany, MPI_Testsome (the only
  * progress is the polling). Then:
+ *   - with NB_CHECK_SCRIBBLE=1 (ACCT only): right after each v-collective
+ *     is posted, its count and displacement arrays are overwritten with
+ *     junk (erroneous by MPI-3.1: ACCT reads them during the call only and
+ *     keeps its own copy of what the completion needs);
  *   - with NB_CHECK_FREE=1: MPI_Request_free on a collective in flight
  *     (erroneous by MPI-3.1; Open MPI 4.1's own collectives refuse it with
  *     MPI_ERR_REQUEST, ACCT's let the job go on), a barrier, and progress
@@ -29,10 +35,12 @@ static int wrank, wsize;
 static long checks, errors;
 
 enum { K_BARRIER, K_BCAST, K_REDUCE, K_ALLREDUCE, K_GATHER, K_SCATTER, K_ALLGATHER, K_ALLTOALL,
-       K_RSB, K_SEND, K_RECV, K_COUNT };
+       K_RSB, K_ALLGATHERV, K_RS, K_GATHERV, K_SCATTERV, K_ALLTOALLV, K_SEND, K_RECV, K_COUNT };
 static const char *kname[K_COUNT] = {"ibarrier", "ibcast", "ireduce", "iallreduce", "igather",
                                      "iscatter", "iallgather", "ialltoall",
-                                     "ireduce_scatter_block", "isend", "irecv"};
+                                     "ireduce_scatter_block", "iallgatherv", "ireduce_scatter",
+                                     "igatherv", "iscatterv", "ialltoallv", "isend", "irecv"};
+static int scribble; /* NB_CHECK_SCRIBBLE */
 
 /* One operation in flight. */
 struct op {
@@ -40,6 +48,7 @@ struct op {
     MPI_Comm comm;
     int rank, size, root, n;
     int *send, *recv;
+    int *cnt, *dsp, *rcnt, *rdsp; /* the v-collectives' arrays (alive until completion) */
 };
 
 #define N 700 /* ints per block: several 1 KiB segments */
@@ -54,14 +63,53 @@ static void *xcalloc(size_t n)
     return p;
 }
 
+/* The v-collectives' counts (p <= 8, n >= 700: within n each): rank j's
+ * block, 0 for every third rank; alltoallv's block from a to b. Blocks lie
+ * in reverse rank order (rev_displs). */
+static int vcnt(int n, int j) { return j % 3 == 1 ? 0 : n - 2 * j; }
+static int a2av_cnt(int n, int p, int a, int b) { return (a + 2 * b) % 3 == 0 ? 0 : n / p + a; }
+static void rev_displs(int p, const int *cnt, int *dsp)
+{
+    for (int j = p - 1, at = 0; j >= 0; j--) {
+        dsp[j] = at;
+        at += cnt[j];
+    }
+}
+
+static void v_arrays(struct op *o)
+{
+    int r = o->rank, p = o->size, n = o->n;
+    o->cnt = xcalloc((size_t)p * sizeof(int));
+    o->dsp = xcalloc((size_t)p * sizeof(int));
+    o->rcnt = xcalloc((size_t)p * sizeof(int));
+    o->rdsp = xcalloc((size_t)p * sizeof(int));
+    for (int j = 0, at = 0; j < p; j++) {
+        if (o->kind == K_ALLTOALLV) { /* send forward, receive reversed */
+            o->cnt[j] = a2av_cnt(n, p, r, j);
+            o->dsp[j] = at;
+            at += o->cnt[j];
+            o->rcnt[j] = a2av_cnt(n, p, j, r);
+        } else {
+            o->cnt[j] = vcnt(n, j);
+        }
+    }
+    if (o->kind == K_ALLTOALLV)
+        rev_displs(p, o->rcnt, o->rdsp);
+    else
+        rev_displs(p, o->cnt, o->dsp);
+}
+
 static void op_post(struct op *o, MPI_Request *req)
 {
     int r = o->rank, p = o->size, n = o->n, rc = MPI_SUCCESS;
     o->send = xcalloc((size_t)n * (size_t)p * sizeof(int));
     o->recv = xcalloc((size_t)n * (size_t)p * sizeof(int));
+    o->cnt = o->dsp = o->rcnt = o->rdsp = NULL;
     for (int j = 0; j < p; j++)
         for (int i = 0; i < n; i++)
             o->send[j * n + i] = val(r, j, i);
+    if (o->kind >= K_ALLGATHERV && o->kind <= K_ALLTOALLV)
+        v_arrays(o);
     switch (o->kind) {
     case K_BARRIER: rc = MPI_Ibarrier(o->comm, req); break;
     case K_BCAST:
@@ -84,12 +132,75 @@ static void op_post(struct op *o, MPI_Request *req)
     case K_RSB:
         rc = MPI_Ireduce_scatter_block(o->send, o->recv, n, MPI_INT, MPI_SUM, o->comm, req);
         break;
+    case K_ALLGATHERV:
+        rc = MPI_Iallgatherv(o->send, o->cnt[r], MPI_INT, o->recv, o->cnt, o->dsp, MPI_INT, o->comm,
+                             req);
+        break;
+    case K_RS: rc = MPI_Ireduce_scatter(o->send, o->recv, o->cnt, MPI_INT, MPI_SUM, o->comm, req); break;
+    case K_GATHERV:
+        rc = MPI_Igatherv(o->send, o->cnt[r], MPI_INT, o->recv, o->cnt, o->dsp, MPI_INT, o->root,
+                          o->comm, req);
+        break;
+    case K_SCATTERV:
+        rc = MPI_Iscatterv(o->send, o->cnt, o->dsp, MPI_INT, o->recv, o->cnt[r], MPI_INT, o->root,
+                           o->comm, req);
+        break;
+    case K_ALLTOALLV:
+        rc = MPI_Ialltoallv(o->send, o->cnt, o->dsp, MPI_INT, o->recv, o->rcnt, o->rdsp, MPI_INT,
+                            o->comm, req);
+        break;
     case K_SEND: rc = MPI_Isend(o->send, n, MPI_INT, (r + 1) % p, 77, o->comm, req); break;
     case K_RECV: rc = MPI_Irecv(o->recv, n, MPI_INT, (r + p - 1) % p, 77, o->comm, req); break;
     }
     if (rc != MPI_SUCCESS) {
         fprintf(stderr, "world rank %d: %s returned %d\n", wrank, kname[o->kind], rc);
         errors++;
+    }
+    if (scribble && o->cnt != NULL)
+        for (int j = 0; j < p; j++)
+            o->cnt[j] = o->dsp[j] = o->rcnt[j] = o->rdsp[j] = -77;
+}
+
+/* The expected value of a v-collective's recv[x], or 0x7fffffff: not
+ * significant (the send buffer's x-th int is val(rank, x / n, x % n)). */
+static int sendval(const struct op *o, int who, int x) { return val(who, x / o->n, x % o->n); }
+
+static int expect_v(const struct op *o, int x)
+{
+    int r = o->rank, p = o->size, n = o->n, cnt[8], dsp[8], s = 0;
+    for (int j = 0; j < p; j++)
+        cnt[j] = o->kind == K_ALLTOALLV ? a2av_cnt(n, p, j, r) : vcnt(n, j);
+    rev_displs(p, cnt, dsp);
+    switch (o->kind) {
+    case K_GATHERV:
+        if (r != o->root)
+            return 0x7fffffff;
+        /* fall through */
+    case K_ALLGATHERV:
+    case K_ALLTOALLV:
+        for (int j = 0; j < p; j++)
+            if (x >= dsp[j] && x < dsp[j] + cnt[j]) {
+                if (o->kind != K_ALLTOALLV)
+                    return sendval(o, j, x - dsp[j]);
+                int at = 0; /* where sender j's block for r starts in its send buffer */
+                for (int q = 0; q < r; q++)
+                    at += a2av_cnt(n, p, j, q);
+                return sendval(o, j, at + x - dsp[j]);
+            }
+        return 0;
+    case K_SCATTERV: return x < cnt[r] ? sendval(o, o->root, dsp[r] + x) : 0;
+    case K_RS:
+        if (x >= cnt[r])
+            return 0;
+        for (int j = 0; j < r; j++)
+            s += cnt[j]; /* reduce_scatter's blocks are in rank order */
+        {
+            int t = 0;
+            for (int q = 0; q < p; q++)
+                t += sendval(o, q, s + x);
+            return t;
+        }
+    default: return 0x7fffffff;
     }
 }
 
@@ -126,7 +237,7 @@ static int op_check(struct op *o, const char *how, int quiet)
     int bad = 0;
     for (int j = 0; j < o->size && !bad; j++)
         for (int i = 0; i < o->n && !bad; i++) {
-            int e = expect(o, j, i);
+            int e = o->cnt != NULL ? expect_v(o, j * o->n + i) : expect(o, j, i);
             if (e != 0x7fffffff && o->recv[j * o->n + i] != e) {
                 bad = 1;
                 if (!quiet && errors < 10)
@@ -146,6 +257,10 @@ static void op_free(struct op *o)
 {
     free(o->send);
     free(o->recv);
+    free(o->cnt);
+    free(o->dsp);
+    free(o->rcnt);
+    free(o->rdsp);
 }
 
 enum { M_WAIT_REVERSE, M_WAITALL, M_WAITANY, M_WAITSOME, M_TEST, M_TESTALL, M_TESTANY,
@@ -215,6 +330,12 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
     MPI_Comm_size(MPI_COMM_WORLD, &wsize);
+    scribble = getenv("NB_CHECK_SCRIBBLE") != NULL;
+    if (wsize > 8) { /* expect_v's arrays */
+        if (wrank == 0)
+            fprintf(stderr, "nb_check: at most 8 processes\n");
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
     MPI_Comm_dup(MPI_COMM_WORLD, &dup);
     MPI_Comm_split(MPI_COMM_WORLD, wrank % 2, -wrank, &half);
     MPI_Comm_split(MPI_COMM_WORLD, wrank % 3, wrank, &third);

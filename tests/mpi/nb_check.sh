@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # mpi.nb.check.npN: acct_nb_check (nb_check.c) natively, through ACCT with
 # a method forced for every collective (the report's i<coll> rows must show
-# ACCT's methods for all nine non-blocking collectives), with progress only
+# ACCT's methods for all fourteen non-blocking collectives, the five
+# v-collectives with their count arrays overwritten right after each post:
+# NB_CHECK_SCRIBBLE), with progress only
 # from the program's own MPI calls, and with ACCT_NONBLOCKING=0 (the
 # non-blocking collectives pass through to the native ones; the report
 # counts them as native), also when only rank 1 sets it (the agreement at
@@ -19,13 +21,15 @@ report=
 report=$work/report.yaml
 force=barrier=dissemination,bcast=chain:1024,reduce=binomial:1024,allreduce=ring,gather=binomial
 force=$force,scatter=binomial,allgather=ring,alltoall=pairwise,reduce_scatter_block=recursive_halving
+force=$force,allgatherv=ring,reduce_scatter=ring,gatherv=binomial,scatterv=binomial,alltoallv=pairwise
 
 ok_run() { [ "$(rc_of "$1")" = 0 ] && grep -q '^nb_check: .* OK$' "$work/$1.out" ||
            { cat "$work/$1.out"; head -20 "$work/$1.err"; false; }; }
 nb_rows() { # every non-blocking collective has a row of an ACCT method (not native)
     local c n
     [ "$np" -gt 1 ] || return 0 # one process: always native
-    for c in barrier bcast reduce allreduce gather scatter allgather alltoall reduce_scatter_block; do
+    for c in barrier bcast reduce allreduce gather scatter allgather alltoall reduce_scatter_block \
+             allgatherv reduce_scatter gatherv scatterv alltoallv; do
         n=$(sed -n "s/^  - {collective: i$c, algorithm: \([a-z_]*\), calls: \([0-9]*\),.*/\1 \2/p" "$report" |
             awk '$1 != "native" { s += $2 } END { print s + 0 }')
         [ "$n" -gt 0 ] || { echo "    no i$c call ran an ACCT method"; cat "$report"; return 1; }
@@ -37,7 +41,8 @@ nb_native_only() { ! grep "{collective: i[a-z_]*, algorithm: " "$report" | grep 
 prog=("$prog")
 mpi_run native
 check "native: all results right" ok_run native
-mpi_run acct LD_PRELOAD="$preload" ACCT_FORCE="$force" ACCT_REPORT="$report" NB_CHECK_FREE=1
+mpi_run acct LD_PRELOAD="$preload" ACCT_FORCE="$force" ACCT_REPORT="$report" NB_CHECK_FREE=1 \
+    NB_CHECK_SCRIBBLE=1
 check "ACCT, every method forced: all results right" ok_run acct
 check "ACCT ran every non-blocking collective with its methods" nb_rows
 rm -f "$report"

@@ -18,6 +18,7 @@ no_mpi_needed() { ! readelf -d "$lib" | grep -E 'NEEDED.*lib(mpi|open-|pmix)'; }
 # ACCT_FORTRAN_COLLECTIVES, ACCT_FORTRAN_NONBLOCKING).
 fentries="init init_thread finalize barrier bcast reduce allreduce gather scatter allgather alltoall reduce_scatter_block allgatherv reduce_scatter gatherv scatterv alltoallv"
 fentries="$fentries ibarrier ibcast ireduce iallreduce igather iscatter iallgather ialltoall ireduce_scatter_block"
+fentries="$fentries iallgatherv ireduce_scatter igatherv iscatterv ialltoallv"
 fortran_names() { # the Fortran names of fentries among the symbols on stdin
     local e all
     all=$(cat)

@@ -443,13 +443,16 @@ static int run_case(const struct acct_alg *alg, const struct acct_call *shape, c
     for (int r = 0; r < shape->size; r++) {
         struct acct_call c = *shape;
         c.rank = r;
-        /* what rank r knows of a v-collective's counts (acct/alg.h) */
+        /* what rank r knows of a v-collective's counts (acct/alg.h): its
+         * own block; every count with ACCT_ALG_ALL_COUNTS (the runtime's
+         * broadcast), the displacements never */
         if ((c.coll == ACCT_COLL_gatherv || c.coll == ACCT_COLL_scatterv) && r != c.root) {
             if (c.coll == ACCT_COLL_gatherv)
                 c.scount = shape->counts[r];
             else
                 c.count = shape->counts[r];
-            c.counts = c.displs = NULL;
+            c.counts = (alg->flags & ACCT_ALG_ALL_COUNTS) ? shape->counts : NULL;
+            c.displs = NULL;
         } else if (c.coll == ACCT_COLL_alltoallv) {
             for (int j = 0; j < shape->size; j++) {
                 a2a_rows[r][0][j] = a2a[r][j];
@@ -740,10 +743,11 @@ static void list(void)
         while (f->fallback != NULL && n < acct_alg_count() &&
                (f = acct_alg_find(a->coll, f->fallback)) != NULL)
             printf("%s%s", n++ ? "," : "", f->name);
-        /* 7th column: has the collective a non-blocking entry point (the
-         * nine fixed-size ones; no MPI_I<coll>v goes to ACCT) */
+        /* 7th column: has the collective a non-blocking entry point that
+         * ACCT runs (acct/mpi_wrap.h, ACCT_WRAPPED_NONBLOCKING: every
+         * collective, the v-collectives included, since issue 22) */
         printf("%s %s %s %s\n", n ? "" : "-", acct_alg_reorderable(a, NULL, NULL) ? "reorder" : "-",
-               a->flags & ACCT_ALG_NODES ? "nodes" : "-", acct_coll_vector(a->coll) ? "-" : "nb");
+               a->flags & ACCT_ALG_NODES ? "nodes" : "-", "nb");
     }
 }
 

@@ -22,6 +22,7 @@ static const struct {
     { ACCT_ALG_COUNT_GE_SIZE, "count-ge-size" },
     { ACCT_ALG_REORDER, "reorder" },
     { ACCT_ALG_NODES, "node-aware" },
+    { ACCT_ALG_ALL_COUNTS, "counts-broadcast" },
 };
 
 /* "segmented,fanout", or "-" for none. */

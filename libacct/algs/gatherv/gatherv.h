@@ -8,14 +8,16 @@
  * At a root passing MPI_IN_PLACE its own block is already in place.
  *
  * An algorithm whose intermediate ranks forward other ranks' blocks
- * (binomial) would need their sizes, which no rank but the root has; the
- * one registered here therefore only moves each block straight to the
- * root (docs/rules.md, "v-collectives"). */
+ * (binomial) needs their sizes, which no rank but the root has: it is
+ * flagged ACCT_ALG_ALL_COUNTS and the runtime broadcasts the root's counts
+ * before building its schedule (docs/runtime.md, "Binomial gatherv and
+ * scatterv"); linear moves each block straight to the root without them. */
 #ifndef ACCT_ALGS_GATHERV_H
 #define ACCT_ALGS_GATHERV_H
 
 #include "acct/alg.h"
 
 ACCT_ALG_FUNCTIONS(gatherv, linear);
+ACCT_ALG_FUNCTIONS(gatherv, binomial);
 
 #endif

@@ -2,7 +2,10 @@
 ! completed with mpi_wait, mpi_iallreduce in one mpi_waitall array with a
 ! ring of mpi_isend/mpi_irecv, mpi_ialltoall completed by an mpi_test loop,
 ! on MPI_COMM_WORLD and on a sub-communicator (which first runs one
-! mpi_barrier: ACCT's private duplicate). Every result is checked against
+! mpi_barrier: ACCT's private duplicate), then the v-collectives
+! mpi_iallgatherv (irregular counts, a zero one, blocks in reverse rank
+! order) completed with mpi_wait and mpi_ireduce_scatter completed with
+! mpi_waitall. Every result is checked against
 ! its closed form. Built as -DACCT_MPIFH (include 'mpif.h'), -DACCT_USE_MPI
 ! (use mpi) and -DACCT_F08 (use mpi_f08).
 !
@@ -33,7 +36,8 @@ program nb_fortran
   integer :: wrank, wsize, rank, size, ierr, i, j, c, root, left, right
   integer :: checks, errors, tot(2), res(2)
   logical :: flag
-  integer, allocatable :: buf(:), sbuf(:), rbuf(:), ring_out(:), ring_in(:)
+  integer, allocatable :: buf(:), sbuf(:), rbuf(:), ring_out(:), ring_in(:), cnts(:), dsps(:)
+  integer :: k, at
 
   checks = 0
   errors = 0
@@ -90,6 +94,42 @@ program nb_fortran
       call expect(all(rbuf(j * 100 + 1 : j * 100 + 100) == [(j * 10000 + rank * 100 + i, i = 1, 100)]))
     end do
     deallocate(sbuf, rbuf)
+    ! iallgatherv: rank j's block has mod(j, 3) * 50 elements, blocks reversed
+    allocate(cnts(0:size - 1), dsps(0:size - 1))
+    at = 0
+    do j = size - 1, 0, -1
+      cnts(j) = mod(j, 3) * 50
+      dsps(j) = at
+      at = at + cnts(j)
+    end do
+    allocate(sbuf(max(cnts(rank), 1)), rbuf(max(at, 1)))
+    sbuf = [(rank * 1000 + i, i = 1, max(cnts(rank), 1))]
+    rbuf = -1
+    call MPI_Iallgatherv(sbuf, cnts(rank), MPI_INTEGER, rbuf, cnts, dsps, MPI_INTEGER, comm, &
+                         req(1), ierr)
+    call expect(ierr == MPI_SUCCESS)
+    call MPI_Wait(req(1), MPI_STATUS_IGNORE, ierr)
+    do j = 0, size - 1
+      do k = 1, cnts(j)
+        call expect(rbuf(dsps(j) + k) == j * 1000 + k)
+      end do
+    end do
+    deallocate(sbuf, rbuf)
+    ! ireduce_scatter with the same counts: block j of the sum of all sends
+    allocate(sbuf(max(at, 1)), rbuf(max(cnts(rank), 1)))
+    sbuf = [(rank + i, i = 1, max(at, 1))]
+    rbuf = -1
+    call MPI_Ireduce_scatter(sbuf, rbuf, cnts, MPI_INTEGER, MPI_SUM, comm, req(1), ierr)
+    call expect(ierr == MPI_SUCCESS)
+    call MPI_Waitall(1, req, MPI_STATUSES_IGNORE, ierr)
+    k = 0
+    do j = 0, rank - 1
+      k = k + cnts(j)
+    end do
+    do i = 1, cnts(rank)
+      call expect(rbuf(i) == size * (k + i) + size * (size - 1) / 2)
+    end do
+    deallocate(sbuf, rbuf, cnts, dsps)
   end do
   tot = [checks, errors]
   call MPI_Allreduce(tot, res, 2, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)

@@ -37,7 +37,9 @@
  *       counts[rank]. NULL for every other collective.
  *   gatherv, scatterv: at the root counts/displs as allgatherv's (bytes);
  *       elsewhere NULL, and the rank's own block is scount (gatherv) or
- *       count (scatterv) bytes. No rank but the root knows the others'.
+ *       count (scatterv) bytes. No rank but the root knows the others'
+ *       -- except for an ACCT_ALG_ALL_COUNTS algorithm, whose call has
+ *       counts (the root's, broadcast) on every rank, displs at the root.
  *   alltoallv: this rank's row only: scounts/sdispls what it sends to each
  *       rank, counts/displs what it receives from each (bytes).
  * layout: which ranks share a node (acct/layout.h), agreed by every rank;
@@ -74,6 +76,9 @@ enum acct_alg_flags {
     ACCT_ALG_COUNT_GE_SIZE = 1u << 5, /* needs count >= size (splits the data) */
     ACCT_ALG_REORDER = 1u << 6,     /* SACK reordering can run it (docs/sack.md) */
     ACCT_ALG_NODES = 1u << 7,       /* node-aware: needs the call's layout */
+    ACCT_ALG_ALL_COUNTS = 1u << 8,  /* gatherv/scatterv: reads counts on every rank (the
+                                       runtime broadcasts the root's first; displs stay
+                                       the root's alone) */
 };
 
 /* Appends the calling rank's steps for this call. Pure: same call, same

@@ -109,7 +109,34 @@
     X(Ireduce_scatter_block, reduce_scatter_block,                                           \
       (const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,  \
        MPI_Comm comm, MPI_Request *request),                                                 \
-      (sendbuf, recvbuf, recvcount, datatype, op, comm, request))
+      (sendbuf, recvbuf, recvcount, datatype, op, comm, request))                            \
+    X(Iallgatherv, allgatherv,                                                               \
+      (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,             \
+       const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,     \
+       MPI_Request *request),                                                                \
+      (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request))  \
+    X(Ireduce_scatter, reduce_scatter,                                                       \
+      (const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,    \
+       MPI_Op op, MPI_Comm comm, MPI_Request *request),                                      \
+      (sendbuf, recvbuf, recvcounts, datatype, op, comm, request))                           \
+    X(Igatherv, gatherv,                                                                     \
+      (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,             \
+       const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,          \
+       MPI_Comm comm, MPI_Request *request),                                                 \
+      (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm,     \
+       request))                                                                             \
+    X(Iscatterv, scatterv,                                                                   \
+      (const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, \
+       void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,         \
+       MPI_Request *request),                                                                \
+      (sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm,     \
+       request))                                                                             \
+    X(Ialltoallv, alltoallv,                                                                 \
+      (const void *sendbuf, const int sendcounts[], const int sdispls[],                     \
+       MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],    \
+       MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request),                          \
+      (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, \
+       request))
 
 /* Every wrapped call that goes through the loader's table: the blocking
  * collectives, then the non-blocking ones. */
@@ -279,7 +306,35 @@
     X(Ireduce_scatter_block, IREDUCE_SCATTER_BLOCK, ireduce_scatter_block,                   \
       (void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op,  \
        MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr),                                   \
-      (sendbuf, recvbuf, recvcount, datatype, op, comm, request, ierr))
+      (sendbuf, recvbuf, recvcount, datatype, op, comm, request, ierr))                      \
+    X(Iallgatherv, IALLGATHERV, iallgatherv,                                                 \
+      (void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf,                \
+       MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm,           \
+       MPI_Fint *request, MPI_Fint *ierr),                                                   \
+      (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request,  \
+       ierr))                                                                                \
+    X(Ireduce_scatter, IREDUCE_SCATTER, ireduce_scatter,                                     \
+      (void *sendbuf, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, \
+       MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr),                                   \
+      (sendbuf, recvbuf, recvcounts, datatype, op, comm, request, ierr))                     \
+    X(Igatherv, IGATHERV, igatherv,                                                          \
+      (void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf,                \
+       MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root,           \
+       MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr),                                   \
+      (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm,     \
+       request, ierr))                                                                       \
+    X(Iscatterv, ISCATTERV, iscatterv,                                                       \
+      (void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype,            \
+       void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root,               \
+       MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr),                                   \
+      (sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm,     \
+       request, ierr))                                                                       \
+    X(Ialltoallv, IALLTOALLV, ialltoallv,                                                    \
+      (void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype,           \
+       void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype,           \
+       MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr),                                   \
+      (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, \
+       request, ierr))
 
 /* The Fortran start and end of MPI (they call PMPI_Init/PMPI_Finalize
  * directly): interposed so that a Fortran main program activates ACCT as
