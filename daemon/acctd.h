@@ -221,6 +221,7 @@ int req_list(struct acctd *, struct client *, const struct acct_msg *, struct ac
 int req_get_rules(struct acctd *, struct client *, const struct acct_msg *, struct acct_wbuf *);
 int req_show(struct acctd *, struct client *, const struct acct_msg *, struct acct_wbuf *);
 int req_get_model(struct acctd *, struct client *, const struct acct_msg *, struct acct_wbuf *);
+int req_get_result(struct acctd *, struct client *, const struct acct_msg *, struct acct_wbuf *);
 
 /* check.c: the policy in force for a partition (files, then a SET_POLICY
  * override), and acctctl check's test of a version before it is activated:

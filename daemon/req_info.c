@@ -200,6 +200,43 @@ int req_get_model(struct acctd *d, struct client *c, const struct acct_msg *m,
     return 0;
 }
 
+/* GET_RESULT: the tuning result file of a version's run, as imported
+ * (acctctl show, retune, diff: the timings, races and noise behind the
+ * decisions). NOT_FOUND as GET_MODEL's for a version from no run. */
+int req_get_result(struct acctd *d, struct client *c, const struct acct_msg *m,
+                   struct acct_wbuf *out)
+{
+    struct store_version v;
+    char *text = NULL;
+    size_t len = 0;
+    int rc;
+    (void)c;
+    if (get_version(d, m, ACCT_T_VERSION, &v, out) != 0)
+        return 0;
+    if (v.tuning_run[0] == '\0') {
+        acct_put_error(out, m->h.id, ACCT_ERR_NOT_FOUND,
+                       "version %lld of %s/%s has no tuning result: it comes from no tuning "
+                       "run (source %s)",
+                       (long long)v.id, v.partition, v.interconnect, v.source);
+    } else if ((rc = store_result_text(d->store, v.tuning_run, &text, &len)) == 1) {
+        acct_put_error(out, m->h.id, ACCT_ERR_NOT_FOUND,
+                       "version %lld of %s/%s: its tuning run %s is not in the store",
+                       (long long)v.id, v.partition, v.interconnect, v.tuning_run);
+    } else if (rc != 0) {
+        acct_put_error(out, m->h.id, ACCT_ERR_INTERNAL, "store: %s", store_errmsg(d->store));
+    } else {
+        acct_wbuf_start(out, ACCT_MSG_GET_RESULT | ACCT_MSG_REPLY, m->h.id);
+        acct_put_u64(out, ACCT_T_VERSION, (uint64_t)v.id);
+        acct_put_str(out, ACCT_T_PARTITION, v.partition);
+        acct_put_str(out, ACCT_T_INTERCONNECT, v.interconnect);
+        acct_put_str(out, ACCT_T_TUNING_RUN, v.tuning_run);
+        acct_put_strn(out, ACCT_T_RESULT_TEXT, text, len);
+    }
+    free(text);
+    store_version_free(&v);
+    return 0;
+}
+
 static int put_version_info(void *arg, const struct store_version *v, int64_t n)
 {
     struct acct_wbuf *out = arg;

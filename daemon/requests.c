@@ -30,6 +30,7 @@ const struct acctd_request acctd_requests[] = {
     {.type = ACCT_MSG_SYNC, .admin = false, .fn = req_sync},
     {.type = ACCT_MSG_STEP, .admin = true, .fn = req_step},
     {.type = ACCT_MSG_GET_MODEL, .admin = false, .fn = req_get_model},
+    {.type = ACCT_MSG_GET_RESULT, .admin = false, .fn = req_get_result},
     {.fn = NULL},
 };
 

@@ -437,6 +437,34 @@ out:
     return rc;
 }
 
+int store_result_text(struct store *s, const char *run_id, char **text, size_t *len)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = -1;
+    *text = NULL;
+    *len = 0;
+    if (prep(s, "SELECT result_text FROM tuning_runs WHERE id = ?1", &st) != 0)
+        goto out;
+    sqlite3_bind_text(st, 1, run_id, -1, SQLITE_TRANSIENT);
+    int r = sqlite3_step(st);
+    if (r == SQLITE_DONE) {
+        rc = 1;
+    } else if (r == SQLITE_ROW) {
+        const unsigned char *t = sqlite3_column_text(st, 0);
+        size_t n = (size_t)sqlite3_column_bytes(st, 0);
+        if ((*text = malloc(n + 1)) != NULL) {
+            if (n > 0)
+                memcpy(*text, t, n);
+            (*text)[n] = '\0';
+            *len = n;
+            rc = 0;
+        }
+    }
+out:
+    sqlite3_finalize(st);
+    return rc;
+}
+
 static int active_id(struct store *s, const char *p, const char *i, int64_t *id)
 {
     sqlite3_stmt *st = s->st_active;

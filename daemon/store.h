@@ -69,6 +69,9 @@ int store_version_get(struct store *s, int64_t id, bool with_text, struct store_
 /* The LogGP parameters (model_params) of tuning run run_id: L, o, g, G in
  * p[0..3]. 0, 1 if the run stored none, -1 on a store error. */
 int store_model_get(struct store *s, const char *run_id, double p[4]);
+/* The result file text of tuning run run_id (malloc'd, *len bytes, NUL
+ * after them). 0, 1 when there is no such run, -1 on a store error. */
+int store_result_text(struct store *s, const char *run_id, char **text, size_t *len);
 /* The active version of a pair. 0, 1 (none), -1. */
 int store_active_get(struct store *s, const char *partition, const char *interconnect,
                      bool with_text, struct store_version *v);

@@ -627,6 +627,92 @@ static void walk_races(struct rctx *c, const struct ynode *y)
     }
 }
 
+/* ---- noise ------------------------------------------------------------- */
+
+enum { N_REPEAT, N_REPEAT90, N_PAIRS, N_AA, N_AAMAX, N_LOAD, N_N };
+static const struct yt_key noise_keys[N_N] = {
+    [N_REPEAT] = { "repeat_spread", true }, [N_REPEAT90] = { "repeat_spread_p90", true },
+    [N_PAIRS] = { "aa_pairs", true },       [N_AA] = { "aa_spread", false },
+    [N_AAMAX] = { "aa_spread_max", false }, [N_LOAD] = { "load", true },
+};
+
+enum { L_HOST, L_START, L_END, L_N };
+static const struct yt_key load_keys[L_N] = {
+    [L_HOST] = { "host", true }, [L_START] = { "start", true }, [L_END] = { "end", true },
+};
+
+static void walk_load(struct rctx *c, const struct ynode *y)
+{
+    char field[ACCT_DIAG_FIELD_MAX], d[YT_DESC_LEN];
+    struct acct_result_noise *nz = &c->r->noise;
+    struct yt_parse *p = c->p;
+    size_t i = 0;
+
+    if (y->kind != Y_SEQ || y->n > ACCT_RESULT_MAX_HOSTS) {
+        YT_ERR_AT(p, y, "noise.load", "expected a list of at most %d hosts, got %s",
+                  ACCT_RESULT_MAX_HOSTS, acct_yt_describe(y, d, sizeof(d)));
+        return;
+    }
+    nz->load = calloc(y->n > 0 ? y->n : 1, sizeof(*nz->load));
+    if (nz->load == NULL) {
+        acct_yt_oom(p);
+        return;
+    }
+    for (const struct ynode *e = y->first; e != NULL; e = e->next, i++) {
+        const struct ynode *v[L_N], *k[L_N];
+        struct acct_result_load *l = &nz->load[nz->nload++];
+        char path[ACCT_DIAG_FIELD_MAX];
+        snprintf(path, sizeof(path), "noise.load[%zu]", i);
+        if (!acct_yt_walk_map(p, e, path, "key", load_keys, L_N, v, k))
+            continue;
+        acct_yt_join(field, sizeof(field), path, "host", 4);
+        if (v[L_HOST] != NULL)
+            acct_yt_get_name(p, v[L_HOST], field, ACCT_RULES_NAME_MAX, l->host);
+        acct_yt_join(field, sizeof(field), path, "start", 5);
+        if (v[L_START] != NULL)
+            acct_yt_get_number(p, v[L_START], field, 0, false, &l->start);
+        acct_yt_join(field, sizeof(field), path, "end", 3);
+        if (v[L_END] != NULL)
+            acct_yt_get_number(p, v[L_END], field, 0, false, &l->end);
+    }
+}
+
+static void walk_noise(struct rctx *c, const struct ynode *y)
+{
+    const struct ynode *v[N_N], *k[N_N];
+    struct acct_result_noise *nz = &c->r->noise;
+    struct yt_parse *p = c->p;
+    long long n;
+
+    if (!acct_yt_walk_map(p, y, "noise", "key", noise_keys, N_N, v, k))
+        return;
+    nz->present = true;
+    if (v[N_REPEAT] != NULL)
+        acct_yt_get_number(p, v[N_REPEAT], "noise.repeat_spread", 0, false, &nz->repeat_spread);
+    if (v[N_REPEAT90] != NULL)
+        acct_yt_get_number(p, v[N_REPEAT90], "noise.repeat_spread_p90", 0, false,
+                           &nz->repeat_spread_p90);
+    if (v[N_PAIRS] != NULL &&
+        acct_yt_get_int_in(p, v[N_PAIRS], "noise.aa_pairs", "a number of pairs (integer >= 0)",
+                           0, UINT32_MAX, false, &n))
+        nz->aa_pairs = (uint32_t)n;
+    for (int i = N_AA; i <= N_AAMAX; i++) {
+        char field[ACCT_DIAG_FIELD_MAX];
+        snprintf(field, sizeof(field), "noise.%s", noise_keys[i].name);
+        if (v[i] != NULL)
+            acct_yt_get_number(p, v[i], field, 0, false,
+                               i == N_AA ? &nz->aa_spread : &nz->aa_spread_max);
+        else if (nz->aa_pairs > 0)
+            YT_ERR_AT(p, y, field, "required key \"%s\" is missing (aa_pairs is %" PRIu32 ")",
+                      noise_keys[i].name, nz->aa_pairs);
+    }
+    if (v[N_AA] != NULL && v[N_AAMAX] != NULL && nz->aa_spread > nz->aa_spread_max)
+        YT_ERR_AT(p, v[N_AAMAX], "noise.aa_spread_max", "%s is smaller than aa_spread",
+                  v[N_AAMAX]->s);
+    if (v[N_LOAD] != NULL)
+        walk_load(c, v[N_LOAD]);
+}
+
 /* ---- cross-checks ------------------------------------------------------ */
 
 /* rules.provenance.KEY, if given, is the run's value (want, at run_key). */
@@ -690,7 +776,7 @@ static void check_points(struct rctx *c)
 
 /* ---- the document ------------------------------------------------------ */
 
-enum { T_VERSION, T_RUN, T_COND, T_MODEL, T_MEAS, T_RACES, T_RULES, T_N };
+enum { T_VERSION, T_RUN, T_COND, T_MODEL, T_MEAS, T_RACES, T_NOISE, T_RULES, T_N };
 static const struct yt_key top_keys[T_N] = {
     [T_VERSION] = { "acct_tuning_result", true },
     [T_RUN] = { "run", true },
@@ -698,6 +784,7 @@ static const struct yt_key top_keys[T_N] = {
     [T_MODEL] = { "model", false },
     [T_MEAS] = { "measurements", true },
     [T_RACES] = { "races", false },
+    [T_NOISE] = { "noise", false },
     [T_RULES] = { "rules", true },
 };
 
@@ -725,6 +812,8 @@ static void walk_top(struct rctx *c, const struct ynode *root)
                   acct_yt_describe(v[T_MEAS], d, sizeof(d)));
     if (v[T_RACES] != NULL) /* after conditions: comm_size <= ranks */
         walk_races(c, v[T_RACES]);
+    if (v[T_NOISE] != NULL)
+        walk_noise(c, v[T_NOISE]);
     if (v[T_RULES] != NULL) {
         size_t rules_before = p->errors;
         c->r->rules = acct_rules_from_tree(p, v[T_RULES], "rules");
@@ -747,6 +836,7 @@ void acct_result_free(struct acct_result *r)
     for (size_t i = 0; i < r->nraces; i++)
         free(r->races[i].f);
     free(r->races);
+    free(r->noise.load);
     acct_rules_free(r->rules);
     free(r);
 }
@@ -848,6 +938,20 @@ static bool race_equal(const struct acct_result_race *a, const struct acct_resul
     return same;
 }
 
+static bool noise_equal(const struct acct_result_noise *a, const struct acct_result_noise *b)
+{
+    bool same = a->present == b->present;
+    if (!same || !a->present)
+        return same;
+    same = a->repeat_spread == b->repeat_spread && a->repeat_spread_p90 == b->repeat_spread_p90 &&
+           a->aa_pairs == b->aa_pairs && a->aa_spread == b->aa_spread &&
+           a->aa_spread_max == b->aa_spread_max && a->nload == b->nload;
+    for (size_t i = 0; same && i < a->nload; i++)
+        same = strcmp(a->load[i].host, b->load[i].host) == 0 &&
+               a->load[i].start == b->load[i].start && a->load[i].end == b->load[i].end;
+    return same;
+}
+
 bool acct_result_equal(const struct acct_result *a, const struct acct_result *b)
 {
     const struct acct_result_conditions *x = &a->cond, *y = &b->cond;
@@ -873,6 +977,7 @@ bool acct_result_equal(const struct acct_result *a, const struct acct_result *b)
     same = same && a->nraces == b->nraces;
     for (size_t i = 0; same && i < a->nraces; i++)
         same = race_equal(&a->races[i], &b->races[i]);
+    same = same && noise_equal(&a->noise, &b->noise);
     return same && (a->rules == NULL || acct_rules_equal(a->rules, b->rules));
 }
 
@@ -952,6 +1057,30 @@ static void write_race(FILE *f, const struct acct_result_race *rc)
     fputs("]}\n", f);
 }
 
+static void write_noise(FILE *f, const struct acct_result_noise *nz)
+{
+    fputs("noise:\n  repeat_spread: ", f);
+    acct_yt_write_number(f, nz->repeat_spread);
+    fputs("\n  repeat_spread_p90: ", f);
+    acct_yt_write_number(f, nz->repeat_spread_p90);
+    fprintf(f, "\n  aa_pairs: %" PRIu32 "\n", nz->aa_pairs);
+    if (nz->aa_pairs > 0) {
+        fputs("  aa_spread: ", f);
+        acct_yt_write_number(f, nz->aa_spread);
+        fputs("\n  aa_spread_max: ", f);
+        acct_yt_write_number(f, nz->aa_spread_max);
+        fputc('\n', f);
+    }
+    fputs(nz->nload > 0 ? "  load:\n" : "  load: []\n", f);
+    for (size_t i = 0; i < nz->nload; i++) {
+        fputs("    - {host: ", f);
+        acct_yt_write_string(f, nz->load[i].host);
+        write_number_key(f, "start", nz->load[i].start);
+        write_number_key(f, "end", nz->load[i].end);
+        fputs("}\n", f);
+    }
+}
+
 /* "  key: " then a quoted string and a newline. */
 static void write_string_line(FILE *f, const char *key, const char *s)
 {
@@ -1011,6 +1140,8 @@ int acct_result_write(FILE *f, const struct acct_result *r)
         fputs("races:\n", f);
     for (size_t i = 0; i < r->nraces; i++)
         write_race(f, &r->races[i]);
+    if (r->noise.present)
+        write_noise(f, &r->noise);
     if (r->rules != NULL) {
         fputs("rules:\n", f);
         acct_rules_write_indented(f, r->rules, "  ");

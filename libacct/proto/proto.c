@@ -147,6 +147,7 @@ static const char *const type_names[] = {
     [ACCT_MSG_SYNC] = "SYNC",
     [ACCT_MSG_STEP] = "STEP",
     [ACCT_MSG_GET_MODEL] = "GET_MODEL",
+    [ACCT_MSG_GET_RESULT] = "GET_RESULT",
 };
 
 const char *acct_msg_type_name(unsigned type)

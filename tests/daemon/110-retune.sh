@@ -45,6 +45,9 @@ expect "$T/err" "| acct-tune: phase 2/3: measuring"
 expect "$T/out" "imported tuning run r-fake-4242-eth as version 2 of eth/tcp-1g"
 expect "$T/out" "changes against the active version 1:"
 expect "$T/out" "activated version 2 of eth/tcp-1g (was 1)"
+# how sure the result is, per collective (a result without races or noise)
+expect "$T/out" "confidence of tuning run r-fake-4242-eth: no noise section"
+expect "$T/out" "  bcast: 1 points: 0 settled by test, 0 equivalent, 0 capped, 1 unraced"
 grep -q -- '--nodes=2' "$T/slurm/4242.script" || fail "--nodes 2 not in the job script"
 grep -q 'acct-tune --partition eth --out .*acct-retune-eth-4242.result.yaml --rules .* --budget 60s --collectives bcast,allreduce --max-comm-size 8 --progress' "$T/slurm/calls" ||
     fail "acct-tune was not run with the expected options: $(grep acct-tune "$T/slurm/calls")"

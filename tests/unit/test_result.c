@@ -518,6 +518,12 @@ static void test_races(void **state)
     assert_int_equal(rc0->f[0].verdict, ACCT_RESULT_WINNER);
     assert_true(rc0->f[1].ratio == 1.61 && rc0->f[1].p == 0.00390625);
     assert_int_equal(rc0->f[2].verdict, ACCT_RESULT_TWIN);
+    const struct acct_result_noise *nz = &r->noise;
+    assert_true(nz->present && nz->repeat_spread == 0.05 && nz->repeat_spread_p90 == 0.25);
+    assert_true(nz->aa_pairs == 1 && nz->aa_spread == 0.012 && nz->aa_spread_max == 0.012);
+    assert_int_equal(nz->nload, 2);
+    assert_string_equal(nz->load[1].host, "n2");
+    assert_true(nz->load[0].start == 1.5 && nz->load[1].end == 2.25);
     FILE *f = open_memstream(&buf, &len);
     assert_non_null(f);
     assert_int_equal(acct_result_write(f, r), 0);
@@ -527,6 +533,9 @@ static void test_races(void **state)
         acct_diags_print(&d, stderr);
     assert_int_equal(rc, ACCT_RULES_OK);
     assert_true(acct_result_equal(r, back));
+    back->noise.load[1].end = 3;
+    assert_false(acct_result_equal(r, back));
+    back->noise.load[1].end = 2.25;
     back->races[0].f[1].p = 0.5;
     assert_false(acct_result_equal(r, back));
     back->points[0].avg_us = 1;
@@ -553,12 +562,12 @@ static void test_document_shape(void **state)
            "\"x\"\n");
     expect("- 1\n",
            "t.yaml:1:1: expected a mapping with keys acct_tuning_result, run, conditions, model, "
-           "measurements, races, rules, got a list\n");
+           "measurements, races, noise, rules, got a list\n");
     expect(RESULT_HEAD "measurements: {}\n" RESULT_RULES "extra: 1\n",
            "t.yaml:4:15: measurements: expected a list of measurements (\"- {collective: ...}\", "
            "or [] for none), got a mapping\n"
            "t.yaml:9:1: extra: unknown key \"extra\" (valid: acct_tuning_result, run, "
-           "conditions, model, measurements, races, rules)\n");
+           "conditions, model, measurements, races, noise, rules)\n");
     /* A second measurements list is a duplicate key (and not streamed). */
     expect(RESULT_HEAD "measurements: []\n" RESULT_RULES "measurements: [1]\n",
            "t.yaml:9:1: measurements: duplicate key \"measurements\" (first at line 4)\n");
@@ -941,6 +950,24 @@ static struct acct_result *rnd_result(size_t n)
     r->races = r->nraces ? xcalloc(r->nraces, sizeof(*r->races)) : NULL;
     for (size_t i = 0; i < r->nraces; i++)
         rnd_race(&r->races[i], r->cond.ranks);
+    r->noise.present = rnd() % 2;
+    if (r->noise.present) {
+        r->noise.repeat_spread = rnd_double();
+        r->noise.repeat_spread_p90 = rnd_double();
+        r->noise.aa_pairs = (uint32_t)(rnd() % 3);
+        if (r->noise.aa_pairs > 0) {
+            double a = rnd_double(), b = rnd_double();
+            r->noise.aa_spread = a < b ? a : b;
+            r->noise.aa_spread_max = a < b ? b : a;
+        }
+        r->noise.nload = rnd() % 3;
+        r->noise.load = xcalloc(r->noise.nload + 1, sizeof(*r->noise.load));
+        for (size_t i = 0; i < r->noise.nload; i++) {
+            snprintf(r->noise.load[i].host, sizeof(r->noise.load[i].host), "node-%zu", i);
+            r->noise.load[i].start = rnd_double();
+            r->noise.load[i].end = rnd_double();
+        }
+    }
     return r;
 }
 

@@ -107,6 +107,58 @@ out:
     return rc;
 }
 
+/* The 1-minute load average of each host (its first rank's), at the start
+ * (end false) or the end of the run, into run->noise.load (rank 0, in
+ * cond.hosts order; docs/tuning-result.md "noise"). Collective over the
+ * world; agreed. */
+static int gather_load(int rank, int nranks, struct tune_run_info *run, bool end, char *err,
+                       size_t errlen)
+{
+    struct acct_result_noise *nz = &run->noise;
+    struct { char name[HOST_NAME_LEN]; double load; } me, *all = NULL;
+    int rc = 0, len = 0;
+
+    memset(&me, 0, sizeof(me));
+    if (MPI_Get_processor_name(me.name, &len) != MPI_SUCCESS)
+        snprintf(me.name, sizeof(me.name), "unknown");
+    me.name[sizeof(me.name) - 1] = '\0';
+    if (getloadavg(&me.load, 1) != 1)
+        me.load = -1; /* unknown: left out of the section */
+    if (rank == 0 && (all = malloc((size_t)nranks * sizeof(*all))) == NULL)
+        rc = -1;
+    if (rank == 0 && rc == 0 && !end && run->cond.nhosts > 0 &&
+        (nz->load = calloc(run->cond.nhosts, sizeof(*nz->load))) == NULL)
+        rc = -1;
+    if (rc != 0)
+        snprintf(err, errlen, "out of memory");
+    if (kit_agree(rc, err, errlen, MPI_COMM_WORLD) != 0)
+        goto out;
+    PMPI_Gather(&me, (int)sizeof(me), MPI_BYTE, all, (int)sizeof(me), MPI_BYTE, 0,
+                MPI_COMM_WORLD);
+    for (size_t h = 0; rank == 0 && nz->load != NULL && h < run->cond.nhosts; h++) {
+        struct acct_result_load *l = &nz->load[h];
+        for (int i = 0; i < nranks; i++) {
+            char clean[ACCT_RULES_NAME_MAX + 1];
+            clean_name(all[i].name, clean, sizeof(clean));
+            if (strcmp(clean, run->cond.hosts[h]) != 0 || all[i].load < 0)
+                continue;
+            snprintf(l->host, sizeof(l->host), "%s", clean);
+            *(end ? &l->end : &l->start) = all[i].load;
+            break;
+        }
+    }
+    if (rank == 0 && end && nz->load != NULL) { /* keep the hosts measured both times */
+        size_t k = 0;
+        for (size_t h = 0; h < run->cond.nhosts; h++)
+            if (nz->load[h].host[0] != '\0')
+                nz->load[k++] = nz->load[h];
+        nz->nload = k;
+    }
+out:
+    free(all);
+    return rc;
+}
+
 /* ---- state: rank 0 loads, everyone gets the records -------------------------------- */
 
 static int share_state(struct tune_ctx *x, int rank, uint64_t fp)
@@ -432,7 +484,7 @@ static int load_incumbent(struct tune_ctx *x, const struct tune_opts *o, int ran
 
 /* Rank 0 writes the result (and the rules files asked for); agreed. */
 static int write_outputs(struct tune_ctx *x, const struct tune_opts *o, struct tune_run_info *run,
-                         int rank)
+                         int rank, int world)
 {
     int wrc = 0;
 
@@ -443,7 +495,11 @@ static int write_outputs(struct tune_ctx *x, const struct tune_opts *o, struct t
     run->experiment_s = x->experiment_s;
     run->races = x->races;
     run->nraces = x->nraces;
-    if (rank == 0)
+    if (gather_load(rank, world, run, true, x->err, sizeof(x->err)) != 0)
+        return -1;
+    if (rank == 0 && tune_noise(x, &run->noise) != 0)
+        wrc = -1, snprintf(x->err, sizeof(x->err), "out of memory");
+    if (rank == 0 && wrc == 0)
         wrc = tune_write_outputs(o, run, x->recs, x->nrecs, x->decided, x->ndecided, x->err,
                                  sizeof(x->err));
     if (kit_agree(wrc, x->err, sizeof(x->err), MPI_COMM_WORLD) != 0)
@@ -493,15 +549,17 @@ int main(int argc, char **argv)
         goto out;
     x.o = &opts;
     x.after_point = opts.race > 0 ? tune_race : NULL;
+    x.after_comm = opts.race > 0 ? NULL : tune_aa_pair;
     rc = TUNE_EXIT_FAIL;
     if (check_active(&x, &opts) != 0 ||
         load_used(&opts, rank, x.err, sizeof(x.err)) != 0 ||
         gather_conditions(rank, world, &run.cond, x.err, sizeof(x.err)) != 0 ||
+        gather_load(rank, world, &run, false, x.err, sizeof(x.err)) != 0 ||
         share_state(&x, rank, tune_state_fingerprint(&opts, world)) != 0 ||
         ((opts.source != ACCT_RESULT_MEASURED || world >= 2) && setup_model(&x, &run) != 0) ||
         load_incumbent(&x, &opts, rank) != 0 ||
         tune_all(&x, &opts, rank, world) != 0 ||
-        write_outputs(&x, &opts, &run, rank) != 0)
+        write_outputs(&x, &opts, &run, rank, world) != 0)
         goto out;
     rc = TUNE_EXIT_OK;
 out:
@@ -515,6 +573,8 @@ out:
         free(x.races[i].f);
     free(x.races);
     free(x.aa);
+    free(x.aa_pair);
+    free(run.noise.load);
     acct_rules_free(x.incumbent);
     tune_state_close(&x.seen);
     free(run.cond.hosts);

@@ -593,6 +593,8 @@ int tune_comm(struct tune_ctx *x)
                 rc = x->after_point(x, x->sizes[i], first);
         }
     }
+    if (rc == TUNE_OK && x->after_comm != NULL && x->nsizes > 0)
+        rc = x->after_comm(x);
     sync_state(x);
     if (rc != TUNE_OK && x->err[0] == '\0')
         snprintf(x->err, sizeof(x->err), "%s on %d ranks: %s", acct_coll_name(x->coll), x->size,

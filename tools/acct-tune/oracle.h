@@ -22,6 +22,9 @@ struct tune_ctx {
      * point's first record (rank 0): the driver's finalist race
      * (tune_race, race.c) with --race, else NULL */
     int (*after_point)(struct tune_ctx *x, uint64_t m, size_t first);
+    /* (run) after each communicator's points (every rank of x->comm): the
+     * A/A pair of a run without racing (tune_aa_pair, race.c), else NULL */
+    int (*after_comm)(struct tune_ctx *x);
     struct tune_state state;                 /* (run) journal (rank 0) and replay cache (all) */
     double t_start;                          /* (run) rank 0's clock at the start */
     int stopped;                             /* (run) the budget is spent (rank 0's verdict) */
@@ -47,6 +50,8 @@ struct tune_ctx {
     size_t nraces, capraces;
     struct acct_rules *incumbent;            /* --incumbent's rules (rank 0), or NULL */
     double *aa;                              /* each race's A/A spread on its metric */
+    double *aa_pair;                         /* each A/A pair's spread (no --race) */
+    size_t naa_pair, capaa_pair;
     uint64_t search_exps[ACCT_COLL_COUNT], race_exps[ACCT_COLL_COUNT]; /* per collective */
     double search_s[ACCT_COLL_COUNT], race_s[ACCT_COLL_COUNT];
     int rank_world;                          /* (run) this rank in MPI_COMM_WORLD */
@@ -97,6 +102,17 @@ void tune_force_spec(enum acct_coll_id coll, const struct acct_decision *d, uint
  * rank of x->comm calls it. TUNE_OK (also when the budget stopped it), or
  * an error with x->err set. */
 int tune_race(struct tune_ctx *x, uint64_t m, size_t first);
+
+/* Without --race: native against itself, interleaved, RACE_MIN_ROUNDS
+ * rounds of --race-reps calls at the middle size of x->sizes on x->comm,
+ * on the collective's race metric; rank 0 keeps |median ratio - 1| in
+ * x->aa_pair (docs/tuning-result.md "noise"). Every rank of x->comm calls
+ * it. TUNE_OK, or an error with x->err set. */
+int tune_aa_pair(struct tune_ctx *x);
+
+/* Rank 0: the result's noise section from the run's records, races or A/A
+ * pairs (load is the caller's). 0, or -1 out of memory. */
+int tune_noise(const struct tune_ctx *x, struct acct_result_noise *nz);
 
 /* Rank 0: the racing summary (A/A noise, cost against the search) on stdout. */
 void tune_race_summary(const struct tune_ctx *x);

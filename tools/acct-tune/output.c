@@ -438,6 +438,7 @@ int tune_write_outputs(const struct tune_opts *o, const struct tune_run_info *ru
     res->npoints = nrecs;
     res->races = (struct acct_result_race *)run->races; /* borrowed: not freed below */
     res->nraces = run->nraces;
+    res->noise = run->noise; /* borrowed: its load is not freed below */
     memcpy(res->cond.hosts, run->cond.hosts, run->cond.nhosts * sizeof(*res->cond.hosts));
     if (make_rules(o, run, res, dec, ndecided, err, errlen) != 0)
         goto out;
@@ -465,6 +466,8 @@ out:
     if (res != NULL) {
         res->races = NULL;
         res->nraces = 0;
+        res->noise.load = NULL;
+        res->noise.nload = 0;
     }
     acct_result_free(res);
     return rc;

@@ -358,10 +358,105 @@ out:
     return rc;
 }
 
+
 static int cmp_dbl(const void *pa, const void *pb)
 {
     double a = *(const double *)pa, b = *(const double *)pb;
     return a < b ? -1 : a > b;
+}
+
+int tune_aa_pair(struct tune_ctx *x)
+{
+    const struct acct_alg *native = acct_alg_find(x->coll, "native");
+    struct finalist f;
+    enum race_view metric = race_metric(x->coll);
+    double r[RACE_MIN_ROUNDS], t0 = kit_now();
+    size_t rounds = 0;
+    int rc = TUNE_OK;
+
+    if (native == NULL || x->nsizes == 0)
+        return TUNE_OK;
+    f = (struct finalist){ (int32_t)acct_alg_index(native), 0, 0 };
+    x->m = x->sizes[x->nsizes / 2];
+    x->ecomm = x->comm;
+    x->esize = x->size;
+    /* A then B, B then A, ...: the same method, so the order is all that
+     * differs between the twins; each round gives one ratio B / A */
+    for (; rounds < RACE_MIN_ROUNDS && rc == TUNE_OK; rounds++) {
+        double v[2][RACE_VIEWS];
+        for (int i = 0; i < 2 && rc == TUNE_OK; i++)
+            rc = time_finalist(x, &f, v[(i + (int)rounds) % 2]);
+        r[rounds] = v[1][metric] / v[0][metric];
+    }
+    if (rc != TUNE_OK || x->rank != 0)
+        return rc;
+    x->experiments += 2 * rounds;
+    x->experiment_s += kit_now() - t0;
+    double med = race_median(r, rounds);
+    if (!isfinite(med))
+        return TUNE_OK; /* a failed native: no noise to report */
+    if (x->naa_pair == x->capaa_pair) {
+        size_t cap = x->capaa_pair ? 2 * x->capaa_pair : 16;
+        double *nv = realloc(x->aa_pair, cap * sizeof(*nv));
+        if (nv == NULL) {
+            snprintf(x->err, sizeof(x->err), "out of memory for an A/A pair");
+            return TUNE_ENOMEM; /* rank 0 alone: tune_collective's agreement spreads it */
+        }
+        x->aa_pair = nv;
+        x->capaa_pair = cap;
+    }
+    x->aa_pair[x->naa_pair++] = fabs(med - 1.0);
+    if (x->o->progress)
+        fprintf(stderr, TUNE_NAME ": A/A %s p=%d %llu: native against itself %.1f %% (%s, "
+                "%zu rounds)\n", acct_coll_name(x->coll), x->size, (unsigned long long)x->m,
+                100 * fabs(med - 1.0), race_view_name(metric), rounds);
+    return TUNE_OK;
+}
+
+/* The median and a quantile q of v[0..n-1] (sorted in place); n >= 1. */
+static void summary(double *v, size_t n, double q, double *med, double *qv)
+{
+    qsort(v, n, sizeof(*v), cmp_dbl);
+    *med = race_median(v, n);
+    *qv = v[(size_t)(q * (double)(n - 1))];
+}
+
+int tune_noise(const struct tune_ctx *x, struct acct_result_noise *nz)
+{
+    size_t n = 0, cap = x->nrecs + x->nraces + x->naa_pair + 1;
+    double *v = malloc(cap * sizeof(*v));
+    struct acct_result_load *load = nz->load;
+    size_t nload = nz->nload;
+
+    memset(nz, 0, sizeof(*nz));
+    nz->load = load; /* the caller's */
+    nz->nload = nload;
+    if (v == NULL)
+        return -1;
+    nz->present = true;
+    /* the repeat spread: each timed point's interquartile range over its median */
+    for (size_t i = 0; i < x->nrecs; i++) {
+        const struct tune_record *r = &x->recs[i];
+        if (r->ok && r->reps > 1 && r->median_us > 0 && isfinite(r->q3_us - r->q1_us))
+            v[n++] = (r->q3_us - r->q1_us) / r->median_us;
+    }
+    if (n > 0)
+        summary(v, n, 0.9, &nz->repeat_spread, &nz->repeat_spread_p90);
+    /* the A/A spread: the races' twins, else the pairs */
+    n = 0;
+    for (size_t i = 0; i < x->nraces; i++)
+        if (!isnan(x->aa[i]))
+            v[n++] = x->aa[i];
+    for (size_t i = 0; i < x->naa_pair; i++)
+        v[n++] = x->aa_pair[i];
+    if (n > 0) {
+        double p90;
+        summary(v, n, 0.9, &nz->aa_spread, &p90);
+        nz->aa_spread_max = v[n - 1];
+        nz->aa_pairs = (uint32_t)n;
+    }
+    free(v);
+    return 0;
 }
 
 void tune_race_summary(const struct tune_ctx *x)

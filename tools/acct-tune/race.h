@@ -118,8 +118,10 @@ struct race_outcome {
  * gives the same outcome. over is true at the cap, or once rounds >=
  * min_rounds and every eligible finalist other than the leader is settled:
  * separated, or equivalent with a signed-rank test at alpha/k that its
- * ratio to the leader is below 1 + tolerance. Returns 0, or -1 for bad
- * arguments / out of memory. */
+ * ratio to the leader is below 1 + tolerance; or once rounds >= min_rounds,
+ * native leads and no eligible finalist is undecided (each is separated or
+ * within the tolerance: the tie rule picks native, more rounds cannot
+ * change that). Returns 0, or -1 for bad arguments / out of memory. */
 int race_decide(const struct race_input *in, const struct race_params *pp,
                 struct race_outcome *out);
 

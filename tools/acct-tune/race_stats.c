@@ -297,6 +297,16 @@ int race_decide(const struct race_input *in, const struct race_params *pp,
     }
     out->over = in->rounds >= pp->max_rounds ||
                 (in->rounds >= pp->min_rounds && settled + 1 >= eligible);
+    /* native leads and every other eligible finalist is separated from it
+     * or within the tolerance of it: the tie rule below picks native
+     * whatever more rounds say of the equivalents, so stop (docs/acct-tune.md
+     * "Racing", docs/performance.md section 15) */
+    if (!out->over && out->leader == in->native && in->rounds >= pp->min_rounds) {
+        bool open = false;
+        for (size_t c = 0; c < nc; c++)
+            open |= c != out->leader && out->verdict[c] == RACE_UNDECIDED;
+        out->over = !open;
+    }
     /* the winner among the leader and its equivalents */
     size_t nequiv = 0, winner = out->leader;
     for (size_t c = 0; c < nc; c++)

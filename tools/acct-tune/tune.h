@@ -225,6 +225,7 @@ struct tune_run_info {
     struct acct_result_model model;
     const struct acct_result_race *races; /* --race: the races run (rank 0), or NULL */
     size_t nraces;
+    struct acct_result_noise noise;     /* rank 0; load owned */
 };
 
 /* The points the decision maps are built from (race_output.c): the

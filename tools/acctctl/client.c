@@ -228,7 +228,8 @@ int acctctl_call(struct acctctl_conn *conn, struct acct_wbuf *w, unsigned *err_c
     if (conn->msg.h.type == ACCT_MSG_ERROR) {
         if (err_code != NULL)
             *err_code = (unsigned)acctctl_u64(conn->msg.body, conn->msg.len, ACCT_T_ERR_CODE, 0);
-        print_daemon_error(conn);
+        if (!conn->quiet_errors)
+            print_daemon_error(conn);
         return -1;
     }
     if (conn->msg.h.type != (type | ACCT_MSG_REPLY)) {

@@ -73,6 +73,8 @@ struct acctctl_conn {
      * "rules", "result" or "policy", and those lines are printed with this
      * name instead. NULL: DIAG lines are printed as they come. */
     const char *diag_file;
+    /* true: acctctl_call prints no daemon error (the caller handles it) */
+    bool quiet_errors;
     /* WARNING fields of successful replies, printed on stderr as they came:
      * "acctctl CMD: warning: ..." (activate, rollback and import then exit
      * ACCTCTL_WARN). */

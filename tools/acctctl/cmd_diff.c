@@ -6,7 +6,71 @@
 
 #include "acct/common.h"
 #include "client.h"
+#include "confidence.h"
 #include "daemon_ops.h"
+
+/* The rules of version v (SHOW). 0, or -1 (printed). */
+static int version_rules(struct acctctl_conn *conn, uint64_t v, struct acct_rules **out)
+{
+    struct acct_wbuf w;
+    struct acct_field f;
+    int rc = -1;
+
+    *out = NULL;
+    acctctl_request(conn, &w, ACCT_MSG_SHOW);
+    acct_put_u64(&w, ACCT_T_VERSION, v);
+    if (acctctl_call(conn, &w, NULL) == 0 &&
+        acctctl_require(conn, (const unsigned[]){ ACCT_T_RULES_TEXT }, 1) == 0 &&
+        acct_msg_find(&conn->msg, ACCT_T_RULES_TEXT, &f) &&
+        acct_rules_parse_buffer("rules", (const char *)f.val, f.len, out, NULL) == ACCT_RULES_OK)
+        rc = 0;
+    else if (*out == NULL)
+        fprintf(stderr, ACCTCTL_NAME " %s: the rules of version %llu cannot be read\n",
+                conn->common->cmd, (unsigned long long)v);
+    acct_wbuf_free(&w);
+    return rc;
+}
+
+struct row_arg {
+    struct acctctl_table *t; /* NULL: print */
+    uint64_t v1, v2;
+};
+
+static int noise_line(void *arg, const char *line)
+{
+    struct row_arg *a = arg;
+    if (a->t == NULL)
+        return printf("%s\n", line) < 0 ? -1 : 0;
+    acctctl_table_cell(a->t, "%" PRIu64, a->v1);
+    acctctl_table_cell(a->t, "%" PRIu64, a->v2);
+    acctctl_table_cell(a->t, "%s", line);
+    return 0;
+}
+
+/* Whether each differing decision is beyond noise (confidence.c). 0 or -1. */
+static int diff_noise(struct acctctl_conn *conn, uint64_t v1, uint64_t v2, struct row_arg *a)
+{
+    struct acct_rules *rules[2] = { NULL, NULL };
+    struct acct_result *res[2] = { NULL, NULL };
+    char why[2][512] = { "", "" };
+    struct acctctl_diff_side side[2];
+    uint64_t v[2] = { v1, v2 };
+    int rc = -1;
+
+    for (int k = 0; k < 2; k++) {
+        if (version_rules(conn, v[k], &rules[k]) != 0 ||
+            acctctl_get_result(conn, v[k], &res[k], why[k], sizeof(why[k])) < 0)
+            goto out;
+        side[k] = (struct acctctl_diff_side){ v[k], rules[k], res[k], why[k] };
+    }
+    rc = acctctl_diff_noise(side, noise_line, a);
+out:
+    for (int k = 0; k < 2; k++) {
+        acct_rules_free(rules[k]);
+        acct_result_free(res[k]);
+    }
+    return rc;
+}
 
 int acctctl_cmd_diff(int argc, char **argv)
 {
@@ -44,8 +108,12 @@ int acctctl_cmd_diff(int argc, char **argv)
     if (acctctl_print_diff(&conn, v1, v2, c.format == ACCTCTL_FMT_TABLE ? "" : NULL) < 0)
         goto out;
     if (c.format == ACCTCTL_FMT_TABLE) {
-        if (acct_count(conn.msg.body, conn.msg.len, ACCT_T_DIFF_LINE) == 0)
+        struct row_arg a = { NULL, v1, v2 };
+        if (acct_count(conn.msg.body, conn.msg.len, ACCT_T_DIFF_LINE) == 0) {
             printf("versions %" PRIu64 " and %" PRIu64 " make the same decisions\n", v1, v2);
+        } else if (diff_noise(&conn, v1, v2, &a) != 0) {
+            goto out;
+        }
         rc = fflush(stdout) == 0 ? ACCTCTL_OK : ACCTCTL_FAIL;
         goto out;
     }
@@ -57,6 +125,10 @@ int acctctl_cmd_diff(int argc, char **argv)
         acctctl_table_cell(&t, "%" PRIu64, v2);
         acctctl_table_cell(&t, "%.*s", (int)f.len, (const char *)f.val);
     }
+    struct row_arg a = { &t, v1, v2 };
+    if (acct_count(conn.msg.body, conn.msg.len, ACCT_T_DIFF_LINE) > 0 &&
+        diff_noise(&conn, v1, v2, &a) != 0)
+        goto out;
     if (acctctl_table_print(&t, c.format, stdout) == 0)
         rc = ACCTCTL_OK;
 out:

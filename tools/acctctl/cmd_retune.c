@@ -29,6 +29,7 @@
 #include "acct/extrap.h"
 #include "acct/rules.h"
 #include "client.h"
+#include "confidence.h"
 #include "daemon_ops.h"
 
 #define MAX_BUDGET_S (30LL * 24 * 3600)
@@ -661,6 +662,13 @@ static int do_retune(struct retune_opts *o, const struct acctctl_common *c)
                                                                       : ACCTCTL_FAIL;
     if (rc == ACCTCTL_OK && conn.warnings > 0)
         rc = ACCTCTL_WARN;
+    if (rc != ACCTCTL_FAIL && c->format == ACCTCTL_FMT_TABLE) {
+        /* how sure the result is, per collective (docs/acctctl.md "Confidence") */
+        struct acct_result *res = NULL;
+        if (acct_result_parse_file(result, &res, NULL) == ACCT_RULES_OK)
+            acctctl_confidence_print(stdout, res, "");
+        acct_result_free(res);
+    }
 out:
     if (connected)
         acctctl_disconnect(&conn);

@@ -14,6 +14,7 @@
 #include "acct/rules.h"
 #include "acct/stats.h"
 #include "client.h"
+#include "confidence.h"
 #include "daemon_ops.h"
 
 static void size_text(uint64_t v, char *buf, size_t len)
@@ -136,6 +137,25 @@ struct show_opts {
     enum acct_coll_id only;
     bool all;
 };
+
+/* The confidence of the version's tuning run (GET_RESULT; docs/acctctl.md
+ * "Confidence"), or why there is none. 0, or -1 (acctd did not answer). */
+static int confidence(struct acctctl_conn *conn, uint64_t version)
+{
+    struct acct_result *res = NULL;
+    char why[512] = "";
+    int rc = acctctl_get_result(conn, version, &res, why, sizeof(why));
+
+    if (rc < 0)
+        return -1;
+    printf("\n");
+    if (rc == 0)
+        acctctl_confidence_print(stdout, res, "");
+    else
+        printf("confidence: unknown (%s)\n", why);
+    acct_result_free(res);
+    return 0;
+}
 
 static int own_opt(void *arg, int ch, const char *optarg)
 {
@@ -299,6 +319,8 @@ int acctctl_cmd_show(int argc, char **argv)
             printf("(no rules%s%s: every call uses the MPI library's own collective)\n",
                    o.all ? "" : " for ", o.all ? "" : acct_coll_name(o.only));
         else if (acctctl_table_print(&rules, c.format, stdout) != 0)
+            goto out;
+        if (confidence(&conn, version) != 0)
             goto out;
     } else if (acctctl_table_print(&rules, c.format, stdout) != 0) {
         goto out;

@@ -204,6 +204,8 @@ static void test_names_and_buckets(void **state)
     assert_string_equal(acct_err_name(0), "?");
     assert_string_equal(acct_tag_name(ACCT_T_RULES_TEXT), "RULES_TEXT");
     assert_int_equal(acct_tag_kind(ACCT_T_SAMPLE), ACCT_KIND_GROUP);
+    /* GET_RESULT (issue 23) */
+    assert_string_equal(acct_msg_type_name(ACCT_MSG_GET_RESULT | ACCT_MSG_REPLY), "GET_RESULT");
     /* GET_MODEL (issue 21): its type and the four LogGP fields */
     assert_string_equal(acct_msg_type_name(ACCT_MSG_GET_MODEL | ACCT_MSG_REPLY), "GET_MODEL");
     assert_string_equal(acct_tag_name(ACCT_T_MODEL_GB_US), "MODEL_GB_US");

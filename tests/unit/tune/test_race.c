@@ -219,6 +219,65 @@ static void test_decide_native_equivalent(void **state)
     acct_assert(s.verdict[1] == RACE_EQUIVALENT && s.verdict[2] == RACE_GUARDED, "verdicts %s %s", race_verdict_name(s.verdict[1]), race_verdict_name(s.verdict[2]));
 }
 
+/* Finalist c's rounds: base x r[round] on every view. */
+static void set_rounds(struct synth *s, size_t c, double base, const double *r)
+{
+    for (size_t k = 0; k < s->rounds; k++)
+        for (int v = 0; v < RACE_VIEWS; v++)
+            s->t[v][k * s->nc + c] = base * r[k];
+}
+
+static void test_decide_native_early(void **state)
+{
+    (void)state;
+    static struct synth s;
+    struct race_outcome o;
+    /* 6 rounds. A's ratio to native swings 0.97 .. 1.06 (median 1.02):
+     * within the tolerance of 3 %, but the equivalence test cannot settle
+     * it (3 of 6 rounds beyond 1.03) */
+    const double one[6] = { 1, 1, 1, 1, 1, 1 };
+    const double swing[6] = { 1.06, 0.97, 1.05, 0.98, 1.04, 1.00 };
+    const double slower[6] = { 1.10, 0.99, 1.12, 0.98, 1.15, 1.09 };
+    const double noisy[6] = { 1.15, 1.15, 1.15, 1.15, 1.15, 1.15 };
+
+    s.nc = 2;
+    s.rounds = 6;
+    set_rounds(&s, 0, 100, one);
+    set_rounds(&s, 1, 100, swing);
+    acct_assert(decide(&s, 0, RACE_NONE, RACE_NONE, NULL, RACE_VIEW_MAX, &o) == 0, "decide");
+    acct_assert(o.leader == 0 && s.verdict[1] == RACE_EQUIVALENT, "native leads, A equivalent");
+    acct_assert(o.over && o.winner == 0 && o.by == RACE_BY_NATIVE,
+                "native leads, the other equivalent: over at 6 rounds, native (over %d, "
+                "winner %zu by %s)", o.over, o.winner, race_resolve_name(o.by));
+    /* the same rounds with the roles swapped: A leads and native is the
+     * equivalent one; the tie rule would still pick native, but A leads, so
+     * racing goes on until the test settles it (or the cap) */
+    set_rounds(&s, 0, 100, swing);
+    set_rounds(&s, 1, 100, one);
+    acct_assert(decide(&s, 0, RACE_NONE, RACE_NONE, NULL, RACE_VIEW_MAX, &o) == 0, "decide");
+    acct_assert(o.leader == 1 && !o.over, "A leads: not over at 6 of 20 rounds (leader %zu)",
+                o.leader);
+    /* native leads, A equivalent, B 9.5 % slower (median) but not yet
+     * shown slower at alpha/2 (p 5/64), inside the guard's band that a noisy
+     * A/A twin (15 %) widens: B is undecided, racing goes on */
+    s.nc = 4;
+    set_rounds(&s, 0, 100, one);
+    set_rounds(&s, 1, 100, swing);
+    set_rounds(&s, 2, 100, slower);
+    set_rounds(&s, 3, 100, noisy);
+    acct_assert(decide(&s, 0, 3, RACE_NONE, NULL, RACE_VIEW_MAX, &o) == 0, "decide");
+    acct_assert(o.leader == 0 && s.verdict[2] == RACE_UNDECIDED && !o.over,
+                "B undecided: not over (leader %zu, B %s, over %d)", o.leader,
+                race_verdict_name(s.verdict[2]), o.over);
+    /* before min_rounds nothing stops */
+    s.nc = 2;
+    s.rounds = 5;
+    set_rounds(&s, 0, 100, one);
+    set_rounds(&s, 1, 100, swing);
+    acct_assert(decide(&s, 0, RACE_NONE, RACE_NONE, NULL, RACE_VIEW_MAX, &o) == 0, "decide");
+    acct_assert(!o.over, "5 rounds < min_rounds: not over");
+}
+
 static void test_decide_guard(void **state)
 {
     (void)state;
@@ -306,6 +365,7 @@ static const struct acct_test_case cases[] = {
     ACCT_TEST_CASE("clear", test_decide_clear),
     ACCT_TEST_CASE("equivalent", test_decide_equivalent),
     ACCT_TEST_CASE("native", test_decide_native_equivalent),
+    ACCT_TEST_CASE("native_early", test_decide_native_early),
     ACCT_TEST_CASE("guard", test_decide_guard),
     ACCT_TEST_CASE("not_shown", test_decide_not_shown),
     ACCT_TEST_CASE("failed", test_decide_failed_rounds),

@@ -114,6 +114,24 @@ struct acct_result_model {
     double L_us, o_us, g_us, G_us_per_byte;
 };
 
+/* The noise a run measured under (docs/tuning-result.md "noise";
+ * acct-tune writes it on every run since issue 23). */
+struct acct_result_load {
+    char host[ACCT_RULES_NAME_MAX + 1];
+    double start, end;          /* 1-minute load average at the run's start and end */
+};
+
+struct acct_result_noise {
+    bool present;
+    double repeat_spread;       /* median over timed measurements of (q3 - q1) / median */
+    double repeat_spread_p90;   /* their 90th percentile */
+    uint32_t aa_pairs;          /* A/A pairs timed (native against itself, interleaved) */
+    double aa_spread;           /* median over them of |A/A ratio - 1| (0 when aa_pairs = 0) */
+    double aa_spread_max;       /* the largest */
+    struct acct_result_load *load; /* per host, in conditions.hosts order */
+    size_t nload;
+};
+
 struct acct_result {
     /* run */
     char id[ACCT_RULES_RUN_MAX + 1];
@@ -135,6 +153,8 @@ struct acct_result {
 
     struct acct_result_race *races;   /* optional (acct-tune --race), in file order */
     size_t nraces;
+
+    struct acct_result_noise noise;   /* optional */
 
     struct acct_rules *rules;   /* the chosen decisions (never NULL in a parsed result) */
     uint64_t hash;              /* acct_rules_hash of the bytes parsed (0 if built) */

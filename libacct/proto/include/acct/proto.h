@@ -62,7 +62,8 @@ enum acct_msg_type {
     ACCT_MSG_SYNC = 17,         /* VERSION (since) -> versions + active map */
     ACCT_MSG_STEP = 18,         /* admin: JOB, UID, PARTITION, INTERCONNECT, [STEP_END] */
     ACCT_MSG_GET_MODEL = 19,    /* VERSION | PARTITION, INTERCONNECT -> the run's model */
-    ACCT_MSG_TYPE_MAX = 19,
+    ACCT_MSG_GET_RESULT = 20,   /* VERSION | PARTITION, INTERCONNECT -> the run's result */
+    ACCT_MSG_TYPE_MAX = 20,
     ACCT_MSG_REPLY = 0x80,
     ACCT_MSG_ERROR = 0xff,
 };
