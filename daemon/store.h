@@ -69,6 +69,10 @@ int store_version_get(struct store *s, int64_t id, bool with_text, struct store_
 /* The LogGP parameters (model_params) of tuning run run_id: L, o, g, G in
  * p[0..3]. 0, 1 if the run stored none, -1 on a store error. */
 int store_model_get(struct store *s, const char *run_id, double p[4]);
+/* The run's levels (model_levels, issue 21): intra L, o, g, G, inter L, o,
+ * g, G, NIC pairs (0: not measured), NIC gap factor in v[0..9]. 0, 1 if the
+ * run stored none, -1 on a store error. */
+int store_model_levels_get(struct store *s, const char *run_id, double v[10]);
 /* The active version of a pair. 0, 1 (none), -1. */
 int store_active_get(struct store *s, const char *partition, const char *interconnect,
                      bool with_text, struct store_version *v);
