@@ -195,6 +195,20 @@ int req_get_model(struct acctd *d, struct client *c, const struct acct_msg *m,
         acct_put_str(out, ACCT_T_TUNING_RUN, v.tuning_run);
         for (int k = 0; k < 4; k++)
             acct_put_f64(out, tags[k], p[k]);
+        /* the levels, when the run measured them (issue 21) */
+        static const unsigned lt[10] = {
+            ACCT_T_MODEL_INTRA_L_US, ACCT_T_MODEL_INTRA_O_US, ACCT_T_MODEL_INTRA_G_US,
+            ACCT_T_MODEL_INTRA_GB_US, ACCT_T_MODEL_INTER_L_US, ACCT_T_MODEL_INTER_O_US,
+            ACCT_T_MODEL_INTER_G_US, ACCT_T_MODEL_INTER_GB_US, ACCT_T_MODEL_NIC_PAIRS,
+            ACCT_T_MODEL_NIC_FACTOR };
+        double lv[10];
+        if (store_model_levels_get(d->store, v.tuning_run, lv) == 0)
+            for (int k = 0; k < 10; k++) {
+                if (lt[k] == ACCT_T_MODEL_NIC_PAIRS)
+                    acct_put_u64(out, lt[k], (uint64_t)lv[k]);
+                else
+                    acct_put_f64(out, lt[k], lv[k]);
+            }
     }
     store_version_free(&v);
     return 0;

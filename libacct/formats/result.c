@@ -459,21 +459,75 @@ static const struct yt_key model_keys[G_N] = {
     [G_SMALLG] = { "g", true },
     [G_BIGG] = { "G", true },
 };
+/* the model section: the four numbers, then the optional levels (issue 21) */
+enum { GM_INTRA = G_N, GM_INTER, GM_NIC, GM_N };
+static const struct yt_key model_all_keys[GM_N] = {
+    [G_L] = { "L", true },         [G_O] = { "o", true },
+    [G_SMALLG] = { "g", true },    [G_BIGG] = { "G", true },
+    [GM_INTRA] = { "intra", false }, [GM_INTER] = { "inter", false },
+    [GM_NIC] = { "nic", false },
+};
+enum { GN_PAIRS, GN_FACTOR, GN_N };
+static const struct yt_key nic_keys[GN_N] = {
+    [GN_PAIRS] = { "pairs", true },
+    [GN_FACTOR] = { "gap_factor", true },
+};
+
+/* Four LogGP numbers under `where` (model, model.intra, model.inter). */
+static void walk_loggp(struct rctx *c, const struct ynode *y, const char *where, double *dst[G_N])
+{
+    const struct ynode *v[G_N], *k[G_N];
+    char field[ACCT_DIAG_FIELD_MAX];
+
+    if (!acct_yt_walk_map(c->p, y, where, "key", model_keys, G_N, v, k))
+        return;
+    for (int i = 0; i < G_N; i++) {
+        snprintf(field, sizeof(field), "%s.%s", where, model_keys[i].name);
+        if (v[i] != NULL)
+            acct_yt_get_number(c->p, v[i], field, 0, false, dst[i]);
+    }
+}
 
 static void walk_model(struct rctx *c, const struct ynode *y)
 {
-    const struct ynode *v[G_N], *k[G_N];
+    const struct ynode *v[GM_N], *k[GM_N], *nv[GN_N], *nk[GN_N];
     struct acct_result_model *m = &c->r->model;
     double *dst[G_N] = { &m->L_us, &m->o_us, &m->g_us, &m->G_us_per_byte };
+    double *ia[G_N] = { &m->intra.L_us, &m->intra.o_us, &m->intra.g_us, &m->intra.G_us_per_byte };
+    double *ie[G_N] = { &m->inter.L_us, &m->inter.o_us, &m->inter.g_us, &m->inter.G_us_per_byte };
     char field[ACCT_DIAG_FIELD_MAX];
 
-    if (!acct_yt_walk_map(c->p, y, "model", "key", model_keys, G_N, v, k))
+    if (!acct_yt_walk_map(c->p, y, "model", "key", model_all_keys, GM_N, v, k))
         return;
     m->present = true;
     for (int i = 0; i < G_N; i++) {
         snprintf(field, sizeof(field), "model.%s", model_keys[i].name);
         if (v[i] != NULL)
             acct_yt_get_number(c->p, v[i], field, 0, false, dst[i]);
+    }
+    if ((v[GM_INTRA] != NULL) != (v[GM_INTER] != NULL))
+        YT_ERR_AT(c->p, v[GM_INTRA] ? v[GM_INTRA] : v[GM_INTER], "model",
+                  "intra and inter come together (an intra-node and an inter-node pair)");
+    if (v[GM_INTRA] != NULL && v[GM_INTER] != NULL) {
+        m->has_levels = true;
+        walk_loggp(c, v[GM_INTRA], "model.intra", ia);
+        walk_loggp(c, v[GM_INTER], "model.inter", ie);
+    }
+    if (v[GM_NIC] != NULL && acct_yt_walk_map(c->p, v[GM_NIC], "model.nic", "key", nic_keys, GN_N,
+                                              nv, nk)) {
+        double pairs = 0;
+        if (!m->has_levels)
+            YT_ERR_AT(c->p, v[GM_NIC], "model.nic", "needs model.intra and model.inter");
+        if (nv[GN_PAIRS] != NULL &&
+            acct_yt_get_number(c->p, nv[GN_PAIRS], "model.nic.pairs", 2, false, &pairs)) {
+            if (pairs != (double)(int)pairs || pairs > 1 << 20)
+                YT_ERR_AT(c->p, nv[GN_PAIRS], "model.nic.pairs",
+                          "%g is not a whole number in [2, 1048576]", pairs);
+            m->nic_pairs = (int)pairs;
+        }
+        if (nv[GN_FACTOR] != NULL)
+            acct_yt_get_number(c->p, nv[GN_FACTOR], "model.nic.gap_factor", 1, false,
+                               &m->nic_gap_factor);
     }
 }
 
@@ -968,7 +1022,13 @@ bool acct_result_equal(const struct acct_result *a, const struct acct_result *b)
                 strcmp(x->acct_version, y->acct_version) == 0 &&
                 strcmp(x->slurm_job_id, y->slurm_job_id) == 0 && m->present == n->present &&
                 (!m->present || (m->L_us == n->L_us && m->o_us == n->o_us &&
-                                 m->g_us == n->g_us && m->G_us_per_byte == n->G_us_per_byte)) &&
+                                 m->g_us == n->g_us && m->G_us_per_byte == n->G_us_per_byte &&
+                                 m->has_levels == n->has_levels &&
+                                 (!m->has_levels ||
+                                  (memcmp(&m->intra, &n->intra, sizeof m->intra) == 0 &&
+                                   memcmp(&m->inter, &n->inter, sizeof m->inter) == 0)) &&
+                                 m->nic_pairs == n->nic_pairs &&
+                                 m->nic_gap_factor == n->nic_gap_factor)) &&
                 a->npoints == b->npoints && (a->rules == NULL) == (b->rules == NULL);
     for (size_t i = 0; same && i < x->nhosts; i++)
         same = strcmp(x->hosts[i], y->hosts[i]) == 0;
@@ -1131,6 +1191,21 @@ int acct_result_write(FILE *f, const struct acct_result *r)
             fprintf(f, "  %s: ", model_keys[i].name);
             acct_yt_write_number(f, *val[i]);
             fputc('\n', f);
+        }
+        const struct acct_result_loggp *lv[] = { &r->model.intra, &r->model.inter };
+        for (int l = 0; r->model.has_levels && l < 2; l++) {
+            const double x[G_N] = { lv[l]->L_us, lv[l]->o_us, lv[l]->g_us, lv[l]->G_us_per_byte };
+            fprintf(f, "  %s: {", l == 0 ? "intra" : "inter");
+            for (int i = 0; i < G_N; i++) {
+                fprintf(f, "%s%s: ", i ? ", " : "", model_keys[i].name);
+                acct_yt_write_number(f, x[i]);
+            }
+            fputs("}\n", f);
+        }
+        if (r->model.has_levels && r->model.nic_pairs >= 2) {
+            fprintf(f, "  nic: {pairs: %d, gap_factor: ", r->model.nic_pairs);
+            acct_yt_write_number(f, r->model.nic_gap_factor);
+            fputs("}\n", f);
         }
     }
     fputs(r->npoints > 0 ? "measurements:\n" : "measurements: []\n", f);

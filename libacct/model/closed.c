@@ -15,7 +15,12 @@ double acct_model_closed_form(enum acct_coll_id coll, const struct acct_decision
         acct_model_check(mdl, NULL, 0) != 0)
         return NAN;
     const struct acct_alg *a = dec->alg;
-    struct acct_cost c = {.net = &mdl->net,
+    /* with a layout: the slower level wherever the call spans nodes
+     * (acct/model.h, struct acct_model_nodes) */
+    const struct acct_plogp *net = mdl->nodes.ranks_per_node <= 0 ? &mdl->net
+                                   : p > mdl->nodes.ranks_per_node ? &mdl->nodes.inter
+                                                                   : &mdl->nodes.intra;
+    struct acct_cost c = {.net = net,
                           .gamma_us_per_byte = mdl->gamma_us_per_byte,
                           .delta_us_per_byte = mdl->delta_us_per_byte,
                           .p = p,

@@ -96,10 +96,58 @@ int acct_model_check(const struct acct_model *mdl, char *err, size_t errlen)
         what = "delta_us_per_byte: not a finite value >= 0";
     else if (!isfinite(mdl->contention) || mdl->contention < 0 || mdl->contention > 1)
         what = "contention: not in [0, 1]";
+    else if (mdl->nodes.ranks_per_node < 0)
+        what = "nodes.ranks_per_node: negative";
+    else if (mdl->nodes.ranks_per_node > 0 &&
+             (!isfinite(mdl->nodes.nic_gap_factor) ||
+              (mdl->nodes.nic_gap_factor != 0 &&
+               (mdl->nodes.nic_gap_factor < 1 || mdl->nodes.nic_pairs < 2))))
+        what = "nodes.nic_gap_factor: neither 0 (not measured) nor >= 1 with nic_pairs >= 2";
     if (what != NULL) {
         if (err != NULL && errlen > 0)
             snprintf(err, errlen, "%s", what);
         return -1;
     }
-    return acct_plogp_check(&mdl->net, err, errlen);
+    if (acct_plogp_check(&mdl->net, err, errlen) != 0)
+        return -1;
+    if (mdl->nodes.ranks_per_node == 0)
+        return 0;
+    static const char *const names[] = {"intra", "inter"};
+    const struct acct_plogp *tabs[] = {&mdl->nodes.intra, &mdl->nodes.inter};
+    for (int i = 0; i < 2; i++) {
+        char why[160];
+        if (acct_plogp_check(tabs[i], why, sizeof why) != 0) {
+            if (err != NULL && errlen > 0)
+                snprintf(err, errlen, "%s.%s", names[i], why);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int acct_model_node_of(const struct acct_model *mdl, int p, int r)
+{
+    int k = mdl->nodes.ranks_per_node;
+    if (k <= 0 || p < 1)
+        return 0;
+    int nnodes = (p + k - 1) / k;
+    return mdl->nodes.cyclic ? r % nnodes : r / k;
+}
+
+const struct acct_plogp *acct_model_net_between(const struct acct_model *mdl, int p, int a, int b)
+{
+    if (mdl->nodes.ranks_per_node <= 0)
+        return &mdl->net;
+    return acct_model_node_of(mdl, p, a) == acct_model_node_of(mdl, p, b) ? &mdl->nodes.intra
+                                                                          : &mdl->nodes.inter;
+}
+
+double acct_model_nic_factor(const struct acct_model *mdl, int c)
+{
+    if (c <= 1)
+        return 1;
+    const struct acct_model_nodes *n = &mdl->nodes;
+    if (n->nic_gap_factor >= 1 && n->nic_pairs >= 2)
+        return 1 + (n->nic_gap_factor - 1) * (double)(c - 1) / (double)(n->nic_pairs - 1);
+    return c;
 }

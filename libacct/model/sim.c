@@ -32,6 +32,9 @@
  * step) 8; a rank: offsets 16, clocks 40, engine 21 and slack. */
 #define SIM_STEP_BYTES 48u
 #define SIM_RANK_BYTES 96u
+/* With a layout spanning nodes (struct acct_model_nodes): a step's gap 8,
+ * a round's NIC factor 8 and its sort key 16 (rounds <= steps). */
+#define SIM_NODES_STEP_BYTES 32u
 /* The symmetric view: rank 0's flat steps (13), clock 8, key 8, match 8,
  * round 4 and slack. */
 #define SIM_SYM_STEP_BYTES 48u
@@ -143,10 +146,23 @@ struct sim_rank {
 struct sim {
     const struct prog *g;
     const struct acct_model *mdl;
+    int p;          /* the call's ranks (node placement) */
+    bool nodes;     /* the model's layout spans nodes: per-message tables */
     struct sim_rank *rk;
     double *t; /* per step: SEND start, or RECV data arrival */
+    double *gap;    /* with nodes: per SEND step, its gap (NIC sharing applied) */
+    double *share;  /* with nodes: per rank's round (g's numbering), the NIC factor */
     struct rx { double arrival; uint64_t step; } *rxs; /* scratch: one round's receives */
 };
+
+/* The table of a message between ranks a and b (net without a layout). */
+static const struct acct_plogp *tab(const struct sim *s, int a, int b)
+{
+    /* with a layout every message picks its level, even when the call fits
+     * on one node (all intra); nodes only adds the NIC sharing */
+    return s->mdl->nodes.ranks_per_node > 0 ? acct_model_net_between(s->mdl, s->p, a, b)
+                                            : &s->mdl->net;
+}
 
 /* Rank r enters round q at time t0: fix the start of each send. */
 static void enter_round(struct sim *s, int r, uint32_t q, double t0)
@@ -163,8 +179,15 @@ static void enter_round(struct sim *s, int r, uint32_t q, double t0)
         if (g->kind[i] != ACCT_STEP_SEND)
             continue;
         double t = me->nic > t0 ? me->nic : t0;
+        const struct acct_plogp *net = tab(s, r, g->peer[i]);
+        double gap = acct_plogp_g(net, g->count[i]);
+        if (s->nodes) {
+            if (net == &s->mdl->nodes.inter)
+                gap *= s->share[g->round_at[r] + q];
+            s->gap[i] = gap;
+        }
         s->t[i] = t;
-        me->nic = t + acct_plogp_g(&s->mdl->net, g->count[i]);
+        me->nic = t + gap;
     }
 }
 
@@ -179,16 +202,16 @@ static void say(char *err, size_t len, const char *fmt, ...)
     va_end(ap);
 }
 
-static void arrive(struct sim *s, uint64_t send, uint64_t recv)
+static void arrive(struct sim *s, int src, uint64_t send, int dst, uint64_t recv)
 {
-    s->t[recv] = s->t[send] + acct_plogp_g(&s->mdl->net, s->g->count[send]) + s->mdl->net.L_us;
+    const struct acct_plogp *net = tab(s, src, dst);
+    double gap = s->nodes ? s->gap[send] : acct_plogp_g(net, s->g->count[send]);
+    s->t[recv] = s->t[send] + gap + net->L_us;
 }
 
 static int on_transfer(void *ctx, int src, uint64_t send, int dst, uint64_t recv)
 {
-    (void)src;
-    (void)dst;
-    arrive(ctx, send, recv);
+    arrive(ctx, src, send, dst, recv);
     return 0;
 }
 
@@ -217,7 +240,6 @@ static void on_round_done(void *ctx, int r, uint32_t q)
 {
     struct sim *s = ctx;
     const struct prog *g = s->g;
-    const struct acct_plogp *net = &s->mdl->net;
     struct sim_rank *me = &s->rk[r];
     uint64_t first, end;
     size_t n = 0;
@@ -226,7 +248,7 @@ static void on_round_done(void *ctx, int r, uint32_t q)
     prog_round(g, r, q, &first, &end);
     for (uint64_t i = first; i < end; i++) {
         if (g->kind[i] == ACCT_STEP_SEND) {
-            double done = s->t[i] + acct_plogp_os(net, g->count[i]);
+            double done = s->t[i] + acct_plogp_os(tab(s, r, g->peer[i]), g->count[i]);
             e = done > e ? done : e;
         } else if (g->kind[i] == ACCT_STEP_RECV) {
             s->rxs[n].arrival = s->t[i];
@@ -238,6 +260,7 @@ static void on_round_done(void *ctx, int r, uint32_t q)
         qsort(s->rxs, n, sizeof *s->rxs, by_arrival);
     for (size_t k = 0; k < n; k++) {
         uint64_t m = g->count[s->rxs[k].step];
+        const struct acct_plogp *net = tab(s, r, g->peer[s->rxs[k].step]);
         double done = s->rxs[k].arrival;
         double cpu = me->start + acct_plogp_or(net, m);
         double link = me->rx + acct_plogp_g(net, m);
@@ -251,13 +274,33 @@ static void on_round_done(void *ctx, int r, uint32_t q)
     enter_round(s, r, q + 1, e);
 }
 
-static int sim_alloc(struct sim *s, const struct prog *g, const struct acct_model *mdl)
+static int by_key(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Does mdl's layout put a p-rank call on more than one node? */
+static bool spans_nodes(const struct acct_model *mdl, int p)
+{
+    return mdl->nodes.ranks_per_node > 0 && p > mdl->nodes.ranks_per_node;
+}
+
+static int sim_alloc(struct sim *s, const struct prog *g, const struct acct_model *mdl, int p)
 {
     s->g = g;
     s->mdl = mdl;
+    s->p = p;
+    s->nodes = spans_nodes(mdl, p) && g->size == p;
     s->rk = calloc((size_t)g->size, sizeof *s->rk);
     s->t = calloc(g->nsteps ? g->nsteps : 1, sizeof *s->t);
     s->rxs = malloc((g->most ? g->most : 1) * sizeof *s->rxs);
+    if (s->nodes) {
+        s->gap = calloc(g->nsteps ? g->nsteps : 1, sizeof *s->gap);
+        s->share = calloc(g->nrounds ? g->nrounds : 1, sizeof *s->share);
+        if (s->gap == NULL || s->share == NULL)
+            return -1;
+    }
     return s->rk && s->t && s->rxs ? 0 : -1;
 }
 
@@ -266,6 +309,46 @@ static void sim_free(struct sim *s)
     free(s->rk);
     free(s->t);
     free(s->rxs);
+    free(s->gap);
+    free(s->share);
+}
+
+/* NIC sharing (acct/model.h, struct acct_model_nodes): per rank's round,
+ * the factor of the number of ranks of its node that send between nodes
+ * in the round of the same index. Keys (node, round index) of the rounds
+ * with an inter-node send, sorted; a run of equal keys is the count. */
+static int nic_shares(struct sim *s)
+{
+    const struct prog *g = s->g;
+    struct nk { uint64_t key, at; } *v = malloc((g->nrounds ? g->nrounds : 1) * sizeof *v);
+    uint64_t n = 0;
+    if (v == NULL)
+        return -1;
+    for (int r = 0; r < g->size; r++) {
+        uint64_t nr = g->round_at[r + 1] - g->round_at[r];
+        int node = acct_model_node_of(s->mdl, s->p, r);
+        for (uint32_t q = 0; q < nr; q++) {
+            uint64_t first, end;
+            s->share[g->round_at[r] + q] = 1;
+            prog_round(g, r, q, &first, &end);
+            for (uint64_t i = first; i < end; i++)
+                if (g->kind[i] == ACCT_STEP_SEND &&
+                    acct_model_node_of(s->mdl, s->p, g->peer[i]) != node) {
+                    v[n++] = (struct nk){(uint64_t)node << 32 | q, g->round_at[r] + q};
+                    break;
+                }
+        }
+    }
+    qsort(v, n, sizeof *v, by_key); /* by key (the first member) */
+    for (uint64_t a = 0, b; a < n; a = b) {
+        for (b = a + 1; b < n && v[b].key == v[a].key; b++)
+            ;
+        double f = acct_model_nic_factor(s->mdl, (int)(b - a));
+        for (uint64_t i = a; i < b; i++)
+            s->share[v[i].at] = f;
+    }
+    free(v);
+    return 0;
 }
 
 /* ---- budget ---- */
@@ -303,12 +386,6 @@ static int build_rank(const struct acct_alg *alg, const struct acct_call *call, 
 static bool is_comm(uint8_t k)
 {
     return k == ACCT_STEP_SEND || k == ACCT_STEP_RECV;
-}
-
-static int by_key(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
 }
 
 /* Where rank r's relabelling sends rank 0's peer p. */
@@ -393,7 +470,7 @@ static int simulate_symmetric(const struct prog *g, enum acct_alg_symmetry sym, 
     uint32_t *round_of = malloc((n ? n : 1) * sizeof *round_of);
     const uint64_t RECV_BIT = 1ull << 63;
 
-    if (!keys || !match || !round_of || sim_alloc(&s, g, mdl) != 0) {
+    if (!keys || !match || !round_of || sim_alloc(&s, g, mdl, p) != 0) {
         say(err, errlen, "out of memory");
         goto out;
     }
@@ -456,7 +533,7 @@ static int simulate_symmetric(const struct prog *g, enum acct_alg_symmetry sym, 
         prog_round(g, 0, q, &first, &end);
         for (uint64_t i = first; i < end; i++) {
             if (g->kind[i] == ACCT_STEP_RECV)
-                arrive(&s, match[i], i);
+                arrive(&s, g->peer[i], match[i], 0, i);
             else if (!is_comm(g->kind[i]))
                 add_local(&s, 0, i);
         }
@@ -502,7 +579,8 @@ static int simulate_full(const struct acct_alg *alg, const struct acct_call *cal
         nothers++;
     }
     double est = (double)first + (nothers ? (double)others / nothers * (p - 1) : 0);
-    double bytes = est * SIM_STEP_BYTES + (double)p * SIM_RANK_BYTES;
+    const double step_bytes = SIM_STEP_BYTES + (spans_nodes(mdl, p) ? SIM_NODES_STEP_BYTES : 0);
+    double bytes = est * step_bytes + (double)p * SIM_RANK_BYTES;
     if (bytes > (double)budget || est >= (double)UINT32_MAX) {
         say(err, errlen,
             "about %.0f steps over %d ranks (%.0f MiB to simulate): over the simulator's "
@@ -517,7 +595,7 @@ static int simulate_full(const struct acct_alg *alg, const struct acct_call *cal
     for (int r = 0; r < p; r++) {
         if (build_rank(alg, call, r, sc, budget, err, errlen) != 0)
             goto out;
-        double now = (double)(g.nsteps + sc->nsteps) * SIM_STEP_BYTES + (double)p * SIM_RANK_BYTES;
+        double now = (double)(g.nsteps + sc->nsteps) * step_bytes + (double)p * SIM_RANK_BYTES;
         if (now > (double)budget || g.nsteps + sc->nsteps >= UINT32_MAX) {
             say(err, errlen,
                 "more than %llu steps by rank %d of %d (%.0f MiB): over the simulator's memory "
@@ -531,7 +609,7 @@ static int simulate_full(const struct acct_alg *alg, const struct acct_call *cal
         }
     }
     acct_sched_free(sc); /* the largest single allocation, no longer needed */
-    if (sim_alloc(&s, &g, mdl) != 0) {
+    if (sim_alloc(&s, &g, mdl, p) != 0 || (s.nodes && nic_shares(&s) != 0)) {
         say(err, errlen, "out of memory");
         goto out;
     }
@@ -569,6 +647,10 @@ static int try_symmetric(const struct acct_alg *alg, const struct acct_call *cal
 
     if (sym == ACCT_SYM_NONE) {
         *why = "the algorithm's schedules are not symmetric (registry)";
+        return 1;
+    }
+    if (spans_nodes(mdl, p)) {
+        *why = "the model's layout spans nodes: ranks see different networks";
         return 1;
     }
     if (sym == ACCT_SYM_XOR && (p & (p - 1)) != 0) {
@@ -651,20 +733,19 @@ int acct_model_simulate_view(const struct acct_alg *alg, const struct acct_call 
     if (acct_model_check(mdl, err, errlen) != 0)
         goto out;
     if ((double)p * SIM_RANK_BYTES > (double)budget_of(mdl) && view != ACCT_MODEL_VIEW_SYMMETRIC &&
-        alg->symmetry == ACCT_SYM_NONE) {
+        (alg->symmetry == ACCT_SYM_NONE || spans_nodes(mdl, p))) {
         say(err, errlen, "%d ranks (%.0f MiB of clocks alone): over the simulator's memory "
             "budget of %.0f MiB", p, mib((double)p * SIM_RANK_BYTES), mib((double)budget_of(mdl)));
         goto out;
     }
-    /* A node-aware method without a layout: one rank per node, the
-     * placement its closed form assumes without one (acct_cost.nodes 0);
-     * the model has one network for both levels (issue 21 calibrates
-     * intra-node parameters). */
+    /* A node-aware method without a layout: the model's placement
+     * (struct acct_model_nodes), else one rank per node, the placement its
+     * closed form assumes without one (acct_cost.nodes 0). */
     struct acct_call own = *call;
     if ((alg->flags & ACCT_ALG_NODES) && (call->layout == NULL || call->layout == &acct_layout_any)) {
         int *key = malloc((size_t)p * sizeof *key);
-        for (int r = 0; key != NULL && r < p; r++)
-            key[r] = r;
+        for (int r = 0; key != NULL && r < p; r++) /* the model's placement, if it has one */
+            key[r] = mdl->nodes.ranks_per_node > 0 ? acct_model_node_of(mdl, p, r) : r;
         if (key == NULL || acct_layout_build(&layout, p, key) != 0) {
             free(key);
             say(err, errlen, "out of memory");

@@ -423,6 +423,38 @@ static void test_numbers(void **state)
     }
 }
 
+/* Issue 21's levels: intra, inter and nic under model; an older result
+ * (no levels) still loads (test_numbers, test_example); the pieces that do
+ * not go together are named. */
+#define MODEL_LEVELS RESULT_HEAD RESULT_RULES "measurements: []\nmodel:\n  L: 1\n  o: 0\n  g: 0\n  G: 0\n%s"
+static void test_model_levels(void **state)
+{
+    (void)state;
+    char buf[2048];
+    snprintf(buf, sizeof(buf), MODEL_LEVELS,
+             "  intra: {L: 0.5, o: 0.25, g: 0.5, G: 0.0002}\n"
+             "  inter: {L: 90, o: 4, g: 9, G: 0.085}\n"
+             "  nic: {pairs: 2, gap_factor: 1.75}\n");
+    struct acct_result *r = parse_ok(buf);
+    assert_true(r->model.has_levels);
+    assert_true(r->model.intra.L_us == 0.5 && r->model.intra.G_us_per_byte == 0.0002);
+    assert_true(r->model.inter.L_us == 90 && r->model.inter.G_us_per_byte == 0.085);
+    assert_int_equal(r->model.nic_pairs, 2);
+    assert_true(r->model.nic_gap_factor == 1.75);
+    check_roundtrip(r);
+    acct_result_free(r);
+    snprintf(buf, sizeof(buf), MODEL_LEVELS, "  intra: {L: 0.5, o: 0.25, g: 0.5, G: 0.0002}\n");
+    expect(buf, "t.yaml:14:10: model: intra and inter come together (an intra-node and an "
+                "inter-node pair)\n");
+    snprintf(buf, sizeof(buf), MODEL_LEVELS, "  nic: {pairs: 1, gap_factor: 0.5}\n");
+    expect(buf, "t.yaml:14:8: model.nic: needs model.intra and model.inter\n"
+                "t.yaml:14:16: model.nic.pairs: 1 is too small: the minimum is 2\n"
+                "t.yaml:14:31: model.nic.gap_factor: 0.5 is too small: the minimum is 1\n");
+    snprintf(buf, sizeof(buf), MODEL_LEVELS,
+             "  intra: {L: 0.5, o: 0.25, g: 0.5}\n  inter: {L: 90, o: 4, g: 9, G: 0.085}\n");
+    expect(buf, "t.yaml:14:10: model.intra.G: required key \"G\" is missing\n");
+}
+
 /* ---- invalid files: one per class, exact lines ------------------------- */
 
 static void check_invalid_file(const char *base)
@@ -1228,6 +1260,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_order_and_styles),
         cmocka_unit_test(test_doc_example),
         cmocka_unit_test(test_numbers),
+        cmocka_unit_test(test_model_levels),
         cmocka_unit_test(test_invalid_version),
         cmocka_unit_test(test_invalid_run),
         cmocka_unit_test(test_invalid_measurements),

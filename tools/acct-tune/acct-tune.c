@@ -16,11 +16,13 @@
  * collectives go through ACCT exactly as in users' jobs, and each experiment
  * forces one method with acct_tool_force(). */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "acct/alg.h"
+#include "acct/layout.h"
 #include "acct/tool.h"
 #include "oracle.h"
 
@@ -201,8 +203,142 @@ static double model_cost(void *ctx, enum acct_coll_id coll, const struct acct_de
     return acct_model_predict(coll, d, p, m, ctx);
 }
 
+/* Each world rank's node label, the same on every rank: ACCT_LAYOUT's
+ * pretended placement when set (as the runtime and the oracle do), else the
+ * lowest world rank of its MPI_COMM_TYPE_SHARED group. 0, or -1 (agreed). */
+static int world_nodes(int rank, int world, int *label)
+{
+    int me = -1;
+    const char *pretend = getenv("ACCT_LAYOUT");
+    MPI_Comm local = MPI_COMM_NULL;
+    if (pretend != NULL && *pretend != '\0')
+        me = acct_layout_pattern_label(pretend, rank);
+    if (me < 0 && PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL,
+                                       &local) == MPI_SUCCESS) {
+        PMPI_Allreduce(&rank, &me, 1, MPI_INT, MPI_MIN, local);
+        PMPI_Comm_free(&local);
+    }
+    if (PMPI_Allgather(&me, 1, MPI_INT, label, 1, MPI_INT, MPI_COMM_WORLD) != MPI_SUCCESS)
+        return -1;
+    int ok = 1;
+    for (int r = 0; r < world; r++)
+        ok = ok && label[r] >= 0;
+    return ok ? 0 : -1;
+}
+
+static void to_result(const struct acct_plogp *t, struct acct_result_loggp *out)
+{
+    struct acct_loggp lg = {0};
+    acct_plogp_to_loggp(t, &lg);
+    *out = (struct acct_result_loggp){lg.L_us, lg.o_us, lg.g_us, lg.G_us_per_byte};
+}
+
+/* Issue 21: an intra-node pair (rank 0 and the next rank on its node) and
+ * an inter-node pair (rank 0 and the lowest rank elsewhere) measured apart
+ * (a pair that is ranks 0 and 1 reuses net), and the NIC factor of k pairs
+ * between those two nodes (k = the fewer ranks of the two, >= 2). The
+ * inter-node sizes cost ~0.1 s per MiB at 100 Mbit/s: fewer repetitions.
+ * Fills mdl->nodes and run->model's levels when the layout has both pairs;
+ * collective over the world. 0, or -1 (agreed, message in x->err). */
+static int measure_levels(struct tune_ctx *x, struct tune_run_info *run, struct acct_model *mdl,
+                          const uint64_t *sizes, size_t nsizes)
+{
+    int world = 0, rank = 0, rc = 0;
+    MPI_Comm_size(MPI_COMM_WORLD, &world);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    int *label = malloc((size_t)world * 3 * sizeof *label);
+    if (label == NULL || world_nodes(rank, world, label) != 0) {
+        free(label);
+        return 0; /* no layout known: one network, as before */
+    }
+    int *a = label + world, *b = label + 2 * world, na = 0, nb = 0, intra = -1, inter = -1;
+    for (int r = 1; r < world; r++) {
+        if (label[r] == label[0] && intra < 0)
+            intra = r;
+        if (label[r] != label[0] && inter < 0)
+            inter = r;
+    }
+    if (intra < 0 || inter < 0) {
+        free(label);
+        return 0;
+    }
+    for (int r = 0; r < world; r++) {
+        if (label[r] == label[0])
+            a[na++] = r;
+        else if (label[r] == label[inter])
+            b[nb++] = r;
+    }
+    const struct acct_plogp_opts slow = {.reps = 5, .stream = 4};
+    struct acct_model_nodes *n = &mdl->nodes;
+    if (intra == 1)
+        n->intra = mdl->net;
+    else
+        rc = acct_plogp_measure(MPI_COMM_WORLD, 0, intra, sizes, nsizes, &n->intra);
+    if (rc == 0 && inter == 1)
+        n->inter = mdl->net;
+    else if (rc == 0)
+        rc = acct_plogp_measure_opts(MPI_COMM_WORLD, 0, inter, sizes, nsizes, &slow, &n->inter);
+    int k = na < nb ? na : nb;
+    if (rc == 0 && k >= 2) {
+        rc = acct_plogp_nic_factor(MPI_COMM_WORLD, a, b, k, 256 * 1024, 4, 5, &n->nic_gap_factor);
+        n->nic_pairs = k;
+    }
+    if (rc != 0) {
+        snprintf(x->err, sizeof(x->err),
+                 "measuring the intra-node (0, %d) / inter-node (0, %d) pLogP or the NIC factor "
+                 "failed", intra, inter);
+    } else {
+        /* the labels' layout (ACCT_LAYOUT's pretence included): the most
+         * ranks on a node; cyclic when rank 1 is on another node than 0 */
+        int most = 0;
+        for (int r = 0; r < world; r++) {
+            int c = 0;
+            for (int q = 0; q < world; q++)
+                c += label[q] == label[r];
+            most = c > most ? c : most;
+        }
+        n->ranks_per_node = most;
+        n->cyclic = label[1] != label[0];
+        run->model.has_levels = true;
+        to_result(&n->intra, &run->model.intra);
+        to_result(&n->inter, &run->model.inter);
+        run->model.nic_pairs = k >= 2 ? k : 0;
+        run->model.nic_gap_factor = k >= 2 ? n->nic_gap_factor : 0;
+    }
+    free(label);
+    return rc;
+}
+
+/* Write the levels beside --plogp-out FILE: FILE.intra, FILE.inter (pLogP
+ * tables) and FILE.nic ("acct-nic 1", pairs, gap_factor, ranks_per_node,
+ * placement) for acct-tune-replay --plogp-intra/--plogp-inter/--nic. */
+static int write_levels(const char *path, const struct acct_model_nodes *n, char *err, size_t len)
+{
+    char p[4096];
+    snprintf(p, sizeof p, "%s.intra", path);
+    if (tune_plogp_write(p, &n->intra, err, len) != 0)
+        return -1;
+    snprintf(p, sizeof p, "%s.inter", path);
+    if (tune_plogp_write(p, &n->inter, err, len) != 0)
+        return -1;
+    snprintf(p, sizeof p, "%s.nic", path);
+    FILE *f = fopen(p, "w");
+    if (f == NULL) {
+        snprintf(err, len, "%.400s: %s", p, strerror(errno));
+        return -1;
+    }
+    fprintf(f, "acct-nic 1\npairs %d\ngap_factor %.17g\nranks_per_node %d\nplacement %s\n",
+            n->nic_pairs, n->nic_gap_factor, n->ranks_per_node, n->cyclic ? "cyclic" : "block");
+    if (fclose(f) != 0) {
+        snprintf(err, len, "%.400s: %s", p, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
 /* Measure pLogP between world ranks 0 and 1 (every rank calls it; a few
- * hundred ping-pongs, well under a second on this host). */
+ * hundred ping-pongs, well under a second on this host), and the two
+ * levels when the layout has them (measure_levels). */
 static int setup_model(struct tune_ctx *x, struct tune_run_info *run)
 {
     static const uint64_t sizes[] = { 1, 1024, 8192, 65536, 1048576 };
@@ -219,6 +355,14 @@ static int setup_model(struct tune_ctx *x, struct tune_run_info *run)
     rc = kit_agree(rc, x->err, sizeof(x->err), MPI_COMM_WORLD);
     if (rc == 0) {
         PMPI_Bcast(&model.net, (int)sizeof(model.net), MPI_BYTE, 0, MPI_COMM_WORLD);
+        /* conditions are rank 0's: every rank needs the layout's words */
+        PMPI_Bcast(&run->cond.ranks_per_node, 1, MPI_INT, 0, MPI_COMM_WORLD);
+        PMPI_Bcast(&run->cond.placement, (int)sizeof run->cond.placement, MPI_BYTE, 0,
+                   MPI_COMM_WORLD);
+        rc = kit_agree(measure_levels(x, run, &model, sizes, sizeof(sizes) / sizeof(sizes[0])),
+                       x->err, sizeof(x->err), MPI_COMM_WORLD);
+    }
+    if (rc == 0) {
         /* the searches use the model only when asked to; a measured run
          * records it for the model regions of its rules (output.c) */
         if (x->o->source != ACCT_RESULT_MEASURED) {
@@ -235,7 +379,9 @@ static int setup_model(struct tune_ctx *x, struct tune_run_info *run)
             run->model.G_us_per_byte = lg.G_us_per_byte;
         }
         if (x->o->plogp_out != NULL && x->rank_world == 0 &&
-            tune_plogp_write(x->o->plogp_out, &model.net, x->err, sizeof(x->err)) != 0)
+            (tune_plogp_write(x->o->plogp_out, &model.net, x->err, sizeof(x->err)) != 0 ||
+             (run->model.has_levels &&
+              write_levels(x->o->plogp_out, &model.nodes, x->err, sizeof(x->err)) != 0)))
             rc = -1;
         rc = kit_agree(rc, x->err, sizeof(x->err), MPI_COMM_WORLD);
     }

@@ -281,3 +281,68 @@ int acct_plogp_measure(MPI_Comm comm, int peer_a, int peer_b, const uint64_t *si
 {
     return acct_plogp_measure_opts(comm, peer_a, peer_b, sizes, n, NULL, out);
 }
+
+/* Least over reps of the slowest active pair's stream time (seconds). */
+static int nic_time(MPI_Comm comm, int me, const int *a, const int *b, int k, char *buf, int m,
+                    int stream, int reps, double *out)
+{
+    int rc = MPI_SUCCESS;
+    double best = 0;
+    for (int i = 0; i < reps && rc == MPI_SUCCESS; i++) {
+        double v = 0, slowest = 0;
+        rc = MPI_Barrier(comm);
+        for (int j = 0; j < k && rc == MPI_SUCCESS; j++) {
+            if (me == a[j]) {
+                double t0 = MPI_Wtime();
+                for (int s = 0; s < stream && rc == MPI_SUCCESS; s++)
+                    rc = MPI_Send(buf, m, MPI_BYTE, b[j], TAG_DATA, comm);
+                if (rc == MPI_SUCCESS)
+                    rc = MPI_Recv(NULL, 0, MPI_BYTE, b[j], TAG_CTRL, comm, MPI_STATUS_IGNORE);
+                v = MPI_Wtime() - t0;
+            } else if (me == b[j]) {
+                for (int s = 0; s < stream && rc == MPI_SUCCESS; s++)
+                    rc = MPI_Recv(buf, m, MPI_BYTE, a[j], TAG_DATA, comm, MPI_STATUS_IGNORE);
+                if (rc == MPI_SUCCESS)
+                    rc = MPI_Send(NULL, 0, MPI_BYTE, a[j], TAG_CTRL, comm);
+            }
+        }
+        if (rc == MPI_SUCCESS)
+            rc = MPI_Allreduce(&v, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm);
+        best = i == 0 || slowest < best ? slowest : best;
+    }
+    *out = best;
+    return rc;
+}
+
+int acct_plogp_nic_factor(MPI_Comm comm, const int *a, const int *b, int k, uint64_t m,
+                          int stream, int reps, double *factor)
+{
+    int np = 0, me = 0, ok = comm != MPI_COMM_NULL && a != NULL && b != NULL && k >= 2 &&
+                               m >= 1 && m <= ACCT_PLOGP_MAX_BYTES && stream >= 1 && reps >= 1 &&
+                               factor != NULL;
+    MPI_Comm c = MPI_COMM_NULL;
+    if (!ok || MPI_Comm_size(comm, &np) != MPI_SUCCESS || 2 * k > np)
+        return -1;
+    for (int i = 0; i < k; i++)
+        if (a[i] < 0 || a[i] >= np || b[i] < 0 || b[i] >= np || a[i] == b[i])
+            return -1;
+    if (MPI_Comm_dup(comm, &c) != MPI_SUCCESS)
+        return -1;
+    MPI_Comm_rank(c, &me);
+    char *buf = malloc((size_t)m);
+    int have = buf != NULL, all = 0;
+    int rc = MPI_Allreduce(&have, &all, 1, MPI_INT, MPI_MIN, c);
+    double alone = 0, together = 0;
+    if (rc == MPI_SUCCESS && all) {
+        memset(buf, 0x5a, (size_t)m);
+        rc = nic_time(c, me, a, b, 1, buf, (int)m, stream, reps, &alone);
+        if (rc == MPI_SUCCESS)
+            rc = nic_time(c, me, a, b, k, buf, (int)m, stream, reps, &together);
+    }
+    free(buf);
+    MPI_Comm_free(&c);
+    if (rc != MPI_SUCCESS || !all || !(alone > 0))
+        return -1;
+    *factor = together / alone > 1 ? together / alone : 1;
+    return 0;
+}

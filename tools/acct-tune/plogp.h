@@ -35,4 +35,15 @@ int acct_plogp_measure_opts(MPI_Comm comm, int peer_a, int peer_b, const uint64_
                             size_t n, const struct acct_plogp_opts *opts,
                             struct acct_plogp *out);
 
+/* NIC sharing (issue 21; docs/models.md "Calibrated per partition"):
+ * collective over comm. k pairs a[i] -> b[i] (2 <= k, all 2k ranks
+ * distinct; a[] on one node, b[] on another) each stream `stream` messages
+ * of m bytes and wait for a zero-byte acknowledgement; first pair 0 alone,
+ * then all k at once, each timing the least over reps of the slowest
+ * pair's time (after a barrier). *factor = concurrent / alone (at least
+ * 1): the per-pair gap multiplier of k pairs sharing the nodes' NICs. Every
+ * rank returns the same: 0, or -1 (bad arguments, MPI error). */
+int acct_plogp_nic_factor(MPI_Comm comm, const int *a, const int *b, int k, uint64_t m,
+                          int stream, int reps, double *factor);
+
 #endif

@@ -37,6 +37,7 @@
 
 struct opts {
     const char *state, *plogp, *report, *noise;
+    const char *levels; /* --levels PREFIX: PREFIX.intra, .inter, .nic (acct-tune --plogp-out) */
     size_t row_stride, col_stride;
     double model_margin;
     int lookahead;
@@ -319,6 +320,57 @@ static void tally_print(struct tally *t, const struct tally *ref)
            100.0 * med, t->npen ? 100.0 * t->pen[t->npen - 1] : 0.0, t->exact, t->npen);
 }
 
+/* The two levels acct-tune --plogp-out wrote beside its table (issue 21):
+ * PREFIX.intra, PREFIX.inter (pLogP tables) and PREFIX.nic ("acct-nic 1",
+ * then "pairs K", "gap_factor F", "ranks_per_node N", "placement
+ * block|cyclic"). 0, or -1 with "FILE:LINE: message". */
+static int read_levels(const char *prefix, struct acct_model_nodes *n, char *err, size_t len)
+{
+    char path[4096], line[256];
+    snprintf(path, sizeof path, "%s.intra", prefix);
+    if (tune_plogp_read(path, &n->intra, err, len) != 0)
+        return -1;
+    snprintf(path, sizeof path, "%s.inter", prefix);
+    if (tune_plogp_read(path, &n->inter, err, len) != 0)
+        return -1;
+    snprintf(path, sizeof path, "%s.nic", prefix);
+    FILE *f = fopen(path, "r");
+    if (f == NULL) {
+        snprintf(err, len, "%.300s: %s", path, strerror(errno));
+        return -1;
+    }
+    int ln = 0, bad = 0;
+    char word[64];
+    while (!bad && fgets(line, sizeof line, f) != NULL) {
+        ln++;
+        if (ln == 1) {
+            bad = strncmp(line, "acct-nic 1", 10) != 0;
+            continue;
+        }
+        double v = 0;
+        if (sscanf(line, "pairs %lf", &v) == 1)
+            n->nic_pairs = (int)v;
+        else if (sscanf(line, "gap_factor %lf", &v) == 1)
+            n->nic_gap_factor = v;
+        else if (sscanf(line, "ranks_per_node %lf", &v) == 1)
+            n->ranks_per_node = (int)v;
+        else if (sscanf(line, "placement %63s", word) == 1 &&
+                 (strcmp(word, "block") == 0 || strcmp(word, "cyclic") == 0))
+            n->cyclic = strcmp(word, "cyclic") == 0;
+        else
+            bad = 1;
+    }
+    fclose(f);
+    if (bad || n->ranks_per_node < 1) {
+        snprintf(err, len, "%.300s:%d: expected \"acct-nic 1\", then pairs, gap_factor, "
+                 "ranks_per_node (>= 1), placement block|cyclic", path, bad ? ln : ln + 1);
+        return -1;
+    }
+    if (n->nic_pairs < 2)
+        n->nic_pairs = 0, n->nic_gap_factor = 0; /* not measured */
+    return 0;
+}
+
 /* ---- the run ----------------------------------------------------------------------- */
 
 enum { S_EXH, S_MGD, S_SMGD, S_PIPE, S_MODEL, S_HYBRID, S_COMBO, S_COMBO_SMGD, S_N };
@@ -335,7 +387,8 @@ struct plane_set {
 static int usage(void)
 {
     fprintf(stderr,
-            "usage: acct-tune-replay [--plogp FILE] [--row-stride N] [--col-stride N]\n"
+            "usage: acct-tune-replay [--plogp FILE] [--levels PREFIX] [--row-stride N]\n"
+            "         [--col-stride N]\n"
             "         [--model-margin X] [--lookahead N] [--keep X] [--check X]\n"
             "         [--penalty-on min|median] [--noise STATE2] [--min-bytes B]\n"
             "         [--model-report] [--report FILE] STATE\n");
@@ -368,6 +421,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
         bool more = i + 1 < argc;
         if (strcmp(a, "--plogp") == 0 && more)
             o->plogp = argv[++i];
+        else if (strcmp(a, "--levels") == 0 && more)
+            o->levels = argv[++i];
         else if (strcmp(a, "--report") == 0 && more)
             o->report = argv[++i];
         else if (strcmp(a, "--row-stride") == 0 && more &&
@@ -403,7 +458,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
     }
     if (o->state == NULL || o->row_stride < 1 || o->row_stride > 64 || o->col_stride < 1 ||
         o->col_stride > 64 || !(o->model_margin >= 0) || o->lookahead < 0 ||
-        (o->model_report && o->plogp == NULL))
+        (o->model_report && o->plogp == NULL) || (o->levels != NULL && o->plogp == NULL))
         return -1;
     return 0;
 }
@@ -614,8 +669,16 @@ struct accuracy {
     size_t nerr;
     size_t points, best;  /* points compared; the model's choice = the measured best */
     size_t method;        /* the same method, whatever segment */
+    size_t within;        /* the model's choice within 10 % of the measured best (issue 21) */
     double pensum;        /* sum of the model's choice's penalties */
 };
+
+/* The 90th percentile's index among n sorted values (nearest rank). */
+static size_t p90_index(size_t n)
+{
+    size_t k = (9 * n + 9) / 10;
+    return k > 0 ? k - 1 : 0;
+}
 
 static void accuracy_add_error(struct accuracy *a, double e)
 {
@@ -668,6 +731,7 @@ static void report_point(struct point *x, const struct acct_model *mdl, FILE *f,
         coll->points++;
         coll->best += pd == bd && pseg == bseg;
         coll->method += pd == bd;
+        coll->within += pmeas <= 1.10 * best;
         coll->pensum += pmeas / best - 1.0;
     }
 }
@@ -690,11 +754,12 @@ static int model_report(const struct tune_state *st, const struct acct_model *md
         fprintf(f, "# collective\tcomm_size\tbytes\tmethod\tmeasured_us\tpredicted_us"
                 "\trel_error\n");
     printf("| collective | points | experiments compared | median rel. error | max rel. error | "
-           "model's best = measured best | same method | penalty of the model's choice (mean) |\n"
-           "|---|---|---|---|---|---|---|---|\n");
+           "model's best = measured best | same method | penalty of the model's choice (mean) | "
+           "p90 rel. error | model's best within 10 %% |\n"
+           "|---|---|---|---|---|---|---|---|---|---|\n");
     for (size_t k = 0; k < nps; k++) {
         const struct plane_set *q = &ps[k];
-        coll.nerr = coll.points = coll.best = coll.method = 0;
+        coll.nerr = coll.points = coll.best = coll.method = coll.within = 0;
         coll.pensum = 0.0;
         for (size_t r = 0; r < q->nrows; r++)
             for (size_t col = 0; col < q->ncols[r]; col++) {
@@ -707,18 +772,22 @@ static int model_report(const struct tune_state *st, const struct acct_model *md
         all.points += coll.points;
         all.best += coll.best;
         all.method += coll.method;
+        all.within += coll.within;
         if (coll.nerr > 0)
-            printf("| %s | %zu | %zu | %.0f%% | %.0f%% | %zu/%zu | %zu/%zu | %.0f%% |\n",
+            printf("| %s | %zu | %zu | %.0f%% | %.0f%% | %zu/%zu | %zu/%zu | %.0f%% | %.0f%% | "
+                   "%zu/%zu |\n",
                    acct_coll_name(q->coll), coll.points, coll.nerr,
                    100.0 * coll.err[coll.nerr / 2], 100.0 * coll.err[coll.nerr - 1], coll.best,
                    coll.points, coll.method, coll.points,
-                   coll.points ? 100.0 * coll.pensum / (double)coll.points : 0.0);
+                   coll.points ? 100.0 * coll.pensum / (double)coll.points : 0.0,
+                   100.0 * coll.err[p90_index(coll.nerr)], coll.within, coll.points);
     }
     qsort(all.err, all.nerr, sizeof(double), cmp_d);
     if (all.nerr > 0)
-        printf("| all | %zu | %zu | %.0f%% | %.0f%% | %zu/%zu | %zu/%zu | |\n", all.points,
-               all.nerr, 100.0 * all.err[all.nerr / 2], 100.0 * all.err[all.nerr - 1], all.best,
-               all.points, all.method, all.points);
+        printf("| all | %zu | %zu | %.0f%% | %.0f%% | %zu/%zu | %zu/%zu | | %.0f%% | %zu/%zu |\n",
+               all.points, all.nerr, 100.0 * all.err[all.nerr / 2],
+               100.0 * all.err[all.nerr - 1], all.best, all.points, all.method, all.points,
+               100.0 * all.err[p90_index(all.nerr)], all.within, all.points);
     rc = 0;
     if (f != NULL && fclose(f) != 0)
         rc = -1;
@@ -810,6 +879,10 @@ int main(int argc, char **argv)
             goto out;
         }
         mp = &mdl;
+    }
+    if (o.levels != NULL && read_levels(o.levels, &mdl.nodes, err, sizeof(err)) != 0) {
+        fprintf(stderr, "acct-tune-replay: %s\n", err);
+        goto out;
     }
     size_t nps = find_planes(&st, &o, ps);
     print_planes(&o, ps, nps);

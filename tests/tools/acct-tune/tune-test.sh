@@ -82,6 +82,8 @@ small)
     "$check" "$work/result.yaml" "${grid_check[@]}" complete || fail "result"
     "$acctctl" validate "$work/rules.yaml" || fail "rules file"
     grep -q '^# bcast' "$work/ompi.rules" || fail "no bcast section in the Open MPI rules"
+    # one host, no pretended layout: one level (issue 21's levels need two nodes)
+    grep -q '^  intra:' "$work/result.yaml" && fail "model levels on a one-node layout"
     # one host: every rank on one node, nothing for node-aware methods to do
     grep -q 'algorithm: hier_' "$work/report.yaml" &&
         fail "node-aware methods measured with every rank on one node"
@@ -100,6 +102,12 @@ nodes)
     done
     grep -Eq 'algorithm: hier_' "$work/result.yaml" ||
         fail "the tuning result records no node-aware measurement"
+    # issue 21: two pretended nodes of 2 ranks: the intra-node pair (0, 1),
+    # the inter-node pair (0, 2) and the NIC factor of 2 pairs measured
+    grep -Eq '^  intra: \{L: [0-9.e+-]+, o: ' "$work/result.yaml" &&
+        grep -Eq '^  inter: \{L: [0-9.e+-]+, o: ' "$work/result.yaml" &&
+        grep -Eq '^  nic: \{pairs: 2, gap_factor: [0-9.e+-]+\}$' "$work/result.yaml" ||
+        fail "the result's model has no intra/inter levels or NIC factor: $(sed -n '/^model:/,/^measurements/p' "$work/result.yaml")"
     ;;
 race)
     # --race (docs/acct-tune.md "Racing"): every point raced; the result's

@@ -213,6 +213,11 @@ static void test_names_and_buckets(void **state)
     assert_int_equal(acct_tag_kind(ACCT_T_MODEL_O_US), ACCT_KIND_F64);
     assert_int_equal(acct_tag_kind(ACCT_T_MODEL_G_US), ACCT_KIND_F64);
     assert_int_equal(acct_tag_kind(ACCT_T_MODEL_GB_US), ACCT_KIND_F64);
+    /* issue 21: the levels */
+    assert_string_equal(acct_tag_name(ACCT_T_MODEL_INTRA_L_US), "MODEL_INTRA_L_US");
+    assert_string_equal(acct_tag_name(ACCT_T_MODEL_INTER_GB_US), "MODEL_INTER_GB_US");
+    assert_int_equal(acct_tag_kind(ACCT_T_MODEL_NIC_PAIRS), ACCT_KIND_U64);
+    assert_int_equal(acct_tag_kind(ACCT_T_MODEL_NIC_FACTOR), ACCT_KIND_F64);
     assert_int_equal(acct_tag_kind(9999), ACCT_KIND_UNKNOWN);
     assert_int_equal(acct_bytes_bucket(0), 0);
     assert_int_equal(acct_bytes_bucket(1), 1);

@@ -109,9 +109,20 @@ struct acct_result_conditions {
     char slurm_job_id[ACCT_RESULT_SHORT_MAX]; /* "" if not given */
 };
 
+/* One level's LogGP numbers (model.intra, model.inter). */
+struct acct_result_loggp {
+    double L_us, o_us, g_us, G_us_per_byte;
+};
+
 struct acct_result_model {
     bool present;
     double L_us, o_us, g_us, G_us_per_byte;
+    /* issue 21, optional (docs/tuning-result.md): an intra-node and an
+     * inter-node pair measured apart, and the NIC sharing factor */
+    bool has_levels;
+    struct acct_result_loggp intra, inter;
+    int nic_pairs;          /* 0: not measured, else >= 2 */
+    double nic_gap_factor;  /* >= 1 when nic_pairs >= 2 */
 };
 
 /* The noise a run measured under (docs/tuning-result.md "noise";

@@ -74,9 +74,34 @@ int acct_plogp_to_loggp(const struct acct_plogp *t, struct acct_loggp *out);
  * if a parameter is negative or not finite. */
 int acct_loggp_to_plogp(const struct acct_loggp *p, struct acct_plogp *out);
 
+/* Two networks and a layout (issue 21, docs/models.md "Calibrated per
+ * partition"). With ranks_per_node > 0 the simulator places rank r of a
+ * p-rank call on node r / ranks_per_node (block) or r % nnodes (cyclic,
+ * nnodes = ceil(p / ranks_per_node)), as the runtime's locality and the
+ * result's placement (BLOCK, CYCLIC) name them, and costs every message by
+ * its endpoints: `intra` when they share a node, `inter` otherwise. An
+ * inter-node send's gap is scaled by the NIC sharing of its step: c ranks
+ * of one node that send between nodes in the same round (round index, the
+ * lockstep approximation) each see the gap times
+ *   1 + (nic_gap_factor - 1) * (c - 1) / (nic_pairs - 1)   (measured: the
+ *   per-pair gap multiplier of nic_pairs concurrent pairs between two nodes)
+ * or times c when no factor was measured (nic_gap_factor 0: the bandwidth
+ * split evenly). ranks_per_node 0: one network (net) for every message, as
+ * before the calibration. A layout needs the full simulation (every rank);
+ * where only a closed form answers it is costed on `inter` (`intra` when
+ * the call fits on one node). */
+struct acct_model_nodes {
+    int ranks_per_node;        /* 0: no layout */
+    bool cyclic;               /* placement: cyclic, else block */
+    struct acct_plogp intra, inter;
+    double nic_gap_factor;     /* >= 1, or 0: not measured */
+    int nic_pairs;             /* the k of nic_gap_factor (>= 2 when measured) */
+};
+
 /* Everything a prediction needs. */
 struct acct_model {
     struct acct_plogp net;
+    struct acct_model_nodes nodes; /* zero: one network (net) */
     double gamma_us_per_byte; /* local reduction (REDUCE step) per byte */
     double delta_us_per_byte; /* local copy (COPY step) per byte */
     double contention;        /* all-to-all contention ratio in [0, 1]
@@ -96,8 +121,22 @@ struct acct_model {
  * budget, net must be filled. */
 void acct_model_init(struct acct_model *mdl);
 
-/* Checks net and the three factors (finite, >= 0, contention <= 1). */
+/* Checks net and the three factors (finite, >= 0, contention <= 1), and
+ * with a layout (nodes.ranks_per_node > 0) both tables and the NIC factor
+ * (0, or >= 1 with nic_pairs >= 2); messages name the field ("inter.g_us[2]: ..."). */
 int acct_model_check(const struct acct_model *mdl, char *err, size_t errlen);
+
+/* The node of rank r in a p-rank call under mdl's layout (0 without one). */
+int acct_model_node_of(const struct acct_model *mdl, int p, int r);
+
+/* The table a message between ranks a and b of a p-rank call costs:
+ * net without a layout, else intra or inter. */
+const struct acct_plogp *acct_model_net_between(const struct acct_model *mdl, int p, int a,
+                                                int b);
+
+/* The per-pair gap multiplier of c concurrent inter-node senders on one
+ * node (the formula above; 1 for c <= 1). */
+double acct_model_nic_factor(const struct acct_model *mdl, int c);
 
 /* The closed form of dec's algorithm for (coll, p ranks, m bytes), or NAN
  * when the algorithm has none (docs/models.md lists which do and where they

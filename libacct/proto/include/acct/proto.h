@@ -177,6 +177,17 @@ enum acct_tag {
     ACCT_T_MODEL_O_US = 131,   /* F64: o, microseconds */
     ACCT_T_MODEL_G_US = 132,   /* F64: g, microseconds */
     ACCT_T_MODEL_GB_US = 133,  /* F64: G, microseconds per byte */
+    /* issue 21: the run's intra- and inter-node levels and NIC factor, when measured */
+    ACCT_T_MODEL_INTRA_L_US = 134,  /* F64 */
+    ACCT_T_MODEL_INTRA_O_US = 135,  /* F64 */
+    ACCT_T_MODEL_INTRA_G_US = 136,  /* F64 */
+    ACCT_T_MODEL_INTRA_GB_US = 137, /* F64 */
+    ACCT_T_MODEL_INTER_L_US = 138,  /* F64 */
+    ACCT_T_MODEL_INTER_O_US = 139,  /* F64 */
+    ACCT_T_MODEL_INTER_G_US = 140,  /* F64 */
+    ACCT_T_MODEL_INTER_GB_US = 141, /* F64 */
+    ACCT_T_MODEL_NIC_PAIRS = 142,   /* U64: 0 = not measured */
+    ACCT_T_MODEL_NIC_FACTOR = 143,  /* F64: per-pair gap multiplier of NIC_PAIRS pairs */
 };
 
 /* Kind of a tag; ACCT_KIND_UNKNOWN for tags this build does not know. */
