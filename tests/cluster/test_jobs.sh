@@ -158,7 +158,7 @@ all_acct_ran() {
   shift
   for c; do acct_ran "$c" "$f" || { echo "  no ACCT algorithm ran $c ($f)"; return 1; }; done
 }
-checksum() { sed -n 's/^acct-apps-py: np=4 steps=3 checksum=\([0-9a-f]*\) checks=[0-9]* errors=0 OK$/\1/p' "$1.out"; }
+checksum() { sed -n 's/^acct-apps-py: np=4 steps=3 checksum=\([0-9a-f]*\) checks=[0-9]* errors=0 OK seconds=[0-9.]*$/\1/p' "$1.out"; }
 if "$python" -c 'import mpi4py, numpy' 2>/dev/null; then
   echo "== mpi4py application (pickle allgather/gather, Iallreduce) with eth's rules and with --acct=off"
   fails_before=$FAILS

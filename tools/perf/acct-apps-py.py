@@ -15,7 +15,9 @@ byte-identical with and without ACCT. Each result is also checked against
 its closed form.
 
 Output (rank 0), one line each:
-  acct-apps-py: np=<p> steps=<n> checksum=<hex> checks=<n> errors=<n> OK|FAILED
+  acct-apps-py: np=<p> steps=<n> checksum=<hex> checks=<n> errors=<n> OK|FAILED seconds=<t>
+(t: MPI_Wtime of rank 0 around the loop and the final checks, after
+MPI_Init and before MPI_Finalize)
 Exit status 0 when every check passed on every rank.
 
 Usage: acct-apps-py.py [STEPS]   (default 40)
@@ -40,6 +42,7 @@ def main():
         errors += 0 if ok else 1
 
     n = 1024
+    t0 = MPI.Wtime()
     for step in range(steps):
         # Pickle API: a Python object per rank, of a rank-dependent size.
         obj = {"rank": rank, "step": step, "payload": list(range(rank + step % 5))}
@@ -68,14 +71,15 @@ def main():
         a = np.array([rank * 1000 + j + step for j in range(p) for _ in range(16)], dtype=np.int64)
         t = np.empty_like(a)
         comm.Alltoall(a, t)
-        expect(np.array_equal(t, np.array([r * 1000 + rank + step for r in range(p) for _ in range(16)],
-                                          dtype=np.int64)))
+        want = [r * 1000 + rank + step for r in range(p) for _ in range(16)]
+        expect(np.array_equal(t, np.array(want, dtype=np.int64)))
         g = np.empty(p * 64, dtype=np.int64)
         comm.Allgather(np.full(64, rank + step, dtype=np.int64), g)
         expect(np.array_equal(g, np.repeat(np.arange(p, dtype=np.int64) + step, 64)))
         rs = np.empty(32, dtype=np.int64)
         comm.Reduce_scatter_block(np.arange(32 * p, dtype=np.int64) + rank, rs, op=MPI.SUM)
-        expect(np.array_equal(rs, p * (np.arange(32, dtype=np.int64) + 32 * rank) + p * (p - 1) // 2))
+        want = p * (np.arange(32, dtype=np.int64) + 32 * rank) + p * (p - 1) // 2
+        expect(np.array_equal(rs, want))
 
         # Non-blocking: start, compute locally, wait.
         y = np.full(4096, rank + step, dtype=np.int64)
@@ -87,7 +91,8 @@ def main():
 
         for arr in (s, b, t, g, ys):
             digest.update(arr.tobytes())
-        digest.update(repr((sorted(o["rank"] for o in everyone), cfg["step"], part, local)).encode())
+        seen = sorted(o["rank"] for o in everyone)
+        digest.update(repr((seen, cfg["step"], part, local)).encode())
         rs_all = comm.gather(rs.tobytes(), root=0)
         if rank == 0:
             for chunk in rs_all:
@@ -98,7 +103,8 @@ def main():
     all_checks = comm.allreduce(checks, op=MPI.SUM)
     if rank == 0:
         print(f"acct-apps-py: np={p} steps={steps} checksum={digest.hexdigest()[:32]} "
-              f"checks={all_checks} errors={total} {'OK' if total == 0 else 'FAILED'}", flush=True)
+              f"checks={all_checks} errors={total} {'OK' if total == 0 else 'FAILED'} "
+              f"seconds={MPI.Wtime() - t0:.3f}", flush=True)
     return 0 if total == 0 else 1
 
 
