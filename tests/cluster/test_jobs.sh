@@ -6,6 +6,7 @@
 #
 # usage (under with-cluster.sh):
 #   test_jobs.sh SPANK_ACCT_SO LIBACCT_SO COLL_CHECK DLOPEN_MAIN DLOPEN_PLUGIN_SO PYTHON MPI4PY_CHECK_PY
+#                APPS_PY FORTRAN_PROG|none
 #
 # (1) mpi4py (MPI opened by a Python extension module, a local dlopen scope)
 #     through srun --mpi=pmix on 2 nodes x 2 tasks with ACCT_FORCE: exits 0,
@@ -18,18 +19,33 @@
 # (3) an sbatch script whose batch step (preloaded by default) runs an MPI
 #     program on its own, a singleton (no srun, no PMIx server): the job
 #     completes with exit 0 in time, right results, ACCT active as one rank.
+# (4) issue 22, with eth's rules (no ACCT_FORCE: what a site's job gets),
+#     each with ACCT and with --acct=off: (a) the mpi4py application of
+#     tools/perf/acct-apps (APPS_PY: the pickle API's allgather/gather ->
+#     MPI_Allgatherv/MPI_Gatherv, buffer collectives, MPI_Iallreduce):
+#     same checksum both ways, and the report shows the rules' algorithms
+#     ran allgatherv, gatherv and iallreduce, none of their calls native;
+#     (b) a Fortran `use mpi` main program (FORTRAN_PROG,
+#     tests/mpi/fortran/fortran_check.F90; "none" without a Fortran
+#     compiler: skipped with a line saying so): every check right both
+#     ways, ACCT active and every one of its 14 collectives ran an ACCT
+#     algorithm.
 set -u
 # shellcheck source=testlib.sh
 . "$(dirname "$0")/testlib.sh"
 
 so=${1:-} lib=${2:-} prog=${3:-} dlmain=${4:-} dlplugin=${5:-} python=${6:-} pycheck=${7:-}
-if [[ ! -f $so || ! -f $lib || ! -x $prog || ! -x $dlmain || ! -f $dlplugin || -z $python || ! -f $pycheck ]]; then
-  echo "usage: test_jobs.sh SPANK_ACCT_SO LIBACCT_SO COLL_CHECK DLOPEN_MAIN DLOPEN_PLUGIN_SO PYTHON MPI4PY_CHECK_PY" >&2
+appspy=${8:-} fprog=${9:-}
+if [[ ! -f $so || ! -f $lib || ! -x $prog || ! -x $dlmain || ! -f $dlplugin || -z $python || ! -f $pycheck ||
+  ! -f $appspy || ($fprog != none && ! -x $fprog) ]]; then
+  echo "usage: test_jobs.sh SPANK_ACCT_SO LIBACCT_SO COLL_CHECK DLOPEN_MAIN DLOPEN_PLUGIN_SO PYTHON MPI4PY_CHECK_PY APPS_PY FORTRAN_PROG|none" >&2
   exit 2
 fi
 here=$(cd "$(dirname "$0")" && pwd)
 so=$(readlink -f "$so") lib=$(readlink -f "$lib") prog=$(readlink -f "$prog")
 dlmain=$(readlink -f "$dlmain") dlplugin=$(readlink -f "$dlplugin") pycheck=$(readlink -f "$pycheck")
+appspy=$(readlink -f "$appspy")
+[[ $fprog == none ]] || fprog=$(readlink -f "$fprog")
 libdir=$(dirname "$lib")
 enter_workdir "jobs"
 nodes=(acct-n1 acct-n2 acct-n3 acct-n4)
@@ -130,6 +146,49 @@ check "singleton in the batch step exits 0 in time (124 = hung), every check OK"
 check "singleton ran with ACCT as one rank: runtime mapped, report active, world_size 1" \
   eval 'grep -qx rt_mapped=1 single.out && report_has single.yaml "active: true" && report_has single.yaml "world_size: 1"'
 ((FAILS > fails_before)) && { fail_details single; show sbatch.out; }
+
+# ---- (4) issue 22: eth's rules, ACCT and --acct=off ------------------------------
+# acts COLL FILE: every call of COLL in the report FILE ran an ACCT algorithm
+# (an algorithm row with calls, the native row at 0).
+acct_ran() { grep -E "^  - \{collective: $1, algorithm: [a-z_]+, calls: [1-9]" "$2" 2>/dev/null | grep -qv "algorithm: native,"; }
+acts() { acct_ran "$1" "$2" && ! grep -Eq "^  - \{collective: $1, algorithm: native, calls: [1-9]" "$2"; }
+# all_acct_ran FILE COLL...: each COLL ran an ACCT algorithm; names the first that did not.
+all_acct_ran() {
+  local f=$1 c
+  shift
+  for c; do acct_ran "$c" "$f" || { echo "  no ACCT algorithm ran $c ($f)"; return 1; }; done
+}
+checksum() { sed -n 's/^acct-apps-py: np=4 steps=3 checksum=\([0-9a-f]*\) checks=[0-9]* errors=0 OK seconds=[0-9.]*$/\1/p' "$1.out"; }
+if "$python" -c 'import mpi4py, numpy' 2>/dev/null; then
+  echo "== mpi4py application (pickle allgather/gather, Iallreduce) with eth's rules and with --acct=off"
+  fails_before=$FAILS
+  job app ACCT_REPORT="$work/app.yaml" -- -- "$python" "$appspy" 3
+  job app-off ACCT_REPORT="$work/app-off.yaml" -- --acct=off -- "$python" "$appspy" 3
+  check "mpi4py application: exits 0 both ways, the same checksum with ACCT as with --acct=off" \
+    eval 'rc_is app 0 && rc_is app-off 0 && [[ -n $(checksum app) && $(checksum app) == "$(checksum app-off)" ]]'
+  check "mpi4py application with ACCT: report active with eth's rules; allgatherv, gatherv, iallreduce all ran ACCT algorithms" \
+    eval 'report_has app.yaml "active: true" && grep -q "^rules: {partition: eth," app.yaml && acts allgatherv app.yaml && acts gatherv app.yaml && acts iallreduce app.yaml && acts allgather app.yaml'
+  check "mpi4py application with --acct=off: no report" eval 'test ! -e app-off.yaml'
+  ((FAILS > fails_before)) && fail_details app app-off
+else
+  echo "skip - mpi4py application: $python cannot import mpi4py and numpy"
+fi
+if [[ $fprog != none ]]; then
+  echo "== Fortran (use mpi) main program with eth's rules and with --acct=off"
+  fails_before=$FAILS
+  job fort ACCT_REPORT="$work/fort.yaml" -- -- "$fprog"
+  job fort-off ACCT_REPORT="$work/fort-off.yaml" -- --acct=off -- "$fprog"
+  check "Fortran program: exits 0, every check right, with ACCT and with --acct=off" \
+    eval 'rc_is fort 0 && ok_line fort fortran_use_mpi 4 && rc_is fort-off 0 && ok_line fort-off fortran_use_mpi 4 && test ! -e fort-off.yaml'
+  check "Fortran program with ACCT: report active, the runtime mapped" \
+    eval 'report_has fort.yaml "active: true" && grep -qx rt_mapped=1 fort.out'
+  check "Fortran program with ACCT: each of its 14 collectives ran an ACCT algorithm (eth's rules)" \
+    all_acct_ran fort.yaml barrier bcast reduce allreduce reduce_scatter_block allgatherv \
+    reduce_scatter gatherv scatterv alltoallv gather scatter allgather alltoall
+  ((FAILS > fails_before)) && fail_details fort fort-off
+else
+  echo "skip - Fortran program through srun: no Fortran build (FORTRAN_PROG none; Debian: gfortran)"
+fi
 
 # Keep the outputs of a failed run (in the cluster's state dir: kept only
 # with ACCT_CLUSTER_KEEP=1).
