@@ -11,6 +11,10 @@
  *   summarise  rank 0: median, quartiles, min, max, mean after dropping
  *              repetitions above Q3 + k*IQR (libacct/core/stats.c)
  *
+ * --method osu / imb time the point as the OSU Micro-Benchmarks and the Intel
+ * MPI Benchmarks do (kit_measure_rankwise): each rank's mean time, reported
+ * as avg, min and max over the ranks (kit_over_ranks).
+ *
  * The measured call goes through MPI_* (so libacct, when preloaded, sees it);
  * every helper collective — barriers, reductions of times and verdicts, the
  * time-limit broadcast — calls PMPI_* directly, so the scaffolding is the
@@ -34,7 +38,8 @@ struct bench_ctx {
     const struct bench_opts *o;
     struct bench_call call;
     double *times;    /* this rank's time per repetition, seconds */
-    double *maxtimes; /* rank 0: max over ranks per repetition */
+    double *maxtimes; /* rank 0: max over ranks per repetition (acct), or each rank's
+                         mean time (osu, imb) */
     FILE *table;      /* rank 0: stdout */
     FILE *file;       /* rank 0: --output, or NULL */
 };
@@ -73,10 +78,13 @@ static int bench_point(struct bench_ctx *x, uint64_t m, char *err, size_t errlen
     struct kit_timing t = { .warmup = o->warmup, .iterations = o->iterations,
                             .time_limit = o->time_limit };
     struct bench_row row = { .label = o->label, .collective = o->coll->name,
-                             .comm_size = c->size, .bytes = m };
+                             .comm_size = c->size, .bytes = m, .method = o->method };
 
     c->count = (int)(m / o->dtype->size);
-    st = kit_measure(o->coll, c, &t, x->times, x->maxtimes, &reps, &bad);
+    if (o->method == KIT_METHOD_ACCT)
+        st = kit_measure(o->coll, c, &t, x->times, x->maxtimes, &reps, &bad);
+    else
+        st = kit_measure_rankwise(o->coll, c, &t, o->method, x->maxtimes, &reps, &bad);
     if (st == KIT_WRONG_RESULT) {
         rc = BENCH_EXIT_FAIL;
         snprintf(err, errlen, "%s of %llu bytes on %d ranks (datatype %s, root %d): wrong "
@@ -94,7 +102,10 @@ static int bench_point(struct bench_ctx *x, uint64_t m, char *err, size_t errlen
     if (c->rank == 0) {
         int stats_rc = ACCT_STATS_OK;
         row.iterations = reps;
-        stats_rc = acct_stats_summarize(x->maxtimes, (size_t)reps, o->outlier_k, &row.us);
+        if (o->method == KIT_METHOD_ACCT)
+            stats_rc = acct_stats_summarize(x->maxtimes, (size_t)reps, o->outlier_k, &row.us);
+        else
+            kit_over_ranks(x->maxtimes, c->size, &row.ranks);
         if (stats_rc != ACCT_STATS_OK) {
             rc = BENCH_EXIT_FAIL;
             snprintf(err, errlen, "cannot summarise the times of %s of %llu bytes: %s",
@@ -143,7 +154,9 @@ static int bench_comm(struct bench_ctx *x, MPI_Comm comm, char *err, size_t errl
     c->sbuf = buf_alloc(sbytes, &ok);
     c->rbuf = buf_alloc(rbytes, &ok);
     x->times = malloc((size_t)o->iterations * sizeof(*x->times));
-    x->maxtimes = c->rank == 0 ? malloc((size_t)o->iterations * sizeof(*x->maxtimes)) : NULL;
+    /* acct: a time per repetition; osu, imb: a time per rank */
+    size_t nmax = (size_t)(o->iterations > c->size ? o->iterations : c->size);
+    x->maxtimes = c->rank == 0 ? malloc(nmax * sizeof(*x->maxtimes)) : NULL;
     ok = ok && !ovf_s && !ovf_r && x->times != NULL && (c->rank != 0 || x->maxtimes != NULL);
     rc = ok ? BENCH_EXIT_OK : BENCH_EXIT_FAIL;
     if (!ok)
@@ -230,11 +243,12 @@ static int write_headers(const struct bench_ctx *x, const struct bench_condition
     if (rank == 0) {
         rc = bench_write_header(x->table, cond);
         if (rc == BENCH_EXIT_OK)
-            rc = bench_write_columns(x->table, o->format, o->label, o->coll->name);
+            rc = bench_write_columns(x->table, o->format, o->method, o->label, o->coll->name);
         if (rc == BENCH_EXIT_OK && x->file != NULL)
             rc = bench_write_header(x->file, cond);
         if (rc == BENCH_EXIT_OK && x->file != NULL)
-            rc = bench_write_columns(x->file, o->output_format, o->label, o->coll->name);
+            rc = bench_write_columns(x->file, o->output_format, o->method, o->label,
+                                     o->coll->name);
         if (rc != BENCH_EXIT_OK)
             snprintf(err, errlen, "cannot write the output");
     }

@@ -49,6 +49,8 @@ struct bench_opts {
     int root;
     double time_limit; /* seconds per point; 0 = none */
     double outlier_k;
+    int outlier_k_set; /* --outlier-k given (acct method only) */
+    enum kit_method method; /* --method: acct (default), osu, imb */
     enum bench_format format;
     const char *output; /* NULL: no file */
     enum bench_format output_format;
@@ -75,7 +77,9 @@ struct bench_row {
     int comm_size;
     uint64_t bytes;
     int iterations; /* timed repetitions run */
-    struct acct_summary us; /* per-repetition times (max over ranks), microseconds */
+    enum kit_method method;
+    struct acct_summary us; /* acct: per-repetition times (max over ranks), microseconds */
+    struct kit_over_ranks ranks; /* osu, imb: over the ranks' mean times, microseconds */
 };
 
 /* Conditions of the run, gathered once on the world communicator. Collective
@@ -88,8 +92,9 @@ void bench_conditions_free(struct bench_conditions *c);
 /* Write the '#' comment lines describing the run. */
 int bench_write_header(FILE *f, const struct bench_conditions *c);
 /* Column header row (table: with units; label and collective set the widths
- * of the first two columns, as in the rows). */
-int bench_write_columns(FILE *f, enum bench_format fmt, const char *label,
+ * of the first two columns, as in the rows). The method decides the time
+ * columns: acct median_us … mean_us, osu and imb avg_us min_us max_us. */
+int bench_write_columns(FILE *f, enum bench_format fmt, enum kit_method m, const char *label,
                         const char *collective);
 int bench_write_row(FILE *f, enum bench_format fmt, const struct bench_row *r);
 

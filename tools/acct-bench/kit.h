@@ -153,6 +153,48 @@ enum kit_status kit_measure(const struct bench_coll *coll, struct bench_call *c,
                             const struct kit_timing *t, double *times, double *max_us,
                             int *reps, int *bad_rank);
 
+/* ---- the OSU and IMB timing methods (docs/acct-bench.md, "Methods") ------- */
+
+/* How a point is timed: acct-bench's own method (kit_measure: a barrier
+ * before each call, a repetition's time the maximum over ranks), or the
+ * per-rank means of the OSU Micro-Benchmarks' collective latency tests or
+ * of the Intel MPI Benchmarks' collectives (kit_measure_rankwise). */
+enum kit_method { KIT_METHOD_ACCT = 0, KIT_METHOD_OSU, KIT_METHOD_IMB, KIT_METHODS };
+
+/* "acct", "osu", "imb" (the words of --method). */
+extern const char *const kit_method_names[KIT_METHODS];
+/* The method named name, or -1. */
+int kit_method_find(const char *name);
+
+/* A figure over the ranks of a communicator: OSU's "Avg/Min/Max Latency",
+ * IMB's t_avg, t_min, t_max. */
+struct kit_over_ranks {
+    double avg, min, max;
+};
+
+/* avg (mean), min and max of the n >= 1 per-rank values v (pure; n <= 0:
+ * all zero). */
+void kit_over_ranks(const double *v, int n, struct kit_over_ranks *out);
+
+/* Measure coll on c->comm by method m (KIT_METHOD_OSU or KIT_METHOD_IMB):
+ * the same check as kit_measure, then
+ *   osu  t->warmup untimed and t->iterations timed calls, each followed by
+ *        a PMPI_Barrier outside the timers; a rank's figure is the mean of
+ *        its own timed calls;
+ *   imb  t->warmup untimed calls, one PMPI_Barrier, then t->iterations
+ *        calls back to back between two readings of the clock; a rank's
+ *        figure is that time divided by the number of calls.
+ * t->time_limit: osu stops adding calls as kit_measure does (rank 0
+ * decides before each); imb cannot look at the clock between calls, so
+ * rank 0 caps the number of calls from the slowest rank's checked call
+ * (at least one), as IMB does with its time per sample. per_rank (rank 0,
+ * c->size entries; may be NULL elsewhere) gets every rank's figure in
+ * microseconds, in rank order; *reps the number of timed calls. Collective
+ * over c->comm; the scaffolding calls PMPI_*. */
+enum kit_status kit_measure_rankwise(const struct bench_coll *coll, struct bench_call *c,
+                                     const struct kit_timing *t, enum kit_method m,
+                                     double *per_rank, int *reps, int *bad_rank);
+
 /* ---- layout ---------------------------------------------------------------- */
 
 enum kit_layout {

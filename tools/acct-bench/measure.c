@@ -127,6 +127,25 @@ static int lowest_failing(int failed, MPI_Comm comm, int rank)
     return first;
 }
 
+/* Fill, one untimed call after a barrier, and every rank checks its result;
+ * *bad_rank is the lowest failing rank (INT_MAX: none). *took (if not NULL)
+ * gets this rank's time for the call, in seconds. */
+static enum kit_status check_once(const struct bench_coll *coll, struct bench_call *c,
+                                  double *took, int *bad_rank)
+{
+    int failed = 0;
+
+    coll->fill(c);
+    PMPI_Barrier(c->comm);
+    double t0 = kit_now();
+    failed = coll->run(c) != MPI_SUCCESS;
+    if (took != NULL)
+        *took = kit_now() - t0;
+    failed = failed || !coll->check(c);
+    *bad_rank = lowest_failing(failed, c->comm, c->rank);
+    return *bad_rank == INT_MAX ? KIT_OK : KIT_WRONG_RESULT;
+}
+
 enum kit_status kit_measure(const struct bench_coll *coll, struct bench_call *c,
                             const struct kit_timing *t, double *times, double *max_us,
                             int *reps, int *bad_rank)
@@ -136,12 +155,7 @@ enum kit_status kit_measure(const struct bench_coll *coll, struct bench_call *c,
     double t_start = kit_now();
 
     *reps = 0;
-    /* check */
-    coll->fill(c);
-    PMPI_Barrier(c->comm);
-    failed = coll->run(c) != MPI_SUCCESS || !coll->check(c);
-    *bad_rank = lowest_failing(failed, c->comm, c->rank);
-    if (*bad_rank != INT_MAX) {
+    if (check_once(coll, c, NULL, bad_rank) != KIT_OK) {
         st = KIT_WRONG_RESULT;
         goto out;
     }
@@ -172,6 +186,109 @@ enum kit_status kit_measure(const struct bench_coll *coll, struct bench_call *c,
     if (c->rank == 0)
         for (int i = 0; i < n; i++)
             max_us[i] *= US_PER_S;
+    *reps = n;
+out:
+    return st;
+}
+
+const char *const kit_method_names[KIT_METHODS] = {
+    [KIT_METHOD_ACCT] = "acct",
+    [KIT_METHOD_OSU] = "osu",
+    [KIT_METHOD_IMB] = "imb",
+};
+
+int kit_method_find(const char *name)
+{
+    for (int i = 0; i < KIT_METHODS; i++)
+        if (strcmp(kit_method_names[i], name) == 0)
+            return i;
+    return -1;
+}
+
+void kit_over_ranks(const double *v, int n, struct kit_over_ranks *out)
+{
+    double sum = 0.0;
+
+    memset(out, 0, sizeof(*out));
+    for (int i = 0; i < n; i++) {
+        sum += v[i];
+        out->min = i == 0 || v[i] < out->min ? v[i] : out->min;
+        out->max = i == 0 || v[i] > out->max ? v[i] : out->max;
+    }
+    out->avg = n > 0 ? sum / n : 0.0;
+}
+
+/* OSU: each call timed alone, a barrier after it (outside the timers). */
+static int osu_calls(const struct bench_coll *coll, struct bench_call *c,
+                     const struct kit_timing *t, double t_start, double *mean, int *n)
+{
+    int failed = 0;
+    double sum = 0.0;
+
+    for (int w = 0; w < t->warmup && !time_is_up(c, t, t_start); w++) {
+        failed |= coll->run(c) != MPI_SUCCESS;
+        PMPI_Barrier(c->comm);
+    }
+    for (*n = 0; *n < t->iterations && (*n == 0 || !time_is_up(c, t, t_start)); (*n)++) {
+        double t0 = kit_now();
+        failed |= coll->run(c) != MPI_SUCCESS;
+        sum += kit_now() - t0;
+        PMPI_Barrier(c->comm);
+    }
+    *mean = sum / *n;
+    return failed;
+}
+
+/* IMB: one barrier, then the calls back to back between two clock readings.
+ * With a time limit, rank 0 caps the count from the slowest rank's checked
+ * call (one_call, seconds): the clock cannot be looked at between calls. */
+static int imb_calls(const struct bench_coll *coll, struct bench_call *c,
+                     const struct kit_timing *t, double t_start, double one_call,
+                     double *mean, int *n)
+{
+    int failed = 0;
+    double slowest = 0.0;
+
+    for (int w = 0; w < t->warmup && !time_is_up(c, t, t_start); w++)
+        failed |= coll->run(c) != MPI_SUCCESS;
+    *n = t->iterations;
+    PMPI_Reduce(&one_call, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, c->comm);
+    if (t->time_limit > 0.0 && c->rank == 0) {
+        double left = t->time_limit - (kit_now() - t_start);
+        double fit = slowest > 0.0 ? left / slowest : (double)t->iterations;
+        *n = fit < 1.0 ? 1 : fit < (double)t->iterations ? (int)fit : t->iterations;
+    }
+    PMPI_Bcast(n, 1, MPI_INT, 0, c->comm);
+    PMPI_Barrier(c->comm);
+    double t0 = kit_now();
+    for (int i = 0; i < *n; i++)
+        failed |= coll->run(c) != MPI_SUCCESS;
+    *mean = (kit_now() - t0) / *n;
+    return failed;
+}
+
+enum kit_status kit_measure_rankwise(const struct bench_coll *coll, struct bench_call *c,
+                                     const struct kit_timing *t, enum kit_method m,
+                                     double *per_rank, int *reps, int *bad_rank)
+{
+    enum kit_status st = KIT_OK;
+    int failed = 0, n = 0;
+    double t_start = kit_now(), one_call = 0.0, mean = 0.0;
+
+    *reps = 0;
+    if (check_once(coll, c, &one_call, bad_rank) != KIT_OK) {
+        st = KIT_WRONG_RESULT;
+        goto out;
+    }
+    failed = m == KIT_METHOD_IMB ? imb_calls(coll, c, t, t_start, one_call, &mean, &n)
+                                 : osu_calls(coll, c, t, t_start, &mean, &n);
+    mean *= US_PER_S;
+    PMPI_Gather(&mean, 1, MPI_DOUBLE, per_rank, 1, MPI_DOUBLE, 0, c->comm);
+    *bad_rank = lowest_failing(failed, c->comm, c->rank);
+    if (*bad_rank != INT_MAX) {
+        st = KIT_CALL_FAILED;
+        goto out;
+    }
     *reps = n;
 out:
     return st;

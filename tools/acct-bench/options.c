@@ -33,6 +33,7 @@ enum {
     OPT_LABEL,
     OPT_DATATYPE,
     OPT_OUTLIER_K,
+    OPT_METHOD,
 };
 
 static const char short_opts[] = ":c:m:n:w:o:h";
@@ -50,6 +51,7 @@ static const struct option long_opts[] = {
     { "label", required_argument, NULL, OPT_LABEL },
     { "datatype", required_argument, NULL, OPT_DATATYPE },
     { "outlier-k", required_argument, NULL, OPT_OUTLIER_K },
+    { "method", required_argument, NULL, OPT_METHOD },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
 };
@@ -88,7 +90,12 @@ void bench_usage(FILE *f)
             "      --label TEXT        value of the label column (default \"" DEFAULT_LABEL
             "\")\n"
             "      --datatype T        byte (default), int or double; sizes: multiples of it\n"
-            "      --outlier-k K       drop repetitions above Q3 + K*IQR (default %g; 0 keeps all)\n"
+            "      --outlier-k K       drop repetitions above Q3 + K*IQR (default %g; 0 keeps all;\n"
+            "                          method acct only)\n"
+            "      --method M          acct (default: barrier before each call, max over\n"
+            "                          ranks per call), osu (each call timed alone, barrier\n"
+            "                          after it, each rank's mean) or imb (calls back to back,\n"
+            "                          each rank's mean); osu and imb report avg/min/max over ranks\n"
             "  -h, --help              this text\n"
             "  --version               the version (neither needs mpirun)\n"
             "\n"
@@ -252,6 +259,8 @@ static int apply(int opt, const char *name, const char *arg, struct bench_opts *
     char serr[BENCH_ERRLEN] = "";
     char names[NAMES_LEN];
 
+    if (opt == OPT_OUTLIER_K)
+        o->outlier_k_set = 1;
     if (apply_number(opt, name, arg, o, &rc, err, errlen))
         return rc;
     switch (opt) {
@@ -311,6 +320,17 @@ static int apply(int opt, const char *name, const char *arg, struct bench_opts *
             goto out;
         }
         break;
+    case OPT_METHOD: {
+        int m = kit_method_find(arg);
+        if (m < 0) {
+            set_err(err, errlen, "%s: unknown method \"%s\" (one of: %s %s %s)", name, arg,
+                    kit_method_names[KIT_METHOD_ACCT], kit_method_names[KIT_METHOD_OSU],
+                    kit_method_names[KIT_METHOD_IMB]);
+            goto out;
+        }
+        o->method = (enum kit_method)m;
+        break;
+    }
     case 'h':
         o->help = 1;
         break;
@@ -332,6 +352,12 @@ static int validate(struct bench_opts *o, int world_size, char *err, size_t errl
 
     if (o->coll == NULL) {
         set_err(err, errlen, "no collective given: use -c/--collective NAME (see --help)");
+        goto out;
+    }
+    if (o->outlier_k_set && o->method != KIT_METHOD_ACCT) {
+        set_err(err, errlen, "--outlier-k: method %s reports each rank's mean, there are no "
+                "repetitions to drop (--outlier-k is for --method acct)",
+                kit_method_names[o->method]);
         goto out;
     }
     if (o->comm_sizes.n == 0) {

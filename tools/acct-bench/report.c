@@ -28,10 +28,24 @@
 /* Environment variables recorded in the header (rank 0's values). */
 static const char *const recorded_env[] = { "ACCT_FORCE", "ACCT_DISABLE" };
 
-/* The names in the header row, in column order. */
+/* The names in the header row, in column order: method acct, and the
+ * methods that report over ranks (osu, imb). */
 static const char *const column_names[] = {
     "label", "collective", "comm_size", "bytes", "iterations", "dropped",
     "median_us", "p25_us", "p75_us", "min_us", "max_us", "mean_us",
+};
+static const char *const rank_column_names[] = {
+    "label", "collective", "comm_size", "bytes", "iterations", "avg_us", "min_us", "max_us",
+};
+
+/* The "# method:" line of each method (after it: tick and check). */
+static const char *const method_lines[KIT_METHODS] = {
+    [KIT_METHOD_ACCT] = "acct: PMPI_Barrier before each repetition, CLOCK_MONOTONIC per rank, "
+                        "repetition time = max over ranks",
+    [KIT_METHOD_OSU] = "osu: each call timed alone on CLOCK_MONOTONIC, PMPI_Barrier after it "
+                       "(untimed); each rank's mean over its calls; avg/min/max over ranks",
+    [KIT_METHOD_IMB] = "imb: PMPI_Barrier, then the calls back to back between two "
+                       "CLOCK_MONOTONIC readings; each rank's mean; t_avg/t_min/t_max over ranks",
 };
 
 struct bench_conditions {
@@ -120,7 +134,9 @@ static void write_settings(FILE *f, int argc, char **argv, const struct bench_op
         fprintf(f, " root=%d", o->root);
     fprintf(f, " iterations=%d warmup=%d time_limit=%g", o->iterations, o->warmup,
             o->time_limit);
-    if (o->outlier_k > 0.0)
+    if (o->method != KIT_METHOD_ACCT)
+        fputs(" outliers=none", f);
+    else if (o->outlier_k > 0.0)
         fprintf(f, " outliers=drop_above_Q3+%g*IQR", o->outlier_k);
     else
         fputs(" outliers=kept", f);
@@ -130,9 +146,8 @@ static void write_settings(FILE *f, int argc, char **argv, const struct bench_op
     fputc('\n', f);
     struct timespec res = { 0, 0 };
     clock_getres(CLOCK_MONOTONIC, &res);
-    fprintf(f, "# method: PMPI_Barrier before each repetition, CLOCK_MONOTONIC per rank, "
-               "repetition time = max over ranks; tick=%g s; results checked once per point\n",
-            (double)res.tv_sec + (double)res.tv_nsec * 1e-9);
+    fprintf(f, "# method: %s; tick=%g s; results checked once per point\n",
+            method_lines[o->method], (double)res.tv_sec + (double)res.tv_nsec * 1e-9);
 }
 
 static void write_library(FILE *f, int libacct_ranks, int nranks, const char *libacct_path)
@@ -261,12 +276,19 @@ static int coll_width(const char *coll)
     return (int)(n > w ? n : w);
 }
 
-int bench_write_columns(FILE *f, enum bench_format fmt, const char *label,
+int bench_write_columns(FILE *f, enum bench_format fmt, enum kit_method m, const char *label,
                         const char *collective)
 {
     int n = 0;
+    const char *const *names = m == KIT_METHOD_ACCT ? column_names : rank_column_names;
+    size_t nnames = m == KIT_METHOD_ACCT ? ACCT_ARRAY_LEN(column_names)
+                                         : ACCT_ARRAY_LEN(rank_column_names);
 
-    if (fmt == BENCH_FMT_TABLE) {
+    if (fmt == BENCH_FMT_TABLE && m != KIT_METHOD_ACCT) {
+        n = fprintf(f, "%*s %*s %*s %*s %*s %*s %*s %*s\n", label_width(label), "label",
+                    coll_width(collective), "collective", W_NUM, "ranks", W_BYTES, "size",
+                    W_NUM, "iters", W_TIME, "avg[us]", W_TIME, "min[us]", W_TIME, "max[us]");
+    } else if (fmt == BENCH_FMT_TABLE) {
         n = fprintf(f, "%*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s\n",
                     label_width(label), "label", coll_width(collective), "collective",
                     W_NUM, "ranks", W_BYTES, "size", W_NUM, "iters", W_NUM, "dropped",
@@ -274,9 +296,8 @@ int bench_write_columns(FILE *f, enum bench_format fmt, const char *label,
                     W_TIME, "min[us]", W_TIME, "max[us]", W_TIME, "mean[us]");
     } else {
         char sep = fmt == BENCH_FMT_CSV ? ',' : '\t';
-        for (size_t i = 0; i < ACCT_ARRAY_LEN(column_names) && n >= 0; i++)
-            n = fprintf(f, "%s%c", column_names[i],
-                        i + 1 < ACCT_ARRAY_LEN(column_names) ? sep : '\n');
+        for (size_t i = 0; i < nnames && n >= 0; i++)
+            n = fprintf(f, "%s%c", names[i], i + 1 < nnames ? sep : '\n');
     }
     return n >= 0 && fflush(f) == 0 ? BENCH_EXIT_OK : BENCH_EXIT_FAIL;
 }
@@ -285,9 +306,23 @@ int bench_write_row(FILE *f, enum bench_format fmt, const struct bench_row *r)
 {
     int n = 0;
     const struct acct_summary *s = &r->us;
+    const struct kit_over_ranks *g = &r->ranks;
+    char size[ACCT_SIZE_FORMAT_LEN];
 
-    if (fmt == BENCH_FMT_TABLE) {
-        char size[ACCT_SIZE_FORMAT_LEN];
+    if (r->method != KIT_METHOD_ACCT && fmt == BENCH_FMT_TABLE) {
+        if (acct_size_format(r->bytes, size, sizeof(size)) != ACCT_STATS_OK)
+            snprintf(size, sizeof(size), "?");
+        n = fprintf(f, "%*s %*s %*d %*s %*d %*.*f %*.*f %*.*f\n", label_width(r->label),
+                    r->label, coll_width(r->collective), r->collective, W_NUM, r->comm_size,
+                    W_BYTES, size, W_NUM, r->iterations, W_TIME, US_DECIMALS_TABLE, g->avg,
+                    W_TIME, US_DECIMALS_TABLE, g->min, W_TIME, US_DECIMALS_TABLE, g->max);
+    } else if (r->method != KIT_METHOD_ACCT) {
+        char sep = fmt == BENCH_FMT_CSV ? ',' : '\t';
+        n = fprintf(f, "%s%c%s%c%d%c%llu%c%d%c%.*f%c%.*f%c%.*f\n", r->label, sep,
+                    r->collective, sep, r->comm_size, sep, (unsigned long long)r->bytes, sep,
+                    r->iterations, sep, US_DECIMALS_DATA, g->avg, sep, US_DECIMALS_DATA, g->min,
+                    sep, US_DECIMALS_DATA, g->max);
+    } else if (fmt == BENCH_FMT_TABLE) {
         if (acct_size_format(r->bytes, size, sizeof(size)) != ACCT_STATS_OK)
             snprintf(size, sizeof(size), "?");
         n = fprintf(f, "%*s %*s %*d %*s %*d %*zu %*.*f %*.*f %*.*f %*.*f %*.*f %*.*f\n",
