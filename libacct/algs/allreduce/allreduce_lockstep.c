@@ -96,7 +96,8 @@ int acct_lockstep_emit(struct acct_lockstep *t, struct acct_sched *s)
 {
     if (t->err)
         return -1;
-    qsort(t->v, t->n, sizeof *t->v, by_round);
+    if (t->n > 1)
+        qsort(t->v, t->n, sizeof *t->v, by_round);
     for (size_t i = 0; i < t->n;) {
         size_t end = i;
         while (end < t->n && t->v[end].round == t->v[i].round)
