@@ -8,8 +8,8 @@
  * r's local steps, round r+1's receives, round r+2's early receives)
  * overlaps its slice. Hand cases for
  * each kind of conflict, then every registered algorithm over a sweep of
- * shapes against an independent check, and the pipelines that must
- * profit. */
+ * shapes against an independent check, the pipelines that must
+ * profit, and the node-aware allreduces' overlap and spread. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "acct/alg.h"
+#include "acct/layout.h"
 #include "acct/sched.h"
 
 /* The flags of the schedule's steps of one kind, in order, as a string of
@@ -399,6 +400,73 @@ static void test_append(void **state)
     acct_sched_free(&src);
 }
 
+/* The node-aware allreduces on 2 nodes of 4 ranks in blocks ({0..3},
+ * {4..7}), 4096 elements. Pipelined by segments (256 elements: 16
+ * segments), a leader must have rounds in which it receives from its node
+ * (the intra reduce of one segment) and sends to the other node's leader
+ * (the ring of another) at once; hier_ring, whose phases run one after the
+ * other, has none. hier_reduce_scatter must have every rank of node 0
+ * send to node 1 (each carries a slice of the inter-node traffic), where
+ * hier_ring sends from the leader only. */
+static bool leader_overlaps(const char *alg, uint64_t seg)
+{
+    static const int key[8] = {0, 0, 0, 0, 4, 4, 4, 4};
+    struct acct_layout l;
+    struct acct_sched s;
+    bool both = false;
+    assert_int_equal(acct_layout_build(&l, 8, key), 0);
+    struct acct_call c = {.coll = ACCT_COLL_allreduce, .rank = 0, .size = 8, .root = -1,
+                          .count = 4096, .seg = seg, .commutative = true, .layout = &l};
+    acct_sched_init(&s);
+    assert_int_equal(acct_alg_schedule(acct_alg_find(ACCT_COLL_allreduce, alg), &c, &s), 0);
+    for (uint32_t r = 0; r < s.nrounds; r++) {
+        uint32_t first, end;
+        bool intra = false, inter = false;
+        acct_sched_round_steps(&s, r, &first, &end);
+        for (uint32_t i = first; i < end; i++) {
+            intra |= s.steps[i].kind == ACCT_STEP_RECV && s.steps[i].peer < 4;
+            inter |= s.steps[i].kind == ACCT_STEP_SEND && s.steps[i].peer == 4;
+        }
+        both |= intra && inter;
+    }
+    acct_sched_free(&s);
+    acct_layout_free(&l);
+    return both;
+}
+
+/* Ranks of node 0 that send to node 1. */
+static int inter_senders(const char *alg)
+{
+    static const int key[8] = {0, 0, 0, 0, 4, 4, 4, 4};
+    struct acct_layout l;
+    struct acct_sched s;
+    int senders = 0;
+    assert_int_equal(acct_layout_build(&l, 8, key), 0);
+    acct_sched_init(&s);
+    for (int rank = 0; rank < 4; rank++) {
+        struct acct_call c = {.coll = ACCT_COLL_allreduce, .rank = rank, .size = 8, .root = -1,
+                              .count = 4096, .commutative = true, .layout = &l};
+        bool out = false;
+        assert_int_equal(acct_alg_schedule(acct_alg_find(ACCT_COLL_allreduce, alg), &c, &s), 0);
+        for (uint32_t i = 0; i < s.nsteps; i++)
+            out |= s.steps[i].kind == ACCT_STEP_SEND && s.steps[i].peer >= 4;
+        senders += out;
+    }
+    acct_sched_free(&s);
+    acct_layout_free(&l);
+    return senders;
+}
+
+static void test_hier_allreduce_shapes(void **state)
+{
+    (void)state;
+    assert_true(leader_overlaps("hier_pipelined", 256));
+    assert_false(leader_overlaps("hier_pipelined", 0)); /* one segment: nothing to overlap */
+    assert_false(leader_overlaps("hier_ring", 256));
+    assert_int_equal(inter_senders("hier_reduce_scatter"), 4);
+    assert_int_equal(inter_senders("hier_ring"), 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -407,6 +475,7 @@ int main(void)
         cmocka_unit_test(test_lazy_hand_cases),
         cmocka_unit_test(test_every_algorithm),
         cmocka_unit_test(test_pipelines),
+        cmocka_unit_test(test_hier_allreduce_shapes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -3,6 +3,7 @@
 #define ACCT_ALGS_ALLREDUCE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "acct/alg.h"
@@ -55,6 +56,32 @@ int acct_allreduce_ring_phases(const struct acct_call *c, struct acct_sched *s,
 int acct_allreduce_nodes(const struct acct_call *c, struct acct_sched *s, const char *inter);
 double acct_allreduce_nodes_cost(const struct acct_cost *c, const char *inter);
 
+/* Lockstep timelines (allreduce_lockstep.c): steps placed at global
+ * rounds, the two ends of a message in the same round, written out round
+ * by round (messages in placement order, then local steps). The mechanism
+ * of the pipelined node-aware allreduces. */
+struct acct_lockstep_step;
+struct acct_lockstep {
+    struct acct_lockstep_step *v;
+    size_t n, cap;
+    int err;
+};
+void acct_lockstep_init(struct acct_lockstep *t);
+void acct_lockstep_free(struct acct_lockstep *t);
+/* A SEND (send) or RECV of buf[off, off + count) with peer at round. */
+void acct_lockstep_msg(struct acct_lockstep *t, uint32_t round, bool send, int peer,
+                       enum acct_buf buf, uint64_t off, uint64_t count);
+/* A REDUCE (reduce: b = a op b) or COPY (b = a) of count elements at round. */
+void acct_lockstep_local(struct acct_lockstep *t, uint32_t round, bool reduce, enum acct_buf a,
+                         uint64_t aoff, enum acct_buf b, uint64_t boff, uint64_t count);
+/* Ring allreduce of RECV[off, off + n) in place among size ranks (this one
+ * at idx, neighbours left and right), rounds round0 .. round0 + 2 (size - 1) - 1,
+ * pieces received into TMP1[slot, slot + ceil(n / size)). */
+void acct_lockstep_ring(struct acct_lockstep *t, uint32_t round0, int idx, int size, int left,
+                        int right, uint64_t off, uint64_t n, uint64_t slot);
+/* Append the timeline to s; 0, or -1 when an allocation failed. */
+int acct_lockstep_emit(struct acct_lockstep *t, struct acct_sched *s);
+
 /* --- registered algorithms: builder and closed form (acct/alg.h) --- */
 ACCT_ALG_FUNCTIONS(allreduce, reduce_bcast);
 ACCT_ALG_FUNCTIONS(allreduce, allgather_reduce);
@@ -65,6 +92,8 @@ ACCT_ALG_FUNCTIONS(allreduce, rabenseifner);
 ACCT_ALG_FUNCTIONS(allreduce, hier_ring);
 ACCT_ALG_FUNCTIONS(allreduce, hier_rabenseifner);
 ACCT_ALG_FUNCTIONS(allreduce, hier_recursive_doubling);
+ACCT_ALG_FUNCTIONS(allreduce, hier_pipelined);
+ACCT_ALG_FUNCTIONS(allreduce, hier_reduce_scatter);
 
 /* The pre/post step of the non-power-of-two allreduces, a part of their
  * closed forms (pLogP; ../cost.h). */

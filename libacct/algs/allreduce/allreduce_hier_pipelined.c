@@ -1,0 +1,160 @@
+/* Node-aware allreduce pipelined by segments (HAN's idea; commutative
+ * operations): the vector in segments of seg elements, each going through
+ *   A. a binomial reduce into its node's leader (the node's lowest rank),
+ *   B. a ring allreduce among the node leaders, in place,
+ *   C. a binomial bcast from the leader over its node,
+ * with segment s entering A one round after segment s-1, on a lockstep
+ * timeline (allreduce_lockstep.c): in one round a leader receives segment
+ * s+1's partial from a child, passes pieces of segments s-2(N-1)+1 .. s in
+ * the ring, and sends segment s-2(N-1)-H's result down its node, so the
+ * intra-node phases hide behind the inter-node ring instead of adding to
+ * it (hier_ring runs the three phases one after the other).
+ *
+ * With H = ceil(log2(largest node)) and N nodes, segment s's A occupies
+ * rounds s .. s+H-1, its B rounds s+H .. s+H+2(N-1)-1, its C the H rounds
+ * after (one node per rank and not in place: B one round later, after
+ * the leaders' copy of their input into RECV); every rank places them alike, so both ends of a message share a
+ * round. Binomial trees over the node's local indices: in A round j a rank
+ * whose index has bit j set (and no lower bit) sends its partial to index
+ * - 2^j; in C the same pairs in reverse order of j, downwards. Scratch:
+ * TMP0 holds min(segments, H+1) segments (A's receives, slot s mod H+1),
+ * TMP1 min(segments, 2(N-1)+1) ring pieces (slot s mod 2(N-1)+1): a slot
+ * comes back only after its segment's phase has left it.
+ * Cost (pLogP, ../cost.h): acct_allreduce_hier_pipelined_cost at the end of
+ * this file. */
+#include "../algs.h"
+#include "../cost.h"
+
+struct pipe {
+    const struct acct_layout *l;
+    struct acct_lockstep *t;
+    int node, idx, ppn, h, nnodes, rb;
+    int hb; /* rounds before B: h, or 1 for the leaders' copy into RECV when h is 0 */
+    enum acct_buf in;
+    uint64_t seg, aslots, bslots, piece;
+};
+
+static int member(const struct acct_layout *l, int node, int idx)
+{
+    return l->members[l->first[node] + idx];
+}
+
+/* A: the partial of segment s [off, off + n) up the node's binomial tree
+ * into RECV at the leader. */
+static void phase_reduce(const struct pipe *p, uint32_t r0, uint64_t s, uint64_t off, uint64_t n)
+{
+    enum acct_buf acc = p->in;
+    const uint64_t slot = (s % p->aslots) * p->seg;
+    for (int j = 0; j < p->h; j++) {
+        const int bit = 1 << j;
+        if (p->idx & (bit - 1))
+            break;
+        if (p->idx & bit) {
+            acct_lockstep_msg(p->t, r0 + (uint32_t)j, true, member(p->l, p->node, p->idx - bit),
+                              acc, off, n);
+            return;
+        }
+        if (p->idx + bit < p->ppn) {
+            acct_lockstep_msg(p->t, r0 + (uint32_t)j, false, member(p->l, p->node, p->idx + bit),
+                              ACCT_BUF_TMP0, slot, n);
+            if (acc != ACCT_BUF_RECV)
+                acct_lockstep_local(p->t, r0 + (uint32_t)j, false, acc, off, ACCT_BUF_RECV, off, n);
+            acc = ACCT_BUF_RECV;
+            acct_lockstep_local(p->t, r0 + (uint32_t)j, true, ACCT_BUF_TMP0, slot, ACCT_BUF_RECV,
+                                off, n);
+        }
+    }
+    if (acc != ACCT_BUF_RECV) /* a leader without children */
+        acct_lockstep_local(p->t, r0, false, acc, off, ACCT_BUF_RECV, off, n);
+}
+
+/* C: segment s's result from the leader down the same tree. */
+static void phase_bcast(const struct pipe *p, uint32_t r0, uint64_t off, uint64_t n)
+{
+    for (int k = 0; k < p->h; k++) {
+        const int bit = 1 << (p->h - 1 - k);
+        if ((p->idx & (2 * bit - 1)) == 0 && p->idx + bit < p->ppn)
+            acct_lockstep_msg(p->t, r0 + (uint32_t)k, true, member(p->l, p->node, p->idx + bit),
+                              ACCT_BUF_RECV, off, n);
+        else if ((p->idx & (2 * bit - 1)) == bit)
+            acct_lockstep_msg(p->t, r0 + (uint32_t)k, false, member(p->l, p->node, p->idx - bit),
+                              ACCT_BUF_RECV, off, n);
+    }
+}
+
+int acct_allreduce_hier_pipelined(const struct acct_call *c, struct acct_sched *s)
+{
+    const struct acct_layout *l = c->layout;
+    if (l == NULL || !c->commutative || l->size != c->size)
+        return -1;
+    if (c->count == 0)
+        return 0;
+    struct acct_lockstep t;
+    const uint64_t nsegs = acct_nsegs(c->count, c->seg);
+    struct pipe p = {.l = l, .t = &t, .node = l->node[c->rank], .idx = l->local[c->rank],
+                     .h = cost_clog2(l->max_ppn), .nnodes = l->nnodes,
+                     .in = acct_allreduce_input(c),
+                     .seg = acct_seg_len(c->count, c->seg, 0)};
+    p.ppn = acct_layout_ppn(l, p.node);
+    p.hb = p.h > 0 || p.in == ACCT_BUF_RECV ? p.h : 1;
+    p.rb = p.nnodes > 1 ? 2 * (p.nnodes - 1) : 0;
+    p.aslots = nsegs < (uint64_t)p.h + 1 ? nsegs : (uint64_t)p.h + 1;
+    p.bslots = nsegs < (uint64_t)p.rb + 1 ? nsegs : (uint64_t)p.rb + 1;
+    p.piece = (p.seg + (uint64_t)p.nnodes - 1) / (uint64_t)p.nnodes;
+    if (p.h > 0)
+        acct_sched_tmp(s, ACCT_BUF_TMP0, ACCT_BUF_RECV, p.aslots * p.seg);
+    if (p.rb > 0 && p.idx == 0)
+        acct_sched_tmp(s, ACCT_BUF_TMP1, ACCT_BUF_RECV, p.bslots * p.piece);
+    acct_lockstep_init(&t);
+    for (uint64_t k = 0; k < nsegs; k++) {
+        const uint64_t off = k * p.seg, n = acct_seg_len(c->count, c->seg, k);
+        const uint32_t r0 = (uint32_t)k;
+        phase_reduce(&p, r0, k, off, n);
+        if (p.rb > 0 && p.idx == 0)
+            acct_lockstep_ring(&t, r0 + (uint32_t)p.hb, p.node, p.nnodes,
+                               member(l, (p.node + p.nnodes - 1) % p.nnodes, 0),
+                               member(l, (p.node + 1) % p.nnodes, 0), off, n,
+                               (k % p.bslots) * p.piece);
+        phase_bcast(&p, r0 + (uint32_t)(p.hb + p.rb), off, n);
+    }
+    int rc = acct_lockstep_emit(&t, s);
+    acct_lockstep_free(&t);
+    return rc;
+}
+
+/* The lockstep rounds added up for a leader of a full node, ppn =
+ * ceil(p / nodes) (one rank per node without a layout): in round t it
+ * receives a(t) segments from children (A) and sends c(t) to children (C),
+ * sends and receives b(t) ring pieces of s / N bytes and reduces what it
+ * received; a round costs its sends' gaps, or its receives' if more, plus
+ * L and the reductions. An estimate (docs/models.md, "Node-aware methods"):
+ * the simulator runs the schedule itself. */
+double acct_allreduce_hier_pipelined_cost(const struct acct_cost *c)
+{
+    const int nodes = c->nodes > 0 && c->nodes <= c->p ? c->nodes : c->p;
+    uint64_t s, ns;
+    if (!cost_segs(c, c->m, &s, &ns))
+        return NAN;
+    const int ppn = (c->p + nodes - 1) / nodes, h = cost_clog2(ppn);
+    const int rb = nodes > 1 ? 2 * (nodes - 1) : 0;
+    const uint64_t piece = (s + (uint64_t)nodes - 1) / (uint64_t)nodes;
+    const int64_t rounds = (int64_t)ns - 1 + 2 * h + rb;
+    double total = 0;
+    for (int64_t t = 0; t < rounds; t++) {
+        int64_t a = 0, b = 0, d = 0; /* segments in A, B, C at round t */
+        for (int64_t k = t - (int64_t)(2 * h + rb) + 1; k <= t; k++) {
+            if (k < 0 || k >= (int64_t)ns)
+                continue;
+            int64_t j = t - k;
+            a += j < h;
+            b += j >= h && j < h + rb;
+            d += j >= h + rb;
+        }
+        double out = (double)b * cost_g(c, piece) + (double)d * cost_g(c, s);
+        double in = (double)b * cost_g(c, piece) + (double)a * cost_g(c, s);
+        double red = cost_gamma(c, (uint64_t)a * s + (uint64_t)(b > 0 ? b : 0) * piece);
+        if (a + b + d > 0)
+            total += (out > in ? out : in) + cost_L(c) + red;
+    }
+    return total;
+}
