@@ -404,11 +404,25 @@ double acct_cost_block_chains(const struct acct_cost *c, bool up)
     return c->seg <= c->m && c->m % c->seg == 0 ? chain_segmented(c, f, up) : NAN;
 }
 
+/* A binomial tree spreading c->m bytes from the root, segmented: P = 2^k:
+ * the k-nomial form with radix 2 (BM04 Table 1 "Seg. Binomial Tree"):
+ * (ns - 1) k g(s) + k (g(s) + L); other P: the tree's longest path
+ * (acct_cost_tree_path). bcast binomial's closed form, and the counts'
+ * broadcast of the v-collectives below. */
+double acct_cost_binomial_tree(const struct acct_cost *c)
+{
+    uint64_t s, ns;
+    if (!cost_segs(c, c->m, &s, &ns))
+        return NAN;
+    return cost_pow2(c->p) ? acct_cost_knomial(c, 2, s, ns)
+                           : acct_cost_tree_path(c, ACCT_TREE_BINOMIAL, 2, s, ns);
+}
+
 /* The counts' broadcast: binomial bcast of 8 P bytes, one segment. */
 double acct_v_counts_bcast_cost(const struct acct_cost *c)
 {
     struct acct_cost b = *c;
     b.m = 8 * (uint64_t)c->p;
     b.seg = 0;
-    return c->p > 1 ? acct_bcast_binomial_cost(&b) : 0;
+    return c->p > 1 ? acct_cost_binomial_tree(&b) : 0;
 }

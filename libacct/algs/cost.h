@@ -109,6 +109,8 @@ double acct_cost_binomial_up(const struct acct_cost *c, uint64_t x, double *u);
 double acct_cost_binomial_down(const struct acct_cost *c, uint64_t x, const double *start);
 double acct_cost_binomial_blocks(const struct acct_cost *c, uint64_t x);
 double acct_cost_block_chains(const struct acct_cost *c, bool up);
+/* A segmented binomial tree from the root (bcast binomial's closed form). */
+double acct_cost_binomial_tree(const struct acct_cost *c);
 /* The broadcast of the P counts (8 P bytes, binomial) that an
  * ACCT_ALG_ALL_COUNTS algorithm is preceded by. */
 double acct_v_counts_bcast_cost(const struct acct_cost *c);
