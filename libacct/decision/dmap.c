@@ -413,6 +413,25 @@ done:
     return rc;
 }
 
+size_t acct_rules_end_bytes(struct acct_rules *r, enum acct_coll_id coll, uint64_t measured,
+                            uint64_t next)
+{
+    struct acct_rule_list *l = &r->coll[coll];
+    uint64_t mid = acct_geo_mid(measured, next);
+    size_t n = 0;
+
+    if (next <= measured || mid < measured)
+        return 0;
+    for (size_t i = 0; i < l->n; i++) {
+        struct acct_rule *x = &l->v[i];
+        if (x->bytes_max == UINT64_MAX && x->bytes_min <= mid) {
+            x->bytes_max = mid;
+            n++;
+        }
+    }
+    return n;
+}
+
 int acct_dmap_from_points(const struct acct_result_point *pts, size_t npts,
                           enum acct_coll_id coll, struct acct_dmap **out,
                           struct acct_diags *diags)

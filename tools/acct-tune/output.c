@@ -130,6 +130,41 @@ static int make_points(const struct tune_opts *o, const struct tune_record *recs
 }
 
 /* The rules of one collective: exact map, or quadtree with its penalty. */
+/* The largest message size of coll with evidence (timed, or decided by
+ * the strategy) against the sizes asked for: when the run stopped short of
+ * them (--budget, or every method failing there), the rules end halfway to
+ * the first size not reached and larger calls run native
+ * (acct_rules_end_bytes; docs/acct-tune.md "Budget"). */
+static void end_unmeasured(const struct tune_opts *o, const struct acct_result *res,
+                           const struct acct_result_point *dec, size_t ndec,
+                           enum acct_coll_id coll, struct acct_rules *rules)
+{
+    const uint64_t *v;
+    uint64_t zero, top = 0, next = 0;
+    bool any = false;
+    size_t n = tune_coll_sizes(coll, o, &v, &zero);
+
+    for (size_t i = 0; i < res->npoints + ndec; i++) {
+        const struct acct_result_point *p = i < res->npoints ? &res->points[i]
+                                                             : &dec[i - res->npoints];
+        if (p->coll == coll && (i >= res->npoints || !p->modelled)) {
+            top = p->bytes > top ? p->bytes : top;
+            any = true;
+        }
+    }
+    for (size_t k = 0; any && k < n && next == 0; k++)
+        if (v[k] > top)
+            next = v[k];
+    if (next == 0 || acct_rules_end_bytes(rules, coll, top, next) == 0)
+        return;
+    char a[32], b[32];
+    acct_size_format(top, a, sizeof(a));
+    acct_size_format(v[n - 1], b, sizeof(b));
+    printf(TUNE_NAME ": %s measured up to %s of the %s asked for: its rules end there, larger "
+                     "calls run native\n",
+           acct_coll_name(coll), a, b);
+}
+
 static int coll_rules(const struct tune_opts *o, const struct acct_result *res,
                       const struct acct_result_point *dec, size_t ndec, enum acct_coll_id coll,
                       struct acct_rules *rules, char *err, size_t errlen)
@@ -157,6 +192,8 @@ static int coll_rules(const struct tune_opts *o, const struct acct_result *res,
             rc = acct_dmap_rules(map, rules, &diags);
         }
     }
+    if (rc == ACCT_RULES_OK && map != NULL)
+        end_unmeasured(o, res, dec, ndec, coll, rules);
     if (rc != ACCT_RULES_OK) {
         char line[TUNE_ERRLEN] = "out of memory";
         if (diags.n > 0)

@@ -172,6 +172,16 @@ budget)
     grep -q "incomplete: stopped by the budget" "$work/log" || fail "no budget stop reported"
     "$check" "$work/result.yaml" bcast,allreduce 2,3,4 8,1K,64K,256K incomplete || fail "result"
     "$acctctl" validate "$work/rules.yaml" || fail "rules file"
+    # no evidence, no rule: a collective the budget stopped before 256K
+    # has no rule reaching "max" bytes (acct_rules_end_bytes), and says so
+    for c in bcast allreduce; do
+        grep -q "^  - {collective: $c, comm_size: [0-9]*, bytes: 256K," "$work/result.yaml" && continue
+        open=$(awk -v c="  $c:" '/^  [a-z_]+:$/ { in_c = ($0 == c) } in_c && /bytes: \[[^]]*, max\]/' \
+            "$work/rules.yaml")
+        [ -z "$open" ] || fail "$c was not measured at 256K, yet a rule reaches max bytes: $open"
+        grep -q "^  $c:$" "$work/rules.yaml" && ! grep -q "acct-tune: $c measured up to .* of the 256K asked for" "$work/log" &&
+            fail "no line saying where $c's rules end"
+    done
     ;;
 strategy:*)
     s=${case_#strategy:}

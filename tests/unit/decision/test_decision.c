@@ -161,6 +161,28 @@ static void test_small(void **state)
     assert_true(acct_dmap_rules(m, r, &d) == ACCT_RULES_EINVAL); /* already has bcast rules */
     struct acct_rules *back = roundtrip(r);
     assert_true(acct_penalty_rules(m, back, &st) == 0 && NEAR(st.pen_max, 0) && st.compared == 6);
+
+    /* a run cut at 64 KiB of the 1 MiB asked for: the open last column ends
+     * at the geometric middle of 64K and the 256K not reached (128K), both
+     * rows; nothing else moves; larger calls resolve to native */
+    struct acct_rules *cut = roundtrip(r);
+    assert_true(acct_rules_end_bytes(cut, ACCT_COLL_bcast, 65536, 262144) == 2);
+    const struct acct_rule *cv = cut->coll[ACCT_COLL_bcast].v;
+    assert_true(cv[1].bytes_min == 8193 && cv[1].bytes_max == 131072 && cv[3].bytes_max == 131072);
+    assert_true(cv[0].bytes_max == 8192 && cv[2].bytes_max == 90);
+    struct acct_table *t = NULL;
+    assert_true(acct_rules_resolve(cut, ACCT_COLL_bcast, 2, &t) == 0);
+    assert_true(t->dec[acct_table_index(t, 131072)].alg == m2[1].alg);
+    assert_true(strcmp(t->dec[acct_table_index(t, 131073)].alg->name, "native") == 0);
+    acct_table_free(t);
+    /* nothing to end: already ended, next not above measured, another collective */
+    assert_true(acct_rules_end_bytes(cut, ACCT_COLL_bcast, 65536, 262144) == 0);
+    assert_true(acct_rules_end_bytes(back, ACCT_COLL_bcast, 65536, 65536) == 0);
+    assert_true(acct_rules_end_bytes(back, ACCT_COLL_reduce, 65536, 262144) == 0);
+    struct acct_rules *cut2 = roundtrip(cut); /* ended rules are a valid rules file */
+    assert_true(cut2->coll[ACCT_COLL_bcast].n == 4);
+    acct_rules_free(cut2);
+    acct_rules_free(cut);
     acct_rules_free(back);
     acct_rules_free(r);
 

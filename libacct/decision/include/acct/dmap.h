@@ -216,6 +216,17 @@ int acct_qt_cells(const struct acct_quadtree *qt, int32_t *out);
  * are written as explicit native rules. r->nrules is updated; fails with
  * EINVAL if r would exceed ACCT_RULES_MAX_RULES. */
 int acct_dmap_rules(const struct acct_dmap *m, struct acct_rules *r, struct acct_diags *diags);
+
+/* A tuning cut short (acct-tune --budget, or every method failing at the
+ * larger sizes) measured coll only up to `measured` bytes although
+ * `next` (> measured) was asked for. The map's last column is open-ended
+ * (bytes up to max): it would give the pick at `measured` to sizes nobody
+ * measured (issue 21: no region without evidence). End every such rule of
+ * coll at the geometric middle of measured and next, the boundary the map
+ * would have drawn had `next` been measured; larger calls then have no rule
+ * and run native. Returns the number of rules ended. */
+size_t acct_rules_end_bytes(struct acct_rules *r, enum acct_coll_id coll, uint64_t measured,
+                            uint64_t next);
 int acct_qt_rules(const struct acct_quadtree *qt, struct acct_rules *r,
                   struct acct_diags *diags);
 
