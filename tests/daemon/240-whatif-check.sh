@@ -51,6 +51,29 @@ expect "$T/err" "version 2 of eth/tcp-1g has no model"
 ctl 1 check --version 2 --model "$W/eth-1g.plogp" -f tsv
 [ "$(awk -F'\t' 'NR == 2 { print $1, $2, $9, $14 }' "$T/out")" = "bcast 0 linear true" ] ||
     fail "check of the linear bcast version: $(cat "$T/out")"
+# a run that measured the two levels (model.intra, model.inter, model.nic;
+# issue 21): GET_MODEL returns them, whatif says so, and with a layout
+# costs every message by whether its ends share a node (here the 100 Mbit/s
+# inter level: a 1 MiB ring allreduce on 8 ranks is about 150 ms, where the
+# one network says about 15 ms); through acctd as offline
+ctl 0 import "$D/result-eth-levels.yaml"
+expect "$T/out" "as version 3 of eth/tcp-1g"
+ctl 0 whatif allreduce --version 3 -n 8 -b 1M -f tsv
+cp "$T/out" "$T/flat.tsv"
+ctl 0 whatif allreduce --version 3 -n 8 -b 1M
+expect "$T/out" "levels: intra G 0.00015, inter G 0.0836 us/B, NIC x2.17 (2 pairs)"
+ctl 0 whatif allreduce --version 3 -n 8 -b 1M --ranks-per-node 2 -f tsv
+cp "$T/out" "$T/laid.tsv"
+ring() { awk -F'\t' 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i } $c["method"] == "ring" { print $c["predicted_us"] }' "$1"; }
+awk -v f="$(ring "$T/flat.tsv")" -v l="$(ring "$T/laid.tsv")" \
+    'BEGIN { exit !(f > 10000 && f < 20000 && l > 120000 && l < 200000) }' ||
+    fail "ring 1 MiB on 8 ranks: one network $(ring "$T/flat.tsv") us (want 10-20 ms), 2 per node $(ring "$T/laid.tsv") us (want 120-200 ms)"
+ctl 0 export --version 3 -o "$T/v3.yaml"
+ctl 0 whatif allreduce --rules "$T/v3.yaml" --model "$D/result-eth-levels.yaml" -n 8 -b 1M --ranks-per-node 2 -f tsv
+cmp -s "$T/out" "$T/laid.tsv" || fail "whatif with levels through acctd differs from offline: $(diff "$T/out" "$T/laid.tsv")"
+ctl 0 whatif allreduce --rules "$T/v3.yaml" --model "$D/result-eth-levels.yaml" -n 8 -b 1M
+expect "$T/out" "result-eth-levels.yaml (tuning result, with intra/inter levels and NIC factor)"
+
 # no such version, no such partition
 ctl 2 whatif bcast --version 99 -n 8 -b 1K
 expect "$T/err" "no version 99"

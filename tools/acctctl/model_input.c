@@ -42,6 +42,31 @@ static int daemon_model(struct acctctl_conn *conn, uint64_t v, struct acctctl_mi
     snprintf(mi->model_from, sizeof(mi->model_from),
              "tuning run %s of version %llu (LogGP L %g o %g g %g G %g us)", run,
              (unsigned long long)v, p[0], p[1], p[2], p[3]);
+    /* the run's two levels, when it measured them (issue 21; acctd >= schema 5) */
+    static const unsigned lv[] = { ACCT_T_MODEL_INTRA_L_US, ACCT_T_MODEL_INTRA_O_US,
+                                   ACCT_T_MODEL_INTRA_G_US, ACCT_T_MODEL_INTRA_GB_US,
+                                   ACCT_T_MODEL_INTER_L_US, ACCT_T_MODEL_INTER_O_US,
+                                   ACCT_T_MODEL_INTER_G_US, ACCT_T_MODEL_INTER_GB_US };
+    double l[8], nic = 0;
+    bool levels = true;
+    for (int k = 0; k < 8 && levels; k++)
+        levels = acct_get_f64(conn->msg.body, conn->msg.len, lv[k], &l[k]) == 0;
+    if (levels) {
+        uint64_t pairs = acctctl_u64(conn->msg.body, conn->msg.len, ACCT_T_MODEL_NIC_PAIRS, 0);
+        if (pairs != 0 &&
+            acct_get_f64(conn->msg.body, conn->msg.len, ACCT_T_MODEL_NIC_FACTOR, &nic) != 0)
+            pairs = 0;
+        if (pairs > 1024 || acct_whatif_model_levels(l, l + 4, (int)pairs, nic, &mi->mdl) != 0) {
+            fprintf(stderr, ACCTCTL_NAME " %s: acctd's model levels of version %llu are not "
+                            "usable\n",
+                    conn->common->cmd, (unsigned long long)v);
+            goto out;
+        }
+        size_t len = strlen(mi->model_from);
+        snprintf(mi->model_from + len, sizeof(mi->model_from) - len,
+                 "; levels: intra G %g, inter G %g us/B, NIC x%g (%d pairs)", l[3], l[7], nic,
+                 (int)pairs);
+    }
     rc = 0;
 out:
     acct_wbuf_free(&w);
@@ -67,7 +92,8 @@ int acctctl_mi_load(const struct acctctl_common *c, uint64_t version, const char
                     c->cmd, model_file);
             goto out;
         }
-        snprintf(mi->model_from, sizeof(mi->model_from), "%s (%s)", model_file, kind);
+        snprintf(mi->model_from, sizeof(mi->model_from), "%s (%s%s)", model_file, kind,
+                 mi->mdl.nodes.intra.n > 0 ? ", with intra/inter levels and NIC factor" : "");
     }
     if (rules_file != NULL) {
         if (acct_rules_parse_file(rules_file, &mi->rules, &diags) != ACCT_RULES_OK) {

@@ -90,8 +90,18 @@ int acct_whatif_decide(const struct acct_rules *rules, enum acct_coll_id coll, i
 int acct_whatif_model_loggp(double L_us, double o_us, double g_us, double G_us_per_byte,
                             struct acct_model *out);
 
+/* The two levels of a calibrated run (result model.intra, model.inter,
+ * model.nic; acctd's model_levels; issue 21) into out->nodes: intra and
+ * inter LogGP as L, o, g, G each, the NIC factor of nic_pairs pairs
+ * (nic_pairs 0: not measured). out->nodes.ranks_per_node stays 0: a
+ * prediction for a layout sets it (acctctl whatif --ranks-per-node). 0 or
+ * -1 (out unchanged). */
+int acct_whatif_model_levels(const double intra[4], const double inter[4], int nic_pairs,
+                             double nic_gap_factor, struct acct_model *out);
+
 /* Read a model from path: a pLogP table file ("acct-plogp 1", the format of
- * acct-tune --plogp-out) or a tuning result with a model: section. Every
+ * acct-tune --plogp-out) or a tuning result with a model: section (and its
+ * levels, acct_whatif_model_levels, when the run measured them). Every
  * problem goes to diags as FILE:LINE:COLUMN: FIELD: message. *kind (may be
  * NULL) gets "pLogP table" or "tuning result". Returns 0, or -1. */
 int acct_whatif_model_file(const char *path, struct acct_model *out, const char **kind,
