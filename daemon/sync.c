@@ -416,7 +416,14 @@ static int auth_challenge(struct acctd *d, struct client *c, const struct acct_m
 static int auth_proof(struct acctd *d, struct client *c, const struct acct_msg *m,
                       const struct acct_field *f, struct acct_wbuf *out)
 {
-    char why[256] = "", *payload = NULL, port[16], theirs[16];
+    /* dest: the proof's HOST:PORT (split_hostport's host[256], brackets,
+     * ':' and a port[16] fit); quoted in why up to DEST_QUOTE bytes; why
+     * holds the longest message, "the proof is for ..." */
+    enum { DEST_QUOTE = 200 };
+    char dest[256 + 2 + 1 + 16], rest[300], port[16], theirs[16];
+    char why[sizeof("the proof is for \"\", not this primary's port ") + DEST_QUOTE +
+             sizeof(port)] = "";
+    char *payload = NULL;
     uid_t uid = (uid_t)-1;
     if (c->nonce[0] == '\0') {
         acct_put_error(out, m->h.id, ACCT_ERR_PERMISSION,
@@ -439,9 +446,12 @@ static int auth_proof(struct acctd *d, struct client *c, const struct acct_msg *
     if (ok && eol == NULL) {
         snprintf(why, sizeof(why), "the credential's payload is not a follower's proof");
         ok = 0;
+    } else if (ok && (size_t)(eol - to - 3) >= sizeof(dest)) { /* never a HOST:PORT */
+        snprintf(why, sizeof(why), "the proof's destination is longer than %zu bytes",
+                 sizeof(dest) - 1);
+        ok = 0;
     }
     if (ok) {
-        char dest[300], rest[300];
         snprintf(dest, sizeof(dest), "%.*s", (int)(eol - to - 3), to + 3);
         snprintf(rest, sizeof(rest), "primary-nonce %s\nfollower-nonce %s\n", c->nonce,
                  c->peer_nonce);
@@ -451,8 +461,8 @@ static int auth_proof(struct acctd *d, struct client *c, const struct acct_msg *
             snprintf(why, sizeof(why), "the proof binds another connection's nonces (replayed?)");
             ok = 0;
         } else if (theirs[0] == '\0' || strcmp(theirs, port) != 0) {
-            snprintf(why, sizeof(why), "the proof is for \"%.200s\", not this primary's port %s",
-                     dest, port);
+            snprintf(why, sizeof(why), "the proof is for \"%.*s\", not this primary's port %s",
+                     (int)DEST_QUOTE, dest, port);
             ok = 0;
         }
     }

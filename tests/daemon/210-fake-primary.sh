@@ -11,7 +11,8 @@
 #    the user's forged SYNC reply is refused by the follower and its own
 #    request on the relayed connection by the primary; the follower's proof
 #    it captured is refused when replayed;
-#  - a genuine proof works once: replayed, for another port, with another
+#  - a genuine proof works once: replayed, for another port, for a
+#    destination longer than any HOST:PORT, with another
 #    nonce, with one more line, or encoded by the user, it is refused.
 # Needs root (munged's key, a second user): skipped with 77 otherwise.
 . "$(dirname "$0")/lib.sh"
@@ -102,6 +103,7 @@ auth() { "$PY" "$FAKE" auth "$PRIMARY" "$MUNGE_SOCK" "$@" >>"$T/auth.out" 2>&1; 
 auth good "$T/good.cred"
 auth replay "$T/good.cred"
 auth other-port
+auth long-dest
 auth wrong-nonce
 auth extra-line
 as_user "$PY" "$FAKE" auth "$PRIMARY" "$MUNGE_SOCK" mine >>"$T/auth.out" 2>&1
@@ -109,6 +111,7 @@ cat "$T/auth.out"
 expect "$T/auth.out" "good: accepted"
 expect "$T/auth.out" "replay: refused AUTH: munge credential refused: Replayed credential"
 expect "$T/auth.out" "other-port: refused AUTH: the proof is for \"127.0.0.1:$((PORT + 1))\", not this primary's port $PORT"
+expect "$T/auth.out" "long-dest: refused AUTH: the proof's destination is longer than 274 bytes"
 expect "$T/auth.out" "wrong-nonce: refused AUTH: the proof binds another connection's nonces"
 expect "$T/auth.out" "extra-line: refused AUTH: the proof binds another connection's nonces"
 expect "$T/auth.out" "mine: refused AUTH: the credential is uid $uid's; a follower acctd runs as root"

@@ -21,7 +21,9 @@
       One handshake with a primary; prints its answer to the proof:
       MODE good (root's proof for this connection; the credential is saved
       in CRED_FILE), replay (the credential in CRED_FILE), other-port (a
-      proof for another port), extra-line (a proof with one more line),
+      proof for another port), long-dest (a proof for a destination longer
+      than any HOST:PORT, ending in the right port), extra-line (a proof
+      with one more line),
       wrong-nonce (a proof bound to another nonce), mine (the correct proof,
       encoded by whoever runs this).
   fake-primary.py sync-unix SOCKET
@@ -237,6 +239,9 @@ def auth(primary, munge_sock, mode, cred_file=None):
     if mode == "other-port":
         h, p = hostport(primary)
         to = "%s:%d" % (h, p + 1)
+    if mode == "long-dest":
+        h, p = hostport(primary)
+        to = "%s:%d" % ("h" * 300, p)
     nonce = "cd" * 32 if mode == "wrong-nonce" else theirs
     payload = "acctd follower proof 2\nto %s\nprimary-nonce %s\nfollower-nonce %s\n" % (to, nonce, mine)
     if mode == "extra-line":
