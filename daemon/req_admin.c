@@ -31,9 +31,10 @@ static void put_diags(struct acct_wbuf *out, uint32_t id, const char *what,
         acct_diag_format(dg, i, line, sizeof(line));
         acct_put_str(out, ACCT_T_DIAG, line);
     }
-    if (dg->total > dg->n) {
+    if (dg->total + dg->warnings > dg->n) {
         char line[64];
-        snprintf(line, sizeof(line), "%zu more errors not shown", dg->total - dg->n);
+        snprintf(line, sizeof(line), "%zu more errors not shown",
+                 dg->total + dg->warnings - dg->n);
         acct_put_str(out, ACCT_T_DIAG, line);
     }
 }
@@ -104,6 +105,25 @@ static void put_check_warnings(struct acct_wbuf *out, const char *prefix, const 
     }
     if (dg->total > 10) {
         snprintf(line, sizeof(line), "%zu more rules over the bound", dg->total - 10);
+        acct_put_str(out, ACCT_T_WARNING, line);
+    }
+}
+
+/* The warnings of a valid tuning result (an unknown optional section
+ * skipped, docs/tuning-result.md "Forward compatibility"): logged, and
+ * WARNING fields of the reply. */
+static void put_parse_warnings(struct acct_wbuf *out, const struct acct_diags *dg)
+{
+    char line[ACCT_DIAG_MSG_MAX + ACCT_DIAG_FIELD_MAX + 64];
+    for (size_t i = 0; i < dg->n; i++) {
+        if (!dg->v[i].warning)
+            continue;
+        acct_diag_format(dg, i, line, sizeof(line));
+        acct_put_str(out, ACCT_T_WARNING, line);
+        LOG_W("import: %s", line);
+    }
+    if (dg->warnings > dg->n) {
+        snprintf(line, sizeof(line), "%zu more warnings not shown", dg->warnings - dg->n);
         acct_put_str(out, ACCT_T_WARNING, line);
     }
 }
@@ -209,6 +229,7 @@ int req_import(struct acctd *d, struct client *c, const struct acct_msg *m,
         goto out;
     }
     import_reply(m, &v, res, existing, previous, out);
+    put_parse_warnings(out, &dg);
     if (chk == 1)
         put_check_warnings(out, refused ? "not activated (policy check.on_activate: refuse): "
                                         : "activated despite the check: ",

@@ -106,11 +106,13 @@ static int load_map(const struct opts *o, struct acct_dmap **m)
     struct acct_result *res = NULL;
     struct acct_diags d = ACCT_DIAGS_INIT;
     int rc = acct_result_parse_file(o->result, &res, &d);
-    if (rc != ACCT_RULES_OK) {
+    if (rc != ACCT_RULES_OK || d.warnings > 0) /* warnings: sections skipped */
         acct_diags_print(&d, stderr);
+    if (rc != ACCT_RULES_OK) {
         acct_diags_free(&d);
         return -1;
     }
+    acct_diags_reset(&d, o->result); /* the warnings are printed */
     rc = acct_dmap_from_points(res->points, res->npoints, coll, m, &d);
     if (rc != ACCT_RULES_OK || *m == NULL) {
         acct_diags_print(&d, stderr);

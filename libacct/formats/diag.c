@@ -13,7 +13,7 @@ void acct_diags_free(struct acct_diags *d)
     free(d->v);
     d->file = NULL;
     d->v = NULL;
-    d->n = d->cap = d->total = 0;
+    d->n = d->cap = d->total = d->warnings = 0;
 }
 
 void acct_diags_reset(struct acct_diags *d, const char *file)
@@ -25,12 +25,13 @@ void acct_diags_reset(struct acct_diags *d, const char *file)
         d->file = strdup(file); /* NULL on failure: printed as "?" */
 }
 
-void acct_diags_add(struct acct_diags *d, int line, int col, const char *field,
-                    const char *fmt, ...)
+static void diags_vadd(struct acct_diags *d, bool warning, int line, int col, const char *field,
+                       const char *fmt, va_list ap)
 {
-    if (d == NULL)
-        return;
-    d->total++;
+    if (warning)
+        d->warnings++;
+    else
+        d->total++;
     if (d->n >= ACCT_DIAG_MAX)
         return;
     if (d->n == d->cap) {
@@ -39,17 +40,37 @@ void acct_diags_add(struct acct_diags *d, int line, int col, const char *field,
             ncap = ACCT_DIAG_MAX;
         struct acct_diag *nv = realloc(d->v, ncap * sizeof(*nv));
         if (nv == NULL)
-            return; /* counted in total, not kept */
+            return; /* counted, not kept */
         d->v = nv;
         d->cap = ncap;
     }
     struct acct_diag *g = &d->v[d->n++];
-    va_list ap;
     g->line = line;
     g->col = col;
+    g->warning = warning;
     snprintf(g->field, sizeof(g->field), "%s", field != NULL ? field : "");
-    va_start(ap, fmt);
     vsnprintf(g->msg, sizeof(g->msg), fmt, ap);
+}
+
+void acct_diags_add(struct acct_diags *d, int line, int col, const char *field,
+                    const char *fmt, ...)
+{
+    va_list ap;
+    if (d == NULL)
+        return;
+    va_start(ap, fmt);
+    diags_vadd(d, false, line, col, field, fmt, ap);
+    va_end(ap);
+}
+
+void acct_diags_warn(struct acct_diags *d, int line, int col, const char *field,
+                     const char *fmt, ...)
+{
+    va_list ap;
+    if (d == NULL)
+        return;
+    va_start(ap, fmt);
+    diags_vadd(d, true, line, col, field, fmt, ap);
     va_end(ap);
 }
 
@@ -60,10 +81,12 @@ int acct_diag_format(const struct acct_diags *d, size_t i, char *buf, size_t len
     const struct acct_diag *g = &d->v[i];
     const char *file = d->file != NULL ? d->file : "?";
     const char *sep = g->field[0] != '\0' ? ": " : "";
+    const char *kind = g->warning ? "warning: " : "";
     if (g->line > 0)
-        snprintf(buf, len, "%s:%d:%d: %s%s%s", file, g->line, g->col, g->field, sep, g->msg);
+        snprintf(buf, len, "%s:%d:%d: %s%s%s%s", file, g->line, g->col, kind, g->field, sep,
+                 g->msg);
     else
-        snprintf(buf, len, "%s: %s%s%s", file, g->field, sep, g->msg);
+        snprintf(buf, len, "%s: %s%s%s%s", file, kind, g->field, sep, g->msg);
     return 0;
 }
 
@@ -76,7 +99,8 @@ void acct_diags_print(const struct acct_diags *d, FILE *f)
         acct_diag_format(d, i, line, sizeof(line));
         fprintf(f, "%s\n", line);
     }
-    if (d->total > d->n)
-        fprintf(f, "%s: %zu more error%s not shown\n", d->file != NULL ? d->file : "?",
-                d->total - d->n, d->total - d->n == 1 ? "" : "s");
+    size_t more = d->total + d->warnings - d->n;
+    if (more > 0)
+        fprintf(f, "%s: %zu more error%s not shown\n", d->file != NULL ? d->file : "?", more,
+                more == 1 ? "" : "s");
 }

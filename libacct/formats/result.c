@@ -851,7 +851,10 @@ static void walk_top(struct rctx *c, const struct ynode *root)
     if (!acct_yt_check_version(p, root, "acct_tuning_result", "acct_tuning_result",
                                "tuning result", ACCT_RESULT_VERSION))
         return;
-    if (!acct_yt_walk_map(p, root, "", "key", top_keys, T_N, v, k))
+    /* A section this library does not know is skipped with a warning: a
+     * newer acct-tune adds optional sections without a new schema version
+     * (docs/tuning-result.md, "Forward compatibility"). */
+    if (!acct_yt_walk_open_map(p, root, "", "key", top_keys, T_N, v, k))
         return;
     if (v[T_RUN] != NULL)
         walk_run(c, v[T_RUN]);

@@ -129,6 +129,19 @@ void acct_yt_err(struct yt_parse *p, int line, int col, const char *field, const
     acct_diags_add(p->diags, line, col, field, "%s", msg);
 }
 
+void acct_yt_warn(struct yt_parse *p, int line, int col, const char *field, const char *fmt,
+                  ...)
+{
+    char msg[ACCT_DIAG_MSG_MAX];
+    va_list ap;
+    if (p->diags == NULL)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    acct_diags_warn(p->diags, line, col, field, "%s", msg);
+}
+
 void acct_yt_count(struct yt_parse *p)
 {
     p->errors++;
@@ -1039,9 +1052,19 @@ static const char *key_list(const struct yt_key *defs, size_t ndefs, char *buf, 
     return buf;
 }
 
-bool acct_yt_walk_map(struct yt_parse *p, const struct ynode *y, const char *path,
-                      const char *noun, const struct yt_key *defs, size_t ndefs,
-                      const struct ynode **vals, const struct ynode **keys)
+/* The key before k in mapping y with k's text, or NULL. */
+static const struct ynode *earlier_key(const struct ynode *y, const struct ynode *k)
+{
+    for (const struct ynode *e = y->first; e != NULL && e != k;
+         e = e->next != NULL ? e->next->next : NULL)
+        if (e->kind == Y_SCALAR && e->len == k->len && memcmp(e->s, k->s, k->len) == 0)
+            return e;
+    return NULL;
+}
+
+static bool walk_map(struct yt_parse *p, const struct ynode *y, const char *path,
+                     const char *noun, const struct yt_key *defs, size_t ndefs,
+                     const struct ynode **vals, const struct ynode **keys, bool skip_unknown)
 {
     char field[ACCT_DIAG_FIELD_MAX];
     char d[YT_DESC_LEN];
@@ -1070,10 +1093,22 @@ bool acct_yt_walk_map(struct yt_parse *p, const struct ynode *y, const char *pat
             acct_yt_join(field, sizeof(field), path, k->s, k->len);
         if (i == ndefs) {
             char hint[64];
-            YT_ERR_AT(p, k, field, "unknown %s %s%s (valid: %s)", noun,
-                      acct_yt_describe(k, d, sizeof(d)),
-                      suggest(k->s, k->len, defs, ndefs, hint, sizeof(hint)),
-                      key_list(defs, ndefs, list, sizeof(list)));
+            const struct ynode *first = earlier_key(y, k);
+            if (skip_unknown && first != NULL)
+                YT_ERR_AT(p, k, field, "duplicate %s %s (first at line %d)", noun,
+                          acct_yt_describe(k, d, sizeof(d)), first->line);
+            else if (skip_unknown)
+                acct_yt_warn(p, k->line, k->col, field,
+                             "unknown %s %s%s skipped (known: %s): an optional section of a "
+                             "newer release?",
+                             noun, acct_yt_describe(k, d, sizeof(d)),
+                             suggest(k->s, k->len, defs, ndefs, hint, sizeof(hint)),
+                             key_list(defs, ndefs, list, sizeof(list)));
+            else
+                YT_ERR_AT(p, k, field, "unknown %s %s%s (valid: %s)", noun,
+                          acct_yt_describe(k, d, sizeof(d)),
+                          suggest(k->s, k->len, defs, ndefs, hint, sizeof(hint)),
+                          key_list(defs, ndefs, list, sizeof(list)));
             continue;
         }
         if (keys[i] != NULL) {
@@ -1091,6 +1126,20 @@ bool acct_yt_walk_map(struct yt_parse *p, const struct ynode *y, const char *pat
         }
     }
     return true;
+}
+
+bool acct_yt_walk_map(struct yt_parse *p, const struct ynode *y, const char *path,
+                      const char *noun, const struct yt_key *defs, size_t ndefs,
+                      const struct ynode **vals, const struct ynode **keys)
+{
+    return walk_map(p, y, path, noun, defs, ndefs, vals, keys, false);
+}
+
+bool acct_yt_walk_open_map(struct yt_parse *p, const struct ynode *y, const char *path,
+                           const char *noun, const struct yt_key *defs, size_t ndefs,
+                           const struct ynode **vals, const struct ynode **keys)
+{
+    return walk_map(p, y, path, noun, defs, ndefs, vals, keys, true);
 }
 
 /* ======================================================================

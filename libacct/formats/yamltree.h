@@ -132,6 +132,9 @@ static inline bool acct_yt_muted(const struct yt_parse *p)
     return p->diags == NULL || p->diags->n >= ACCT_DIAG_MAX;
 }
 void acct_yt_count(struct yt_parse *p);
+/* A warning (acct_diags_warn): kept with the problems, not one of them. */
+void acct_yt_warn(struct yt_parse *p, int line, int col, const char *field, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
 #define YT_ERR_AT(p, node, field, ...)                                                       \
     (acct_yt_muted(p) ? acct_yt_count(p)                                                    \
                       : acct_yt_err((p), (node)->line, (node)->col, (field), __VA_ARGS__))
@@ -209,6 +212,15 @@ struct yt_key {
 bool acct_yt_walk_map(struct yt_parse *p, const struct ynode *y, const char *path,
                       const char *noun, const struct yt_key *defs, size_t ndefs,
                       const struct ynode **vals, const struct ynode **keys);
+/* Same, but an unknown key is skipped with a warning (naming it, with the
+ * "did you mean"), not refused: a section a newer writer added within the
+ * same schema version (docs/tuning-result.md, "Forward compatibility").
+ * Its value is not looked at, but it was read like the rest of the
+ * document (YAML, size and node limits). A repeated unknown key is still a
+ * duplicate. */
+bool acct_yt_walk_open_map(struct yt_parse *p, const struct ynode *y, const char *path,
+                           const char *noun, const struct yt_key *defs, size_t ndefs,
+                           const struct ynode **vals, const struct ynode **keys);
 
 /* ---- files and writing ------------------------------------------------- */
 

@@ -87,6 +87,22 @@ done
 ctl 0 import "$D/result-eth-races.yaml" --format tsv
 [ "$(tsv_field run_id)" = r-race ] || fail "import of a raced result: $(cat "$T/out")"
 
+# A result of a newer acct-tune with a top-level section this acctd does
+# not know (docs/tuning-result.md, "Forward compatibility"): imported, the
+# section skipped with a warning naming file, line and key; the stored text
+# keeps it (checked below, once stopped).
+{ sed 's/r-20261122T150000Z-eth/r-newer/' "$D/result-eth.yaml"
+  printf 'telemetry:\n  series: [{t: 1, cpu: 0.5}]\n'; } >"$T/newer.yaml"
+line=$(grep -n '^telemetry:' "$T/newer.yaml" | cut -d: -f1)
+ctl 3 import "$T/newer.yaml" --format tsv # 3: done, with acctd's warning
+[ "$(tsv_field run_id)" = r-newer ] || fail "import of a result with an unknown section: $(cat "$T/out")"
+expect "$T/err" "warning: $T/newer.yaml:$line:1: warning: telemetry: unknown key \"telemetry\" skipped"
+# unknown keys inside a known section are still refused
+sed 's/r-20261122T150000Z-eth/r-newer2/; s/^  slurm_job_id:/  slurm_jobid: "1"\n  slurm_job_id:/' \
+    "$D/result-eth.yaml" >"$T/newer2.yaml"
+ctl 1 import "$T/newer2.yaml"
+expect "$T/err" "conditions.slurm_jobid: unknown key \"slurm_jobid\""
+
 # Refusals, each with a clear message and exit status 1.
 ctl 1 import "$D/rules-invalid.yaml"
 expect "$T/err" "$D/rules-invalid.yaml:10:38: collectives.bcast[0].algorithm: unknown bcast algorithm"
@@ -117,4 +133,7 @@ sqlite3 "$DB" "SELECT result_text FROM tuning_runs WHERE id = 'r-race'" >"$T/sto
   "$(wc -c <"$D/result-eth-races.yaml")" ] || fail "the raced result's stored length differs"
 grep -q 'avg_us: 300.5, rank_max_us: 405' "$T/stored" || fail "views lost"
 grep -q 'verdict: twin' "$T/stored" || fail "races lost"
+# the skipped section, kept in the stored text
+sqlite3 "$DB" "SELECT result_text FROM tuning_runs WHERE id = 'r-newer'" | grep -q '^telemetry:' ||
+    fail "the unknown section is not in the stored result text"
 finish

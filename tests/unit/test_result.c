@@ -586,6 +586,100 @@ static void test_invalid_truncated(void **state)
 
 /* ---- invalid inline documents ------------------------------------------ */
 
+/* ---- forward compatibility: unknown top-level sections --------------- */
+
+#define KNOWN_TOP "acct_tuning_result, run, conditions, model, measurements, races, noise, rules"
+
+/* src parses, with exactly the warning lines want and no problem. */
+static struct acct_result *parse_warned(const char *src, const char *want)
+{
+    struct acct_diags d = ACCT_DIAGS_INIT;
+    struct acct_result *r = NULL;
+    int rc = parse_len(src, &r, &d);
+    char *got = diag_text(&d);
+    if (strcmp(got, want) != 0)
+        fprintf(stderr, "expected:\n%sgot:\n%s", want, got);
+    assert_int_equal(rc, ACCT_RULES_OK);
+    assert_non_null(r);
+    assert_int_equal(d.total, 0);
+    assert_string_equal(got, want);
+    free(got);
+    acct_diags_free(&d);
+    return r;
+}
+
+static void test_unknown_sections(void **state)
+{
+    (void)state;
+    /* skipped with a warning naming file, line and key; the result is the
+     * one without them */
+    struct acct_result *plain = parse_ok(RESULT_HEAD "measurements: []\n" RESULT_RULES);
+    struct acct_result *r = parse_warned(
+        RESULT_HEAD "telemetry:\n  series: [{t: 1, x: [1, 2]}, \"text\"]\n  n: 7\n"
+                    "measurements: []\n" RESULT_RULES "signature: ~\n",
+        "t.yaml:4:1: warning: telemetry: unknown key \"telemetry\" skipped (known: " KNOWN_TOP
+        "): an optional section of a newer release?\n"
+        "t.yaml:12:1: warning: signature: unknown key \"signature\" skipped (known: " KNOWN_TOP
+        "): an optional section of a newer release?\n");
+    assert_true(acct_result_equal(r, plain));
+    acct_result_free(r);
+    /* a misspelt optional section is skipped too, and the warning says so */
+    r = parse_warned(RESULT_HEAD "measurements: []\nnoize: {aa_pairs: 0}\n" RESULT_RULES,
+                     "t.yaml:5:1: warning: noize: unknown key \"noize\" (did you mean "
+                     "\"noise\"?) skipped (known: " KNOWN_TOP
+                     "): an optional section of a newer release?\n");
+    assert_false(r->noise.present);
+    assert_true(acct_result_equal(r, plain));
+    acct_result_free(r);
+    acct_result_free(plain);
+
+    /* from a file: its name, line and key (valid-unknown-sections.yaml) */
+    char path[4096];
+    struct acct_diags d = ACCT_DIAGS_INIT;
+    snprintf(path, sizeof(path), "%s/valid-unknown-sections.yaml", ACCT_RESULT_TESTDATA);
+    assert_int_equal(acct_result_parse_file(path, &r, &d), ACCT_RULES_OK);
+    assert_int_equal(d.total, 0);
+    assert_int_equal(d.warnings, 2);
+    assert_int_equal(d.n, 2);
+    char line[1024], want[4200];
+    acct_diag_format(&d, 0, line, sizeof(line));
+    snprintf(want, sizeof(want), "%s:5:1: warning: telemetry: unknown key", path);
+    assert_memory_equal(line, want, strlen(want));
+    acct_diag_format(&d, 1, line, sizeof(line));
+    snprintf(want, sizeof(want), "%s:29:1: warning: signature: unknown key", path);
+    assert_memory_equal(line, want, strlen(want));
+    assert_string_equal(r->id, "r-newer");
+    acct_result_free(r);
+    acct_diags_free(&d);
+
+    /* still refused: unknown keys inside known sections, missing required
+     * sections, a repeated unknown section; warnings stay among the
+     * problems, in position order */
+    expect(RESULT_HEAD "extra: 1\nmeasurements: []\n" RESULT_RULES
+                       "noise: {repeat_spread: 0, repeat_spread_p90: 0, aa_pairs: 0, load: [], "
+                       "loud: 1}\n",
+           "t.yaml:4:1: warning: extra: unknown key \"extra\" skipped (known: " KNOWN_TOP
+           "): an optional section of a newer release?\n"
+           "t.yaml:10:72: noise.loud: unknown key \"loud\" (did you mean \"load\"?) (valid: "
+           "repeat_spread, repeat_spread_p90, aa_pairs, aa_spread, aa_spread_max, load)\n");
+    expect(RESULT_HEAD "extra: 1\n" RESULT_RULES,
+           "t.yaml:1:1: measurements: required key \"measurements\" is missing\n"
+           "t.yaml:4:1: warning: extra: unknown key \"extra\" skipped (known: " KNOWN_TOP
+           "): an optional section of a newer release?\n");
+    expect(RESULT_HEAD "extra: 1\nmeasurements: []\nextra: 2\n" RESULT_RULES,
+           "t.yaml:4:1: warning: extra: unknown key \"extra\" skipped (known: " KNOWN_TOP
+           "): an optional section of a newer release?\n"
+           "t.yaml:6:1: extra: duplicate key \"extra\" (first at line 4)\n");
+    expect(RESULT_HEAD "measurements: []\nrun2: 1\n" RESULT_RULES "  extra: 1\n",
+           "t.yaml:5:1: warning: run2: unknown key \"run2\" (did you mean \"run\"?) skipped "
+           "(known: " KNOWN_TOP "): an optional section of a newer release?\n"
+           "t.yaml:10:3: rules.extra: unknown key \"extra\" (valid: acct_rules, provenance, "
+           "options, collectives)\n");
+    expect(RESULT_HEAD "measurements: []\n" RESULT_RULES "model: {L: 1, o: 0, g: 0, G: 0, Q: 1}\n",
+           "t.yaml:9:33: model.Q: unknown key \"Q\" (did you mean \"L\"?) (valid: L, o, g, G, intra, "
+           "inter, nic)\n");
+}
+
 static void test_document_shape(void **state)
 {
     (void)state;
@@ -598,8 +692,8 @@ static void test_document_shape(void **state)
     expect(RESULT_HEAD "measurements: {}\n" RESULT_RULES "extra: 1\n",
            "t.yaml:4:15: measurements: expected a list of measurements (\"- {collective: ...}\", "
            "or [] for none), got a mapping\n"
-           "t.yaml:9:1: extra: unknown key \"extra\" (valid: acct_tuning_result, run, "
-           "conditions, model, measurements, races, noise, rules)\n");
+           "t.yaml:9:1: warning: extra: unknown key \"extra\" skipped (known: " KNOWN_TOP
+           "): an optional section of a newer release?\n");
     /* A second measurements list is a duplicate key (and not streamed). */
     expect(RESULT_HEAD "measurements: []\n" RESULT_RULES "measurements: [1]\n",
            "t.yaml:9:1: measurements: duplicate key \"measurements\" (first at line 4)\n");
@@ -1270,6 +1364,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_invalid_races),
         cmocka_unit_test(test_races),
         cmocka_unit_test(test_document_shape),
+        cmocka_unit_test(test_unknown_sections),
         cmocka_unit_test(test_measurement_errors),
         cmocka_unit_test(test_conditions_errors),
         cmocka_unit_test(test_limits),

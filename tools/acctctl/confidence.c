@@ -47,8 +47,11 @@ int acctctl_get_result(struct acctctl_conn *conn, uint64_t v, struct acct_result
     snprintf(name, sizeof(name), "version %" PRIu64 "'s result", v);
     if (acct_result_parse_buffer(name, (const char *)f.val, f.len, out, &d) != ACCT_RULES_OK) {
         char line[256] = "cannot be read";
-        if (d.n > 0)
-            acct_diag_format(&d, 0, line, sizeof(line));
+        for (size_t i = 0; i < d.n; i++) /* the first problem, not a warning */
+            if (!d.v[i].warning) {
+                acct_diag_format(&d, i, line, sizeof(line));
+                break;
+            }
         snprintf(why, whylen, "its tuning result does not parse here: %s", line);
         goto out;
     }

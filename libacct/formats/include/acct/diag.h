@@ -8,10 +8,17 @@
  * "collectives.bcast[2].segment" (list indices from 0; empty when the
  * problem has no field, such as a YAML syntax error) and a message. Printed
  * as "FILE:LINE:COLUMN: FIELD: message", leaving out the empty parts. The
- * first ACCT_DIAG_MAX are kept; the rest are only counted. */
+ * first ACCT_DIAG_MAX are kept; the rest are only counted.
+ *
+ * A warning is kept in the same list, in position order, printed as
+ * "FILE:LINE:COLUMN: warning: FIELD: message": something skipped that does
+ * not make the input invalid (an unknown optional section of a newer
+ * tuning result, docs/tuning-result.md). It is not a problem: total counts
+ * the problems only, so total == 0 still means valid input. */
 #ifndef ACCT_DIAG_H
 #define ACCT_DIAG_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -21,6 +28,7 @@
 
 struct acct_diag {
     int line, col;
+    bool warning;          /* a warning, not a problem */
     char field[ACCT_DIAG_FIELD_MAX];
     char msg[ACCT_DIAG_MSG_MAX];
 };
@@ -29,10 +37,11 @@ struct acct_diags {
     char *file;            /* display name of the input (owned) */
     struct acct_diag *v;   /* the first min(total, ACCT_DIAG_MAX) problems */
     size_t n, cap;
-    size_t total;          /* every problem found, kept or not */
+    size_t total;          /* every problem found, kept or not (warnings not counted) */
+    size_t warnings;       /* every warning found, kept or not */
 };
 
-#define ACCT_DIAGS_INIT { NULL, NULL, 0, 0, 0 }
+#define ACCT_DIAGS_INIT { NULL, NULL, 0, 0, 0, 0 }
 
 /* Release the list and empty it (the struct itself can be reused). */
 void acct_diags_free(struct acct_diags *d);
@@ -44,13 +53,18 @@ void acct_diags_reset(struct acct_diags *d, const char *file);
 void acct_diags_add(struct acct_diags *d, int line, int col, const char *field,
                     const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
+/* Add a warning (printf-style message): kept like a problem, counted in
+ * warnings, not in total. */
+void acct_diags_warn(struct acct_diags *d, int line, int col, const char *field,
+                     const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
 /* Format problem i as one line without newline (cut to fit buf). Returns 0,
  * or -1 if i is out of range or len is 0 (as acct_size_format: 0 on
  * success). */
 int acct_diag_format(const struct acct_diags *d, size_t i, char *buf, size_t len);
 
-/* Print every kept problem, one per line, then "FILE: N more errors not
- * shown" if some were only counted. */
+/* Print every kept problem and warning, one per line, then "FILE: N more
+ * errors not shown" if some were only counted. */
 void acct_diags_print(const struct acct_diags *d, FILE *f);
 
 /* The return codes of the functions that report into a diagnostics list
