@@ -26,9 +26,11 @@
  * calls, else up to MAX µs, 5 x MAX in 5 %, so ranks enter in changing
  * orders. The native reference calls run without delay.
  *
- * Non-blocking mode (ACCT_MATRIX_NB=wait|test): every ACCT call is the
- * collective's MPI_I<coll>, completed at once with MPI_Wait (wait) or a
- * loop of MPI_Test (test: the only progress is the polling). Each
+ * Non-blocking mode (ACCT_MATRIX_NB=wait|test|wait,test): every ACCT call
+ * is the collective's MPI_I<coll>, completed at once with MPI_Wait (wait) or
+ * a loop of MPI_Test (test: the only progress is the polling); with
+ * "wait,test" each communicator runs every case once per mode, in that
+ * order (one job for both modes: docs/performance.md section 4). Each
  * sub-communicator first runs one MPI_Barrier
  * (the driver forces a barrier method, so it gets ACCT's private duplicate:
  * non-blocking calls never make one). The native reference stays blocking.
@@ -706,8 +708,25 @@ int main(int argc, char **argv)
     coll = argc > 1 ? argv[1] : "";
     const char *dm = getenv("ACCT_MATRIX_DELAY_US"), *ds = getenv("ACCT_MATRIX_SEED");
     delay_max = dm != NULL ? atol(dm) : 0;
+    /* the modes to run: blocking (0), or the listed non-blocking ones */
     const char *nb = getenv("ACCT_MATRIX_NB");
-    nb_mode = nb == NULL || !*nb ? 0 : !strcmp(nb, "test") ? 2 : 1;
+    int modes[2] = {0, 0}, nmodes = 1;
+    if (nb != NULL && *nb) {
+        static const struct { const char *text; int modes[2], n; } nb_words[] = {
+            {"wait", {1, 0}, 1}, {"test", {2, 0}, 1}, {"wait,test", {1, 2}, 2}};
+        size_t w = 0;
+        while (w < sizeof nb_words / sizeof *nb_words && strcmp(nb, nb_words[w].text) != 0)
+            w++;
+        if (w == sizeof nb_words / sizeof *nb_words) {
+            if (wrank == 0)
+                fprintf(stderr, "matrix: ACCT_MATRIX_NB=%s: expected wait, test or wait,test\n", nb);
+            MPI_Finalize();
+            return 2;
+        }
+        memcpy(modes, nb_words[w].modes, sizeof modes);
+        nmodes = nb_words[w].n;
+    }
+    nb_mode = modes[0];
     delay_rng = (ds != NULL ? strtoull(ds, NULL, 10) : 1) * 1000003ULL + (unsigned long long)wrank;
     make_types();
     for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
@@ -722,25 +741,29 @@ int main(int argc, char **argv)
             MPI_Comm_rank(comm, &rank);
             if (nb_mode) /* ACCT's private duplicate (forced barrier method) */
                 MPI_Barrier(comm);
-            if (!strcmp(coll, "bcast")) run_bcast(comm, rank, size);
-            else if (!strcmp(coll, "reduce")) run_reduce(comm, rank, size, 0);
-            else if (!strcmp(coll, "allreduce")) run_reduce(comm, rank, size, 1);
-            else if (!strcmp(coll, "reduce_scatter_block")) run_rsb(comm, rank, size);
-            else if (!strcmp(coll, "gather")) run_gather_scatter(comm, rank, size, 0);
-            else if (!strcmp(coll, "scatter")) run_gather_scatter(comm, rank, size, 1);
-            else if (!strcmp(coll, "allgather")) run_all(comm, rank, size, 0);
-            else if (!strcmp(coll, "alltoall")) run_all(comm, rank, size, 1);
-            else if (!strcmp(coll, "barrier")) run_barrier(comm, rank, size);
-            else if (!strcmp(coll, "allgatherv")) run_allgatherv(comm, rank, size);
-            else if (!strcmp(coll, "reduce_scatter")) run_reduce_scatter(comm, rank, size);
-            else if (!strcmp(coll, "gatherv")) run_rooted_v(comm, rank, size, 0);
-            else if (!strcmp(coll, "scatterv")) run_rooted_v(comm, rank, size, 1);
-            else if (!strcmp(coll, "alltoallv")) run_alltoallv(comm, rank, size);
-            else {
-                if (wrank == 0)
-                    fprintf(stderr, "matrix: unknown collective '%s'\n", coll);
-                errors++;
+            for (int mi = 0; mi < nmodes; mi++) {
+                nb_mode = modes[mi];
+                if (!strcmp(coll, "bcast")) run_bcast(comm, rank, size);
+                else if (!strcmp(coll, "reduce")) run_reduce(comm, rank, size, 0);
+                else if (!strcmp(coll, "allreduce")) run_reduce(comm, rank, size, 1);
+                else if (!strcmp(coll, "reduce_scatter_block")) run_rsb(comm, rank, size);
+                else if (!strcmp(coll, "gather")) run_gather_scatter(comm, rank, size, 0);
+                else if (!strcmp(coll, "scatter")) run_gather_scatter(comm, rank, size, 1);
+                else if (!strcmp(coll, "allgather")) run_all(comm, rank, size, 0);
+                else if (!strcmp(coll, "alltoall")) run_all(comm, rank, size, 1);
+                else if (!strcmp(coll, "barrier")) run_barrier(comm, rank, size);
+                else if (!strcmp(coll, "allgatherv")) run_allgatherv(comm, rank, size);
+                else if (!strcmp(coll, "reduce_scatter")) run_reduce_scatter(comm, rank, size);
+                else if (!strcmp(coll, "gatherv")) run_rooted_v(comm, rank, size, 0);
+                else if (!strcmp(coll, "scatterv")) run_rooted_v(comm, rank, size, 1);
+                else if (!strcmp(coll, "alltoallv")) run_alltoallv(comm, rank, size);
+                else {
+                    if (wrank == 0 && mi == 0)
+                        fprintf(stderr, "matrix: unknown collective '%s'\n", coll);
+                    errors++;
+                }
             }
+            nb_mode = modes[0];
             MPI_Comm_free(&comm);
         }
         PMPI_Barrier(MPI_COMM_WORLD);

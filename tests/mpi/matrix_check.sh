@@ -14,8 +14,9 @@
 # Node-aware algorithms (ACCT_MATRIX_LAYOUT=COUNTS in the environment) run
 # on that pretended placement (ACCT_LAYOUT) and must report a multi-node
 # locality for the NP ranks.
-# Non-blocking mode (ACCT_MATRIX_NB=wait|test in the environment): the
-# program calls MPI_I<COLL> (matrix.c), the report's rows are i<COLL>, and
+# Non-blocking mode (ACCT_MATRIX_NB=wait|test|wait,test in the environment:
+# the completion modes, in one job): the program calls MPI_I<COLL>
+# (matrix.c), the report's rows are i<COLL> (both modes counted), and
 # a barrier method is forced too (each sub-communicator's first barrier
 # gives it ACCT's private duplicate).
 # usage: matrix_check.sh NP COLL ALG SEG FALLBACKS LIBACCT_SO MATRIX MPIEXEC [FLAGS...]

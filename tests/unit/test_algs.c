@@ -745,9 +745,13 @@ static void list(void)
             printf("%s%s", n++ ? "," : "", f->name);
         /* 7th column: has the collective a non-blocking entry point that
          * ACCT runs (acct/mpi_wrap.h, ACCT_WRAPPED_NONBLOCKING: every
-         * collective, the v-collectives included, since issue 22) */
-        printf("%s %s %s %s\n", n ? "" : "-", acct_alg_reorderable(a, NULL, NULL) ? "reorder" : "-",
-               a->flags & ACCT_ALG_NODES ? "nodes" : "-", "nb");
+         * collective, the v-collectives included, since issue 22); 8th:
+         * does the runtime broadcast the root's counts first
+         * (ACCT_ALG_ALL_COUNTS: a non-blocking call of it has two stages) */
+        printf("%s %s %s %s %s\n", n ? "" : "-",
+               acct_alg_reorderable(a, NULL, NULL) ? "reorder" : "-",
+               a->flags & ACCT_ALG_NODES ? "nodes" : "-", "nb",
+               a->flags & ACCT_ALG_ALL_COUNTS ? "counts" : "-");
     }
 }
 
