@@ -291,11 +291,11 @@ vcoll)
     [ -n "${ACCT_TUNE_TEST_BENCH:-}" ] && [ -n "${ACCT_TUNE_TEST_LIBACCT:-}" ] ||
         fail "ACCT_TUNE_TEST_BENCH and ACCT_TUNE_TEST_LIBACCT must name acct-bench and libacct.so"
     for c in ${vc//,/ }; do
-        want=$(python3 "$(dirname "$0")/rows_check.py" --decision "$work/rules.yaml" $c 4)
+        want=$(python3 "$(dirname "$0")/rows_check.py" --decision "$work/rules.yaml" "$c" 4)
         (cd "$work" && timeout 90 "$mpiexec" "${flags[@]}" \
             -x LD_PRELOAD="${ACCT_TEST_PRELOAD:+$ACCT_TEST_PRELOAD }$ACCT_TUNE_TEST_LIBACCT" \
             -x ACCT_RULES="$work/rules.yaml" -x ACCT_REPORT="$work/report-$c.yaml" \
-            ${ASAN_OPTIONS:+-x ASAN_OPTIONS} -np 4 "$ACCT_TUNE_TEST_BENCH" -c $c --sizes 8,64K \
+            ${ASAN_OPTIONS:+-x ASAN_OPTIONS} -np 4 "$ACCT_TUNE_TEST_BENCH" -c "$c" --sizes 8,64K \
             -n 3 -w 1 >"$work/bench-$c.log" 2>&1) || { cat "$work/bench-$c.log"; fail "acct-bench -c $c"; }
         grep -q "^  - {collective: $c, algorithm: $want, calls: [1-9]" "$work/report-$c.yaml" ||
             fail "rules give $c on 4 ranks $want, the report says: $(grep "collective: $c," "$work/report-$c.yaml")"
