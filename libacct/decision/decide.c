@@ -21,7 +21,18 @@ int acct_decide_from_points(const struct acct_result_point *pts, size_t npts,
         rc = acct_dmap_from_points(pts, npts, (enum acct_coll_id)c, &m, diags);
         if (rc != ACCT_RULES_OK || m == NULL)
             continue;
-        if (params == NULL) {
+        if (!acct_coll_bytes_alike((enum acct_coll_id)c)) {
+            /* decided from the communicator size alone: one method per row */
+            int32_t *rows = malloc(m->ncomm * m->nbytes * sizeof(*rows));
+            rc = rows == NULL ? ACCT_RULES_ENOMEM : acct_dmap_row_cells(m, rows, NULL);
+            if (rc == ACCT_RULES_OK)
+                rc = acct_cells_rules(m, rows, r, diags);
+            if (rc == ACCT_RULES_OK && st != NULL) {
+                rc = acct_penalty_cells(m, rows, &st[c]);
+                st[c].leaves = r->coll[c].n;
+            }
+            free(rows);
+        } else if (params == NULL) {
             rc = acct_dmap_rules(m, r, diags);
             if (rc == ACCT_RULES_OK && st != NULL) {
                 rc = acct_penalty_cells(m, m->best, &st[c]);

@@ -125,5 +125,18 @@ int acct_cells_rules(const struct acct_dmap *m, const int32_t *cells, struct acc
 
 int acct_dmap_rules(const struct acct_dmap *m, struct acct_rules *r, struct acct_diags *diags)
 {
-    return acct_cells_rules(m, m->best, r, diags);
+    int32_t *rows;
+    int rc;
+
+    if (acct_coll_bytes_alike(m->coll))
+        return acct_cells_rules(m, m->best, r, diags);
+    /* decided from the communicator size alone: one method per row */
+    rows = malloc(m->ncomm * m->nbytes * sizeof(*rows));
+    if (rows == NULL)
+        return ACCT_RULES_ENOMEM;
+    rc = acct_dmap_row_cells(m, rows, NULL);
+    if (rc == ACCT_RULES_OK)
+        rc = acct_cells_rules(m, rows, r, diags);
+    free(rows);
+    return rc;
 }

@@ -14,6 +14,9 @@
  *   reduce_scatter_block  each rank's result block      p*m         m
  *   allgatherv            each rank's contribution      m           p*m
  *   reduce_scatter        each rank's result block      p*m         m
+ *   gatherv               each rank's contribution      m           p*m at root
+ *   scatterv              each rank's share             p*m at root m
+ *   alltoallv             the block for one peer        p*m         p*m
  *   barrier               (no data; reported as 0)      -           -
  *
  * The check: element i of the block that "key" sends holds
@@ -21,9 +24,11 @@
  * compute; receive buffers are first filled with 0xFF bytes (-1 as int, NaN as
  * double, 255 as byte: never a pattern value; a byte sum can be 255, but not
  * at every element). The v-collectives run the uniform call: every
- * rank's count is m's, the blocks back to back (their decision's m, the
- * average block, is then m, as for allgather and reduce_scatter_block;
- * docs/rules.md). Reductions use MPI_SUM and their inputs are kept small
+ * rank's count is m's, the blocks back to back (allgatherv's and
+ * reduce_scatter's decision key, the average block, is then m, as for
+ * allgather and reduce_scatter_block; gatherv, scatterv and alltoallv are
+ * decided without one, from the communicator size: docs/rules.md), with
+ * the data and checks of the collective without counts. Reductions use MPI_SUM and their inputs are kept small
  * enough that no sum overflows its type: for byte the values are taken modulo
  * 255 / p + 1. (Overflow is avoided on purpose: Open MPI 4.1's AVX reduction
  * kernels saturate where C arithmetic wraps, so an overflowing sum has no one
@@ -366,6 +371,49 @@ static void fill_reduce_scatter(const struct bench_call *c)
     fill_reduce_scatter_block(c);
 }
 
+static int run_gatherv(const struct bench_call *c)
+{
+    MPI_Datatype t = bench_dtype_move(c->dtype);
+    if (v_size < c->size)
+        return MPI_ERR_NO_MEM;
+    return MPI_Gatherv(c->sbuf, c->count, t, c->rbuf, v_counts, v_displs, t, c->root, c->comm);
+}
+
+static void fill_gatherv(const struct bench_call *c)
+{
+    v_arrays(c);
+    fill_gather(c);
+}
+
+static int run_scatterv(const struct bench_call *c)
+{
+    MPI_Datatype t = bench_dtype_move(c->dtype);
+    if (v_size < c->size)
+        return MPI_ERR_NO_MEM;
+    return MPI_Scatterv(c->sbuf, v_counts, v_displs, t, c->rbuf, c->count, t, c->root, c->comm);
+}
+
+static void fill_scatterv(const struct bench_call *c)
+{
+    v_arrays(c);
+    fill_scatter(c);
+}
+
+static int run_alltoallv(const struct bench_call *c)
+{
+    MPI_Datatype t = bench_dtype_move(c->dtype);
+    if (v_size < c->size)
+        return MPI_ERR_NO_MEM;
+    return MPI_Alltoallv(c->sbuf, v_counts, v_displs, t, c->rbuf, v_counts, v_displs, t,
+                         c->comm);
+}
+
+static void fill_alltoallv(const struct bench_call *c)
+{
+    v_arrays(c);
+    fill_alltoall(c);
+}
+
 /* ---- barrier ------------------------------------------------------------- */
 
 static int run_barrier(const struct bench_call *c)
@@ -433,6 +481,18 @@ const struct bench_coll bench_colls[] = {
       .send = BENCH_BLOCKS_P, .recv = BENCH_BLOCKS_ONE,
       .run = run_reduce_scatter, .fill = fill_reduce_scatter,
       .check = check_reduce_scatter_block },
+    { .name = "gatherv", .rooted = 1, .has_data = 1,
+      .size_meaning = "each rank's contribution, the same on every rank (root receives p times this)",
+      .send = BENCH_BLOCKS_ONE, .recv = BENCH_BLOCKS_P_AT_ROOT,
+      .run = run_gatherv, .fill = fill_gatherv, .check = check_gather },
+    { .name = "scatterv", .rooted = 1, .has_data = 1,
+      .size_meaning = "each rank's share, the same for every rank (root sends p times this)",
+      .send = BENCH_BLOCKS_P_AT_ROOT, .recv = BENCH_BLOCKS_ONE,
+      .run = run_scatterv, .fill = fill_scatterv, .check = check_scatter },
+    { .name = "alltoallv", .rooted = 0, .has_data = 1,
+      .size_meaning = "the block sent to each peer, the same for every pair (each sends p times this)",
+      .send = BENCH_BLOCKS_P, .recv = BENCH_BLOCKS_P,
+      .run = run_alltoallv, .fill = fill_alltoallv, .check = check_alltoall },
     { .name = NULL },
 };
 

@@ -481,7 +481,10 @@ static int tune_collective(struct tune_ctx *x, enum acct_coll_id coll, int wrank
     int rc = 0;
     size_t ncomm = plan_comm_sizes(x->o, coll, world, comm);
 
-    if (x->o->primary == TUNE_PRIMARY_PLANE)
+    /* --strategy plane interpolates over message sizes: not for a
+     * collective decided by communicator size alone, which is measured
+     * point by point (tune_point_params) */
+    if (x->o->primary == TUNE_PRIMARY_PLANE && acct_coll_bytes_alike(coll))
         return ncomm > 0 ? tune_collective_plane(x, coll, wrank, comm, ncomm, bytes) : 0;
 
     for (size_t i = 0; i < ncomm && rc == 0; i++) {

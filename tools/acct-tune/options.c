@@ -313,12 +313,8 @@ static int parse_collectives(const char *text, bool *coll, char *err, size_t err
         if (acct_coll_from_name(t, &id) != 0) {
             snprintf(err, errlen, "--collectives: unknown collective \"%.64s\" (valid: barrier, "
                     "bcast, reduce, allreduce, gather, scatter, allgather, alltoall, "
-                    "reduce_scatter_block, allgatherv, reduce_scatter)", t);
-            rc = -1;
-        } else if (!acct_coll_bytes_alike(id)) {
-            snprintf(err, errlen, "--collectives: %s is not tuned: its ranks do not know a "
-                     "call's bytes alike, so it is decided from the communicator size alone "
-                     "(docs/acct-tune.md); write its rules by hand or force a method", t);
+                    "reduce_scatter_block, allgatherv, reduce_scatter, gatherv, scatterv, "
+                    "alltoallv)", t);
             rc = -1;
         } else {
             coll[id] = true;
@@ -392,10 +388,10 @@ static void defaults(struct tune_opts *o)
     char ignored[8];
 
     memset(o, 0, sizeof(*o));
-    /* every collective whose ranks know a call's bytes alike (gatherv,
-     * scatterv and alltoallv are not tuned: docs/acct-tune.md) */
+    /* every collective (gatherv, scatterv and alltoallv by communicator
+     * size alone: docs/acct-tune.md "v-collectives") */
     for (int c = 0; c < ACCT_COLL_COUNT; c++)
-        o->coll[c] = acct_coll_bytes_alike((enum acct_coll_id)c);
+        o->coll[c] = true;
     tune_params_default(&o->params);
     o->reps = DEFAULT_REPS;
     o->warmup = DEFAULT_WARMUP;

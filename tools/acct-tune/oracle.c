@@ -296,6 +296,16 @@ static int oracle_ready(void *ctx, int ok)
 
 /* ---- one point ------------------------------------------------------------------- */
 
+const struct tune_params *tune_point_params(const struct tune_opts *o, enum acct_coll_id coll,
+                                            struct tune_params *storage)
+{
+    if (acct_coll_bytes_alike(coll) || o->params.strategy == TUNE_MODEL)
+        return &o->params;
+    *storage = o->params;
+    storage->strategy = TUNE_EXHAUSTIVE;
+    return storage;
+}
+
 /* Search message size m among the methods allowed (NULL: all). */
 static int search_point(struct tune_ctx *x, uint64_t m, const size_t *allowed, size_t nallowed,
                         struct tune_result *r)
@@ -310,6 +320,7 @@ static int search_point(struct tune_ctx *x, uint64_t m, const size_t *allowed, s
                                   .model = x->model_cost != NULL ? oracle_model : NULL,
                                   .ready = oracle_ready };
     struct tune_space sp = { .nmethods = nm, .nsegs = nsegs, .proxy = proxy, .enabled = en };
+    struct tune_params prm;
 
     if (!oracle_ready(x, nsegs != NULL && proxy != NULL && en != NULL)) {
         rc = TUNE_ENOMEM;
@@ -325,7 +336,7 @@ static int search_point(struct tune_ctx *x, uint64_t m, const size_t *allowed, s
     }
     for (size_t k = 0; k < nallowed; k++)
         en[allowed[k]] = true;
-    rc = tune_search(&sp, &oracle, &x->o->params, r);
+    rc = tune_search(&sp, &oracle, tune_point_params(x->o, x->coll, &prm), r);
     if (rc == TUNE_OK && x->o->strategy == TUNE_MODEL && r->found) {
         /* model only: the chosen method is the result's (modelled) point */
         struct tune_record rec;
@@ -572,7 +583,7 @@ int tune_comm(struct tune_ctx *x)
     res = calloc(x->nsizes, sizeof(*res));
     if (rc == TUNE_OK && !oracle_ready(x, res != NULL)) /* agreed */
         rc = TUNE_ENOMEM;
-    if (rc == TUNE_OK && x->o->primary == TUNE_PRIMARY_REDUCED) {
+    if (rc == TUNE_OK && x->o->primary == TUNE_PRIMARY_REDUCED && acct_coll_bytes_alike(x->coll)) {
         struct tune_primary p = { .ctx = x, .search = primary_search };
         rc = tune_reduced_grid(x->nsizes, x->o->stride, &p, res);
         for (size_t i = 0; i < x->nsizes && rc == TUNE_OK; i++) {

@@ -117,6 +117,14 @@ int tune_noise(const struct tune_ctx *x, struct acct_result_noise *nz);
 /* Rank 0: the racing summary (A/A noise, cost against the search) on stdout. */
 void tune_race_summary(const struct tune_ctx *x);
 
+/* The search parameters of one point of coll: the options', except that a
+ * collective decided from the communicator size alone (gatherv, scatterv,
+ * alltoallv: three methods each) measures every method at every size
+ * (exhaustive; --strategy model stays model), so that its sizes collapse
+ * over the same methods (acct_dmap_row_cells; docs/acct-tune.md). */
+const struct tune_params *tune_point_params(const struct tune_opts *o, enum acct_coll_id coll,
+                                            struct tune_params *storage);
+
 /* Search every size of x->sizes for x->coll on x->comm (every rank of
  * x->comm calls it). Returns TUNE_OK (also when the budget stopped it) or
  * an error with x->err set on some rank. */

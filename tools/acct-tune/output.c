@@ -15,6 +15,7 @@
 #include "tune.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -165,6 +166,50 @@ static void end_unmeasured(const struct tune_opts *o, const struct acct_result *
            acct_coll_name(coll), a, b);
 }
 
+/* A collective decided from the communicator size alone (gatherv,
+ * scatterv, alltoallv; docs/acct-tune.md "v-collectives"): one method per
+ * measured communicator size, the least geometric mean over the sizes it
+ * measured of each method's time to the best (acct_dmap_row_cells), every
+ * rule bytes [0, max]. One line on stdout says what each row got. */
+static int row_rules(const struct tune_opts *o, const struct acct_dmap *map,
+                     struct acct_rules *rules, struct acct_diags *diags)
+{
+    int32_t *cells = malloc(map->ncomm * map->nbytes * sizeof(*cells));
+    double *score = malloc(map->ncomm * sizeof(*score));
+    const uint64_t *v;
+    uint64_t zero;
+    size_t asked = o->primary == TUNE_PRIMARY_USED ? 0 : tune_coll_sizes(map->coll, o, &v, &zero);
+    int rc = cells == NULL || score == NULL ? ACCT_RULES_ENOMEM
+                                            : acct_dmap_row_cells(map, cells, score);
+
+    if (rc == ACCT_RULES_OK)
+        rc = acct_cells_rules(map, cells, rules, diags);
+    if (rc == ACCT_RULES_OK) {
+        printf(TUNE_NAME ": %s is decided by communicator size alone: per size, the method "
+                         "with the least geometric mean of its time over the best at the "
+                         "message sizes measured:",
+               acct_coll_name(map->coll));
+        for (size_t i = 0; i < map->ncomm; i++) {
+            char d[96];
+            size_t n = 0;
+            for (size_t j = 0; j < map->nbytes; j++)
+                n += map->measured[i * map->nbytes + j];
+            acct_decision_format(&map->methods[cells[i * map->nbytes]], d, sizeof(d));
+            printf("%s %d ranks %s ", i > 0 ? "," : "", map->comm[i], d);
+            if (isnan(score[i]))
+                printf("(best at most sizes: no method measured at all %zu)", n);
+            else
+                printf("(%.2fx over %zu sizes)", score[i], n);
+            if (asked > n)
+                printf(" [%zu of the %zu sizes asked for]", n, asked);
+        }
+        printf("\n");
+    }
+    free(cells);
+    free(score);
+    return rc;
+}
+
 static int coll_rules(const struct tune_opts *o, const struct acct_result *res,
                       const struct acct_result_point *dec, size_t ndec, enum acct_coll_id coll,
                       struct acct_rules *rules, char *err, size_t errlen)
@@ -178,7 +223,9 @@ static int coll_rules(const struct tune_opts *o, const struct acct_result *res,
     rc = acct_dmap_from_points_decided(res->points, res->npoints, dec, ndec, coll, &map,
                                        &diags);
     if (rc == ACCT_RULES_OK && map != NULL) {
-        if (o->quadtree_depth >= 0) {
+        if (!acct_coll_bytes_alike(coll)) {
+            rc = row_rules(o, map, rules, &diags);
+        } else if (o->quadtree_depth >= 0) {
             struct acct_qt_params qp = { .max_depth = o->quadtree_depth,
                                          .accuracy = o->quadtree_accuracy,
                                          .leaf_choice = o->quadtree_leaf };
@@ -192,7 +239,7 @@ static int coll_rules(const struct tune_opts *o, const struct acct_result *res,
             rc = acct_dmap_rules(map, rules, &diags);
         }
     }
-    if (rc == ACCT_RULES_OK && map != NULL)
+    if (rc == ACCT_RULES_OK && map != NULL && acct_coll_bytes_alike(coll))
         end_unmeasured(o, res, dec, ndec, coll, rules);
     if (rc != ACCT_RULES_OK) {
         char line[TUNE_ERRLEN] = "out of memory";

@@ -128,13 +128,9 @@ static int parse_ops(const char *cmd, const char *s, char *out, size_t cap)
             acctctl_usage_error(cmd,
                                 "--ops: unknown collective \"%s\" (barrier bcast reduce "
                                 "allreduce gather scatter allgather alltoall "
-                                "reduce_scatter_block allgatherv reduce_scatter, or all)",
+                                "reduce_scatter_block allgatherv reduce_scatter gatherv "
+                                "scatterv alltoallv, or all)",
                                 tok);
-            goto out;
-        }
-        if (!acct_coll_bytes_alike(id)) {
-            acctctl_usage_error(cmd, "--ops: %s is not tuned (decided from the communicator "
-                                "size alone; docs/acct-tune.md)", tok);
             goto out;
         }
         if (seen[id])

@@ -20,6 +20,12 @@
 #                    allreduce): every point raced, winners in the rules, none
 #                    slower than native beyond the band (check_result races);
 #                    --incumbent; bad racing options refused
+#         vcoll      gatherv, scatterv, alltoallv (decided by communicator size
+#                    alone): every method measured at every size, one rule per
+#                    communicator size with bytes [0, max] whose method is the
+#                    least geometric mean of time / best (recomputed by
+#                    rows_check.py from the result), and libacct loads the
+#                    rules: acct-bench under the preload runs their methods
 #         bad        a bad option: exit 2 and one error line, no hang
 #         bad_used   a bad --used file: exit 1 and FILE:LINE:COLUMN: FIELD: message
 #         plane      --strategy plane over 3 communicator sizes x 7 message sizes
@@ -264,6 +270,37 @@ min_time)
     [[ ${small:-0} -gt 20 ]] || fail "8 B took ${small:-0} repetitions, want more than 20 (--min-time)"
     [[ ${large:-0} -ge 3 && ${large:-0} -lt ${small:-0} ]] || fail "1 MiB took ${large:-0} repetitions"
     grep -q 'min-time' <<<"$(run 4 --min-time x 2>&1)" || fail "--min-time x: no error"
+    ;;
+vcoll)
+    vc=gatherv,scatterv,alltoallv
+    methods=native:linear:binomial,native:linear:binomial,native:linear:pairwise
+    run 4 --collectives $vc --comm-sizes 2,3,4 --sizes 8,1K,64K --reps 5 --out result.yaml \
+        --rules rules.yaml --ompi-rules ompi.rules >"$work/log" 2>&1 ||
+        { cat "$work/log"; fail "acct-tune failed"; }
+    cat "$work/log"
+    "$check" "$work/result.yaml" $vc 2,3,4 8,1K,64K complete || fail "result"
+    "$acctctl" validate "$work/rules.yaml" || fail "rules file"
+    for c in ${vc//,/ }; do
+        grep -q "^acct-tune: $c is decided by communicator size alone: " "$work/log" ||
+            fail "no line saying how $c was decided"
+    done
+    python3 "$(dirname "$0")/rows_check.py" "$work/result.yaml" "$work/rules.yaml" $vc 2,3,4 \
+        8,1K,64K $methods || fail "rules against the measurements: $(cat "$work/rules.yaml")"
+    # libacct loads the rules: acct-bench's uniform calls on 4 ranks run the
+    # method the rules give 4 ranks (the report's row of that algorithm)
+    [ -n "${ACCT_TUNE_TEST_BENCH:-}" ] && [ -n "${ACCT_TUNE_TEST_LIBACCT:-}" ] ||
+        fail "ACCT_TUNE_TEST_BENCH and ACCT_TUNE_TEST_LIBACCT must name acct-bench and libacct.so"
+    for c in ${vc//,/ }; do
+        want=$(python3 "$(dirname "$0")/rows_check.py" --decision "$work/rules.yaml" "$c" 4)
+        (cd "$work" && timeout 90 "$mpiexec" "${flags[@]}" \
+            -x LD_PRELOAD="${ACCT_TEST_PRELOAD:+$ACCT_TEST_PRELOAD }$ACCT_TUNE_TEST_LIBACCT" \
+            -x ACCT_RULES="$work/rules.yaml" -x ACCT_REPORT="$work/report-$c.yaml" \
+            ${ASAN_OPTIONS:+-x ASAN_OPTIONS} -np 4 "$ACCT_TUNE_TEST_BENCH" -c "$c" --sizes 8,64K \
+            -n 3 -w 1 >"$work/bench-$c.log" 2>&1) || { cat "$work/bench-$c.log"; fail "acct-bench -c $c"; }
+        grep -q "^  - {collective: $c, algorithm: $want, calls: [1-9]" "$work/report-$c.yaml" ||
+            fail "rules give $c on 4 ranks $want, the report says: $(grep "collective: $c," "$work/report-$c.yaml")"
+        echo "$c on 4 ranks: the rules' $want ran"
+    done
     ;;
 bad)
     out=$(run 4 --strategy bogus 2>&1)

@@ -907,11 +907,100 @@ static void test_c_export_layout(void **state)
     acct_rules_free(r);
 }
 
+/* ---- collectives decided by communicator size alone ------------------------- */
+
+/* gatherv on 2, 3, 4, 8 ranks x 8 B, 1 KiB, 64 KiB (acct_dmap_row_cells):
+ *   2 ranks  binomial the least geometric mean ratio (1.06 against linear's 1.23)
+ *   3 ranks  linear best at 2 of the 3 sizes, but 3.3x slower at the third:
+ *            binomial (1.07 against 1.49), not the majority
+ *   4 ranks  binomial fastest where it ran but not measured at 64 KiB (a
+ *            failed check): not a candidate; linear (1.59) before native
+ *   8 ranks  no method measured at every size: the majority of the bests */
+static void test_rows(void **state)
+{
+    (void)state;
+    const int comm[] = { 2, 3, 4, 8 };
+    const uint64_t bytes[] = { 8, 1024, 65536 };
+    struct acct_decision ms[3] = { dec(ACCT_COLL_gatherv, "native", 0, 0),
+                                   dec(ACCT_COLL_gatherv, "linear", 0, 0),
+                                   dec(ACCT_COLL_gatherv, "binomial", 0, 0) };
+    /* [row][method][size]; < 0: not measured */
+    const double t[4][3][3] = {
+        { { 11, 30, 200 }, { 10, 20, 100 }, { 12, 18, 60 } },
+        { { 50, 50, 500 }, { 10, 10, 100 }, { 11, 11, 30 } },
+        { { 20, 30, 50 }, { 10, 20, 40 }, { 5, 10, -1 } },
+        { { -1, -1, -1 }, { 5, -1, -1 }, { -1, 7, 9 } },
+    };
+    struct acct_dmap *m = NULL;
+    struct acct_diags d = ACCT_DIAGS_INIT;
+    int32_t cells[12];
+    double score[4];
+    assert_true(acct_dmap_create(ACCT_COLL_gatherv, comm, 4, bytes, 3, ms, 3, &m, &d) == 0);
+    for (size_t i = 0; i < 4; i++)
+        for (size_t k = 0; k < 3; k++)
+            for (size_t j = 0; j < 3; j++)
+                if (t[i][k][j] >= 0)
+                    assert_true(acct_dmap_set(m, i, j, k, t[i][k][j]) == 0);
+    assert_true(acct_dmap_finish(m, &d) == 0);
+    assert_true(acct_dmap_row_cells(m, cells, score) == 0);
+    const int32_t want[4] = { 2, 2, 1, 2 };
+    for (size_t i = 0; i < 4; i++)
+        for (size_t j = 0; j < 3; j++)
+            assert_true(cells[i * 3 + j] == want[i]);
+    assert_true(fabs(score[0] - cbrt(1.2)) < 1e-12);
+    assert_true(fabs(score[1] - cbrt(1.1 * 1.1)) < 1e-12);
+    assert_true(fabs(score[2] - cbrt(4.0)) < 1e-12);
+    assert_true(isnan(score[3]));
+    /* its rules: one per run of rows, every one bytes [0, max], valid */
+    struct acct_rules *r = new_rules();
+    assert_true(acct_dmap_rules(m, r, &d) == 0);
+    const struct acct_rule_list *l = &r->coll[ACCT_COLL_gatherv];
+    assert_true(l->n == 3);
+    assert_true(l->v[0].comm_min == 1 && l->v[0].comm_max == 3 && l->v[0].d.alg == ms[2].alg);
+    assert_true(l->v[1].comm_min == 4 && l->v[1].comm_max == 5 && l->v[1].d.alg == ms[1].alg);
+    assert_true(l->v[2].comm_min == 6 && l->v[2].comm_max == 8 && l->v[2].d.alg == ms[2].alg);
+    for (size_t i = 0; i < l->n; i++)
+        assert_true(l->v[i].bytes_min == 0 && l->v[i].bytes_max == UINT64_MAX);
+    acct_rules_free(roundtrip(r));
+    /* the exact map of the same times would split by bytes (3 ranks:
+     * linear, linear, binomial), which the validator refuses: the rows'
+     * rules are what acct_decide_from_points gives too */
+    struct acct_result_point pts[36];
+    size_t np = 0;
+    for (size_t i = 0; i < 4; i++)
+        for (size_t k = 0; k < 3; k++)
+            for (size_t j = 0; j < 3; j++)
+                if (t[i][k][j] >= 0)
+                    pts[np++] = (struct acct_result_point){ .coll = ACCT_COLL_gatherv,
+                                                            .comm_size = comm[i],
+                                                            .bytes = bytes[j], .d = ms[k],
+                                                            .median_us = t[i][k][j] };
+    struct acct_rules *r2 = new_rules();
+    struct acct_penalty_stats st[ACCT_COLL_COUNT];
+    struct acct_qt_params p1 = { 1, 100.0, ACCT_QT_LEAF_MAJORITY };
+    assert_true(acct_decide_from_points(pts, np, &p1, r2, st, &d) == 0);
+    assert_true(r2->coll[ACCT_COLL_gatherv].n == 3);
+    for (size_t i = 0; i < 3; i++)
+        assert_true(r2->coll[ACCT_COLL_gatherv].v[i].comm_min == l->v[i].comm_min &&
+                    r2->coll[ACCT_COLL_gatherv].v[i].comm_max == l->v[i].comm_max &&
+                    r2->coll[ACCT_COLL_gatherv].v[i].bytes_max == UINT64_MAX &&
+                    acct_decision_equal(&r2->coll[ACCT_COLL_gatherv].v[i].d, &l->v[i].d));
+    /* penalty of the rows against the exact map: at most 100 % (4 ranks,
+     * linear at 8 B and 1 KiB, twice binomial's time) */
+    assert_true(st[ACCT_COLL_gatherv].compared > 0 && NEAR(st[ACCT_COLL_gatherv].pen_max, 100.0));
+    acct_rules_free(roundtrip(r2));
+    acct_rules_free(r2);
+    acct_rules_free(r);
+    acct_dmap_free(m);
+    acct_diags_free(&d);
+}
+
 int main(int argc, char **argv)
 {
     static const struct acct_test_case cases[] = {
         ACCT_TEST_CASE("small", test_small),
         ACCT_TEST_CASE("small", test_points),
+        ACCT_TEST_CASE("small", test_rows),
         ACCT_TEST_CASE("random", test_random),
         ACCT_TEST_CASE("table", test_table),
         ACCT_TEST_CASE("table", test_real),

@@ -205,6 +205,24 @@ const struct acct_decision *acct_qt_lookup(const struct acct_quadtree *qt, int c
 /* Method index of every cell (ncomm * nbytes, row-major) under the tree. */
 int acct_qt_cells(const struct acct_quadtree *qt, int32_t *out);
 
+/* ---- collectives decided from the communicator size alone ---------------
+ *
+ * gatherv, scatterv and alltoallv (acct_coll_bytes_alike false: their ranks
+ * do not know a call's bytes alike, docs/rules.md) take one decision per
+ * communicator size, so a map measured over message sizes (the uniform
+ * call, docs/acct-tune.md "v-collectives") collapses its bytes dimension:
+ * row i's decision is the method k, among those measured at every measured
+ * cell of the row, with the least geometric mean over those cells of
+ * t(k) / t(best of the cell) -- the method whose expected slowdown against
+ * the per-size best is least when every measured size is equally likely
+ * (ties: the lower method index). A row where no method was measured at
+ * all its measured cells (a strategy that measured different methods at
+ * different sizes) takes the method best at most of its cells. Fills
+ * cells[] (ncomm * nbytes, every column of a row alike) and, when not
+ * NULL, score[] (ncomm): the chosen method's geometric mean ratio, NAN for a
+ * row decided by the majority. Returns ACCT_RULES_OK or ACCT_RULES_ENOMEM. */
+int acct_dmap_row_cells(const struct acct_dmap *m, int32_t *cells, double *score);
+
 /* ---- rules ---------------------------------------------------------------
  *
  * Both append rules of the map's collective to r (which must have none of
@@ -214,7 +232,11 @@ int acct_qt_cells(const struct acct_quadtree *qt, int32_t *out);
  * merged into one rectangle. The rectangles tile the whole plane (comm_size
  * 1..max, bytes 0..max) with no overlaps; cells whose decision is native
  * are written as explicit native rules. r->nrules is updated; fails with
- * EINVAL if r would exceed ACCT_RULES_MAX_RULES. */
+ * EINVAL if r would exceed ACCT_RULES_MAX_RULES. acct_dmap_rules gives a
+ * collective decided from the communicator size alone the rows of
+ * acct_dmap_row_cells (every rule bytes [0, max], as the validator wants);
+ * acct_qt_rules follows its tree, which may split them by bytes: acct-tune
+ * and acct_decide_from_points never build a quadtree of them. */
 int acct_dmap_rules(const struct acct_dmap *m, struct acct_rules *r, struct acct_diags *diags);
 
 /* A tuning cut short (acct-tune --budget, or every method failing at the
@@ -275,7 +297,9 @@ void acct_penalty_print_row(FILE *f, const char *label, const struct acct_penalt
 /* ---- everything at once ------------------------------------------------------ */
 
 /* The decisions of every collective that has points: its exact map, then
- * (params NULL) the map's rules or (params given) its quadtree's rules,
+ * (params NULL) the map's rules or (params given) its quadtree's rules
+ * (a collective decided from the communicator size alone: always the rows
+ * of acct_dmap_row_cells, penalty against the exact map),
  * appended to r (which must have no rules of those collectives; its
  * provenance is left to the caller). st, if not NULL, gets each
  * collective's statistics (all zero for collectives without points; for
