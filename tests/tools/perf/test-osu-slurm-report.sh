@@ -10,6 +10,9 @@
 #                than ACCT differs between the jobs) -> noise 233 %, ~ not faster
 # Without it (an older run's raw files: the pair-to-pair fallback):
 #   reduce 64K   native's own runs swing 10/20/10 (noise 100 %), ACCT 1.5x -> ~
+# control-report on made-up control runs (two rounds, every size alike per job):
+#   native 10/12 (off), 11/13 (off2); libacct active 20-23 -> U 32 of 32, p 0.01;
+#   on_disabled 10.5/12.5, inside native's -> U 4 of 8, p 1.00
 set -u
 src=${1:?usage: test-osu-slurm-report.sh SOURCE_DIR}
 work=$(mktemp -d)
@@ -51,5 +54,21 @@ expect '^# avg: \*\*SLOWER\*\* 1, ~ 3$' "avg summary"
 expect '^# max: faster 2, ~ 2$' "max summary"
 expect '^# A/A control \(avg\): 1 of 9 native-vs-native pairs beyond 1\.25x either way, 3 points$' \
     "A/A control count"
+
+mkdir -p "$work/control"
+crow() { # VARIANT ROUND VALUE: one control job, VALUE us at every size
+    local f=$work/control/allgather.$1.$2.tsv b
+    for b in 8 4096 262144; do row "$f" allgather "$b" "$3" "$3"; done
+}
+crow off 1 10; crow off 2 12; crow off2 1 11; crow off2 2 13
+crow on_disabled 1 10.5; crow on_disabled 2 12.5
+for v in on on_forcenative preload preload_norules; do crow "$v" 1 20; crow "$v" 2 23; done
+out=$("$src/tools/perf/acct-osu-slurm" control-report -o "$work") || { echo "control-report exited $?"; exit 1; }
+echo "$out"
+expect '^\| 8 \| 11 \| 12 \(1\.08-1\.10\) \| 22 \(1\.92-2\.00\) \| 12 \(1\.04-1\.05\) \|' "control table row"
+expect '^- libacct active against native: ratio of medians 1\.87, Mann-Whitney U 32, p 0\.01$' \
+    "control: libacct active all above native"
+expect '^- libacct loaded, ACCT_DISABLE=1 against native: ratio of medians 1\.00, Mann-Whitney U 4, p 1\.00$' \
+    "control: pass-through inside native's spread"
 ((fails == 0)) && echo "unit.acct_osu_slurm_report: ok"
 exit $((fails > 0))
