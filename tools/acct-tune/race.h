@@ -86,6 +86,8 @@ struct race_params {
     double tolerance;    /* equivalence (and the guard's least noise band), e.g. 0.03 */
     size_t min_rounds;   /* before any verdict */
     size_t max_rounds;   /* the cap */
+    bool final;          /* no more rounds (the budget cut the race): decide as over,
+                          * rule 6 included */
 };
 
 /* The finalists and their rounds. t[v][r * nc + c]: view v of finalist c

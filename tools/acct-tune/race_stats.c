@@ -295,7 +295,7 @@ int race_decide(const struct race_input *in, const struct race_params *pp,
                 settled++;
         }
     }
-    out->over = in->rounds >= pp->max_rounds ||
+    out->over = pp->final || in->rounds >= pp->max_rounds ||
                 (in->rounds >= pp->min_rounds && settled + 1 >= eligible);
     /* native leads and every other eligible finalist is separated from it
      * or within the tolerance of it: the tie rule below picks native
