@@ -56,6 +56,14 @@ static double quantile_sorted(const double *v, size_t n, double q)
     return v[lo] + (h - (double)lo) * (v[hi] - v[lo]);
 }
 
+size_t race_rounds_needed(double alpha)
+{
+    size_t n = 1;
+    while (n < 64 && ldexp(1.0, -(int)n) >= alpha)
+        n++;
+    return n;
+}
+
 double race_median(const double *v, size_t n)
 {
     double *s, m;

@@ -377,6 +377,19 @@ static void test_decide_cut(void **state)
                 race_resolve_name(o.by));
 }
 
+static void test_rounds_needed(void **state)
+{
+    (void)state;
+    /* 2^-4 = 0.0625 >= 0.05: 4 rounds never reach it; 2^-5 = 0.031 does */
+    acct_assert(race_rounds_needed(0.05) == 5, "alpha 0.05: %zu", race_rounds_needed(0.05));
+    acct_assert(race_rounds_needed(0.01) == 7, "alpha 0.01: %zu", race_rounds_needed(0.01));
+    acct_assert(race_rounds_needed(0.5) == 2, "alpha 0.5: %zu", race_rounds_needed(0.5));
+    /* the exact test agrees: 4 rounds all one way give 1/16, 5 give 1/32 */
+    const double d[5] = { 1, 2, 3, 4, 5 };
+    acct_assert(race_wilcoxon_greater(d, 4, NULL) >= 0.05, "4 rounds: p >= 0.05");
+    acct_assert(race_wilcoxon_greater(d, 5, NULL) < 0.05, "5 rounds: p < 0.05");
+}
+
 static void test_decide_failed_rounds(void **state)
 {
     (void)state;
@@ -407,6 +420,7 @@ static const struct acct_test_case cases[] = {
     ACCT_TEST_CASE("not_shown", test_decide_not_shown),
     ACCT_TEST_CASE("failed", test_decide_failed_rounds),
     ACCT_TEST_CASE("cut", test_decide_cut),
+    ACCT_TEST_CASE("rounds_needed", test_rounds_needed),
 };
 
 int main(int argc, char **argv)
