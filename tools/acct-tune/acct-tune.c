@@ -29,6 +29,7 @@
 #include "acct/model.h"
 #include "plogp.h"
 #include "plogp_file.h"
+#include "race.h"
 
 #define HOST_NAME_LEN MPI_MAX_PROCESSOR_NAME
 
@@ -697,6 +698,10 @@ int main(int argc, char **argv)
     if (rc != 0 || opts.help)
         goto out;
     x.o = &opts;
+    if (rank == 0 && opts.race > 0 && (size_t)opts.race_rounds < race_rounds_needed(opts.race_alpha))
+        fprintf(stderr, "acct-tune: warning: --race-rounds %d is below the %zu rounds a race needs "
+                "to show native slower at --race-alpha %g: every race will keep native\n",
+                opts.race_rounds, race_rounds_needed(opts.race_alpha), opts.race_alpha);
     x.after_point = opts.race > 0 ? tune_race : NULL;
     x.after_comm = opts.race > 0 ? NULL : tune_aa_pair;
     rc = TUNE_EXIT_FAIL;

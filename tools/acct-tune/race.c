@@ -255,6 +255,25 @@ static int keep_race(struct tune_ctx *x, uint64_t m, const struct finalist *f, s
     return 0;
 }
 
+/* Rank 0: race_decide on the first `rounds` rounds; final: no more will
+ * run. Returns whether the race is over. */
+static int decide_rounds(const struct tune_ctx *x, size_t n, size_t rounds,
+                         enum race_view metric, const int32_t roles[3], const double *model,
+                         double *const t[RACE_VIEWS], bool final, struct race_outcome *out)
+{
+    size_t cap = (size_t)x->o->race_rounds;
+    struct race_input in = { .nc = n, .rounds = rounds, .metric = metric,
+                             .native = (size_t)roles[0], .twin = (size_t)roles[1],
+                             .incumbent = roles[2] >= 0 ? (size_t)roles[2] : RACE_NONE,
+                             .model = model };
+    struct race_params pp = { .alpha = x->o->race_alpha, .tolerance = x->o->race_tolerance,
+                              .min_rounds = cap < RACE_MIN_ROUNDS ? cap : RACE_MIN_ROUNDS,
+                              .max_rounds = cap, .final = final };
+    for (int v = 0; v < RACE_VIEWS; v++)
+        in.t[v] = t[v];
+    return race_decide(&in, &pp, out) != 0 || out->over;
+}
+
 int tune_race(struct tune_ctx *x, uint64_t m, size_t first)
 {
     int rc = TUNE_OK, over = 0, ok = 1;
@@ -309,21 +328,14 @@ int tune_race(struct tune_ctx *x, uint64_t m, size_t first)
         if (rc != TUNE_OK)
             break;
         rounds++;
-        if (x->rank == 0) {
-            struct race_input in = { .nc = (size_t)n, .rounds = rounds, .metric = metric,
-                                     .native = (size_t)roles[0], .twin = (size_t)roles[1],
-                                     .incumbent = roles[2] >= 0 ? (size_t)roles[2] : RACE_NONE,
-                                     .model = model };
-            struct race_params pp = { .alpha = x->o->race_alpha,
-                                      .tolerance = x->o->race_tolerance,
-                                      .min_rounds = cap < RACE_MIN_ROUNDS ? cap : RACE_MIN_ROUNDS,
-                                      .max_rounds = cap };
-            for (int v = 0; v < RACE_VIEWS; v++)
-                in.t[v] = t[v];
-            over = race_decide(&in, &pp, &out) != 0 || out.over;
-        }
+        if (x->rank == 0)
+            over = decide_rounds(x, (size_t)n, rounds, metric, roles, model, t, false, &out);
         PMPI_Bcast(&over, 1, MPI_INT, 0, x->comm);
     }
+    /* the budget cut the race: decide on the rounds it has, as an ended
+     * race (rule 6: native unless shown slower than the leader) */
+    if (rc == TUNE_OK && x->rank == 0 && rounds > 0 && !over)
+        (void)decide_rounds(x, (size_t)n, rounds, metric, roles, model, t, true, &out);
     if (rc == TUNE_OK && x->rank == 0 && rounds > 0 && keep_race(x, m, f, (size_t)n, rounds,
                                                                   metric, &out, true) != 0)
         ok = 0;

@@ -51,6 +51,11 @@ double race_sign_greater(const double *d, size_t n);
 /* Median of v[0..n-1] (copied, not reordered); NAN for n = 0. */
 double race_median(const double *v, size_t n);
 
+/* The fewest rounds in which the exact one-sided signed-rank test can
+ * reach p < alpha (its smallest p over n rounds is 2^-n): a race capped
+ * below it can never show native slower, so rule 6 keeps native. */
+size_t race_rounds_needed(double alpha);
+
 /* ---- the decision of one race ------------------------------------------------- */
 
 enum race_verdict {
@@ -86,6 +91,8 @@ struct race_params {
     double tolerance;    /* equivalence (and the guard's least noise band), e.g. 0.03 */
     size_t min_rounds;   /* before any verdict */
     size_t max_rounds;   /* the cap */
+    bool final;          /* no more rounds (the budget cut the race): decide as over,
+                          * rule 6 included */
 };
 
 /* The finalists and their rounds. t[v][r * nc + c]: view v of finalist c

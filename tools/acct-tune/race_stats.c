@@ -56,6 +56,14 @@ static double quantile_sorted(const double *v, size_t n, double q)
     return v[lo] + (h - (double)lo) * (v[hi] - v[lo]);
 }
 
+size_t race_rounds_needed(double alpha)
+{
+    size_t n = 1;
+    while (n < 64 && ldexp(1.0, -(int)n) >= alpha)
+        n++;
+    return n;
+}
+
 double race_median(const double *v, size_t n)
 {
     double *s, m;
@@ -295,7 +303,7 @@ int race_decide(const struct race_input *in, const struct race_params *pp,
                 settled++;
         }
     }
-    out->over = in->rounds >= pp->max_rounds ||
+    out->over = pp->final || in->rounds >= pp->max_rounds ||
                 (in->rounds >= pp->min_rounds && settled + 1 >= eligible);
     /* native leads and every other eligible finalist is separated from it
      * or within the tolerance of it: the tie rule below picks native

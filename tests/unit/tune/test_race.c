@@ -120,14 +120,26 @@ static void fill(struct synth *s, size_t nc, size_t rounds, const double base[RA
             }
 }
 
+static int decide_final(struct synth *s, size_t native, size_t twin, size_t incumbent,
+                        const double *model, enum race_view metric, bool final,
+                        struct race_outcome *o);
+
 static int decide(struct synth *s, size_t native, size_t twin, size_t incumbent,
                   const double *model, enum race_view metric, struct race_outcome *o)
+{
+    return decide_final(s, native, twin, incumbent, model, metric, false, o);
+}
+
+/* final: the budget cut the race after s->rounds rounds */
+static int decide_final(struct synth *s, size_t native, size_t twin, size_t incumbent,
+                        const double *model, enum race_view metric, bool final,
+                        struct race_outcome *o)
 {
     struct race_input in = { .nc = s->nc, .rounds = s->rounds, .metric = metric,
                              .native = native, .twin = twin, .incumbent = incumbent,
                              .model = model };
     struct race_params pp = { .alpha = 0.05, .tolerance = 0.03, .min_rounds = 6,
-                              .max_rounds = 20 };
+                              .max_rounds = 20, .final = final };
     for (int v = 0; v < RACE_VIEWS; v++)
         in.t[v] = s->t[v];
     memset(o, 0, sizeof(*o));
@@ -340,6 +352,44 @@ static void test_decide_not_shown(void **state)
     acct_assert(o.over && o.winner == 1 && o.by == RACE_BY_TEST, "shown: A by test");
 }
 
+static void test_decide_cut(void **state)
+{
+    (void)state;
+    static struct synth s;
+    struct race_outcome o;
+    /* native 100, A 50, B 80; the budget ends the race after one round
+     * (reduce_scatter_block 1 MiB in docs/performance.md 18.3 was decided
+     * "by cap" on one round): A leads, but nothing shows native slower */
+    const double base[RACE_VIEWS][MAXC] = { { 100, 50, 80 }, { 100, 50, 80 }, { 100, 50, 80 } };
+    fill(&s, 3, 1, base, 0.02);
+    acct_assert(decide(&s, 0, RACE_NONE, RACE_NONE, NULL, RACE_VIEW_MAX, &o) == 0, "decide");
+    acct_assert(!o.over && o.leader == 1, "one round: not over, A leads");
+    acct_assert(decide_final(&s, 0, RACE_NONE, RACE_NONE, NULL, RACE_VIEW_MAX, true, &o) == 0,
+                "decide");
+    acct_assert(o.over && o.winner == 0 && o.by == RACE_BY_NATIVE && s.verdict[1] == RACE_UNDECIDED,
+                "cut after one round: native, got winner %zu by %s", o.winner,
+                race_resolve_name(o.by));
+    /* cut after 8 rounds, A faster in each: native shown slower, A wins */
+    fill(&s, 3, 8, base, 0.02);
+    acct_assert(decide_final(&s, 0, RACE_NONE, RACE_NONE, NULL, RACE_VIEW_MAX, true, &o) == 0,
+                "decide");
+    acct_assert(o.over && o.winner == 1, "cut after 8 rounds: A, got %zu by %s", o.winner,
+                race_resolve_name(o.by));
+}
+
+static void test_rounds_needed(void **state)
+{
+    (void)state;
+    /* 2^-4 = 0.0625 >= 0.05: 4 rounds never reach it; 2^-5 = 0.031 does */
+    acct_assert(race_rounds_needed(0.05) == 5, "alpha 0.05: %zu", race_rounds_needed(0.05));
+    acct_assert(race_rounds_needed(0.01) == 7, "alpha 0.01: %zu", race_rounds_needed(0.01));
+    acct_assert(race_rounds_needed(0.5) == 2, "alpha 0.5: %zu", race_rounds_needed(0.5));
+    /* the exact test agrees: 4 rounds all one way give 1/16, 5 give 1/32 */
+    const double d[5] = { 1, 2, 3, 4, 5 };
+    acct_assert(race_wilcoxon_greater(d, 4, NULL) >= 0.05, "4 rounds: p >= 0.05");
+    acct_assert(race_wilcoxon_greater(d, 5, NULL) < 0.05, "5 rounds: p < 0.05");
+}
+
 static void test_decide_failed_rounds(void **state)
 {
     (void)state;
@@ -369,6 +419,8 @@ static const struct acct_test_case cases[] = {
     ACCT_TEST_CASE("guard", test_decide_guard),
     ACCT_TEST_CASE("not_shown", test_decide_not_shown),
     ACCT_TEST_CASE("failed", test_decide_failed_rounds),
+    ACCT_TEST_CASE("cut", test_decide_cut),
+    ACCT_TEST_CASE("rounds_needed", test_rounds_needed),
 };
 
 int main(int argc, char **argv)
