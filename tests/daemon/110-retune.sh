@@ -127,6 +127,33 @@ FAKE_SLURM_JOBID=4247 FAKE_TUNE_SLEEP=2.5 ctl 0 "${RETUNE[@]}" --no-node-import
 expect "$T/out" "imported tuning run r-fake-4247-eth"
 expect "$T/out" "activated version"
 
+# Several layouts (--ranks-per-node R1,R2,...): one acct-tune run per
+# ranks per node in the one job, every run imported (inactive), then the
+# runs' rules merged (acctctl merge) and activated as one version.
+ctl 0 "${RETUNE[@]}" --dry-run --ranks-per-node 1,2,8
+expect "$T/out" "#SBATCH --ntasks-per-node=8"
+expect "$T/out" "srun --mpi=pmix --ntasks-per-node=2 --ntasks=\$((SLURM_JOB_NUM_NODES * 2)) '$FAKE/acct-tune'"
+expect "$T/out" "--rules \"\$dir/acct-retune-eth-\$SLURM_JOB_ID.rpn8.rules.yaml\""
+expect "$T/out" "'$ACCTCTL' merge -o \"\$rules\""
+ctl 2 "${RETUNE[@]}" --dry-run --ranks-per-node 2,1
+expect "$T/err" "--ranks-per-node: expected R or an ascending list R1,R2,... of at most 8 values from 1 to 4096, got \"2,1\""
+ctl 2 "${RETUNE[@]}" --dry-run --ranks-per-node 1,
+FAKE_SLURM_JOBID=4248 ctl 0 "${RETUNE[@]}" --ranks-per-node 1,2,8 --no-node-import
+for r in 1 2 8; do
+    expect "$T/out" "imported tuning run r-fake-4248-rpn$r-eth as version"
+    grep -q "^srun --mpi=pmix --ntasks-per-node=$r --ntasks=$((4 * r)) $FAKE/acct-tune .*rpn$r.result.yaml --rules .*rpn$r.rules.yaml" "$T/slurm/calls" ||
+        fail "no acct-tune run at $r ranks per node: $(grep acct-tune "$T/slurm/calls" | tail -3)"
+done
+expect "$T/out" "activated version"
+# The active version is the merged rules: each run's decision bound to its
+# ranks-per-node interval ([1, 1], [2, 7], [8, max]; TSV: algorithm segment
+# fanout reorder rpn_min rpn_max layout evidence).
+ctl 0 show -p eth --format tsv
+for want in "binomial	0	0	false	1	1	any" "pipeline	65536	0	false	2	7	any" \
+    "hier_chain	65536	0	false	8	max	any"; do
+    grep -qF "$want" "$T/out" || fail "the active version has no rule \"$want\": $(cat "$T/out")"
+done
+
 # Bad command lines.
 ctl 2 retune
 expect "$T/err" "which partition?"

@@ -55,6 +55,7 @@ int acctctl_usage_error(const char *name, const char *fmt, ...)
 
 int acctctl_cmd_algorithms(int argc, char **argv);
 int acctctl_cmd_validate(int argc, char **argv);
+int acctctl_cmd_merge(int argc, char **argv);
 int acctctl_cmd_status(int argc, char **argv);
 int acctctl_cmd_partitions(int argc, char **argv);
 int acctctl_cmd_versions(int argc, char **argv);

@@ -37,12 +37,15 @@
 #define OUT_MAX 65536 /* bytes of a Slurm command's output we read */
 #define MAX_TUNE_ARGS 64    /* acct-tune arguments after "--" */
 #define MAX_TUNE_ARG_LEN 1024
+#define MAX_LAYOUTS 8 /* --ranks-per-node R1,R2,...: one tuning run each, merged */
 
 struct retune_opts {
     const char *partition;
     const char *interconnect; /* NULL: acct-tune's default ($ACCT_INTERCONNECT) */
     long nodes;               /* 0: all nodes of the partition */
-    long ranks_per_node;      /* 0: Slurm's default (one per node) */
+    long ranks_per_node;      /* 0: Slurm's default (one per node); the most of rpn[] */
+    long rpn[MAX_LAYOUTS];    /* --ranks-per-node list, ascending; n_rpn > 1: one run each */
+    int n_rpn;
     long max_comm;            /* acct-tune --max-comm-size; -1: the partition's CPUs */
     char ops[512];            /* comma list of collectives, "" = acct-tune's default */
     long long budget_s;       /* 0: none */
@@ -327,12 +330,75 @@ static const char *default_acct_tune(char *buf, size_t cap)
 }
 
 /* The job script (also what --dry-run prints). */
+/* One srun of acct-tune into the script: extra srun options, the result
+ * and rules files (shell words). */
+static void tune_step(const struct retune_opts *o, FILE *f, const char *srun_opts,
+                      const char *result, const char *rules)
+{
+    char q1[PATH_MAX * 4 + 8], q2[PATH_MAX * 4 + 8];
+    fprintf(f, "srun --mpi=pmix %s%s \\\n", srun_opts, shq(o->acct_tune, q2, sizeof(q2)));
+    fprintf(f, "    --partition %s \\\n", o->partition);
+    if (o->interconnect != NULL)
+        fprintf(f, "    --interconnect %s \\\n", o->interconnect);
+    fprintf(f, "    --out %s --rules %s \\\n", result, rules);
+    if (o->budget_s > 0)
+        fprintf(f, "    --budget %llds \\\n", o->budget_s);
+    if (o->ops[0] != '\0')
+        fprintf(f, "    --collectives %s \\\n", o->ops);
+    if (o->max_comm >= 0) /* model regions up to the partition's size (docs/acct-tune.md) */
+        fprintf(f, "    --max-comm-size %ld \\\n", o->max_comm);
+    for (int i = 0; i < o->n_tune_args; i++)
+        fprintf(f, "    %s \\\n", shq(o->tune_args[i], q1, sizeof(q1)));
+    fprintf(f, "    --progress\n");
+}
+
+/* Several layouts (--ranks-per-node R1,R2,...): one tuning run per R in
+ * the one allocation, each its own result and rules
+ * (STEM-JOBID.rpnR.*), then "acctctl merge" of the rules into $rules
+ * (docs/acctctl.md "acctctl merge"); the node import stores every run and
+ * activates the merged rules. Finishes the script into *s. */
+static char *layouts_script(const struct retune_opts *o, FILE *f, char **s, const char *stem)
+{
+    char q1[PATH_MAX * 4 + 8], opts[96], res[160], rul[160];
+    const char *ctl = shq(o->acctctl, q1, sizeof(q1));
+    for (int i = 0; i < o->n_rpn; i++) {
+        fprintf(f, "# layout %d of %d: %ld ranks per node\n", i + 1, o->n_rpn, o->rpn[i]);
+        snprintf(opts, sizeof opts, "--ntasks-per-node=%ld --ntasks=$((SLURM_JOB_NUM_NODES * %ld)) ",
+                 o->rpn[i], o->rpn[i]);
+        snprintf(res, sizeof res, "\"$dir/%s-$SLURM_JOB_ID.rpn%ld.result.yaml\"", stem, o->rpn[i]);
+        snprintf(rul, sizeof rul, "\"$dir/%s-$SLURM_JOB_ID.rpn%ld.rules.yaml\"", stem, o->rpn[i]);
+        tune_step(o, f, opts, res, rul);
+        fprintf(f, "echo \"acct-retune: result in $dir/%s-$SLURM_JOB_ID.rpn%ld.result.yaml\" >&2\n",
+                stem, o->rpn[i]);
+    }
+    fprintf(f, "%s merge -o \"$rules\"", ctl);
+    for (int i = 0; i < o->n_rpn; i++)
+        fprintf(f, " \"$dir/%s-$SLURM_JOB_ID.rpn%ld.rules.yaml\"", stem, o->rpn[i]);
+    fprintf(f, "\necho \"acct-retune: merged rules in $rules\" >&2\n");
+    if (o->node_import) {
+        fprintf(f, "# import every run, then the merged rules%s, into the acctd of every node\n",
+                o->activate ? " (activated)" : "");
+        fprintf(f, "{\n");
+        for (int i = 0; i < o->n_rpn; i++)
+            fprintf(f, "    srun --ntasks-per-node=1 %s import \"$dir/%s-$SLURM_JOB_ID.rpn%ld.result.yaml\" &&\n",
+                    ctl, stem, o->rpn[i]);
+        fprintf(f, "    srun --ntasks-per-node=1 %s import \"$rules\"%s\n", ctl,
+                o->activate ? " --activate" : "");
+        fprintf(f, "} || echo \"acct-retune: the import failed on some nodes\" >&2\n");
+    }
+    if (fclose(f) != 0) {
+        free(*s);
+        return NULL;
+    }
+    return *s;
+}
+
 static char *build_script(const struct retune_opts *o, const char *stem)
 {
     char *s = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&s, &len);
-    char q1[PATH_MAX * 4 + 8], q2[PATH_MAX * 4 + 8];
+    char q1[PATH_MAX * 4 + 8];
 
     if (f == NULL)
         return NULL;
@@ -353,20 +419,9 @@ static char *build_script(const struct retune_opts *o, const char *stem)
     fprintf(f, "dir=%s\n", shq(o->workdir, q1, sizeof(q1)));
     fprintf(f, "result=\"$dir/%s-$SLURM_JOB_ID.result.yaml\"\n", stem);
     fprintf(f, "rules=\"$dir/%s-$SLURM_JOB_ID.rules.yaml\"\n", stem);
-    fprintf(f, "srun --mpi=pmix %s \\\n", shq(o->acct_tune, q2, sizeof(q2)));
-    fprintf(f, "    --partition %s \\\n", o->partition);
-    if (o->interconnect != NULL)
-        fprintf(f, "    --interconnect %s \\\n", o->interconnect);
-    fprintf(f, "    --out \"$result\" --rules \"$rules\" \\\n");
-    if (o->budget_s > 0)
-        fprintf(f, "    --budget %llds \\\n", o->budget_s);
-    if (o->ops[0] != '\0')
-        fprintf(f, "    --collectives %s \\\n", o->ops);
-    if (o->max_comm >= 0) /* model regions up to the partition's size (docs/acct-tune.md) */
-        fprintf(f, "    --max-comm-size %ld \\\n", o->max_comm);
-    for (int i = 0; i < o->n_tune_args; i++)
-        fprintf(f, "    %s \\\n", shq(o->tune_args[i], q1, sizeof(q1)));
-    fprintf(f, "    --progress\n");
+    if (o->n_rpn > 1)
+        return layouts_script(o, f, &s, stem);
+    tune_step(o, f, "", "\"$result\"", "\"$rules\"");
     fprintf(f, "echo \"acct-retune: result in $result\" >&2\n");
     if (o->node_import) {
         /* Every node's acctd gets the version (docs/acctd.md, "Multi-node":
@@ -533,6 +588,52 @@ static int wait_job(const struct retune_opts *o, const char *cmd, const char *jo
     return strcmp(state, "COMPLETED") == 0 ? 0 : -1;
 }
 
+/* "how sure" lines of one result (table format only). */
+static void print_confidence(const struct acctctl_common *c, const char *result)
+{
+    if (c->format != ACCTCTL_FMT_TABLE)
+        return;
+    struct acct_result *res = NULL;
+    if (acct_result_parse_file(result, &res, NULL) == ACCT_RULES_OK)
+        acctctl_confidence_print(stdout, res, "");
+    acct_result_free(res);
+}
+
+/* After a job of several layouts: every run's result imported (not
+ * activated: each is stored with its measurements and its layout), then
+ * the merged rules as the new version, activated unless --no-activate. A
+ * missing file stops before anything is imported. */
+static int import_layouts(const struct retune_opts *o, const struct acctctl_common *c,
+                          struct acctctl_conn *conn, bool *connected, const char *stem,
+                          const char *job, const char *errpath)
+{
+    char paths[MAX_LAYOUTS + 1][PATH_MAX];
+    for (int i = 0; i <= o->n_rpn; i++) {
+        if (i < o->n_rpn)
+            snprintf(paths[i], sizeof paths[i], "%s/%s-%s.rpn%ld.result.yaml", o->workdir, stem,
+                     job, o->rpn[i]);
+        else
+            snprintf(paths[i], sizeof paths[i], "%s/%s-%s.rules.yaml", o->workdir, stem, job);
+        if (access(paths[i], R_OK) != 0) {
+            fprintf(stderr, ACCTCTL_NAME " %s: job %s wrote no %s (%s); its log: %s\n", c->cmd,
+                    job, paths[i], strerror(errno), errpath);
+            return ACCTCTL_FAIL;
+        }
+    }
+    acctctl_disconnect(conn); /* a fresh connection: the old one idled while the job ran */
+    *connected = acctctl_connect(conn, c) == 0;
+    if (!*connected)
+        return ACCTCTL_FAIL;
+    for (int i = 0; i < o->n_rpn; i++) {
+        if (acctctl_import_file(conn, paths[i], false, false) != 0)
+            return ACCTCTL_FAIL;
+        print_confidence(c, paths[i]);
+    }
+    if (acctctl_import_file(conn, paths[o->n_rpn], o->activate, true) != 0)
+        return ACCTCTL_FAIL;
+    return conn->warnings > 0 ? ACCTCTL_WARN : ACCTCTL_OK;
+}
+
 static int do_retune(struct retune_opts *o, const struct acctctl_common *c)
 {
     char stem[ACCT_RULES_NAME_MAX + 32], tune_buf[PATH_MAX];
@@ -546,7 +647,7 @@ static int do_retune(struct retune_opts *o, const struct acctctl_common *c)
 
     if (o->acct_tune == NULL)
         o->acct_tune = default_acct_tune(tune_buf, sizeof(tune_buf));
-    if (o->node_import) {
+    if (o->node_import || o->n_rpn > 1) { /* the job runs acctctl merge/import */
         ssize_t n = readlink("/proc/self/exe", o->acctctl, sizeof(o->acctctl) - 1);
         if (n <= 0) {
             fprintf(stderr, ACCTCTL_NAME " %s: cannot find this program's path: %s\n", c->cmd,
@@ -585,12 +686,16 @@ static int do_retune(struct retune_opts *o, const struct acctctl_common *c)
                "#  1. write this script to %s\n"
                "#  2. submit it: sbatch --parsable %s (%ld node%s of partition %s)\n"
                "#  3. show the job's state and acct-tune's progress every %gs until it ends\n"
-               "#  4. import %s/%s-JOBID.result.yaml into acctd at %s%s\n"
+               "#  4. import %s/%s-JOBID%s into acctd at %s%s\n"
                "#  5. show the changes against the active version of %s\n"
                "#  6. %s\n"
                "%s",
                script_path, script_path, o->nodes, o->nodes == 1 ? "" : "s", o->partition,
-               o->interval_s, o->workdir, stem, c->socket,
+               o->interval_s, o->workdir, stem,
+               o->n_rpn > 1 ? ".rpnR.result.yaml (each layout R, inactive), then the merged "
+                              "JOBID.rules.yaml,"
+                            : ".result.yaml",
+               c->socket,
                connected ? "" : " (NOT reachable now)", o->partition,
                o->activate ? "activate the new version" : "leave it inactive (--no-activate)",
                o->node_import ? "# (the job itself imports the result into every node's acctd "
@@ -643,6 +748,10 @@ static int do_retune(struct retune_opts *o, const struct acctctl_common *c)
                     job, errpath);
         goto out;
     }
+    if (o->n_rpn > 1) {
+        rc = import_layouts(o, c, &conn, &connected, stem, job, errpath);
+        goto out;
+    }
     if (access(result, R_OK) != 0) {
         fprintf(stderr, ACCTCTL_NAME " %s: job %s wrote no result %s (%s); its log: %s\n",
                 c->cmd, job, result, strerror(errno), errpath);
@@ -658,18 +767,37 @@ static int do_retune(struct retune_opts *o, const struct acctctl_common *c)
                                                                       : ACCTCTL_FAIL;
     if (rc == ACCTCTL_OK && conn.warnings > 0)
         rc = ACCTCTL_WARN;
-    if (rc != ACCTCTL_FAIL && c->format == ACCTCTL_FMT_TABLE) {
-        /* how sure the result is, per collective (docs/acctctl.md "Confidence") */
-        struct acct_result *res = NULL;
-        if (acct_result_parse_file(result, &res, NULL) == ACCT_RULES_OK)
-            acctctl_confidence_print(stdout, res, "");
-        acct_result_free(res);
-    }
+    if (rc != ACCTCTL_FAIL) /* how sure the result is, per collective (docs/acctctl.md "Confidence") */
+        print_confidence(c, result);
 out:
     if (connected)
         acctctl_disconnect(&conn);
     free(script);
     return rc;
+}
+
+/* --ranks-per-node R or R1,R2,... (ascending, distinct, 1 to 4096, at most
+ * MAX_LAYOUTS). */
+static int parse_rpn_list(const char *cmd, const char *arg, struct retune_opts *o)
+{
+    char buf[256], *save = NULL;
+    snprintf(buf, sizeof buf, "%s", arg);
+    o->n_rpn = 0;
+    for (char *t = strtok_r(buf, ",", &save); t != NULL; t = strtok_r(NULL, ",", &save)) {
+        long v;
+        if (o->n_rpn == MAX_LAYOUTS || parse_long(t, 1, 4096, &v) != 0 ||
+            (o->n_rpn > 0 && v <= o->rpn[o->n_rpn - 1]))
+            return acctctl_usage_error(cmd,
+                                       "--ranks-per-node: expected R or an ascending list "
+                                       "R1,R2,... of at most %d values from 1 to 4096, got \"%s\"",
+                                       MAX_LAYOUTS, arg);
+        o->rpn[o->n_rpn++] = v;
+    }
+    if (o->n_rpn == 0 || strlen(arg) >= sizeof buf || arg[strlen(arg) - 1] == ',')
+        return acctctl_usage_error(cmd, "--ranks-per-node: expected R or R1,R2,..., got \"%s\"",
+                                   arg);
+    o->ranks_per_node = o->rpn[o->n_rpn - 1];
+    return 0;
 }
 
 static int own_opt(void *arg, int ch, const char *optarg)
@@ -684,10 +812,7 @@ static int own_opt(void *arg, int ch, const char *optarg)
                                        optarg);
         return 0;
     case 'R':
-        if (parse_long(optarg, 1, 4096, &o->ranks_per_node) != 0)
-            return acctctl_usage_error(cmd, "--ranks-per-node: expected 1 to 4096, got \"%s\"",
-                                       optarg);
-        return 0;
+        return parse_rpn_list(cmd, optarg, o);
     case 'o':
         return parse_ops(cmd, optarg, o->ops, sizeof(o->ops)) == 0 ? 0 : ACCTCTL_USAGE;
     case 'b':

@@ -48,6 +48,21 @@ static const struct acctctl_cmd commands[] = {
         .run = acctctl_cmd_validate,
     },
     {
+        .name = "merge",
+        .synopsis = "[-o FILE] RULES RULES...",
+        .summary = "one layout-bound rules file from runs tuned at different ranks per node",
+        .help = "Merge rules files of one partition and interconnect, each tuned with a\n"
+                "different number of ranks per node (its provenance.layout), into one rules\n"
+                "file (schema 2) whose rules are bound to ranks per node: the run tuned with\n"
+                "R ranks per node covers R up to the next run's R - 1, the highest run up to\n"
+                "max. Fewer ranks per node than the lowest run's, and unknown layouts, get no\n"
+                "rule (native). The result is parsed again before it is written; import it\n"
+                "with acctctl import. Every problem is printed as FILE: FIELD: message.\n"
+                "\n"
+                "  -o, --output FILE  write the merged rules to FILE (default: standard output)\n",
+        .run = acctctl_cmd_merge,
+    },
+    {
         .name = "status",
         .synopsis = "[--check] [--socket PATH] [--format table|tsv|json]",
         .summary = "is acctd running, and what does its store hold",
@@ -179,7 +194,8 @@ static const struct acctctl_cmd commands[] = {
                 "  -i, --interconnect I     name the interconnect (default: acct-tune's,\n"
                 "                           $ACCT_INTERCONNECT in the job)\n"
                 "  -N, --nodes N            nodes to use (default: all of the partition)\n"
-                "      --ranks-per-node R   MPI ranks per node (default: one)\n"
+                "      --ranks-per-node R   MPI ranks per node (default: one); R1,R2,...: tune\n"
+                "                           each layout in turn and activate the merged rules\n"
                 "  -o, --ops LIST           collectives to tune, comma separated (default\n"
                 "                           all)\n"
                 "  -b, --budget T           time budget of acct-tune: 600, 90s, 10m, 2h\n"

@@ -21,6 +21,7 @@ ACCT_ALG_FUNCTIONS(alltoall, linear);
 ACCT_ALG_FUNCTIONS(alltoall, pairwise);
 ACCT_ALG_FUNCTIONS(alltoall, bruck);
 ACCT_ALG_FUNCTIONS(alltoall, gather_scatter);
+ACCT_ALG_FUNCTIONS(alltoall, hier_leader);
 
 /* RECV block r = SEND block r: the rank's block to itself (no message). */
 static inline void acct_alltoall_copy_own(const struct acct_call *c, struct acct_sched *s)

@@ -1,0 +1,131 @@
+/* Node-aware alltoall by leader aggregation (needs the layout, acct/layout.h).
+ * Each node's lowest rank is its leader. With nodes of q_n ranks, node n's
+ * ranks indexed i = 0 .. q_n - 1 in rank order and first[j] the index of
+ * node j's first rank among all ranks grouped by node (acct_layout):
+ *
+ *   round 0  every rank of node n sends its whole SEND (P blocks) to the
+ *            leader in one message and posts the receive of its whole
+ *            RECV from it. The leader receives rank i's row into TMP0
+ *            row i (its own row is copied from SEND), then packs TMP1:
+ *            chunk j (node j's share) at block q_n first[j] holds, by
+ *            destination, the blocks its ranks send to node j's ranks —
+ *            block (dj, i) at q_n first[j] + dj q_n + i.
+ *   round 1  the leaders exchange chunks, all posted at once in rotated
+ *            order (as the flat linear alltoall): leader n sends chunk j to
+ *            leader j and receives leader j's chunk for node n into TMP0 at
+ *            block q_n first[j] (q_j q_n blocks, (dn, i) at
+ *            q_n first[j] + dn q_j + i); its own chunk is copied across
+ *            from TMP1. Then it composes each of its ranks' results, rank
+ *            dn's in TMP1 row dn - 1 (its own straight into RECV): node j's
+ *            blocks for dn lie back to back, one copy per run of
+ *            consecutive ranks of node j (acct_layout_runs).
+ *   round 2  the leader sends row dn - 1 to its rank dn.
+ *
+ * The network carries one message per pair of nodes instead of one per
+ * pair of ranks, N (N - 1) instead of P (P - 1): it pays where a message
+ * costs its latency (small blocks, many ranks per node). Every byte also
+ * crosses the node's memory twice more (to the leader and back), and the
+ * leader holds 2 q_n P blocks of scratch, so large blocks favour the flat
+ * methods; the tuner decides where the line lies. Declines MPI_IN_PLACE
+ * and calls without a layout (its fallback, linear, runs).
+ * Cost (pLogP, ../cost.h): acct_alltoall_hier_leader_cost at the end of this file. */
+#include "../algs.h"
+#include "../cost.h"
+
+/* One copy per run of node j's ranks: TMP0 blocks
+ * [src + i0, len) -> dst buffer blocks [r0, len) (dst_row's rank order). */
+struct compose_ctx {
+    struct acct_sched *s;
+    enum acct_buf dst;
+    uint64_t dst_off; /* block offset of the row in dst */
+    uint64_t src;     /* block of node j's first rank for this destination in TMP0 */
+    uint64_t n;       /* elements per block */
+};
+
+static void compose_run(void *ctx, int i0, int r0, int len)
+{
+    const struct compose_ctx *x = ctx;
+    acct_sched_copy(x->s, ACCT_BUF_TMP0, (x->src + (uint64_t)i0) * x->n, (uint64_t)len * x->n,
+                    x->dst, (x->dst_off + (uint64_t)r0) * x->n, (uint64_t)len * x->n);
+}
+
+int acct_alltoall_hier_leader(const struct acct_call *c, struct acct_sched *s)
+{
+    const struct acct_layout *l = c->layout;
+    if (l == NULL || l->size != c->size || c->in_place)
+        return -1;
+    const uint64_t n = c->count, sn = c->scount, p = (uint64_t)c->size;
+    if (n == 0)
+        return 0;
+    const int me = c->rank, nd = l->node[me], nn = l->nnodes, base = l->first[nd];
+    const int q = acct_layout_ppn(l, nd), leader = l->members[base];
+
+    if (me != leader) {
+        acct_sched_send(s, leader, ACCT_BUF_SEND, 0, p * sn);
+        acct_sched_recv(s, leader, ACCT_BUF_RECV, 0, p * n);
+        return 0;
+    }
+    acct_sched_tmp(s, ACCT_BUF_TMP0, ACCT_BUF_RECV, (uint64_t)q * p * n);
+    acct_sched_tmp(s, ACCT_BUF_TMP1, ACCT_BUF_RECV, (uint64_t)q * p * n);
+
+    /* Round 0: gather the node's rows, pack the chunks. */
+    for (int i = 1; i < q; i++)
+        acct_sched_recv(s, l->members[base + i], ACCT_BUF_TMP0, (uint64_t)i * p * n, p * n);
+    acct_sched_copy(s, ACCT_BUF_SEND, 0, p * sn, ACCT_BUF_TMP0, 0, p * n);
+    for (int j = 0; j < nn && !acct_sched_failed(s); j++) {
+        const int qj = acct_layout_ppn(l, j);
+        const uint64_t chunk = (uint64_t)q * (uint64_t)l->first[j];
+        for (int dj = 0; dj < qj; dj++) {
+            const uint64_t d = (uint64_t)l->members[l->first[j] + dj];
+            for (int i = 0; i < q; i++)
+                acct_sched_copy(s, ACCT_BUF_TMP0, ((uint64_t)i * p + d) * n, n, ACCT_BUF_TMP1,
+                                (chunk + (uint64_t)dj * (uint64_t)q + (uint64_t)i) * n, n);
+        }
+    }
+    acct_sched_round(s);
+
+    /* Round 1: the leaders' exchange, then this node's results. */
+    for (int k = 1; k < nn; k++) {
+        const int to = (nd + k) % nn, from = (nd - k + nn) % nn;
+        acct_sched_send(s, l->members[l->first[to]], ACCT_BUF_TMP1,
+                        (uint64_t)q * (uint64_t)l->first[to] * n,
+                        (uint64_t)q * (uint64_t)acct_layout_ppn(l, to) * n);
+        acct_sched_recv(s, l->members[l->first[from]], ACCT_BUF_TMP0,
+                        (uint64_t)q * (uint64_t)l->first[from] * n,
+                        (uint64_t)q * (uint64_t)acct_layout_ppn(l, from) * n);
+    }
+    const uint64_t own = (uint64_t)q * (uint64_t)base * n, own_len = (uint64_t)q * (uint64_t)q * n;
+    acct_sched_copy(s, ACCT_BUF_TMP1, own, own_len, ACCT_BUF_TMP0, own, own_len);
+    for (int dn = 0; dn < q; dn++)
+        for (int j = 0; j < nn; j++) {
+            struct compose_ctx x = {
+                s, dn == 0 ? ACCT_BUF_RECV : ACCT_BUF_TMP1, dn == 0 ? 0 : (uint64_t)(dn - 1) * p,
+                (uint64_t)q * (uint64_t)l->first[j] + (uint64_t)dn * (uint64_t)acct_layout_ppn(l, j),
+                n};
+            acct_layout_runs(l, j, compose_run, &x);
+        }
+    acct_sched_round(s);
+
+    /* Round 2: each rank's result. */
+    for (int dn = 1; dn < q; dn++)
+        acct_sched_send(s, l->members[base + dn], ACCT_BUF_TMP1, (uint64_t)(dn - 1) * p * n, p * n);
+    return 0;
+}
+
+/* An estimate with N = c->nodes nodes of q = ceil(P/N) ranks and m-byte
+ * blocks: the gather to the leader (q - 1) g(P m) + L, the packing and the
+ * composing 2 delta q P m, the exchange (N - 1) g(q^2 m) + L, and the
+ * results back (q - 1) g(P m) + L. One rank per node (nodes 0): N = P,
+ * the flat linear exchange of single blocks. */
+double acct_alltoall_hier_leader_cost(const struct acct_cost *c)
+{
+    const int nodes = c->nodes > 0 && c->nodes <= c->p ? c->nodes : c->p;
+    const int q = (c->p + nodes - 1) / nodes;
+    const uint64_t row = (uint64_t)c->p * c->m, chunk = (uint64_t)q * (uint64_t)q * c->m;
+    double t = 2.0 * cost_delta(c, (uint64_t)q * row);
+    if (nodes > 1)
+        t += (nodes - 1) * cost_g(c, chunk) + cost_L(c);
+    if (q > 1)
+        t += 2.0 * ((q - 1) * cost_g(c, row) + cost_L(c));
+    return t;
+}
