@@ -151,3 +151,14 @@ double acct_model_nic_factor(const struct acct_model *mdl, int c)
         return 1 + (n->nic_gap_factor - 1) * (double)(c - 1) / (double)(n->nic_pairs - 1);
     return c;
 }
+
+double acct_model_stream_g(const struct acct_plogp *t, uint64_t m)
+{
+    double g = acct_plogp_g(t, m);
+    for (size_t i = t->n; i-- > 0;)
+        if (t->m[i] > 0) { /* the largest sampled size: the sustained per-byte gap */
+            double floor = (double)m * t->g_us[i] / (double)t->m[i];
+            return floor > g ? floor : g;
+        }
+    return g;
+}
