@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Where the model's error sits, from acct-tune-replay's per-experiment report.
 
-    acct-model-errors.py [--by coll|method|size|segment ...] REPORT.tsv [REPORT.tsv ...]
+    acct-model-errors.py [--by coll|method|size|segment ...] [--bytes SIZE] [--worst N]
+                         REPORT.tsv [REPORT.tsv ...]
 
 REPORT.tsv is `acct-tune-replay --model-report --report FILE`'s output
 (collective, comm_size, bytes, method as ACCT_FORCE writes it, measured_us,
@@ -22,7 +23,8 @@ predicted_us, rel_error). Prints, as Markdown tables:
   at the segment the model predicts cheapest divided by the measured
   optimum over those segments.
 
-Several reports are pooled (several layouts or runs). Standard library only.
+Several reports are pooled (several layouts or runs); --bytes keeps one
+message size (64K, 1M, ...). Standard library only.
 """
 import argparse
 import collections
@@ -146,9 +148,16 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--by", action="append", choices=["coll", "method", "size", "segment"])
     ap.add_argument("--worst", type=int, default=0, help="also list the N worst experiments")
+    ap.add_argument("--bytes", help="only the points of this message size (64K, 1M, ...)")
     ap.add_argument("reports", nargs="+")
     a = ap.parse_args()
     allrows = read(a.reports)
+    if a.bytes is not None:
+        try:
+            want = parse_size(a.bytes)
+        except (ValueError, IndexError):
+            sys.exit(f"acct-model-errors: --bytes: '{a.bytes}' is not a size (64K, 1M, 4096)")
+        allrows = [r for r in allrows if r["m"] == want]
     rows = predicted(allrows)
     if not rows:
         sys.exit("acct-model-errors: no experiments in " + " ".join(a.reports))

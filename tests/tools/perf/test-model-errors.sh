@@ -22,6 +22,9 @@ want "experiments 5, points 2: median rel. error 10 %, p90 25 %, max 25 %; model
 want "segment size: 2 (segmented method, point) pairs; measured time at the model's segment / measured optimum: median 1.143, p90 1.143, range 1.000-1.143; within 1.12x at 1/2"
 want "| 64K seg 8K | 1 | 8 % | 8 % | 0.92 |"
 want "| bcast | 64K | 1 | 1.143 | 1.143-1.143 | 0/1 |"
+python3 "$tool" --bytes 1M "$t/r.tsv" | grep -qF "experiments 2, points 1: median rel. error 10 %" ||
+    { echo "FAIL: --bytes 1M"; fail=1; }
+python3 "$tool" --bytes 1Q "$t/r.tsv" >/dev/null 2>&1 && { echo "FAIL: --bytes 1Q accepted"; fail=1; }
 printf 'bcast\t8\t65536\tchain:8K:1\t120\t110\n' >>"$t/r.tsv"
 err=$(python3 "$tool" "$t/r.tsv" 2>&1) && { echo "FAIL: a 6-field line accepted"; fail=1; }
 grep -qF "r.tsv:8: expected 7 tab-separated fields, got 6" <<<"$err" ||
