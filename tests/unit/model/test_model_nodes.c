@@ -154,6 +154,22 @@ static void stream_floor(void **state)
     assert_close(acct_model_stream_g(&BURSTY, 1), 10, 1e-12);         /* above the floor */
     assert_close(acct_model_stream_g(&BURSTY, 4096), 4096.0 * 87280 / 1048576, 1e-12);
     assert_close(acct_model_stream_g(&INTER, 8192), 20, 1e-12);       /* one size, m = 0: no floor */
+    /* the per-byte step between the two largest samples when it is below
+     * the largest's average (the cluster run's inter table: 64 KiB streamed
+     * slower than 1 MiB) */
+    static const struct acct_plogp RUN = {.L_us = 6, .n = 4, .m = {1, 8192, 65536, 1048576},
+                                          .os_us = {8, 18, 61, 5884}, .or_us = {16, 10, 6841, 80382},
+                                          .g_us = {10, 16, 7378, 87280}};
+    const double step = (87280.0 - 7378) / (1048576 - 65536);
+    assert_close(acct_model_stream_g(&RUN, 8192), 8192 * step, 1e-12);
+    assert_close(acct_model_stream_g(&RUN, 65536), 7378, 1e-12);      /* above the floor */
+    /* a table converted from LogGP (samples 0, 1, 2 bytes): the floor is
+     * m G, never above g + (m - 1) G */
+    struct acct_plogp lg;
+    assert_int_equal(acct_loggp_to_plogp(&(struct acct_loggp){.L_us = 5, .o_us = 8, .g_us = 10,
+                                                             .G_us_per_byte = 0.08}, &lg), 0);
+    for (uint64_t m = 1; m <= (1u << 24); m *= 8)
+        assert_close(acct_model_stream_g(&lg, m), acct_plogp_g(&lg, m), 1e-12);
     /* a monotone table (per-byte gap not rising with m) is left as it is */
     static const struct acct_plogp MONO = {.L_us = 1, .n = 3, .m = {1, 1024, 65536},
                                            .os_us = {1, 1, 1}, .or_us = {1, 1, 1},

@@ -138,9 +138,12 @@ const struct acct_plogp *acct_model_net_between(const struct acct_model *mdl, in
  * node (the formula above; 1 for c <= 1). */
 double acct_model_nic_factor(const struct acct_model *mdl, int c);
 
-/* The gap of an m-byte message on a link that sustains no more than its
- * largest measured message's bandwidth: max(g(m), m * g(M) / M), M the
- * largest sampled size of t (> 0; none: g(m)). The simulator costs
+/* The gap of an m-byte message on a link that sustains no more than the
+ * bandwidth of its largest measured messages: max(g(m), m * G), G the
+ * per-byte increase of g between t's two largest samples M' < M, at most
+ * g(M) / M (no floor with fewer than two samples or G <= 0; a LogGP table
+ * converted by acct_loggp_to_plogp gives its G, never above its g(m)).
+ * The simulator costs
  * inter-node messages (a layout spanning nodes) with it: a pLogP stream of
  * k = 12 messages of m bytes that fits in a shaper's or a switch's burst
  * (a token bucket, docs/models.md "Calibrated per partition") measures the
