@@ -151,3 +151,20 @@ double acct_model_nic_factor(const struct acct_model *mdl, int c)
         return 1 + (n->nic_gap_factor - 1) * (double)(c - 1) / (double)(n->nic_pairs - 1);
     return c;
 }
+
+double acct_model_stream_g(const struct acct_plogp *t, uint64_t m)
+{
+    double g = acct_plogp_g(t, m);
+    if (t->n < 2)
+        return g;
+    /* the marginal gap per byte between the two largest samples, at most
+     * the largest's average (a table converted from LogGP, sampled at 0,
+     * 1 and 2 bytes, gives G: never above its g(m)) */
+    size_t hi = t->n - 1, lo = t->n - 2;
+    double per = (t->g_us[hi] - t->g_us[lo]) / (double)(t->m[hi] - t->m[lo]);
+    double avg = t->g_us[hi] / (double)t->m[hi];
+    if (!(per > 0))
+        return g;
+    double floor = (double)m * (per < avg ? per : avg);
+    return floor > g ? floor : g;
+}

@@ -164,6 +164,14 @@ static const struct acct_plogp *tab(const struct sim *s, int a, int b)
                                             : &s->mdl->net;
 }
 
+/* The gap of an m-byte message on net: the inter-node level's floored at
+ * its sustained bandwidth (acct_model_stream_g), the others as measured. */
+static double gap_of(const struct sim *s, const struct acct_plogp *net, uint64_t m)
+{
+    return s->nodes && net == &s->mdl->nodes.inter ? acct_model_stream_g(net, m)
+                                                   : acct_plogp_g(net, m);
+}
+
 /* Rank r enters round q at time t0: fix the start of each send. */
 static void enter_round(struct sim *s, int r, uint32_t q, double t0)
 {
@@ -180,7 +188,7 @@ static void enter_round(struct sim *s, int r, uint32_t q, double t0)
             continue;
         double t = me->nic > t0 ? me->nic : t0;
         const struct acct_plogp *net = tab(s, r, g->peer[i]);
-        double gap = acct_plogp_g(net, g->count[i]);
+        double gap = gap_of(s, net, g->count[i]);
         if (s->nodes) {
             if (net == &s->mdl->nodes.inter)
                 gap *= s->share[g->round_at[r] + q];
@@ -263,7 +271,7 @@ static void on_round_done(void *ctx, int r, uint32_t q)
         const struct acct_plogp *net = tab(s, r, g->peer[s->rxs[k].step]);
         double done = s->rxs[k].arrival;
         double cpu = me->start + acct_plogp_or(net, m);
-        double link = me->rx + acct_plogp_g(net, m);
+        double link = me->rx + gap_of(s, net, m);
         done = cpu > done ? cpu : done;
         done = link > done ? link : done;
         me->rx = done;

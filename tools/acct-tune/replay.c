@@ -26,6 +26,7 @@
 
 #include "acct/alg.h"
 #include "acct/model.h"
+#include "acct/stats.h"
 #include "plane.h"
 #include "plogp_file.h"
 #include "search.h"
@@ -43,6 +44,9 @@ struct opts {
     int lookahead;
     uint64_t min_segment;
     int max_segments;
+    int nodes_rpn;       /* --levels' ranks per node: the node-aware methods of a call
+                          * spanning nodes with some node holding 2 or more ranks, as
+                          * acct-tune measured them (0: no layout, none) */
     bool model_report;
     uint64_t min_bytes;  /* planes start at this message size (smaller points left out) */
     bool pen_min;        /* penalties on each experiment's minimum, not its median */
@@ -175,9 +179,15 @@ static int point_init(struct point *x, const struct tune_state *st, const struct
     x->coll = coll;
     x->p = p;
     x->m = m;
-    /* a journal's runs are replayed without the node-aware methods: the
-     * replay has no layout */
-    if (tune_methods(coll, p, false, &x->methods, &x->nm) != 0 || x->nm > 256)
+    /* the node-aware methods only with --levels' layout (acct-tune tried
+     * them where the job's ranks spanned nodes, some node holding two) and
+     * when the journal holds one of them at (coll, p): a journal measured
+     * without them keeps its complete points */
+    bool nodes = false;
+    for (size_t i = 0; o->nodes_rpn >= 2 && p > o->nodes_rpn && !nodes && i < st->n; i++)
+        nodes = st->v[i].coll == (int32_t)coll && st->v[i].comm_size == p &&
+                (acct_algs[st->v[i].alg].flags & ACCT_ALG_NODES);
+    if (tune_methods(coll, p, nodes, &x->methods, &x->nm) != 0 || x->nm > 256)
         return -1;
     x->nsegs = tune_segments(m, o->min_segment, o->max_segments, x->segs);
     for (size_t i = 0; i < x->nm; i++) {
@@ -391,6 +401,7 @@ static int usage(void)
             "         [--col-stride N]\n"
             "         [--model-margin X] [--lookahead N] [--keep X] [--check X]\n"
             "         [--penalty-on min|median] [--noise STATE2] [--min-bytes B]\n"
+            "         [--min-segment SIZE] [--max-segments N]\n"
             "         [--model-report] [--report FILE] STATE\n");
     return 2;
 }
@@ -449,6 +460,17 @@ static int parse_args(int argc, char **argv, struct opts *o)
             o->pen_min = strcmp(argv[++i], "min") == 0;
         else if (strcmp(a, "--model-report") == 0)
             o->model_report = true;
+        else if (strcmp(a, "--min-segment") == 0 && more) {
+            char msg[128];
+            if (acct_size_parse(argv[++i], &o->min_segment, msg, sizeof msg) != ACCT_STATS_OK ||
+                o->min_segment < 1) {
+                fprintf(stderr, "acct-tune-replay: --min-segment: \"%s\": %s\n", argv[i],
+                        o->min_segment < 1 ? "must be at least 1 byte" : msg);
+                return -1;
+            }
+        } else if (strcmp(a, "--max-segments") == 0 && more &&
+                   (rc = num(a, argv[++i], 1, MAX_SEGS, &v)) == 0)
+            o->max_segments = (int)v;
         else if (a[0] != '-' && o->state == NULL)
             o->state = a;
         else
@@ -709,8 +731,16 @@ static void report_point(struct point *x, const struct acct_model *mdl, FILE *f,
                 bd = &x->methods[i].d;
                 bseg = x->segs[g];
             }
-            if (isnan(pred) || isinf(pred))
+            if (isnan(pred) || isinf(pred)) {
+                /* measured only (native): a candidate for the measured best */
+                if (f != NULL) {
+                    char dec[128];
+                    acct_decision_format(&d, dec, sizeof(dec));
+                    fprintf(f, "%s\t%d\t%llu\t%s\t%.9g\tnan\tnan\n", acct_coll_name(x->coll),
+                            x->p, (unsigned long long)x->m, dec, meas);
+                }
                 continue;
+            }
             double e = fabs(pred - meas) / meas;
             accuracy_add_error(coll, e);
             accuracy_add_error(all, e);
@@ -884,6 +914,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "acct-tune-replay: %s\n", err);
         goto out;
     }
+    if (o.levels != NULL)
+        o.nodes_rpn = mdl.nodes.ranks_per_node;
     size_t nps = find_planes(&st, &o, ps);
     print_planes(&o, ps, nps);
     for (int s = 0; s < S_N; s++) {

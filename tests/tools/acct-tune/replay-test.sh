@@ -34,8 +34,40 @@ out3=$("$replay" --plogp "$dir/replay-plogp.txt" --keep 0.1 "$dir/replay-fixture
 grep -qE '^\| combination: plane \+ smgd \|.*\| 66\.3% \| 5/6 \|$' <<<"$out3" ||
     { echo "FAIL: --keep 0.1 did not narrow the searches"; fail=1; }
 n=$(grep -c . "${TMPDIR:-/tmp}/replay-$$.tsv")
-[ "$n" = 136 ] || { echo "FAIL: report has $n lines, want 136 (header + 135)"; fail=1; }
+[ "$n" = 142 ] || { echo "FAIL: report has $n lines, want 142 (header + 135 + 6 native)"; fail=1; }
+n=$(awk -F'\t' '$4 == "native" && $6 == "nan" && $7 == "nan"' "${TMPDIR:-/tmp}/replay-$$.tsv" | wc -l)
+[ "$n" = 6 ] || { echo "FAIL: report has $n native rows (measured only), want one per point (6)"; fail=1; }
+# --min-segment 8K: the points stay complete (a subset of what was measured),
+# only segments of 8 KiB and more are compared
+"$replay" --plogp "$dir/replay-plogp.txt" --min-segment 8K --model-report \
+    --report "${TMPDIR:-/tmp}/replay-$$.tsv" "$dir/replay-fixture.state" >/dev/null
+n=$(awk -F'\t' 'NR > 1 && $6 != "nan"' "${TMPDIR:-/tmp}/replay-$$.tsv" | wc -l)
+small=$(awk -F'\t' 'NR > 1 { split($4, f, ":"); if (f[2] ~ /^([1-7]K|[0-9]+)$/) n++ } END { print n + 0 }' \
+    "${TMPDIR:-/tmp}/replay-$$.tsv")
+[ "$n" = 96 ] && [ "$small" = 0 ] ||
+    { echo "FAIL: --min-segment 8K compared $n experiments ($small with a segment under 8K), want 96 and 0"; fail=1; }
 rm -f "${TMPDIR:-/tmp}/replay-$$.tsv"
+# node-aware methods: compared with --levels' layout when the journal has
+# them (bcast at 64 KiB on the emulated cluster, 4 nodes x 2: 24 hier_*
+# experiments), never without a layout; a journal without them keeps its
+# points under --levels
+t="${TMPDIR:-/tmp}/replay-$$.tsv"
+"$replay" --plogp "$dir/cluster-4x2-plogp" --levels "$dir/cluster-4x2-plogp" --min-segment 8K \
+    --model-report --report "$t" "$dir/cluster-4x2-bcast64k.state" >/dev/null
+n=$(grep -c '	hier_' "$t")
+"$replay" --plogp "$dir/cluster-4x2-plogp" --min-segment 8K --model-report --report "$t" \
+    "$dir/cluster-4x2-bcast64k.state" >/dev/null
+n0=$(grep -c '	hier_' "$t")
+[ "$n" = 24 ] && [ "$n0" = 0 ] ||
+    { echo "FAIL: hier_* rows with --levels $n (want 24), without $n0 (want 0)"; fail=1; }
+printf 'acct-nic 1\npairs 2\ngap_factor 2\nranks_per_node 2\nplacement block\n' >"$t.nic"
+cp "$dir/replay-plogp.txt" "$t.intra"
+cp "$dir/replay-plogp.txt" "$t.inter"
+"$replay" --plogp "$dir/replay-plogp.txt" --levels "$t" --model-report "$dir/replay-fixture.state" |
+    grep -qE '^\| all \| 6 \| 135 \|' || { echo "FAIL: --levels dropped the fixture's points"; fail=1; }
+rm -f "$t" "$t.nic" "$t.intra" "$t.inter"
+"$replay" --plogp "$dir/replay-plogp.txt" --min-segment 0 "$dir/replay-fixture.state" >/dev/null 2>&1
+[ $? = 2 ] || { echo "FAIL: --min-segment 0 accepted"; fail=1; }
 # a journal that does not exist, a bad pLogP file: exit 1 with one message
 "$replay" /nonexistent.state >/dev/null 2>&1; [ $? = 1 ] || { echo "FAIL: missing journal"; fail=1; }
 "$replay" --plogp "$dir/replay-fixture.state" "$dir/replay-fixture.state" >/dev/null 2>&1

@@ -31,11 +31,17 @@ static void two_level(struct acct_model *mdl, int rpn, bool cyclic, double facto
 }
 
 /* count 1: rank 0 sends one message to rank 1; count 2: a one-round ring,
- * every rank sends to r + 1 and receives from r - 1. */
+ * every rank sends to r + 1 and receives from r - 1; count 8192: rank 0
+ * sends 8192 bytes to rank 1. */
 static int build(const struct acct_call *c, struct acct_sched *s)
 {
     int r = c->rank, p = c->size;
-    if (c->count == 1) {
+    if (c->count == 8192) {
+        if (r == 0)
+            acct_sched_send(s, 1, ACCT_BUF_RECV, 0, 8192);
+        else if (r == 1)
+            acct_sched_recv(s, 0, ACCT_BUF_RECV, 0, 8192);
+    } else if (c->count == 1) {
         if (r == 0)
             acct_sched_send(s, 1, ACCT_BUF_RECV, 0, 1);
         else if (r == 1)
@@ -130,6 +136,59 @@ static void registry_ring(void **state)
     assert_int_equal(how, ACCT_MODEL_SIMULATED);
 }
 
+/* A shaped link's burst: 12 messages of 8 KiB fit in a token bucket, so
+ * pLogP's stream measured 16 us for g(8K) while the link sustains 1 MiB in
+ * 87 ms. Between nodes the gap is floored at the sustained bandwidth
+ * (acct_model_stream_g); within a node and without a layout the table is
+ * used as measured. */
+static const struct acct_plogp BURSTY = {
+    .L_us = 6, .n = 3, .m = {1, 8192, 1048576}, .os_us = {8, 18, 5884},
+    .or_us = {16, 10, 80382}, .g_us = {10, 16, 87280}};
+
+static void stream_floor(void **state)
+{
+    (void)state;
+    const double g8k = 8192.0 * 87280 / 1048576; /* 681.9 us */
+    assert_close(acct_model_stream_g(&BURSTY, 8192), g8k, 1e-12);
+    assert_close(acct_model_stream_g(&BURSTY, 1048576), 87280, 1e-12);
+    assert_close(acct_model_stream_g(&BURSTY, 1), 10, 1e-12);         /* above the floor */
+    assert_close(acct_model_stream_g(&BURSTY, 4096), 4096.0 * 87280 / 1048576, 1e-12);
+    assert_close(acct_model_stream_g(&INTER, 8192), 20, 1e-12);       /* one size, m = 0: no floor */
+    /* the per-byte step between the two largest samples when it is below
+     * the largest's average (the cluster run's inter table: 64 KiB streamed
+     * slower than 1 MiB) */
+    static const struct acct_plogp RUN = {.L_us = 6, .n = 4, .m = {1, 8192, 65536, 1048576},
+                                          .os_us = {8, 18, 61, 5884}, .or_us = {16, 10, 6841, 80382},
+                                          .g_us = {10, 16, 7378, 87280}};
+    const double step = (87280.0 - 7378) / (1048576 - 65536);
+    assert_close(acct_model_stream_g(&RUN, 8192), 8192 * step, 1e-12);
+    assert_close(acct_model_stream_g(&RUN, 65536), 7378, 1e-12);      /* above the floor */
+    /* a table converted from LogGP (samples 0, 1, 2 bytes): the floor is
+     * m G, never above g + (m - 1) G */
+    struct acct_plogp lg;
+    assert_int_equal(acct_loggp_to_plogp(&(struct acct_loggp){.L_us = 5, .o_us = 8, .g_us = 10,
+                                                             .G_us_per_byte = 0.08}, &lg), 0);
+    for (uint64_t m = 1; m <= (1u << 24); m *= 8)
+        assert_close(acct_model_stream_g(&lg, m), acct_plogp_g(&lg, m), 1e-12);
+    /* a monotone table (per-byte gap not rising with m) is left as it is */
+    static const struct acct_plogp MONO = {.L_us = 1, .n = 3, .m = {1, 1024, 65536},
+                                           .os_us = {1, 1, 1}, .or_us = {1, 1, 1},
+                                           .g_us = {1, 100, 6000}};
+    assert_close(acct_model_stream_g(&MONO, 1024), 100, 1e-12);
+    assert_close(acct_model_stream_g(&MONO, 32768), acct_plogp_g(&MONO, 32768), 1e-12);
+
+    struct acct_model mdl;
+    two_level(&mdl, 1, false, 0, 0);
+    mdl.nodes.inter = BURSTY;
+    assert_close(run(8192, 2, &mdl), g8k + 6, 1e-9);                 /* between nodes */
+    two_level(&mdl, 2, false, 0, 0);
+    mdl.nodes.intra = BURSTY;
+    assert_close(run(8192, 2, &mdl), 16 + 6, 1e-9);                  /* one node: as measured */
+    acct_model_init(&mdl);
+    mdl.net = BURSTY;
+    assert_close(run(8192, 2, &mdl), 16 + 6, 1e-9);                  /* no layout: as before */
+}
+
 static void checks(void **state)
 {
     (void)state;
@@ -157,6 +216,7 @@ int main(void)
         cmocka_unit_test(intra_or_inter),
         cmocka_unit_test(nic_sharing),
         cmocka_unit_test(registry_ring),
+        cmocka_unit_test(stream_floor),
         cmocka_unit_test(checks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

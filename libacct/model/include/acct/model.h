@@ -138,6 +138,18 @@ const struct acct_plogp *acct_model_net_between(const struct acct_model *mdl, in
  * node (the formula above; 1 for c <= 1). */
 double acct_model_nic_factor(const struct acct_model *mdl, int c);
 
+/* The gap of an m-byte message on a link that sustains no more than the
+ * bandwidth of its largest measured messages: max(g(m), m * G), G the
+ * per-byte increase of g between t's two largest samples M' < M, at most
+ * g(M) / M (no floor with fewer than two samples or G <= 0; a LogGP table
+ * converted by acct_loggp_to_plogp gives its G, never above its g(m)).
+ * The simulator costs
+ * inter-node messages (a layout spanning nodes) with it: a pLogP stream of
+ * k = 12 messages of m bytes that fits in a shaper's or a switch's burst
+ * (a token bucket, docs/models.md "Calibrated per partition") measures the
+ * burst, not the link, and a collective's traffic does not fit in it. */
+double acct_model_stream_g(const struct acct_plogp *t, uint64_t m);
+
 /* The closed form of dec's algorithm for (coll, p ranks, m bytes), or NAN
  * when the algorithm has none (docs/models.md lists which do and where they
  * equal the simulation: p a power of two, segments dividing m, ...).
