@@ -880,11 +880,21 @@ double acct_model_predict_how(enum acct_coll_id coll, const struct acct_decision
                               enum acct_model_source *how)
 {
     enum acct_model_source src = ACCT_MODEL_NONE;
-    double t = simulate_dec(coll, dec, p, bytes, 0, mdl, &src);
+    uint64_t key = 0;
+    double t = NAN;
+    if (mdl != NULL && mdl->memo != NULL && dec != NULL &&
+        acct_model_memo_get(mdl->memo, mdl, coll, dec, p, bytes, &t, &src, &key)) {
+        if (how != NULL)
+            *how = src;
+        return t;
+    }
+    t = simulate_dec(coll, dec, p, bytes, 0, mdl, &src);
     if (isnan(t)) {
         t = acct_model_closed_form(coll, dec, p, bytes, mdl);
         src = isnan(t) ? ACCT_MODEL_NONE : ACCT_MODEL_CLOSED_FORM;
     }
+    if (mdl != NULL && mdl->memo != NULL && dec != NULL)
+        acct_model_memo_put(mdl->memo, key, coll, dec, p, bytes, t, src);
     if (how != NULL)
         *how = src;
     return t;
