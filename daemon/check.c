@@ -80,7 +80,11 @@ int acctd_check_version(struct acctd *d, int64_t version, const struct policy *p
         goto out;
     }
     struct acct_diags pd = ACCT_DIAGS_INIT;
-    if (acct_whatif_model_loggp(p[0], p[1], p[2], p[3], &mdl) != 0 ||
+    double lv[10];
+    int lr = store_model_levels_get(d->store, v.tuning_run, lv);
+    if (acct_whatif_model_loggp(p[0], p[1], p[2], p[3], &mdl) != 0 || lr < 0 ||
+        (lr == 0 && (lv[8] < 0 || lv[8] > 1024 ||
+                     acct_whatif_model_levels(lv, lv + 4, (int)lv[8], lv[9], &mdl) != 0)) ||
         acct_rules_parse_buffer(name, v.rules_text, strlen(v.rules_text), &rules, &pd) !=
             ACCT_RULES_OK) {
         acct_diags_free(&pd);
@@ -88,20 +92,29 @@ int acctd_check_version(struct acctd *d, int64_t version, const struct policy *p
         goto out;
     }
     acct_diags_free(&pd);
+    /* the layout: the policy's, else the one the run was tuned on; with
+     * the run's two levels every message is costed at its level */
+    int rpn = pol->check_rpn > 0 ? (int)pol->check_rpn : rules->prov.ranks_per_node_min;
     struct acct_check_opts o = { .bound = pol->check_bound,
                                  .max_comm = (int)pol->check_max_comm,
                                  .max_bytes = ACCT_CHECK_DEFAULT_MAX_BYTES,
-                                 .src = ACCT_WHATIF_CLOSED };
+                                 .src = ACCT_WHATIF_CLOSED,
+                                 .ranks_per_node = rpn };
     struct found x = { .dg = dg, .bound = pol->check_bound };
     if (acct_check_rules(rules, ACCT_COLL_COUNT, &mdl, &o, one, &x, &sum) != 0) {
         snprintf(why, len, "version %lld: out of memory checking it", (long long)version);
         goto out;
     }
+    char layout[96] = "";
+    if (rpn > 0)
+        snprintf(layout, sizeof(layout), ", %d ranks per node%s", rpn,
+                 acct_whatif_has_levels(&mdl) ? " on the run's intra/inter levels" : "");
     snprintf(why, len,
              "version %lld of %s/%s: %zu of %zu rules over the predicted penalty bound %g "
-             "(communicator sizes up to %lld; acctctl check --version %lld shows them)",
+             "(communicator sizes up to %lld%s; acctctl check --version %lld%s%.0d shows them)",
              (long long)version, v.partition, v.interconnect, sum.flagged, sum.rules,
-             pol->check_bound, pol->check_max_comm, (long long)version);
+             pol->check_bound, pol->check_max_comm, layout, (long long)version,
+             rpn > 0 ? " --ranks-per-node " : "", rpn);
     rc = sum.flagged > 0 ? 1 : 0;
 out:
     acct_rules_free(rules);

@@ -69,6 +69,7 @@ static const struct pkey check_keys[] = {
     {"on_activate", PK_CHECK, PF(check_on_activate), 0, 0},
     {"bound", PK_NUMBER, PF(check_bound), 1.000001, 1e9},
     {"max_comm_size", PK_INT, PF(check_max_comm), 2, 16777216},
+    {"ranks_per_node", PK_INT, PF(check_rpn), 0, 16777216},
 };
 
 #define PKEYS_MAX 16

@@ -33,6 +33,7 @@ struct policy {
     int check_on_activate;   /* enum policy_check */
     double check_bound;      /* a rule over this predicted penalty is a finding */
     long long check_max_comm;/* sample communicator sizes up to this */
+    long long check_rpn;     /* the layout checked (0: the version's provenance.layout) */
 };
 
 struct policy_entry {

@@ -348,48 +348,62 @@ static double chain_segmented(const struct acct_cost *c, int f, bool up)
     int n = c->p - 1;
     if (f > n)
         f = n;
-    uint64_t q = c->m / c->seg, most = (uint64_t)(n / f + (n % f ? 1 : 0)) * q;
-    double gs = cost_g(c, c->seg), t = 0;
+    /* chains 0 .. n % f - 1 are one rank longer (l + 1) than the others (l) */
+    const int l = n / f, nlong = n % f;
+    const uint64_t q = c->m / c->seg;
+    const double gs = cost_g(c, c->seg);
+    double t = 0;
     if (up) {
-        /* merge: arrivals of chain i are (k + len_i) gs + len_i L, k < len_i q;
-         * walk the time-ordered union with one cursor per chain */
-        uint64_t next[ACCT_TREE_MAX_FANOUT] = {0};
-        double done = -INFINITY;
-        for (;;) {
-            int best = -1;
-            double ab = 0;
-            for (int i = 0; i < f; i++) {
-                int len = n / f + (i < n % f ? 1 : 0);
-                if (next[i] >= (uint64_t)len * q)
-                    continue;
-                double a = ((double)next[i] + len) * gs + len * cost_L(c);
-                if (best < 0 || a < ab) {
-                    best = i;
-                    ab = a;
-                }
-            }
-            if (best < 0)
-                break;
-            next[best]++;
-            done = ab > done + gs ? ab : done + gs;
-        }
-        return done;
-    }
-    /* scatter: the root's sends in order, one gap apart */
-    double start = 0;
-    for (uint64_t k = 0; k < most; k++)
-        for (int i = 0; i < f; i++) {
-            int len = n / f + (i < n % f ? 1 : 0);
-            if (k >= (uint64_t)len * q)
+        /* The merge d = max(a, d + gs) over the sorted arrivals ends at
+         * max over arrivals a of a + (#{arrivals >= a} - 1) gs. Within a
+         * chain the arrivals are gs apart and each step down the list
+         * drops at least one arrival from the count, so the maximum is at
+         * some chain's first arrival, (k = 0): len (gs + L). */
+        const uint64_t total = (uint64_t)(f - nlong) * l * q + (uint64_t)nlong * (l + 1) * q;
+        for (int g = 0; g < 2; g++) {
+            int len = l + g, cnt = g ? nlong : f - nlong;
+            if (cnt == 0)
                 continue;
-            /* the segments that are some node's last: k = (len - j + 1) q - 1 */
-            if ((k + 1) % q == 0) {
-                int j = len + 1 - (int)((k + 1) / q);
-                double x = start + j * (gs + cost_L(c));
-                t = x > t ? x : t;
+            double a = ((double)0 + len) * gs + len * cost_L(c);
+            uint64_t ge = total; /* the shorter chains' first arrival: everything is later */
+            if (g == 1 && f > nlong) {
+                /* arrivals (k + l) gs + l L of a shorter chain at or after a:
+                 * k gs >= gs + L */
+                uint64_t early = 0;
+                if (gs > 0) {
+                    double kmin = ceil((gs + cost_L(c)) / gs);
+                    early = kmin >= (double)(l * q) ? (uint64_t)l * q : (uint64_t)kmin;
+                } else if (cost_L(c) > 0) {
+                    early = (uint64_t)l * q;
+                }
+                ge = total - (uint64_t)(f - nlong) * early;
             }
-            start += gs;
+            double x = a + (double)(ge - 1) * gs;
+            t = x > t ? x : t;
         }
+        return t;
+    }
+    /* scatter: the root's sends in order, one gap apart; segment k of
+     * chain i leaves after S(k, i) sends: f k + i while every chain has
+     * one (k < l q), else f_short l q + nlong k + i (only the longer chains,
+     * which come first). Node j = len + 1 - r of chain i has its last
+     * segment k = r q - 1 at S gs + j (gs + L): linear in r up to l, so
+     * the latest is at r = 1, r = l or r = l + 1 (longer chains). */
+    for (int i = 0; i < f; i++) {
+        int len = l + (i < nlong ? 1 : 0);
+        const int rs[3] = { 1, l, len };
+        for (int x = 0; x < 3; x++) {
+            int r = rs[x];
+            if (r < 1 || r > len)
+                continue;
+            uint64_t k = (uint64_t)r * q - 1;
+            uint64_t before = k < (uint64_t)l * q
+                                  ? (uint64_t)f * k + (uint64_t)i
+                                  : (uint64_t)(f - nlong) * l * q + (uint64_t)nlong * k + (uint64_t)i;
+            double y = (double)before * gs + (len + 1 - r) * (gs + cost_L(c));
+            t = y > t ? y : t;
+        }
+    }
     return t;
 }
 

@@ -60,6 +60,23 @@ static int cmp_u64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* Sort n distinct keys ascending: insertion sort for the few comm steps
+ * of most ranks (qsort's setup dominated a 64k-rank match), qsort above.
+ * The keys are distinct (they hold the step), so the order is the same. */
+static void sort_keys(uint64_t *v, uint64_t n)
+{
+    if (n > 32) {
+        qsort(v, n, sizeof *v, cmp_u64);
+        return;
+    }
+    for (uint64_t i = 1; i < n; i++) {
+        uint64_t x = v[i], j = i;
+        for (; j > 0 && v[j - 1] > x; j--)
+            v[j] = v[j - 1];
+        v[j] = x;
+    }
+}
+
 /* First index in [lo, hi) of keys with keys[i] >= k. */
 static uint64_t lower_bound(const uint64_t *keys, uint64_t lo, uint64_t hi, uint64_t k)
 {
@@ -114,7 +131,7 @@ static int match(struct engine *e, char *err, size_t errlen)
             e->partner[i] = NONE;
         }
         if (at[r + 1] - at[r] > 1)
-            qsort(keys + at[r], at[r + 1] - at[r], sizeof *keys, cmp_u64);
+            sort_keys(keys + at[r], at[r + 1] - at[r]);
         /* a send's place among the rank's sends to the same peer */
         uint32_t k = 0;
         for (uint64_t x = at[r]; x < at[r + 1] && !(keys[x] & RECV_BIT); x++) {

@@ -275,7 +275,7 @@ out:
 int acct_extrap_rules(const struct acct_result_point *pts, size_t n, const struct acct_loggp *lg,
                       const char *run, double margin, int max_comm_size,
                       struct acct_rules *rules, struct acct_extrap_report rep[ACCT_COLL_COUNT],
-                      struct acct_diags *diags)
+                      struct acct_model_memo *memo, struct acct_diags *diags)
 {
     struct acct_extrap_report mine[ACCT_COLL_COUNT];
     struct acct_rules_model *rm = &rules->prov.model;
@@ -306,7 +306,13 @@ int acct_extrap_rules(const struct acct_result_point *pts, size_t n, const struc
         acct_diags_add(diags, 0, 0, "model", "the LogGP parameters are not a valid model");
         return ACCT_RULES_EINVAL;
     }
-    for (int c = 0; c < ACCT_COLL_COUNT; c++) {
+    /* every ranking of a row is asked again by the rows above it that
+     * keep its decision, and the measured winner's prediction is one of
+     * the ranking's: the memo answers each point once */
+    struct acct_model_memo *own = memo == NULL ? acct_model_memo_new() : NULL;
+    mdl.memo = memo != NULL ? memo : own;
+    int rc = ACCT_RULES_OK;
+    for (int c = 0; c < ACCT_COLL_COUNT && rc == ACCT_RULES_OK; c++) {
         /* gatherv, scatterv, alltoallv are decided from the communicator
          * size alone: acct-tune measures none, and a row split by bytes
          * would be refused (docs/rules.md) */
@@ -314,12 +320,13 @@ int acct_extrap_rules(const struct acct_result_point *pts, size_t n, const struc
             continue;
         if (coll_rows(pts, n, (enum acct_coll_id)c, &mdl, margin, max_comm_size, rules,
                       &rep[c]) != 0)
-            return ACCT_RULES_ENOMEM;
-        if (rules->nrules > ACCT_RULES_MAX_RULES) {
+            rc = ACCT_RULES_ENOMEM;
+        else if (rules->nrules > ACCT_RULES_MAX_RULES) {
             acct_diags_add(diags, 0, 0, "model regions",
                            "more than %d rules with the model regions", ACCT_RULES_MAX_RULES);
-            return ACCT_RULES_EINVAL;
+            rc = ACCT_RULES_EINVAL;
         }
     }
-    return ACCT_RULES_OK;
+    acct_model_memo_free(own);
+    return rc;
 }

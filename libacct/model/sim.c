@@ -264,8 +264,19 @@ static void on_round_done(void *ctx, int r, uint32_t q)
             n++;
         }
     }
-    if (n > 1)
+    if (n > 16) {
         qsort(s->rxs, n, sizeof *s->rxs, by_arrival);
+    } else {
+        /* a round's few receives: insertion sort (the order is total:
+         * ties by step), qsort's setup cost more at 64k ranks */
+        for (size_t a = 1; a < n; a++) {
+            struct rx x = s->rxs[a];
+            size_t b = a;
+            for (; b > 0 && by_arrival(&s->rxs[b - 1], &x) > 0; b--)
+                s->rxs[b] = s->rxs[b - 1];
+            s->rxs[b] = x;
+        }
+    }
     for (size_t k = 0; k < n; k++) {
         uint64_t m = g->count[s->rxs[k].step];
         const struct acct_plogp *net = tab(s, r, g->peer[s->rxs[k].step]);
@@ -574,10 +585,13 @@ static int simulate_full(const struct acct_alg *alg, const struct acct_call *cal
      * symmetric check; the running total below still guards). */
     int ranks[64], n = sample_ranks(p, ranks, 64, SIM_SAMPLES);
     uint64_t first = 0, others = 0;
-    int nothers = 0;
+    int nothers = 0, nsampled = 0;
+    const double step_bytes = SIM_STEP_BYTES + (spans_nodes(mdl, p) ? SIM_NODES_STEP_BYTES : 0);
     if (build_rank(alg, call, root, sc, budget, err, errlen) != 0)
         return -1;
     first = sc->nsteps;
+    for (int i = 0; i < n && p > 1; i++)
+        nsampled += ranks[i] != root;
     for (int i = 0; i < n && p > 1; i++) {
         if (ranks[i] == root)
             continue;
@@ -585,9 +599,20 @@ static int simulate_full(const struct acct_alg *alg, const struct acct_call *cal
             return -1;
         others += sc->nsteps;
         nothers++;
+        /* The samples not built yet have >= 0 steps: the estimate below is
+         * at least this. Over the budget already: refused as it would be
+         * after all of them (a ring at 64k ranks: after one sample, not 16) */
+        double low = (double)first + (double)others / nsampled * (p - 1);
+        double low_bytes = low * step_bytes + (double)p * SIM_RANK_BYTES;
+        if (nothers < nsampled && (low_bytes > (double)budget || low >= (double)UINT32_MAX)) {
+            say(err, errlen,
+                "at least %.0f steps over %d ranks (%.0f MiB to simulate): over the "
+                "simulator's memory budget of %.0f MiB",
+                low, p, mib(low_bytes), mib((double)budget));
+            return -1;
+        }
     }
     double est = (double)first + (nothers ? (double)others / nothers * (p - 1) : 0);
-    const double step_bytes = SIM_STEP_BYTES + (spans_nodes(mdl, p) ? SIM_NODES_STEP_BYTES : 0);
     double bytes = est * step_bytes + (double)p * SIM_RANK_BYTES;
     if (bytes > (double)budget || est >= (double)UINT32_MAX) {
         say(err, errlen,
@@ -888,11 +913,21 @@ double acct_model_predict_how(enum acct_coll_id coll, const struct acct_decision
                               enum acct_model_source *how)
 {
     enum acct_model_source src = ACCT_MODEL_NONE;
-    double t = simulate_dec(coll, dec, p, bytes, 0, mdl, &src);
+    uint64_t key = 0;
+    double t = NAN;
+    if (mdl != NULL && mdl->memo != NULL && dec != NULL &&
+        acct_model_memo_get(mdl->memo, mdl, coll, dec, p, bytes, &t, &src, &key)) {
+        if (how != NULL)
+            *how = src;
+        return t;
+    }
+    t = simulate_dec(coll, dec, p, bytes, 0, mdl, &src);
     if (isnan(t)) {
         t = acct_model_closed_form(coll, dec, p, bytes, mdl);
         src = isnan(t) ? ACCT_MODEL_NONE : ACCT_MODEL_CLOSED_FORM;
     }
+    if (mdl != NULL && mdl->memo != NULL && dec != NULL)
+        acct_model_memo_put(mdl->memo, key, coll, dec, p, bytes, t, src);
     if (how != NULL)
         *how = src;
     return t;

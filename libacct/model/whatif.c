@@ -249,6 +249,18 @@ int acct_whatif_model_levels(const double intra[4], const double inter[4], int n
     return 0;
 }
 
+void acct_whatif_model_at(const struct acct_model *base, int p, int rpn, struct acct_model *out)
+{
+    *out = *base;
+    if (rpn > 0 && acct_whatif_has_levels(base))
+        out->nodes.ranks_per_node = rpn < p ? rpn : p;
+}
+
+bool acct_whatif_has_levels(const struct acct_model *mdl)
+{
+    return mdl->nodes.intra.n > 0 && mdl->nodes.inter.n > 0;
+}
+
 /* Reads a number that ends the field (spaces, a comment or the end after it). */
 static int number(const char **s, double *v)
 {
@@ -457,7 +469,7 @@ size_t acct_check_samples(uint64_t lo, uint64_t hi, uint64_t cap_hi, int max, ui
  * recur in many rules. */
 struct best {
     enum acct_coll_id coll;
-    int p;
+    int p, rpn; /* rpn: the layout the model was laid out at (0: none) */
     bool nodes;
     uint64_t m;
     double t_us;
@@ -488,16 +500,16 @@ static int best_one(void *arg, const struct acct_decision *d)
     return 0;
 }
 
-static const struct best *best_of(struct best **tab, enum acct_coll_id coll, int p, bool nodes,
-                                  uint64_t m, const struct acct_model *mdl,
+static const struct best *best_of(struct best **tab, enum acct_coll_id coll, int p, int rpn,
+                                  bool nodes, uint64_t m, const struct acct_model *mdl,
                                   enum acct_whatif_source src, size_t *rankings)
 {
     uint64_t h = ((uint64_t)coll * 1000003u) ^ ((uint64_t)p * 2654435761u) ^
-                 (m * 11400714819323198485ull) ^ (nodes ? 77u : 0u);
+                 (m * 11400714819323198485ull) ^ (nodes ? 77u : 0u) ^ ((uint64_t)rpn << 40);
     struct best **slot = &tab[(h ^ (h >> 29)) % BEST_BUCKETS];
 
     for (struct best *b = *slot; b != NULL; b = b->next)
-        if (b->coll == coll && b->p == p && b->m == m && b->nodes == nodes)
+        if (b->coll == coll && b->p == p && b->rpn == rpn && b->m == m && b->nodes == nodes)
             return b;
     struct best_ctx c = { .t_us = NAN, .coll = coll, .p = p, .m = m, .mdl = mdl, .src = src };
     if (each_method(coll, p, m, nodes, best_one, &c) != 0)
@@ -505,7 +517,7 @@ static const struct best *best_of(struct best **tab, enum acct_coll_id coll, int
     struct best *b = malloc(sizeof(*b));
     if (b == NULL)
         return NULL;
-    *b = (struct best){ .coll = coll, .p = p, .nodes = nodes, .m = m, .t_us = c.t_us,
+    *b = (struct best){ .coll = coll, .p = p, .rpn = rpn, .nodes = nodes, .m = m, .t_us = c.t_us,
                         .d = c.d, .next = *slot };
     *slot = b;
     (*rankings)++;
@@ -543,11 +555,16 @@ static int check_rule(const struct acct_rules *rules, enum acct_coll_id coll, si
     int nsamp = o->samples > 0 ? o->samples : ACCT_CHECK_SAMPLES;
     uint64_t ps[80], ms[80];
     bool barrier = coll == ACCT_COLL_barrier;
-    /* a layout-bound rule is asked at its smallest ranks per node */
+    /* a layout-bound rule is asked at its smallest ranks per node, the
+     * others at the check's layout (o->ranks_per_node; 0: unknown) */
     struct acct_rules_where w = { .ranks_per_node = r->rpn_min > 0 ? r->rpn_min : 0,
                                   .regular = r->layout != ACCT_LAYOUT_IRREGULAR };
     if (acct_rule_layout_bound(r) && w.ranks_per_node == 0)
         w.ranks_per_node = 2; /* layout: regular|irregular without ranks_per_node */
+    if (!acct_rule_layout_bound(r))
+        w = (struct acct_rules_where){ .ranks_per_node = o->ranks_per_node > 0
+                                                             ? o->ranks_per_node : 0,
+                                       .regular = true };
 
     memset(f, 0, sizeof(*f));
     f->coll = coll;
@@ -576,8 +593,11 @@ static int check_rule(const struct acct_rules *rules, enum acct_coll_id coll, si
     }
     for (size_t a = 0; a < np; a++) {
         int p = (int)ps[a];
-        int rpn = acct_rule_layout_bound(r) ? w.ranks_per_node : 0;
+        int rpn = w.ranks_per_node;
         bool nodes = acct_whatif_nodes(p, rpn);
+        /* with the calibrated levels and a layout, every message at its level */
+        struct acct_model lm;
+        acct_whatif_model_at(mdl, p, rpn, &lm);
         for (size_t b = 0; b < nm; b++) {
             long ri;
             struct acct_decision written, runs;
@@ -586,11 +606,11 @@ static int check_rule(const struct acct_rules *rules, enum acct_coll_id coll, si
                 return -1;
             sum->points++;
             enum acct_whatif_how how;
-            double t = acct_whatif_predict(coll, &runs, p, ms[b], mdl, o->src, &how);
+            double t = acct_whatif_predict(coll, &runs, p, ms[b], &lm, o->src, &how);
             if (isnan(t))
                 continue;
-            const struct best *best =
-                best_of(tab, coll, p, nodes, ms[b], mdl, o->src, &sum->rankings);
+            const struct best *best = best_of(tab, coll, p, lm.nodes.ranks_per_node, nodes,
+                                              ms[b], &lm, o->src, &sum->rankings);
             if (best == NULL)
                 return -1;
             if (isnan(best->t_us))

@@ -51,6 +51,44 @@ ctl 0 show -p eth -f tsv
 # a clean version is still activated under refuse
 ctl 0 activate 1
 
+# a run with the two calibrated levels (model.intra, model.inter, model.nic):
+# the check lays the model out at the version's layout (provenance.layout:
+# 2 ranks per node) and costs every message at its level. Its binomial
+# bcast for [2, max] is within 4x of the best on the one network (the same
+# run without the levels: activated) and over it on the levels (refused)
+cat >"$T/levels.yaml" <<'YAML'
+acct_policy: 1
+check: {on_activate: refuse, bound: 4, max_comm_size: 64}
+YAML
+ctl 0 policy -p eth "$T/levels.yaml"
+sed -e '/^  intra:/d' -e '/^  inter:/d' -e '/^  nic:/d' -e 's/r-20261127T090000Z-eth-check/r-20261127T090000Z-eth-flat/' \
+    "$D/result-eth-levels-check.yaml" >"$T/flat.yaml"
+ctl 0 import "$T/flat.yaml" --activate
+expect "$T/out" "as version 5 of eth/tcp-1g"
+ctl 0 show -p eth -f tsv
+[ "$(awk -F'\t' 'NR == 2 { print $1 }' "$T/out")" = 5 ] || fail "one level: version 5 is not active"
+ctl 0 activate 1
+ctl 1 import "$D/result-eth-levels-check.yaml" --activate
+expect "$T/out" "as version 6 of eth/tcp-1g"
+expect "$T/err" "not activated (policy check.on_activate: refuse): version 6 of eth/tcp-1g: 1 of 1 rules over the predicted penalty bound 4 (communicator sizes up to 64, 2 ranks per node on the run's intra/inter levels; acctctl check --version 6 --ranks-per-node 2 shows them)"
+expect "$T/err" "collectives.bcast[0]: binomial: predicted penalty 4.98 at 64 ranks"
+ctl 0 show -p eth -f tsv
+[ "$(awk -F'\t' 'NR == 2 { print $1 }' "$T/out")" = 1 ] || fail "levels: version 6 was activated"
+# acctctl check through acctd says the same with the run's levels
+ctl 1 check --version 6 --bound 4 --max-comm-size 64 --ranks-per-node 2 -f tsv
+[ "$(awk -F'\t' 'NR == 2 { print $1, $6, $7, $9, $13, $14 }' "$T/out")" = "bcast 64 2 binomial 4.977 true" ] ||
+    fail "acctctl check of version 6 with levels: $(cat "$T/out")"
+ctl 0 check --version 5 --bound 4 --max-comm-size 64 --ranks-per-node 2
+# the policy's layout wins over the version's: at 64 ranks per node every
+# sampled call fits on one node (the intra level) and the version is clean
+cat >"$T/levels64.yaml" <<'YAML'
+acct_policy: 1
+check: {on_activate: refuse, bound: 4, max_comm_size: 64, ranks_per_node: 64}
+YAML
+ctl 0 policy -p eth "$T/levels64.yaml"
+ctl 0 activate 6
+ctl 0 activate 1
+
 # off: no check at all
 cat >"$T/off.yaml" <<'YAML'
 acct_policy: 1

@@ -379,7 +379,7 @@ static int model_regions(const struct tune_opts *o, const struct tune_run_info *
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     rc = acct_extrap_rules(res->points, res->npoints, &lg, run->id, o->extrap_margin,
-                           o->max_comm_size, rules, rep, &diags);
+                           o->max_comm_size, rules, rep, NULL, &diags);
     if (rc != ACCT_RULES_OK) {
         char line[TUNE_ERRLEN] = "out of memory";
         if (diags.n > 0)

@@ -25,6 +25,7 @@ struct check_opts {
     const char *rules_file, *model_file;
     enum acct_coll_id only;
     bool all;
+    struct acct_rules_where where;
     struct acct_check_opts o;
 };
 
@@ -72,6 +73,8 @@ static int own_opt(void *arg, int ch, const char *optarg)
     case 'a':
         o->all = true;
         return 0;
+    case 'R':
+        return acctctl_layout_opt("check", ch, optarg, &o->where);
     default:
         return -1;
     }
@@ -148,6 +151,7 @@ int acctctl_cmd_check(int argc, char **argv)
         { "max-bytes", required_argument, NULL, 'X' },
         { "source", required_argument, NULL, 'S' },
         { "all", no_argument, NULL, 'a' },
+        { "ranks-per-node", required_argument, NULL, 'R' },
         ACCTCTL_PAIR_LONG,
         ACCTCTL_COMMON_LONG,
         { NULL, 0, NULL, 0 },
@@ -195,6 +199,7 @@ int acctctl_cmd_check(int argc, char **argv)
                                             "unless both --rules and --model are given");
     if (acctctl_mi_load(&c, o.version, o.rules_file, o.model_file, &mi) != 0)
         return ACCTCTL_USAGE;
+    o.o.ranks_per_node = o.where.ranks_per_node;
     acctctl_table_init(&t, cols, ACCT_ARRAY_LEN(cols));
     struct ctx x = { .t = &t, .all = o.all };
     if (acct_check_rules(mi.rules, o.only, &mi.mdl, &o.o, finding, &x, &sum) != 0) {
@@ -205,9 +210,15 @@ int acctctl_cmd_check(int argc, char **argv)
     if (c.format == ACCTCTL_FMT_TABLE) {
         char mb[32];
         acct_size_format(o.o.max_bytes, mb, sizeof(mb));
+        char layout[96] = "layout unknown";
+        if (o.o.ranks_per_node > 0)
+            snprintf(layout, sizeof(layout), "%d ranks per node%s", o.o.ranks_per_node,
+                     acct_whatif_has_levels(&mi.mdl)
+                         ? " (each message at its level: intra- or inter-node)"
+                         : " (one network: the model has no levels)");
         printf("check of %s\n  model: %s\n  bound: penalty %g; communicator sizes up to %d, "
-               "bytes up to %s; predictions: %s\n\n",
-               mi.rules_from, mi.model_from, o.o.bound, o.o.max_comm, mb,
+               "bytes up to %s; %s; predictions: %s\n\n",
+               mi.rules_from, mi.model_from, o.o.bound, o.o.max_comm, mb, layout,
                acct_whatif_source_name(o.o.src));
     }
     rc = acctctl_table_print(&t, c.format, stdout) == 0 ? ACCTCTL_OK : ACCTCTL_USAGE;

@@ -98,17 +98,6 @@ static const char *status_of(long rule, const struct acct_decision *runs)
     return (runs->alg->flags & ACCT_ALG_NATIVE) ? "native" : "rule";
 }
 
-/* The model for p ranks, rpn per node (0: unknown): with the calibrated
- * levels (intra/inter, NIC; acct_whatif_model_levels) and a layout, every
- * message is costed by whether its ends share a node (block placement, as
- * --ranks-per-node means for the rules); else the one network. */
-static void laid_out(const struct acctctl_mi *mi, int p, int rpn, struct acct_model *out)
-{
-    *out = mi->mdl;
-    if (rpn > 0 && mi->mdl.nodes.intra.n > 0 && mi->mdl.nodes.inter.n > 0)
-        out->nodes.ranks_per_node = rpn < p ? rpn : p;
-}
-
 /* One point: the header lines (table) and the rows. Returns 0 or -1. */
 static int one_point(const struct acctctl_mi *mi, enum acct_coll_id coll, int p, uint64_t m,
                      const struct whatif_opts *o, enum acctctl_format fmt,
@@ -123,7 +112,7 @@ static int one_point(const struct acctctl_mi *mi, enum acct_coll_id coll, int p,
     int rc = -1;
 
     struct acct_model mdl;
-    laid_out(mi, p, o->where.ranks_per_node, &mdl);
+    acct_whatif_model_at(&mi->mdl, p, o->where.ranks_per_node, &mdl);
     if (acct_whatif_decide(mi->rules, coll, p, w, m, &rule, &written, &runs) != 0 ||
         acct_whatif_rank(coll, p, m, acct_whatif_nodes(p, o->where.ranks_per_node), &mdl,
                          o->src, &pr, &n) != 0)
@@ -247,7 +236,7 @@ static int grid(const struct acctctl_mi *mi, enum acct_coll_id coll, const struc
             enum acct_whatif_how how;
             char dm[METHOD_LEN], bm[METHOD_LEN] = "-";
             struct acct_model mdl;
-            laid_out(mi, (int)p, o->where.ranks_per_node, &mdl);
+            acct_whatif_model_at(&mi->mdl, (int)p, o->where.ranks_per_node, &mdl);
             if (acct_whatif_decide(mi->rules, coll, (int)p, w, m, &rule, &written, &runs) != 0 ||
                 acct_whatif_rank(coll, (int)p, m, acct_whatif_nodes((int)p, o->where.ranks_per_node),
                                  &mdl, o->src, &pr, &n) != 0)

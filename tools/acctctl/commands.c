@@ -281,7 +281,8 @@ static const struct acctctl_cmd commands[] = {
         .name = "check",
         .synopsis = "[-p P [-i I] | --version V | --rules FILE] [--model FILE] [--bound B]\n"
                     "                    [--max-comm-size P] [--max-bytes M] [--collective C]\n"
-                    "                    [--all] [--source auto|model|closed] [--format FMT]",
+                    "                    [--ranks-per-node Q] [--all] [--source auto|model|closed]\n"
+                    "                    [--format FMT]",
         .summary = "rules whose predicted penalty exceeds a bound (exit 1 if any)",
         .help = "Sample every rule of a version (or of --rules FILE) over its rectangle\n"
                 "(corners, powers of two and geometric midpoints of comm_size and bytes,\n"
@@ -297,6 +298,8 @@ static const struct acctctl_cmd commands[] = {
                 "      --max-comm-size P  sample communicator sizes up to P (default 4096)\n"
                 "      --max-bytes M      sample message sizes up to M (default 16M)\n"
                 "  -c, --collective C     only this collective\n"
+                "      --ranks-per-node Q the jobs' layout: rules resolved at it; a model with\n"
+                "                         intra/inter levels costs each message at its level\n"
                 "  -a, --all              every rule with a prediction, not only findings\n"
                 "      --source S         closed (default: closed forms), auto or model\n"
                 COMMON_OPTS,

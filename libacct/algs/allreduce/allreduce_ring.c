@@ -86,6 +86,20 @@ static void reduce_step(struct ring *g, uint64_t ph, int j, struct acct_ref got)
         acct_sched_reduce(g->s, ACCT_BUF_SEND, off, ACCT_BUF_RECV, off, len);
 }
 
+/* The steps i of a ring that move something when only blocks 0 .. nb - 1
+ * hold elements and step i moves blocks end - i - 1 and end - i (mod p):
+ * the cyclic run (end - nb .. end) mod p, as up to two increasing ranges
+ * lo[x] .. hi[x] (x = 0, 1; empty when lo > hi). */
+static void busy_steps(int p, int end, uint64_t nb, int lo[2], int hi[2])
+{
+    int a = mod((int)(((int64_t)end - (int64_t)nb) % p), p), b = mod(end, p);
+    if (a <= b) {
+        lo[0] = a, hi[0] = b, lo[1] = 1, hi[1] = 0;
+    } else {
+        lo[0] = 0, hi[0] = b, lo[1] = a, hi[1] = p - 1;
+    }
+}
+
 int acct_allreduce_ring_phases(const struct acct_call *c, struct acct_sched *s, uint64_t nphases)
 {
     const int p = c->size, r = c->rank;
@@ -108,6 +122,34 @@ int acct_allreduce_ring_phases(const struct acct_call *c, struct acct_sched *s, 
     if (c->in_place) {
         piece(&g, 0, 0, &off, &g.slot_len); /* block 0, piece 0 is the longest */
         acct_sched_tmp(s, ACCT_BUF_TMP0, ACCT_BUF_RECV, (g.overlap ? 2 : 1) * g.slot_len);
+    }
+    /* Fewer elements than ranks, one pass: only blocks 0 .. count - 1 hold
+     * any, and a step whose two blocks are empty adds nothing (no message,
+     * no reduction; its round is elided by acct_sched_round), so only the
+     * steps that move a block are walked: the same schedule in O(count)
+     * instead of O(P) per rank (a 1 KiB allreduce on 64k ranks). */
+    if (g.nphases == 1 && c->count + 1 < (uint64_t)p) {
+        int lo[2], hi[2];
+        busy_steps(p, r, c->count, lo, hi);
+        for (int x = 0; x < 2; x++)
+            for (int j = lo[x]; j <= hi[x] && j < p - 1; j++) {
+                struct acct_ref got = comm_step(&g, 0, j);
+                reduce_step(&g, 0, j, got);
+                acct_sched_round(s);
+            }
+        busy_steps(p, r + 1, c->count, lo, hi);
+        for (int x = 0; x < 2; x++)
+            for (int k = lo[x]; k <= hi[x] && k < p - 1; k++) {
+                acct_allreduce_split(c->count, (uint64_t)p, (uint64_t)mod(r + 1 - k, p), &off,
+                                     &len);
+                if (len > 0)
+                    acct_sched_send(s, g.right, ACCT_BUF_RECV, off, len);
+                acct_allreduce_split(c->count, (uint64_t)p, (uint64_t)mod(r - k, p), &off, &len);
+                if (len > 0)
+                    acct_sched_recv(s, g.left, ACCT_BUF_RECV, off, len);
+                acct_sched_round(s);
+            }
+        return 0;
     }
     /* Reduce-scatter passes. */
     for (uint64_t ph = 0; ph < g.nphases; ph++) {

@@ -62,21 +62,48 @@ static int scatter_phase(const struct acct_call *c, struct acct_sched *s, int v)
     return 0;
 }
 
+static void ring_step(const struct acct_call *c, struct acct_sched *s, int v, int i, int left,
+                      int right)
+{
+    const int p = c->size;
+    uint64_t off, len;
+    acct_block_range(c->count, p, ((v - i) % p + p) % p, &off, &len);
+    if (len > 0)
+        acct_sched_send(s, right, ACCT_BUF_RECV, off, len);
+    acct_block_range(c->count, p, ((v - i - 1) % p + p) % p, &off, &len);
+    if (len > 0)
+        acct_sched_recv(s, left, ACCT_BUF_RECV, off, len);
+    acct_sched_round(s);
+}
+
+/* Step i sends block v - i and receives block v - i - 1 (mod P). With
+ * fewer elements than ranks only the first nb blocks hold any, so only the
+ * steps i of the cyclic run (v - nb .. v) mod P move something; the others
+ * add no step and their rounds are elided (acct_sched_round), so they are
+ * skipped: the same schedule in O(nb) instead of O(P) (a 1-byte bcast on
+ * 64k ranks builds every rank's in microseconds, not milliseconds). */
 static void allgather_ring(const struct acct_call *c, struct acct_sched *s, int v)
 {
     const int p = c->size;
     const int right = acct_rank((v + 1) % p, c->root, p);
     const int left = acct_rank((v - 1 + p) % p, c->root, p);
-    uint64_t off, len;
-    for (int i = 0; i < p - 1; i++) {
-        acct_block_range(c->count, p, ((v - i) % p + p) % p, &off, &len);
-        if (len > 0)
-            acct_sched_send(s, right, ACCT_BUF_RECV, off, len);
-        acct_block_range(c->count, p, ((v - i - 1) % p + p) % p, &off, &len);
-        if (len > 0)
-            acct_sched_recv(s, left, ACCT_BUF_RECV, off, len);
-        acct_sched_round(s);
+    uint64_t chunk = (c->count + (uint64_t)p - 1) / (uint64_t)p;
+    uint64_t nb = chunk > 0 ? (c->count + chunk - 1) / chunk : 0;
+    if (nb + 1 >= (uint64_t)p) {
+        for (int i = 0; i < p - 1; i++)
+            ring_step(c, s, v, i, left, right);
+        return;
     }
+    int lo = (int)((((int64_t)v - (int64_t)nb) % p + p) % p); /* the run: lo .. v, cyclic */
+    if (lo <= v) {
+        for (int i = lo; i <= v && i < p - 1; i++)
+            ring_step(c, s, v, i, left, right);
+        return;
+    }
+    for (int i = 0; i <= v; i++)
+        ring_step(c, s, v, i, left, right);
+    for (int i = lo; i < p - 1; i++)
+        ring_step(c, s, v, i, left, right);
 }
 
 static void allgather_rd(const struct acct_call *c, struct acct_sched *s, int v)

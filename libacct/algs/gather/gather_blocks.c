@@ -56,16 +56,21 @@ int acct_gather_blocks_pieces(const struct acct_call *c, const struct acct_gathe
     return n;
 }
 
-/* Nodes below chain position x (topo CHAIN: its child is x + 1). */
+/* Nodes below chain position x (topo CHAIN: its child is x + 1 up to the
+ * end of its chain). The chains are contiguous runs of positions and the
+ * root's children are their heads, so x's chain ends just before the next
+ * head (or at size - 1): O(fan-out), where walking down the chain made
+ * every rank's schedule O(P) and a 64k-rank simulation O(P^2). */
 static int below(int x, int size, int fanout)
 {
-    struct acct_tree t;
-    int n = 0;
-    while (acct_tree_build(ACCT_TREE_CHAIN, x, size, fanout, &t) == 0 && t.nchildren > 0) {
-        x = t.children[0];
-        n++;
-    }
-    return n;
+    struct acct_tree root;
+    int end = size; /* one past x's chain */
+    if (acct_tree_build(ACCT_TREE_CHAIN, 0, size, fanout, &root) != 0)
+        return 0;
+    for (int i = 0; i < root.nchildren; i++)
+        if (root.children[i] > x && root.children[i] < end)
+            end = root.children[i];
+    return end - 1 - x;
 }
 
 int acct_gather_blocks_chain(int v, int size, int fanout, struct acct_gather_chain_node *out)

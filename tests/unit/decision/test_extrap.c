@@ -39,6 +39,9 @@ static const struct acct_loggp eth = { 50.0, 5.0, 6.0, 0.008 }; /* ~1 Gbit/s Eth
 static const uint64_t fixture_bytes[] = { 8, 1024, 65536, 262144, 1048576 };
 static const uint64_t check_bytes[] = { 65536, 262144, 1048576 };
 static int max_comm = 256;
+/* The predictions of the model regions, asked again by the check: one memo
+ * (acct_model_memo_new) for both, as acct-tune keeps one per run. */
+static struct acct_model_memo *memo;
 
 static double noise(uint64_t h)
 {
@@ -178,6 +181,7 @@ static size_t check_rules(const struct acct_rules *rules, bool quiet, bool evide
     struct acct_model mdl;
     size_t bad = 0, checked = 0;
     acct_assert(acct_extrap_model(&rules->prov.model, &mdl) == 0, "provenance.model");
+    mdl.memo = memo;
     double margin = rules->prov.model.margin;
     for (int c = 0; c < ACCT_COLL_COUNT; c++) {
         if (!acct_coll_bytes_alike((enum acct_coll_id)c))
@@ -235,6 +239,14 @@ static void test_regions(void **state)
     struct acct_penalty_stats st[ACCT_COLL_COUNT];
     struct acct_extrap_report rep[ACCT_COLL_COUNT];
 
+    memo = acct_model_memo_new();
+    acct_assert(memo != NULL, "out of memory");
+    printf("model regions up to %d ranks; no model rows (decided from the communicator size "
+           "alone, native beyond the measured sizes):", max_comm);
+    for (int c = 0; c < ACCT_COLL_COUNT; c++)
+        if (!acct_coll_bytes_alike((enum acct_coll_id)c))
+            printf(" %s", acct_coll_name((enum acct_coll_id)c));
+    printf("\n");
     for (int c = 0; c < ACCT_COLL_COUNT; c++) {
         if (!acct_coll_bytes_alike((enum acct_coll_id)c))
             continue; /* not tuned: decided from the communicator size alone */
@@ -268,7 +280,7 @@ static void test_regions(void **state)
                                                    .margin = ACCT_EXTRAP_MARGIN };
 
     acct_assert(acct_extrap_rules(all, nall, &eth, "r-fixture", ACCT_EXTRAP_MARGIN, max_comm,
-                                  rules, rep, &d) == ACCT_RULES_OK, "model regions");
+                                  rules, rep, memo, &d) == ACCT_RULES_OK, "model regions");
     for (int c = 0; c < ACCT_COLL_COUNT; c++) {
         if (!acct_coll_bytes_alike((enum acct_coll_id)c))
             continue; /* not tuned: decided from the communicator size alone */
@@ -311,6 +323,12 @@ static void test_regions(void **state)
     printf("the 8-rank decisions extended to max: %zu points outside the margin\n", blind_bad);
     acct_assert(blind_bad > 0, "the blind extension passes the check: it cannot fail");
 
+    size_t hits, misses;
+    acct_model_memo_stats(memo, &hits, &misses);
+    printf("predictions: %zu simulated or computed, %zu answered again from the memo\n", misses,
+           hits);
+    acct_model_memo_free(memo);
+    memo = NULL;
     acct_rules_free(back);
     acct_rules_free(blind);
     acct_rules_free(rules);

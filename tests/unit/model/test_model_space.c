@@ -165,6 +165,52 @@ static void rank_refuses_bad_arguments(void **state)
     assert_int_equal(acct_model_rank(ACCT_COLL_bcast, 4, 1024, false, NULL, 0, 0, &r, &n), -1);
 }
 
+/* The prediction memo (acct_model_memo): a ranking with it equals the one
+ * without, asking again is answered from it, and a copy of the model with
+ * another parameter (gamma) sharing the memo gets its own answers. */
+static void memo_answers_as_without(void **state)
+{
+    (void)state;
+    struct acct_model plain, mdl;
+    fixture_plogp(&plain, 0.001, 0.0005);
+    mdl = plain;
+    mdl.memo = acct_model_memo_new();
+    assert_non_null(mdl.memo);
+    struct acct_model_pred *a, *b, *c;
+    size_t na, nb, nc, hits, misses;
+    assert_int_equal(acct_model_rank(ACCT_COLL_bcast, 96, 65536, false, &plain, 0, 0, &a, &na), 0);
+    assert_int_equal(acct_model_rank(ACCT_COLL_bcast, 96, 65536, false, &mdl, 0, 0, &b, &nb), 0);
+    acct_model_memo_stats(mdl.memo, &hits, &misses);
+    assert_true(misses > 0);
+    assert_int_equal(hits, 0);
+    assert_int_equal(acct_model_rank(ACCT_COLL_bcast, 96, 65536, false, &mdl, 0, 0, &c, &nc), 0);
+    size_t hits2, misses2;
+    acct_model_memo_stats(mdl.memo, &hits2, &misses2);
+    assert_int_equal(misses2, misses);   /* nothing simulated again */
+    assert_int_equal(hits2, misses);     /* every prediction answered from the memo */
+    assert_int_equal(na, nb);
+    assert_int_equal(na, nc);
+    for (size_t i = 0; i < na; i++) {
+        assert_true(acct_decision_equal(&a[i].d, &b[i].d) && acct_decision_equal(&a[i].d, &c[i].d));
+        assert_true(a[i].how == b[i].how && a[i].how == c[i].how);
+        assert_true((isnan(a[i].t_us) && isnan(b[i].t_us) && isnan(c[i].t_us)) ||
+                    (a[i].t_us == b[i].t_us && a[i].t_us == c[i].t_us));
+    }
+    /* other parameters: their own entries, their own answers */
+    struct acct_model other = mdl;
+    other.gamma_us_per_byte = 0.01;
+    struct acct_decision ring = { .alg = acct_alg_find(ACCT_COLL_allreduce, "ring") };
+    double t1 = acct_model_predict(ACCT_COLL_allreduce, &ring, 8, 1 << 20, &mdl);
+    double t2 = acct_model_predict(ACCT_COLL_allreduce, &ring, 8, 1 << 20, &other);
+    other.memo = NULL;
+    assert_true(t2 == acct_model_predict(ACCT_COLL_allreduce, &ring, 8, 1 << 20, &other));
+    assert_true(t2 > t1);
+    free(a);
+    free(b);
+    free(c);
+    acct_model_memo_free(mdl.memo);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -173,6 +219,7 @@ int main(void)
         cmocka_unit_test(rank_is_sorted_predictions),
         cmocka_unit_test(rank_screens_at_scale),
         cmocka_unit_test(rank_refuses_bad_arguments),
+        cmocka_unit_test(memo_answers_as_without),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -78,13 +78,15 @@ int acct_extrap_trust(const struct acct_result_point *pts, size_t n, enum acct_c
  * decision maps make them) up to max_comm_size (<= ACCT_EXTRAP_MAX_COMM),
  * with evidence: model, and sets rules->prov.model (the LogGP lg, the
  * margin, run as the tuning run). rep (may be NULL) gets one report per
- * collective. Returns ACCT_RULES_OK, ACCT_RULES_EINVAL (bad arguments, or
+ * collective. memo (may be NULL: one for the call) remembers the
+ * predictions (acct_model_memo_new): a caller that asks the model again
+ * about the same points (a check of the result) passes its own. Returns ACCT_RULES_OK, ACCT_RULES_EINVAL (bad arguments, or
  * more than ACCT_RULES_MAX_RULES rules; described in diags) or
  * ACCT_RULES_ENOMEM. */
 int acct_extrap_rules(const struct acct_result_point *pts, size_t n, const struct acct_loggp *lg,
                       const char *run, double margin, int max_comm_size,
                       struct acct_rules *rules, struct acct_extrap_report rep[ACCT_COLL_COUNT],
-                      struct acct_diags *diags);
+                      struct acct_model_memo *memo, struct acct_diags *diags);
 
 /* The decision of one model point (coll, q ranks, m bytes) given the
  * measured winner w (alg NULL: none): the rule above. *runner_up gets the

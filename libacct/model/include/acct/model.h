@@ -98,6 +98,8 @@ struct acct_model_nodes {
     int nic_pairs;             /* the k of nic_gap_factor (>= 2 when measured) */
 };
 
+struct acct_model_memo;
+
 /* Everything a prediction needs. */
 struct acct_model {
     struct acct_plogp net;
@@ -107,7 +109,9 @@ struct acct_model {
     double contention;        /* all-to-all contention ratio in [0, 1]
                                  (Barchet-Estefanel & Mounié 2004, Table 3; 0.4 there) */
     size_t sim_budget_bytes;  /* the simulator's memory budget; 0 = ACCT_MODEL_SIM_BUDGET */
+    struct acct_model_memo *memo; /* NULL, or acct_model_predict_how's memo (below) */
 };
+
 
 /* The simulator's default memory budget: a simulation whose schedules
  * would take more (estimated from a few ranks' schedules before the others
@@ -237,5 +241,28 @@ double acct_model_predict(enum acct_coll_id coll, const struct acct_decision *de
  * them (else 0), commutative, not in place. rank is 0. */
 void acct_model_call(enum acct_coll_id coll, const struct acct_decision *dec, int p,
                      uint64_t bytes, int root, struct acct_call *call);
+
+/* A memo of predictions: acct_model_predict_how (and so acct_model_predict,
+ * acct_model_rank, the what-if and check, the model regions) answers a
+ * point it answered before from the memo of the model it is given, without
+ * simulating again. Keyed by (collective, decision, p, bytes) and every
+ * parameter of the model (the memo pointer aside), so one memo may serve
+ * copies of a model with other parameters (a layout per communicator
+ * size): an answer is the one the same call gave without the memo. Not
+ * thread-safe: one thread per memo. The memo is not owned by the model:
+ * acct_model_memo_free it after the last prediction. */
+struct acct_model_memo *acct_model_memo_new(void);
+void acct_model_memo_free(struct acct_model_memo *m);
+/* Lookups answered from the memo, and not. */
+void acct_model_memo_stats(const struct acct_model_memo *m, size_t *hits, size_t *misses);
+/* The memo's two halves (sim.c): a hit fills *t_us and *how; *key is the
+ * model's fingerprint for the put. */
+bool acct_model_memo_get(struct acct_model_memo *m, const struct acct_model *mdl,
+                         enum acct_coll_id coll, const struct acct_decision *d, int p,
+                         uint64_t bytes, double *t_us, enum acct_model_source *how,
+                         uint64_t *key);
+void acct_model_memo_put(struct acct_model_memo *m, uint64_t key, enum acct_coll_id coll,
+                         const struct acct_decision *d, int p, uint64_t bytes, double t_us,
+                         enum acct_model_source how);
 
 #endif

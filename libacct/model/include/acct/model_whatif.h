@@ -99,6 +99,15 @@ int acct_whatif_model_loggp(double L_us, double o_us, double g_us, double G_us_p
 int acct_whatif_model_levels(const double intra[4], const double inter[4], int nic_pairs,
                              double nic_gap_factor, struct acct_model *out);
 
+/* Does mdl carry the two calibrated levels (acct_whatif_model_levels)? */
+bool acct_whatif_has_levels(const struct acct_model *mdl);
+
+/* The model for a p-rank call with rpn ranks per node (0: unknown): base
+ * with, when it has the levels and rpn > 0, the layout min(rpn, p) ranks
+ * per node in blocks, so that every message is costed at the level of its
+ * ends (struct acct_model_nodes); else base unchanged (the one network). */
+void acct_whatif_model_at(const struct acct_model *base, int p, int rpn, struct acct_model *out);
+
 /* Read a model from path: a pLogP table file ("acct-plogp 1", the format of
  * acct-tune --plogp-out) or a tuning result with a model: section (and its
  * levels, acct_whatif_model_levels, when the run measured them). Every
@@ -120,6 +129,10 @@ struct acct_check_opts {
     uint64_t max_bytes;  /* and message sizes up to this */
     enum acct_whatif_source src; /* default (0) AUTO; check uses CLOSED */
     int samples;         /* per dimension (0: ACCT_CHECK_SAMPLES) */
+    int ranks_per_node;  /* the jobs' layout (0: unknown): the rules are resolved at it
+                            (layout-bound rules at their own), node-aware methods join the
+                            best, and a model with levels is laid out at it
+                            (acct_whatif_model_at) */
 };
 
 /* One rule's worst sampled point. */

@@ -132,6 +132,32 @@ run 1 check --rules "$data/linear-bcast.rules.yaml" --model "$model" -f tsv
 read -r wp wm pen <<<"$(awk -F'\t' 'NR == 2 { print $6, $8, $13 }' "$tmp/out")"
 [ "$pen" = "$("$expect_bin" penalty bcast "$wp" "$wm" "$model" linear)" ] ||
     fail "check: penalty $pen at $wp/$wm, API $("$expect_bin" penalty bcast "$wp" "$wm" "$model" linear)"
+# ... and at 64k ranks (issue 21: a rules file's check up to the partition's size)
+run 1 check --rules "$data/linear-bcast.rules.yaml" --model "$model" --max-comm-size 64K -f tsv
+[ "$(awk -F'\t' 'NR == 2 { print $1, $4, $6, $9, $14 }' "$tmp/out")" = "bcast [2, max] 65536 linear true" ] ||
+    fail "check linear at 64k ranks: $(cat "$tmp/out")"
+# the calibrated levels (a result's model.intra/inter/nic) with a layout:
+# every message at its level. The binomial bcast is within 4x of the best on
+# the one network and over it on the levels at 2 ranks per node; a model
+# without levels ignores the layout (the same verdict as without one)
+levels=$src/tests/daemon/data/result-eth-levels-check.yaml
+run 0 check --rules "$data/binomial-bcast.rules.yaml" --model "$levels" --bound 4 --max-comm-size 64
+expect "$tmp/out" "layout unknown"
+run 1 check --rules "$data/binomial-bcast.rules.yaml" --model "$levels" --bound 4 --max-comm-size 64 \
+    --ranks-per-node 2
+expect "$tmp/out" "2 ranks per node (each message at its level: intra- or inter-node)"
+run 1 check --rules "$data/binomial-bcast.rules.yaml" --model "$levels" --bound 4 --max-comm-size 64 \
+    --ranks-per-node 2 -f tsv
+[ "$(awk -F'\t' 'NR == 2 { print $1, $6, $7, $9, $14 }' "$tmp/out")" = "bcast 64 2 binomial true" ] ||
+    fail "check with levels: $(cat "$tmp/out")"
+# its penalty is the one whatif gives at that point with the same layout
+pen=$(awk -F'\t' 'NR == 2 { print $13 }' "$tmp/out")
+run 0 whatif bcast --rules "$data/binomial-bcast.rules.yaml" --model "$levels" -n 64 -b 1M \
+    --ranks-per-node 2 --source closed -f tsv
+[ "$(decision 8)" = "$pen" ] || fail "check's penalty $pen, whatif's $(decision 8)"
+run 0 check --rules "$data/binomial-bcast.rules.yaml" --model "$model" --bound 4 --max-comm-size 64 \
+    --ranks-per-node 2
+expect "$tmp/out" "2 ranks per node (one network: the model has no levels)"
 # a higher bound than the worst penalty: clean
 run 0 check --rules "$data/linear-bcast.rules.yaml" --model "$model" --bound 1e6 --max-comm-size 64
 # the tuned eth rules where they were measured (<= 8 ranks): the timings
