@@ -119,14 +119,6 @@ expect "$T/slurm/4246.state" "COMPLETED"
 ctl 0 import "$T/work/acct-retune-eth-4246.result.yaml" --activate
 expect "$T/out" "imported tuning run r-fake-4246-eth"
 
-# A job that outlasts acctd's idle_timeout: acctctl imports over a new
-# connection (the one it checked acctd with was closed meanwhile).
-stop_acctd
-start_acctd --idle-timeout 1 || exit 1
-FAKE_SLURM_JOBID=4247 FAKE_TUNE_SLEEP=2.5 ctl 0 "${RETUNE[@]}" --no-node-import
-expect "$T/out" "imported tuning run r-fake-4247-eth"
-expect "$T/out" "activated version"
-
 # Several layouts (--ranks-per-node R1,R2,...): one acct-tune run per
 # ranks per node in the one job, every run imported (inactive), then the
 # runs' rules merged (acctctl merge) and activated as one version.
@@ -153,6 +145,14 @@ for want in "binomial	0	0	false	1	1	any" "pipeline	65536	0	false	2	7	any" \
     "hier_chain	65536	0	false	8	max	any"; do
     grep -qF "$want" "$T/out" || fail "the active version has no rule \"$want\": $(cat "$T/out")"
 done
+
+# A job that outlasts acctd's idle_timeout: acctctl imports over a new
+# connection (the one it checked acctd with was closed meanwhile).
+stop_acctd
+start_acctd --idle-timeout 1 || exit 1
+FAKE_SLURM_JOBID=4247 FAKE_TUNE_SLEEP=2.5 ctl 0 "${RETUNE[@]}" --no-node-import
+expect "$T/out" "imported tuning run r-fake-4247-eth"
+expect "$T/out" "activated version"
 
 # Bad command lines.
 ctl 2 retune
