@@ -100,12 +100,27 @@ static void busy_steps(int p, int end, uint64_t nb, int lo[2], int hi[2])
     }
 }
 
+/* Allgather step k of whole blocks: send block r + 1 - k to the right,
+ * receive block r - k from the left (empty blocks move nothing). */
+static void allgather_step(const struct ring *g, int k)
+{
+    const int p = g->c->size, r = g->c->rank;
+    uint64_t off, len;
+    acct_allreduce_split(g->c->count, (uint64_t)p, (uint64_t)mod(r + 1 - k, p), &off, &len);
+    if (len > 0)
+        acct_sched_send(g->s, g->right, ACCT_BUF_RECV, off, len);
+    acct_allreduce_split(g->c->count, (uint64_t)p, (uint64_t)mod(r - k, p), &off, &len);
+    if (len > 0)
+        acct_sched_recv(g->s, g->left, ACCT_BUF_RECV, off, len);
+    acct_sched_round(g->s);
+}
+
 int acct_allreduce_ring_phases(const struct acct_call *c, struct acct_sched *s, uint64_t nphases)
 {
     const int p = c->size, r = c->rank;
     struct ring g = {.c = c, .s = s, .right = mod(r + 1, p), .left = mod(r - 1, p),
                      .nphases = nphases ? nphases : 1, .in = acct_allreduce_input(c)};
-    uint64_t off, len;
+    uint64_t off;
 
     if (!c->commutative)
         return -1;
@@ -139,16 +154,8 @@ int acct_allreduce_ring_phases(const struct acct_call *c, struct acct_sched *s, 
             }
         busy_steps(p, r + 1, c->count, lo, hi);
         for (int x = 0; x < 2; x++)
-            for (int k = lo[x]; k <= hi[x] && k < p - 1; k++) {
-                acct_allreduce_split(c->count, (uint64_t)p, (uint64_t)mod(r + 1 - k, p), &off,
-                                     &len);
-                if (len > 0)
-                    acct_sched_send(s, g.right, ACCT_BUF_RECV, off, len);
-                acct_allreduce_split(c->count, (uint64_t)p, (uint64_t)mod(r - k, p), &off, &len);
-                if (len > 0)
-                    acct_sched_recv(s, g.left, ACCT_BUF_RECV, off, len);
-                acct_sched_round(s);
-            }
+            for (int k = lo[x]; k <= hi[x] && k < p - 1; k++)
+                allgather_step(&g, k);
         return 0;
     }
     /* Reduce-scatter passes. */
@@ -165,15 +172,8 @@ int acct_allreduce_ring_phases(const struct acct_call *c, struct acct_sched *s, 
         }
     }
     /* Allgather of whole blocks: step k sends block r + 1 - k, receives r - k. */
-    for (int k = 0; k < p - 1; k++) {
-        acct_allreduce_split(c->count, (uint64_t)p, (uint64_t)mod(r + 1 - k, p), &off, &len);
-        if (len > 0)
-            acct_sched_send(s, g.right, ACCT_BUF_RECV, off, len);
-        acct_allreduce_split(c->count, (uint64_t)p, (uint64_t)mod(r - k, p), &off, &len);
-        if (len > 0)
-            acct_sched_recv(s, g.left, ACCT_BUF_RECV, off, len);
-        acct_sched_round(s);
-    }
+    for (int k = 0; k < p - 1; k++)
+        allgather_step(&g, k);
     return 0;
 }
 
