@@ -230,6 +230,12 @@ int req_get_result(struct acctd *, struct client *, const struct acct_msg *, str
 void acctd_policy_in_force(struct acctd *d, const char *partition, struct policy *pol);
 int acctd_check_version(struct acctd *d, int64_t version, const struct policy *pol,
                         struct acct_diags *dg, char *why, size_t len);
+/* A version with no tuning run of its own whose rules were merged from
+ * several runs (acctctl merge: provenance.runs) gets, in v->tuning_run, the
+ * run behind its rules for ranks per node rpn (0: the lowest layout's), so
+ * that its model and result are found. v->rules_text must be loaded.
+ * Returns true if it filled v->tuning_run this way. */
+bool acctd_version_layout_run(struct store_version *v, int rpn);
 int req_list_versions(struct acctd *, struct client *, const struct acct_msg *,
                       struct acct_wbuf *);
 int req_diff(struct acctd *, struct client *, const struct acct_msg *, struct acct_wbuf *);

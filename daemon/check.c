@@ -48,6 +48,26 @@ static int one(void *arg, const struct acct_check_finding *f)
     return 0;
 }
 
+bool acctd_version_layout_run(struct store_version *v, int rpn)
+{
+    if (v->tuning_run[0] != '\0' || v->rules_text == NULL)
+        return false;
+    struct acct_diags pd = ACCT_DIAGS_INIT;
+    struct acct_rules *r = NULL;
+    bool filled = false;
+    if (acct_rules_parse_buffer("version", v->rules_text, strlen(v->rules_text), &r, &pd) ==
+        ACCT_RULES_OK) {
+        const char *run = acct_rules_run_for(&r->prov, rpn);
+        if (run != NULL) {
+            snprintf(v->tuning_run, sizeof v->tuning_run, "%s", run);
+            filled = true;
+        }
+    }
+    acct_rules_free(r);
+    acct_diags_free(&pd);
+    return filled;
+}
+
 int acctd_check_version(struct acctd *d, int64_t version, const struct policy *pol,
                         struct acct_diags *dg, char *why, size_t len)
 {
@@ -66,6 +86,8 @@ int acctd_check_version(struct acctd *d, int64_t version, const struct policy *p
     char name[64];
     snprintf(name, sizeof(name), "version %lld", (long long)version);
     acct_diags_reset(dg, name);
+    /* merged rules: the model of the run behind the layout checked */
+    const bool merged = acctd_version_layout_run(&v, pol->check_rpn > 0 ? (int)pol->check_rpn : 0);
     if (v.tuning_run[0] == '\0') {
         snprintf(why, len, "version %lld of %s/%s has no model (no tuning run)",
                  (long long)version, v.partition, v.interconnect);
@@ -109,11 +131,14 @@ int acctd_check_version(struct acctd *d, int64_t version, const struct policy *p
     if (rpn > 0)
         snprintf(layout, sizeof(layout), ", %d ranks per node%s", rpn,
                  acct_whatif_has_levels(&mdl) ? " on the run's intra/inter levels" : "");
+    char from[ACCT_RULES_RUN_MAX + 48] = "";
+    if (merged)
+        snprintf(from, sizeof(from), "; the model of run %s, merged rules", v.tuning_run);
     snprintf(why, len,
              "version %lld of %s/%s: %zu of %zu rules over the predicted penalty bound %g "
-             "(communicator sizes up to %lld%s; acctctl check --version %lld%s%.0d shows them)",
+             "(communicator sizes up to %lld%s%s; acctctl check --version %lld%s%.0d shows them)",
              (long long)version, v.partition, v.interconnect, sum.flagged, sum.rules,
-             pol->check_bound, pol->check_max_comm, layout, (long long)version,
+             pol->check_bound, pol->check_max_comm, layout, from, (long long)version,
              rpn > 0 ? " --ranks-per-node " : "", rpn);
     rc = sum.flagged > 0 ? 1 : 0;
 out:

@@ -161,6 +161,16 @@ int req_show(struct acctd *d, struct client *c, const struct acct_msg *m, struct
     return 0;
 }
 
+/* GET_MODEL, GET_RESULT: a version of merged rules answers with the run
+ * behind the layout asked about (RANKS_PER_NODE, optional: the lowest). */
+static void layout_run(const struct acct_msg *m, struct store_version *v)
+{
+    uint64_t rpn = 0;
+    if (acct_get_u64(m->body, m->len, ACCT_T_RANKS_PER_NODE, &rpn) != 0 || rpn > INT_MAX)
+        rpn = 0;
+    acctd_version_layout_run(v, (int)rpn);
+}
+
 /* GET_MODEL: the LogGP model of a version's tuning run (acctctl whatif and
  * check). A version without a run (manual), or whose run stored no model,
  * is NOT_FOUND with a message naming the version and its pair. */
@@ -175,6 +185,7 @@ int req_get_model(struct acctd *d, struct client *c, const struct acct_msg *m,
     (void)c;
     if (get_version(d, m, ACCT_T_VERSION, &v, out) != 0)
         return 0;
+    layout_run(m, &v);
     if (v.tuning_run[0] == '\0') {
         acct_put_error(out, m->h.id, ACCT_ERR_NOT_FOUND,
                        "version %lld of %s/%s has no model: it comes from no tuning run "
@@ -227,6 +238,7 @@ int req_get_result(struct acctd *d, struct client *c, const struct acct_msg *m,
     (void)c;
     if (get_version(d, m, ACCT_T_VERSION, &v, out) != 0)
         return 0;
+    layout_run(m, &v);
     if (v.tuning_run[0] == '\0') {
         acct_put_error(out, m->h.id, ACCT_ERR_NOT_FOUND,
                        "version %lld of %s/%s has no tuning result: it comes from no tuning "

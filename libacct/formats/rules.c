@@ -114,12 +114,13 @@ static const char *rpath(const struct rwalk *w, char *buf, size_t len, const cha
 /* ---- provenance ---------------------------------------------------------- */
 
 enum { P_PARTITION, P_INTERCONNECT, P_VERSION, P_SOURCE, P_CREATED, P_RUN, P_LAYOUT, P_MODEL,
-       P_N };
+       P_RUNS, P_N };
 static const struct yt_key prov_keys[P_N] = {
     [P_PARTITION] = { "partition", true },  [P_INTERCONNECT] = { "interconnect", true },
     [P_VERSION] = { "version", true },      [P_SOURCE] = { "source", true },
     [P_CREATED] = { "created", true },      [P_RUN] = { "tuning_run", false },
     [P_LAYOUT] = { "layout", false },       [P_MODEL] = { "model", false },
+    [P_RUNS] = { "runs", false },
 };
 
 /* provenance.model: the parameters behind the evidence: model rules. */
@@ -158,6 +159,67 @@ static void walk_layout(struct rwalk *w, const struct ynode *y, struct acct_prov
                              placement_names, ACCT_ARRAY_LEN(placement_names), ACCT_PLACEMENT_BLOCK,
                              &x))
             pv->placement = (enum acct_placement)x;
+    }
+}
+
+/* provenance.runs: [{ranks_per_node: R, tuning_run: ID}, ...], R ascending
+ * (schema 2: written by acctctl merge, read by acctd for the model of
+ * each layout). */
+enum { LR_RPN, LR_RUN, LR_N };
+static const struct yt_key layout_run_keys[LR_N] = {
+    [LR_RPN] = { "ranks_per_node", true },
+    [LR_RUN] = { "tuning_run", true },
+};
+
+static void walk_runs(struct rwalk *w, const struct ynode *key, const struct ynode *y,
+                      struct acct_provenance *pv)
+{
+    char f[ACCT_DIAG_FIELD_MAX], d[YT_DESC_LEN];
+    struct yt_parse *p = w->p;
+    size_t i = 0;
+
+    rpath(w, f, sizeof(f), "provenance.runs");
+    if (w->version < ACCT_RULES_VERSION_LAYOUT) {
+        YT_ERR_AT(p, key, f,
+                  "needs \"acct_rules: %d\" (this file says %lld; libraries that read only "
+                  "version 1 refuse it)",
+                  ACCT_RULES_VERSION_LAYOUT, w->version);
+        return;
+    }
+    if (y->kind != Y_SEQ) {
+        YT_ERR_AT(p, y, f,
+                  "expected a list of {ranks_per_node: R, tuning_run: ID}, one per layout, got %s",
+                  acct_yt_describe(y, d, sizeof(d)));
+        return;
+    }
+    for (const struct ynode *e = y->first; e != NULL; e = e->next, i++) {
+        const struct ynode *v[LR_N], *k[LR_N];
+        struct acct_rules_layout_run r = { 0 };
+        long long rpn;
+        rpath(w, f, sizeof(f), "provenance.runs[%zu]", i);
+        if (i == ACCT_RULES_RUNS_MAX) {
+            YT_ERR_AT(p, e, f, "more than %d layouts", ACCT_RULES_RUNS_MAX);
+            return;
+        }
+        if (!acct_yt_walk_map(p, e, f, "key", layout_run_keys, LR_N, v, k))
+            continue;
+        size_t errors = p->errors;
+        if (v[LR_RPN] != NULL &&
+            acct_yt_get_int_in(p, v[LR_RPN], rpath(w, f, sizeof(f), "provenance.runs[%zu].ranks_per_node", i),
+                               "ranks per node (integer >= 1)", 1, INT_MAX, false, &rpn))
+            r.ranks_per_node = (int)rpn;
+        if (v[LR_RUN] != NULL)
+            acct_yt_get_name(p, v[LR_RUN], rpath(w, f, sizeof(f), "provenance.runs[%zu].tuning_run", i),
+                             ACCT_RULES_RUN_MAX, r.run);
+        if (p->errors != errors)
+            continue;
+        if (pv->nruns > 0 && r.ranks_per_node <= pv->runs[pv->nruns - 1].ranks_per_node) {
+            YT_ERR_AT(p, v[LR_RPN], rpath(w, f, sizeof(f), "provenance.runs[%zu].ranks_per_node", i),
+                      "%d after %d: the layouts must be in ascending ranks per node, each once",
+                      r.ranks_per_node, pv->runs[pv->nruns - 1].ranks_per_node);
+            continue;
+        }
+        pv->runs[pv->nruns++] = r;
     }
 }
 
@@ -244,6 +306,20 @@ static void walk_provenance(struct rwalk *w, const struct ynode *y)
         w->model_given = true;
         walk_model(w, v[P_MODEL], &pv->model);
     }
+    if (v[P_RUNS] != NULL)
+        walk_runs(w, k[P_RUNS], v[P_RUNS], pv);
+}
+
+const char *acct_rules_run_for(const struct acct_provenance *p, int rpn)
+{
+    if (p->tuning_run[0] != '\0')
+        return p->tuning_run;
+    if (p->nruns == 0)
+        return NULL;
+    size_t i = 0;
+    while (i + 1 < p->nruns && rpn >= p->runs[i + 1].ranks_per_node)
+        i++;
+    return p->runs[i].run;
 }
 
 /* ---- rules --------------------------------------------------------------- */
@@ -797,6 +873,17 @@ static bool rule_equal(const struct acct_rule *a, const struct acct_rule *b)
            runner_up_equal(&a->runner_up, &b->runner_up);
 }
 
+static bool runs_equal(const struct acct_provenance *a, const struct acct_provenance *b)
+{
+    if (a->nruns != b->nruns)
+        return false;
+    for (size_t i = 0; i < a->nruns; i++)
+        if (a->runs[i].ranks_per_node != b->runs[i].ranks_per_node ||
+            strcmp(a->runs[i].run, b->runs[i].run) != 0)
+            return false;
+    return true;
+}
+
 static bool model_equal(const struct acct_rules_model *a, const struct acct_rules_model *b)
 {
     if (!a->present || !b->present)
@@ -813,7 +900,7 @@ bool acct_rules_equal(const struct acct_rules *a, const struct acct_rules *b)
         strcmp(p->created, q->created) != 0 || strcmp(p->tuning_run, q->tuning_run) != 0 ||
         p->ranks_per_node_min != q->ranks_per_node_min ||
         p->ranks_per_node_max != q->ranks_per_node_max || p->placement != q->placement ||
-        !model_equal(&p->model, &q->model) || a->opts.explore != b->opts.explore || a->opts.explore_seed != b->opts.explore_seed ||
+        !model_equal(&p->model, &q->model) || !runs_equal(p, q) || a->opts.explore != b->opts.explore || a->opts.explore_seed != b->opts.explore_seed ||
         a->opts.auto_reorder != b->opts.auto_reorder || a->nrules != b->nrules)
         return false;
     for (int i = 0; i < ACCT_COLL_COUNT; i++) {
@@ -828,6 +915,8 @@ bool acct_rules_equal(const struct acct_rules *a, const struct acct_rules *b)
 
 int acct_rules_version(const struct acct_rules *r)
 {
+    if (r->prov.nruns > 0)
+        return ACCT_RULES_VERSION_LAYOUT;
     for (int c = 0; c < ACCT_COLL_COUNT; c++)
         for (size_t i = 0; i < r->coll[c].n; i++)
             if (acct_rule_layout_bound(&r->coll[c].v[i]))
@@ -907,6 +996,14 @@ int acct_rules_write_indented(FILE *f, const struct acct_rules *r, const char *i
             acct_yt_write_number(f, vals[i]);
         }
         fputs("}\n", f);
+    }
+    if (p->nruns > 0) {
+        fprintf(f, "%s  runs:\n", in);
+        for (size_t i = 0; i < p->nruns; i++) {
+            fprintf(f, "%s    - {ranks_per_node: %d, tuning_run: ", in, p->runs[i].ranks_per_node);
+            acct_yt_write_string(f, p->runs[i].run);
+            fputs("}\n", f);
+        }
     }
     if (o->explore != 0 || o->explore_seed != 0 || o->auto_reorder) {
         fprintf(f, "%soptions:\n", in);

@@ -145,6 +145,17 @@ for want in "binomial	0	0	false	1	1	any" "pipeline	65536	0	false	2	7	any" \
     "hier_chain	65536	0	false	8	max	any"; do
     grep -qF "$want" "$T/out" || fail "the active version has no rule \"$want\": $(cat "$T/out")"
 done
+# Its model: the merged rules name each layout's run (provenance.runs), so
+# whatif and check through acctd use the run behind the layout asked about
+# (GET_MODEL with RANKS_PER_NODE), the lowest layout's when none is given.
+ctl 0 whatif bcast -p eth -n 16 -b 1M --ranks-per-node 8
+expect "$T/out" "model:    tuning run r-fake-4248-rpn8-eth of version"
+ctl 0 whatif bcast -p eth -n 16 -b 1M --ranks-per-node 4
+expect "$T/out" "model:    tuning run r-fake-4248-rpn2-eth of version"
+ctl 0 whatif bcast -p eth -n 16 -b 1M
+expect "$T/out" "model:    tuning run r-fake-4248-rpn1-eth of version"
+ctl 0 check -p eth --ranks-per-node 8
+expect "$T/out" "tuning run r-fake-4248-rpn8-eth of version"
 
 # A job that outlasts acctd's idle_timeout: acctctl imports over a new
 # connection (the one it checked acctd with was closed meanwhile).

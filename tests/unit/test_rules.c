@@ -1331,6 +1331,59 @@ static void test_layout_rules_errors(void **state)
                  1, 6, 7, "collectives.bcast[1]", "ranks_per_node 1, layout irregular)");
 }
 
+/* provenance.runs (schema 2, written by acctctl merge): the run behind each
+ * layout; acct_rules_run_for picks the one covering a ranks per node. */
+#define HEAD_RUNS(v, runs)                                                                \
+    "acct_rules: " v "\n"                                                                 \
+    "provenance:\n"                                                                       \
+    "  partition: eth\n  interconnect: tcp-1g\n  version: 3\n  source: measured\n"       \
+    "  created: \"2026-11-27T12:00:00Z\"\n"                                              \
+    "  layout: {ranks_per_node: [2, 8]}\n"                                                \
+    runs "collectives:\n  bcast:\n    - {comm_size: 2, ranks_per_node: [2, max], algorithm: linear}\n"
+
+static void test_layout_runs(void **state)
+{
+    (void)state;
+    struct acct_rules *r = parse_ok(HEAD_RUNS("2", "  runs:\n"
+                                                   "    - {ranks_per_node: 2, tuning_run: r-two}\n"
+                                                   "    - {ranks_per_node: 8, tuning_run: r-eight}\n"));
+    assert_int_equal(r->prov.nruns, 2);
+    assert_int_equal(r->prov.runs[1].ranks_per_node, 8);
+    assert_string_equal(r->prov.runs[0].run, "r-two");
+    /* each layout's run: below the first and unknown (0) take the first */
+    static const struct {
+        int rpn;
+        const char *run;
+    } cases[] = { { 0, "r-two" }, { 1, "r-two" }, { 2, "r-two" }, { 7, "r-two" },
+                  { 8, "r-eight" }, { 128, "r-eight" } };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+        assert_string_equal(acct_rules_run_for(&r->prov, cases[i].rpn), cases[i].run);
+    /* written back, read back equal; a run of its own wins */
+    roundtrip(r);
+    snprintf(r->prov.tuning_run, sizeof r->prov.tuning_run, "r-own");
+    assert_string_equal(acct_rules_run_for(&r->prov, 8), "r-own");
+    r->prov.tuning_run[0] = '\0';
+    r->prov.nruns = 0;
+    assert_null(acct_rules_run_for(&r->prov, 8));
+    acct_rules_free(r);
+
+    /* schema 1 refuses it; ascending, each layout once; both keys; a list */
+    expect_error(HEAD_RUNS("1", "  runs:\n    - {ranks_per_node: 2, tuning_run: r-two}\n"), 0,
+                 9, 3, "provenance.runs", "needs \"acct_rules: 2\"");
+    expect_error(HEAD_RUNS("2", "  runs:\n"
+                                "    - {ranks_per_node: 8, tuning_run: r-eight}\n"
+                                "    - {ranks_per_node: 8, tuning_run: r-again}\n"),
+                 1, 11, 24, "provenance.runs[1].ranks_per_node", "8 after 8: the layouts must be in ascending");
+    expect_error(HEAD_RUNS("2", "  runs:\n    - {ranks_per_node: 0, tuning_run: r-zero}\n"), 1, 10,
+                 24, "provenance.runs[0].ranks_per_node", "");
+    expect_error(HEAD_RUNS("2", "  runs:\n    - {ranks_per_node: 2}\n"), 1, 10, 7,
+                 "provenance.runs[0].tuning_run", "required key \"tuning_run\" is missing");
+    expect_error(HEAD_RUNS("2", "  runs:\n    - {ranks_per_node: 2, tuning_run: \"a b\"}\n"), 1, 10,
+                 39, "provenance.runs[0].tuning_run", "");
+    expect_error(HEAD_RUNS("2", "  runs: r-two\n"), 1, 9, 9, "provenance.runs",
+                 "expected a list of {ranks_per_node: R, tuning_run: ID}");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1368,6 +1421,7 @@ int main(void)
         cmocka_unit_test(test_decision_format),
         cmocka_unit_test(test_layout_rules),
         cmocka_unit_test(test_layout_rules_errors),
+        cmocka_unit_test(test_layout_runs),
         cmocka_unit_test(test_layout_file),
         cmocka_unit_test(test_vector_bytes),
     };

@@ -197,7 +197,7 @@ int acctctl_cmd_check(int argc, char **argv)
     if ((o.rules_file == NULL || o.model_file == NULL) && c.partition == NULL && o.version == 0)
         return acctctl_usage_error(argv[0], "-p PARTITION (or --version N) is required "
                                             "unless both --rules and --model are given");
-    if (acctctl_mi_load(&c, o.version, o.rules_file, o.model_file, &mi) != 0)
+    if (acctctl_mi_load(&c, o.version, o.where.ranks_per_node, o.rules_file, o.model_file, &mi) != 0)
         return ACCTCTL_USAGE;
     o.o.ranks_per_node = o.where.ranks_per_node;
     acctctl_table_init(&t, cols, ACCT_ARRAY_LEN(cols));

@@ -21,7 +21,7 @@
 
 #include "acct/rules.h"
 
-#define MERGE_MAX_INPUTS 64
+#define MERGE_MAX_INPUTS ACCT_RULES_RUNS_MAX /* one provenance.runs entry each */
 
 struct input {
     const char *path;
@@ -138,6 +138,18 @@ static struct acct_rules *merge(const struct input *in, int n)
             p->source = ACCT_SOURCE_MEASURED;
         if (q->model.present && !p->model.present)
             p->model = q->model;
+    }
+    /* provenance.runs: the run behind each layout, so that acctd finds the
+     * model to check each layout's rules with; only when every input names
+     * its run (a layout with no run would borrow its neighbour's) */
+    p->nruns = 0;
+    bool all_named = true;
+    for (int i = 0; i < n; i++)
+        all_named = all_named && in[i].r->prov.tuning_run[0] != '\0';
+    for (int i = 0; all_named && i < n; i++) {
+        p->runs[i].ranks_per_node = in[i].rpn;
+        snprintf(p->runs[i].run, sizeof p->runs[i].run, "%s", in[i].r->prov.tuning_run);
+        p->nruns++;
     }
     time_t now = time(NULL);
     struct tm tm;

@@ -351,7 +351,7 @@ int acctctl_cmd_whatif(int argc, char **argv)
             o.version == 0)
             return acctctl_usage_error(argv[0], "-p PARTITION (or --version N) is required "
                                                 "unless both --rules and --model are given");
-        if (acctctl_mi_load(&c, o.version, o.rules_file, o.model_file, &mi) != 0)
+        if (acctctl_mi_load(&c, o.version, o.where.ranks_per_node, o.rules_file, o.model_file, &mi) != 0)
             return ACCTCTL_USAGE;
         acctctl_table_init(&t, gcols, ACCT_ARRAY_LEN(gcols));
         rc = grid(&mi, coll, &o, &t) == 0 ? ACCTCTL_OK : ACCTCTL_USAGE;
@@ -386,7 +386,7 @@ int acctctl_cmd_whatif(int argc, char **argv)
     if ((o.rules_file == NULL || o.model_file == NULL) && c.partition == NULL && o.version == 0)
         return acctctl_usage_error(argv[0], "-p PARTITION (or --version N) is required "
                                             "unless both --rules and --model are given");
-    if (acctctl_mi_load(&c, o.version, o.rules_file, o.model_file, &mi) != 0)
+    if (acctctl_mi_load(&c, o.version, o.where.ranks_per_node, o.rules_file, o.model_file, &mi) != 0)
         return ACCTCTL_USAGE;
     rc = ACCTCTL_OK;
     acctctl_table_init(&t, cols, ACCT_ARRAY_LEN(cols));

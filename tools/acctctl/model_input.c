@@ -17,7 +17,7 @@ void acctctl_mi_free(struct acctctl_mi *mi)
 }
 
 /* GET_MODEL of version v into mi. 0 or -1 (printed). */
-static int daemon_model(struct acctctl_conn *conn, uint64_t v, struct acctctl_mi *mi)
+static int daemon_model(struct acctctl_conn *conn, uint64_t v, int rpn, struct acctctl_mi *mi)
 {
     static const unsigned req[] = { ACCT_T_MODEL_L_US, ACCT_T_MODEL_O_US, ACCT_T_MODEL_G_US,
                                     ACCT_T_MODEL_GB_US };
@@ -28,6 +28,8 @@ static int daemon_model(struct acctctl_conn *conn, uint64_t v, struct acctctl_mi
 
     acctctl_request(conn, &w, ACCT_MSG_GET_MODEL);
     acct_put_u64(&w, ACCT_T_VERSION, v);
+    if (rpn > 0) /* an older acctd ignores it */
+        acct_put_u64(&w, ACCT_T_RANKS_PER_NODE, (uint64_t)rpn);
     if (acctctl_call(conn, &w, NULL) != 0 || acctctl_require(conn, req, 4) != 0)
         goto out;
     for (int k = 0; k < 4; k++)
@@ -73,8 +75,8 @@ out:
     return rc;
 }
 
-int acctctl_mi_load(const struct acctctl_common *c, uint64_t version, const char *rules_file,
-                    const char *model_file, struct acctctl_mi *mi)
+int acctctl_mi_load(const struct acctctl_common *c, uint64_t version, int rpn,
+                    const char *rules_file, const char *model_file, struct acctctl_mi *mi)
 {
     struct acctctl_conn conn = { .fd = -1 };
     struct acct_diags diags = ACCT_DIAGS_INIT;
@@ -135,7 +137,7 @@ int acctctl_mi_load(const struct acctctl_common *c, uint64_t version, const char
                                  sizeof(i)),
                      (unsigned long long)v);
         }
-        if (model_file == NULL && daemon_model(&conn, v, mi) != 0) {
+        if (model_file == NULL && daemon_model(&conn, v, rpn, mi) != 0) {
             fprintf(stderr, ACCTCTL_NAME " %s: give a model with --model FILE (a pLogP table "
                             "or a tuning result with a model: section)\n",
                     c->cmd);

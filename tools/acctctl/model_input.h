@@ -18,11 +18,12 @@ struct acctctl_mi {
 };
 
 /* Load the rules (rules_file, else acctd: version, or the active one of c's
- * pair) and the model (model_file, else acctd's GET_MODEL of that
- * version). Prints every problem; returns 0, or -1 (the commands then
- * exit 2). */
-int acctctl_mi_load(const struct acctctl_common *c, uint64_t version, const char *rules_file,
-                    const char *model_file, struct acctctl_mi *mi);
+ * pair) and the model (model_file, else acctd's GET_MODEL of that version;
+ * of rules merged from several runs, the run behind ranks per node rpn, 0:
+ * the lowest layout's). Prints every problem; returns 0, or -1 (the
+ * commands then exit 2). */
+int acctctl_mi_load(const struct acctctl_common *c, uint64_t version, int rpn,
+                    const char *rules_file, const char *model_file, struct acctctl_mi *mi);
 void acctctl_mi_free(struct acctctl_mi *mi);
 
 /* A comma-separated list of sizes with units ("64,1K,1M"; "2:1M" is every

@@ -94,6 +94,15 @@ struct acct_rules_model {
     double margin;                          /* 1 .. ACCT_RULES_MARGIN_MAX */
 };
 
+/* provenance.runs (schema 2): the tuning run behind each layout of rules
+ * merged from several runs (acctctl merge), ascending ranks per node; run i
+ * covers [ranks_per_node_i, ranks_per_node_{i+1} - 1]. */
+#define ACCT_RULES_RUNS_MAX 64
+struct acct_rules_layout_run {
+    int ranks_per_node; /* >= 1 */
+    char run[ACCT_RULES_RUN_MAX + 1];
+};
+
 struct acct_provenance {
     char partition[ACCT_RULES_NAME_MAX + 1];
     char interconnect[ACCT_RULES_NAME_MAX + 1];
@@ -104,7 +113,15 @@ struct acct_provenance {
     int ranks_per_node_min, ranks_per_node_max; /* 0 if not given */
     enum acct_placement placement;           /* NONE if not given */
     struct acct_rules_model model;           /* present: some rule may be evidence: model */
+    size_t nruns;                            /* provenance.runs: 0 if not given */
+    struct acct_rules_layout_run runs[ACCT_RULES_RUNS_MAX];
 };
+
+/* The tuning run behind the rules for ranks_per_node rpn (0: unknown):
+ * provenance.tuning_run when given; else the provenance.runs entry covering
+ * rpn (the first one when rpn is 0 or below every entry); NULL if neither
+ * names a run. */
+const char *acct_rules_run_for(const struct acct_provenance *p, int rpn);
 
 /* The kinds of layout a rule covers (key `layout`, schema 2). */
 enum acct_layout_kind {

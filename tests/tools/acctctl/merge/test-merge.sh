@@ -41,6 +41,17 @@ grep -qF "rpn8.rules.yaml (run r-rpn8) covers ranks_per_node [8, max]" "$tmp/err
 grep -q '^acct_rules: 2$' "$tmp/merged.yaml" || fail "the merged file is not schema 2"
 grep -qF 'layout: {ranks_per_node: [2, 8], placement: block}' "$tmp/merged.yaml" ||
     fail "provenance.layout does not span the runs"
+# provenance.runs: the run behind each layout (acctd finds each layout's
+# model by it); the merged file names no run of its own
+grep -qF -- '- {ranks_per_node: 2, tuning_run: "r-rpn2"}' "$tmp/merged.yaml" &&
+    grep -qF -- '- {ranks_per_node: 8, tuning_run: "r-rpn8"}' "$tmp/merged.yaml" ||
+    fail "provenance.runs does not name both runs: $(sed -n '/runs:/,/collectives:/p' "$tmp/merged.yaml")"
+grep -q '^  tuning_run:' "$tmp/merged.yaml" && fail "the merged file names a run of its own"
+# an input that names no run: no provenance.runs (a layout would borrow its neighbour's)
+sed '/tuning_run:/d' "$data/rpn8.rules.yaml" >"$tmp/norun8.yaml"
+"$acctctl" merge "$data/rpn2.rules.yaml" "$tmp/norun8.yaml" >"$tmp/norun.yaml" 2>/dev/null ||
+    fail "merge with an unnamed run failed"
+grep -q 'runs:' "$tmp/norun.yaml" && fail "provenance.runs written though rpn8's run is not named"
 
 # What jobs run: the 2-per-node run's decisions from 2 to 7 ranks per node,
 # the 8-per-node run's from 8; below the lowest run and for an unknown
