@@ -119,12 +119,17 @@ int acct_allgather_hier_pipelined(const struct acct_call *c, struct acct_sched *
  * bytes, d = ceil(log2 q) children. In round t (1 .. ns + N - 1) it sends
  * the pieces of the hops h with 0 <= t - 1 - h < ns to the next leader
  * (h < N - 1) and to its d children, and receives those with
- * 0 <= t - h < ns (h >= 1); a round costs its sends' gaps, or its
+ * 0 <= t - h < ns (h >= 1) -- ranges of h, counted in O(1) per round; a round costs its sends' gaps, or its
  * receives' if more, plus L. Before: the gather, (q - 1) g(m) + L; after:
  * the last piece's d - 1 further levels, (d - k) g(s) + L at level k; and
  * the own block's copy delta m. An estimate (docs/models.md, "Node-aware
  * methods"): the simulator runs the schedule itself. One rank per node
  * (nodes 0): a segmented ring among all P ranks. */
+static int64_t span(int64_t lo, int64_t hi) /* integers in [lo, hi] */
+{
+    return hi >= lo ? hi - lo + 1 : 0;
+}
+
 double acct_allgather_hier_pipelined_cost(const struct acct_cost *c)
 {
     const int nodes = c->nodes > 0 && c->nodes <= c->p ? c->nodes : c->p;
@@ -135,16 +140,12 @@ double acct_allgather_hier_pipelined_cost(const struct acct_cost *c)
     double total = c->delta_us_per_byte * (double)c->m;
     if (q > 1)
         total += (q - 1) * cost_g(c, c->m) + cost_L(c);
-    for (int64_t t = 1; t <= (int64_t)ns + nodes - 1; t++) {
-        int64_t ring_out = 0, tree = 0, ring_in = 0;
-        for (int h = 0; h < nodes; h++) {
-            const int64_t i_out = t - 1 - h, i_in = t - h;
-            if (i_out >= 0 && i_out < (int64_t)ns) {
-                ring_out += h < nodes - 1;
-                tree++;
-            }
-            ring_in += h >= 1 && i_in >= 0 && i_in < (int64_t)ns;
-        }
+    const int64_t n = (int64_t)ns, last = nodes - 1;
+    for (int64_t t = 1; t <= n + last; t++) { /* the hops h in a range, counted */
+        const int64_t lo = t - n > 0 ? t - n : 0;
+        const int64_t tree = span(lo, t - 1 < last ? t - 1 : last);
+        const int64_t ring_out = span(lo, t - 1 < last - 1 ? t - 1 : last - 1);
+        const int64_t ring_in = span(t - n + 1 > 1 ? t - n + 1 : 1, t < last ? t : last);
         if (ring_out + d * tree + ring_in == 0) /* the last hop's round without children */
             continue;
         const double out = (double)(ring_out + d * tree) * cost_g(c, s);
