@@ -467,6 +467,53 @@ static void test_hier_allreduce_shapes(void **state)
     assert_int_equal(inter_senders("hier_ring"), 1);
 }
 
+/* The node-aware allgathers on 3 nodes of 4 ranks in blocks, 1024
+ * elements per rank (node chunks of 4096). Leader 0 (rank 0) sends to
+ * leader 1 (rank 4): hier_ring a whole chunk per round, one message per
+ * round; hier_pipelined with 256-element segments pieces of at most a
+ * segment, and in some round pieces of two hops at once (its own chunk's
+ * and node 2's passing through) -- the ring pipelined. Returns the most
+ * messages to rank 4 in one round, the largest in *biggest. */
+static uint32_t allgather_to_next(const char *alg, uint64_t seg, uint64_t *biggest)
+{
+    static const int key[12] = {0, 0, 0, 0, 4, 4, 4, 4, 8, 8, 8, 8};
+    struct acct_layout l;
+    struct acct_sched s;
+    uint32_t most = 0;
+    *biggest = 0;
+    assert_int_equal(acct_layout_build(&l, 12, key), 0);
+    struct acct_call c = {.coll = ACCT_COLL_allgather, .rank = 0, .size = 12, .root = -1,
+                          .count = 1024, .scount = 1024, .seg = seg, .layout = &l};
+    acct_sched_init(&s);
+    assert_int_equal(acct_alg_schedule(acct_alg_find(ACCT_COLL_allgather, alg), &c, &s), 0);
+    for (uint32_t r = 0; r < s.nrounds; r++) {
+        uint32_t first, end, n = 0;
+        acct_sched_round_steps(&s, r, &first, &end);
+        for (uint32_t i = first; i < end; i++)
+            if (s.steps[i].kind == ACCT_STEP_SEND && s.steps[i].peer == 4) {
+                n++;
+                if (s.steps[i].a.count > *biggest)
+                    *biggest = s.steps[i].a.count;
+            }
+        most = n > most ? n : most;
+    }
+    acct_sched_free(&s);
+    acct_layout_free(&l);
+    return most;
+}
+
+static void test_hier_allgather_shapes(void **state)
+{
+    (void)state;
+    uint64_t big;
+    assert_int_equal(allgather_to_next("hier_ring", 256, &big), 1);
+    assert_int_equal(big, 4096);
+    assert_int_equal(allgather_to_next("hier_pipelined", 256, &big), 2);
+    assert_int_equal(big, 256);
+    assert_int_equal(allgather_to_next("hier_pipelined", 0, &big), 1); /* one piece per chunk */
+    assert_int_equal(big, 4096);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -476,6 +523,7 @@ int main(void)
         cmocka_unit_test(test_every_algorithm),
         cmocka_unit_test(test_pipelines),
         cmocka_unit_test(test_hier_allreduce_shapes),
+        cmocka_unit_test(test_hier_allgather_shapes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -23,6 +23,7 @@ ACCT_ALG_FUNCTIONS(allgather, recursive_doubling);
 ACCT_ALG_FUNCTIONS(allgather, bruck);
 ACCT_ALG_FUNCTIONS(allgather, neighbor_exchange);
 ACCT_ALG_FUNCTIONS(allgather, hier_ring);
+ACCT_ALG_FUNCTIONS(allgather, hier_pipelined);
 
 /* Send this rank's own block to peer: SEND[0, scount), or its place in
  * RECV when in place (same data, so a peer receives count elements either

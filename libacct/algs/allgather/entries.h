@@ -22,3 +22,7 @@
      .build = acct_allgather_hier_ring, .flags = ACCT_ALG_NODES,
      .cost = acct_allgather_hier_ring_cost, .ompi = ACCT_ALG_OMPI_NONE,
      .description = "node-aware: gather to node leaders, ring of node chunks among leaders, each chunk down a binomial tree in each node as it arrives"},
+    {.coll = ACCT_COLL_allgather, .name = "hier_pipelined", .fallback = "ring",
+     .build = acct_allgather_hier_pipelined, .flags = ACCT_ALG_SEGMENTED | ACCT_ALG_NODES,
+     .cost = acct_allgather_hier_pipelined_cost, .ompi = ACCT_ALG_OMPI_NONE,
+     .description = "node-aware, pipelined by segments: gather to node leaders, ring of node chunks among leaders and binomial tree in each node, segment by segment"},

@@ -59,7 +59,7 @@ double acct_allreduce_nodes_cost(const struct acct_cost *c, const char *inter);
 /* Lockstep timelines (allreduce_lockstep.c): steps placed at global
  * rounds, the two ends of a message in the same round, written out round
  * by round (messages in placement order, then local steps). The mechanism
- * of the pipelined node-aware allreduces. */
+ * of the pipelined node-aware allreduces and of allgather hier_pipelined. */
 struct acct_lockstep_step;
 struct acct_lockstep {
     struct acct_lockstep_step *v;
