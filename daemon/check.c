@@ -41,10 +41,17 @@ static int one(void *arg, const struct acct_check_finding *f)
     acct_decision_format(&f->best, bm, sizeof(bm));
     acct_size_format(f->m, mb, sizeof(mb));
     snprintf(field, sizeof(field), "collectives.%s[%zu]", acct_coll_name(f->coll), f->rule);
-    acct_diags_add(x->dg, f->r->line, f->r->col, field,
-                   "%s: predicted penalty %.3g at %d ranks, %s bytes (%.4g us; the model's "
-                   "best %s: %.4g us), over the bound %g",
-                   dm, f->penalty, f->p, mb, f->t_us, bm, f->best_us, x->bound);
+    if (f->sizes > 0) /* decided from the communicator size alone */
+        acct_diags_add(x->dg, f->r->line, f->r->col, field,
+                       "%s: predicted penalty %.3g at %d ranks over %zu message sizes "
+                       "(geometric mean %.4g us; the model's best over them %s: %.4g us), "
+                       "over the bound %g",
+                       dm, f->penalty, f->p, f->sizes, f->t_us, bm, f->best_us, x->bound);
+    else
+        acct_diags_add(x->dg, f->r->line, f->r->col, field,
+                       "%s: predicted penalty %.3g at %d ranks, %s bytes (%.4g us; the model's "
+                       "best %s: %.4g us), over the bound %g",
+                       dm, f->penalty, f->p, mb, f->t_us, bm, f->best_us, x->bound);
     return 0;
 }
 

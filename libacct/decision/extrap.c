@@ -133,6 +133,102 @@ int acct_extrap_decide(enum acct_coll_id coll, int q, uint64_t m, const struct a
     return 0;
 }
 
+/* One method's score over the sizes: the sum of log(t / best) and how many
+ * sizes predicted it. */
+struct sized {
+    struct acct_decision d;
+    double logsum;
+    size_t n;
+};
+
+int acct_extrap_decide_sizes(enum acct_coll_id coll, int q, const uint64_t *m, size_t nm,
+                             const struct acct_decision *w, const struct acct_model *mdl,
+                             double margin, struct acct_decision *out,
+                             struct acct_decision *runner_up)
+{
+    struct sized *c = NULL;
+    size_t nc = 0, cap = 0;
+    double wlog = 0;
+    bool wok = w != NULL && w->alg != NULL && strcmp(w->alg->name, "native") != 0;
+    int rc = 1;
+
+    memset(out, 0, sizeof(*out));
+    memset(runner_up, 0, sizeof(*runner_up));
+    for (size_t j = 0; j < nm; j++) {
+        struct acct_model_pred *v = NULL;
+        size_t nv = 0;
+        if (acct_model_rank(coll, q, m[j], false, mdl, 0, 0, &v, &nv) != 0) {
+            rc = -1;
+            goto out;
+        }
+        if (nv == 0 || !isfinite(v[0].t_us) || !(v[0].t_us > 0)) {
+            free(v);
+            goto out; /* nothing predicted at this size: no method at every size */
+        }
+        const double best = v[0].t_us;
+        for (size_t i = 0; i < nv && isfinite(v[i].t_us); i++) {
+            size_t k = 0;
+            while (k < nc && !acct_decision_equal(&c[k].d, &v[i].d))
+                k++;
+            if (k == nc) {
+                if (nc == cap) {
+                    size_t ncap = cap ? 2 * cap : 8;
+                    struct sized *x = realloc(c, ncap * sizeof(*x));
+                    if (x == NULL) {
+                        free(v);
+                        rc = -1;
+                        goto out;
+                    }
+                    c = x;
+                    cap = ncap;
+                }
+                c[nc++] = (struct sized){ .d = v[i].d };
+            }
+            if (c[k].n == j) { /* once per size (the first, best prediction) */
+                c[k].logsum += log(v[i].t_us / best);
+                c[k].n++;
+            }
+        }
+        if (wok) {
+            double tw = acct_model_applicable(coll, w, q, m[j])
+                            ? acct_model_predict(coll, w, q, m[j], mdl)
+                            : NAN;
+            if (isfinite(tw))
+                wlog += log(tw / best);
+            else
+                wok = false;
+        }
+        free(v);
+    }
+    size_t pick = nc;
+    for (size_t k = 0; k < nc; k++)
+        if (c[k].n == nm && (pick == nc || c[k].logsum < c[pick].logsum))
+            pick = k;
+    if (pick == nc || nm == 0)
+        goto out;
+    const double least = c[pick].logsum / (double)nm, lmargin = log(margin);
+    if (wok && wlog / (double)nm <= least + lmargin) {
+        *out = *w;
+        if (!acct_decision_equal(w, &c[pick].d))
+            *runner_up = c[pick].d;
+    } else {
+        *out = c[pick].d;
+        /* the best other method within the margin, if any */
+        size_t ru = nc;
+        for (size_t k = 0; k < nc; k++)
+            if (k != pick && c[k].n == nm && c[k].d.alg != c[pick].d.alg &&
+                c[k].logsum / (double)nm <= least + lmargin &&
+                (ru == nc || c[k].logsum < c[ru].logsum))
+                ru = k;
+        if (ru < nc)
+            *runner_up = c[ru].d;
+    }
+    rc = 0;
+out:
+    free(c);
+    return rc;
+}
+
 /* ---- rows ----------------------------------------------------------------------------- */
 
 static int cmp_u64(const void *a, const void *b)
@@ -220,7 +316,23 @@ static int coll_rows(const struct acct_result_point *pts, size_t n, enum acct_co
         int q = lo - 1 > pmax / 2 ? pmax : 2 * (lo - 1); /* the row (lo - 1, q] */
         size_t nr = 0;
         rep->rows++;
-        for (size_t j = 0; j < nb && rc == 0; j++) {
+        if (!acct_coll_bytes_alike(coll)) { /* one rule for every size: the row's collapse */
+            struct acct_rule r = { .comm_min = lo, .comm_max = q, .bytes_max = UINT64_MAX,
+                                   .evidence = ACCT_EVIDENCE_MODEL };
+            const struct acct_rule *mw = rule_at(l, pm, 0);
+            int d = acct_extrap_decide_sizes(coll, q, bytes, nb, mw != NULL ? &mw->d : NULL, mdl,
+                                             margin, &r.d, &r.runner_up);
+            if (d < 0) {
+                rc = -1;
+                break;
+            }
+            rep->points++;
+            if (d == 0) {
+                rep->kept += mw != NULL && acct_decision_equal(&r.d, &mw->d);
+                row[nr++] = r;
+            }
+        }
+        for (size_t j = 0; j < nb && rc == 0 && acct_coll_bytes_alike(coll); j++) {
             struct acct_rule r = { .comm_min = lo, .comm_max = q, .evidence = ACCT_EVIDENCE_MODEL };
             const struct acct_rule *mw = rule_at(l, pm, bytes[j]);
             r.bytes_min = j == 0 ? 0 : acct_geo_mid(bytes[j - 1], bytes[j]) + 1;
@@ -313,10 +425,7 @@ int acct_extrap_rules(const struct acct_result_point *pts, size_t n, const struc
     mdl.memo = memo != NULL ? memo : own;
     int rc = ACCT_RULES_OK;
     for (int c = 0; c < ACCT_COLL_COUNT && rc == ACCT_RULES_OK; c++) {
-        /* gatherv, scatterv, alltoallv are decided from the communicator
-         * size alone: acct-tune measures none, and a row split by bytes
-         * would be refused (docs/rules.md) */
-        if (rules->coll[c].n == 0 || !acct_coll_bytes_alike((enum acct_coll_id)c))
+        if (rules->coll[c].n == 0)
             continue;
         if (coll_rows(pts, n, (enum acct_coll_id)c, &mdl, margin, max_comm_size, rules,
                       &rep[c]) != 0)

@@ -524,6 +524,119 @@ static const struct best *best_of(struct best **tab, enum acct_coll_id coll, int
     return b;
 }
 
+/* A collective decided from the communicator size alone (gatherv,
+ * scatterv, alltoallv): one decision for every size of a call, so it is
+ * judged as acct-tune chose it (acct_dmap_row_cells, acct_extrap_decide_
+ * sizes): by the geometric mean over the sampled sizes of its predicted
+ * time, against the least such mean of any method predicted at every size.
+ * A method's score accumulates in log space, once per size. */
+struct sized_method {
+    struct acct_decision d;
+    double logsum;
+    size_t n;
+};
+
+struct sized_ctx {
+    enum acct_coll_id coll;
+    int p;
+    uint64_t m;
+    size_t j; /* the size's index */
+    const struct acct_model *mdl;
+    enum acct_whatif_source src;
+    struct sized_method *v;
+    size_t n, cap;
+};
+
+static int sized_one(void *arg, const struct acct_decision *d)
+{
+    struct sized_ctx *c = arg;
+    double t = acct_whatif_predict(c->coll, d, c->p, c->m, c->mdl, c->src, NULL);
+    if (!(t > 0) || !isfinite(t))
+        return 0;
+    size_t k = 0;
+    while (k < c->n && !acct_decision_equal(&c->v[k].d, d))
+        k++;
+    if (k == c->n) {
+        if (c->n == c->cap) {
+            size_t ncap = c->cap ? 2 * c->cap : 16;
+            struct sized_method *x = realloc(c->v, ncap * sizeof(*x));
+            if (x == NULL)
+                return -1;
+            c->v = x;
+            c->cap = ncap;
+        }
+        c->v[c->n++] = (struct sized_method){ .d = *d };
+    }
+    if (c->v[k].n == c->j) {
+        c->v[k].logsum += log(t);
+        c->v[k].n++;
+    }
+    return 0;
+}
+
+/* The worst sampled communicator size of a size-only rule into *f (its m
+ * 0, sizes the sizes scored, t_us and best_us geometric means). */
+static int check_sized(const struct acct_rules *rules, enum acct_coll_id coll,
+                       const struct acct_rule *r, const struct acct_rules_where *w,
+                       const uint64_t *ps, size_t np, const struct acct_model *mdl,
+                       const struct acct_check_opts *o, int nsamp,
+                       struct acct_check_summary *sum, struct acct_check_finding *f)
+{
+    uint64_t ms[80];
+    size_t nm = acct_check_samples(r->bytes_min > 0 ? r->bytes_min : 1, r->bytes_max,
+                                   o->max_bytes, nsamp, ms);
+    int rc = 0;
+    for (size_t a = 0; a < np && rc == 0 && nm > 0; a++) {
+        int p = (int)ps[a], rpn = w->ranks_per_node;
+        bool nodes = acct_whatif_nodes(p, rpn);
+        struct acct_model lm;
+        acct_whatif_model_at(mdl, p, rpn, &lm);
+        long ri;
+        struct acct_decision written, runs;
+        if (acct_whatif_decide(rules, coll, p, rpn > 0 ? w : NULL, ms[0], &ri, &written, &runs) !=
+            0)
+            return -1;
+        struct sized_ctx c = { .coll = coll, .p = p, .mdl = &lm, .src = o->src };
+        double logrun = 0;
+        bool predicted = true;
+        enum acct_whatif_how how = ACCT_WHATIF_HOW_NONE;
+        for (size_t j = 0; j < nm && rc == 0; j++) {
+            c.m = ms[j];
+            c.j = j;
+            sum->points++;
+            if (each_method(coll, p, ms[j], nodes, sized_one, &c) != 0)
+                rc = -1;
+            double t = acct_whatif_predict(coll, &runs, p, ms[j], &lm, o->src, &how);
+            predicted = predicted && t > 0 && isfinite(t);
+            if (predicted)
+                logrun += log(t);
+        }
+        sum->rankings++;
+        size_t best = c.n;
+        for (size_t k = 0; k < c.n; k++)
+            if (c.v[k].n == nm && (best == c.n || c.v[k].logsum < c.v[best].logsum))
+                best = k;
+        if (rc == 0 && predicted && best < c.n) {
+            double t = exp(logrun / (double)nm), tb = exp(c.v[best].logsum / (double)nm);
+            double pen = t / tb;
+            if (isnan(f->penalty) || pen > f->penalty) {
+                f->p = p;
+                f->rpn = rpn;
+                f->m = 0;
+                f->sizes = nm;
+                f->runs = runs;
+                f->t_us = t;
+                f->how = how;
+                f->best = c.v[best].d;
+                f->best_us = tb;
+                f->penalty = pen;
+            }
+        }
+        free(c.v);
+    }
+    return rc;
+}
+
 /* One rule: every sampled point; *f gets the worst. Returns 0, or -1. */
 /* The largest communicator size the measured rules of coll were timed at,
  * or 0: in a measured (or refined) version, the largest finite comm_max of
@@ -585,6 +698,12 @@ static int check_rule(const struct acct_rules *rules, enum acct_coll_id coll, si
     }
     size_t np = acct_check_samples((uint64_t)lo, (uint64_t)r->comm_max, (uint64_t)o->max_comm,
                                    nsamp, ps);
+    if (!acct_coll_bytes_alike(coll)) {
+        if (check_sized(rules, coll, r, &w, ps, np, mdl, o, nsamp, sum, f) != 0)
+            return -1;
+        f->flagged = !isnan(f->penalty) && f->penalty > o->bound;
+        return 0;
+    }
     size_t nm = barrier ? 0 : acct_check_samples(r->bytes_min, r->bytes_max, o->max_bytes,
                                                  nsamp, ms);
     if (barrier) {

@@ -129,7 +129,10 @@ static int finding(void *arg, const struct acct_check_finding *f)
         acctctl_table_cell(x->t, "%d", f->rpn);
     else
         acctctl_table_cell(x->t, "-");
-    acctctl_table_cell(x->t, "%llu", (unsigned long long)f->m);
+    if (f->sizes > 0) /* decided from the communicator size alone: scored over the sizes */
+        acctctl_table_cell(x->t, "-");
+    else
+        acctctl_table_cell(x->t, "%llu", (unsigned long long)f->m);
     acctctl_table_cell(x->t, "%s", dm);
     acctctl_table_cell(x->t, "%.6g", f->t_us);
     acctctl_table_cell(x->t, "%s", bm);

@@ -13,7 +13,11 @@
  *              the row sizes 16, 64, ..., MAX_COMM_SIZE and 64 KiB, 256 KiB,
  *              1 MiB is within provenance.model.margin of the model's best
  *              (acct_model_rank, nothing hard-coded), carries evidence:
- *              model, and nothing lies beyond MAX_COMM_SIZE; the same
+ *              model, and nothing lies beyond MAX_COMM_SIZE (gatherv,
+ *              scatterv and alltoallv, decided from the communicator size
+ *              alone: their one decision per row scores within the
+ *              margin of the least geometric mean, over the measured
+ *              sizes, of predicted time over each size's best); the same
  *              check fails on the rules that extend the 8-rank row to max
  *              ("whatever won at 8 ranks"), so it can fail.
  *
@@ -173,9 +177,133 @@ static void test_decide(void **state)
     free(r);
 }
 
+static double size_score(enum acct_coll_id coll, int p, const struct acct_decision *d,
+                         const struct acct_model *mdl, double *least);
+
+/* A collective decided from the communicator size alone: the score over
+ * the sizes decides. Each of gatherv's methods is scored independently
+ * (size_score, below); the least wins, a measured winner within the margin
+ * of it is kept, one outside is replaced, native is replaced. */
+static void test_decide_sizes(void **state)
+{
+    (void)state;
+    struct acct_model mdl = model_of(&eth);
+    const int q = 64;
+    const size_t nm = sizeof fixture_bytes / sizeof *fixture_bytes;
+    static const char *const names[] = { "linear", "binomial" };
+    struct acct_decision d, ru, m[2];
+    double score[2], least = NAN;
+
+    for (int i = 0; i < 2; i++) {
+        m[i] = (struct acct_decision){ .alg = acct_alg_find(ACCT_COLL_gatherv, names[i]) };
+        acct_assert(m[i].alg != NULL, "gatherv %s", names[i]);
+        score[i] = size_score(ACCT_COLL_gatherv, q, &m[i], &mdl, &least);
+    }
+    const int win = score[0] <= score[1] ? 0 : 1, lose = 1 - win;
+    acct_assert(fabs(score[win] - least) < 1e-9 * least && score[lose] > 1.01 * least,
+                "gatherv at %d ranks: scores %g (linear) and %g (binomial) differ", q, score[0],
+                score[1]);
+    acct_assert(acct_extrap_decide_sizes(ACCT_COLL_gatherv, q, fixture_bytes, nm, NULL, &mdl,
+                                         1.0, &d, &ru) == 0 &&
+                    acct_decision_equal(&d, &m[win]) && ru.alg == NULL,
+                "no measured winner: the least score (%s)", names[win]);
+    const double within = score[lose] / score[win] * 1.001;
+    acct_assert(acct_extrap_decide_sizes(ACCT_COLL_gatherv, q, fixture_bytes, nm, &m[lose], &mdl,
+                                         within, &d, &ru) == 0 &&
+                    acct_decision_equal(&d, &m[lose]) && acct_decision_equal(&ru, &m[win]),
+                "the measured winner %s within %.3fx is kept", names[lose], within);
+    acct_assert(acct_extrap_decide_sizes(ACCT_COLL_gatherv, q, fixture_bytes, nm, &m[lose], &mdl,
+                                         within / 1.002, &d, &ru) == 0 &&
+                    acct_decision_equal(&d, &m[win]),
+                "the measured winner %s just outside the margin is replaced", names[lose]);
+    struct acct_decision native = { .alg = acct_alg_find(ACCT_COLL_gatherv, "native") };
+    acct_assert(acct_extrap_decide_sizes(ACCT_COLL_gatherv, q, fixture_bytes, nm, &native, &mdl,
+                                         1.25, &d, &ru) == 0 &&
+                    acct_decision_equal(&d, &m[win]),
+                "native (no prediction) is replaced by the least score");
+    printf("gatherv at %d ranks over %zu sizes: linear %.3f, binomial %.3f of the per-size best\n",
+           q, nm, score[0], score[1]);
+}
+
 /* Check every collective's decisions at the row sizes: returns the number
  * of (collective, p, m) points outside the margin (or, with evidence, whose
  * rule is not evidence: model). */
+/* The score of decision d at p ranks over the fixture's sizes: the
+ * geometric mean of its prediction over each size's best (NAN: not
+ * predicted at some size); *least gets the least score of any method. */
+static double size_score(enum acct_coll_id coll, int p, const struct acct_decision *d,
+                         const struct acct_model *mdl, double *least)
+{
+    const size_t nm = sizeof fixture_bytes / sizeof *fixture_bytes;
+    double logd = 0, sums[64] = { 0 };
+    const struct acct_alg *algs[64];
+    size_t counts[64] = { 0 }, na = 0;
+    for (size_t j = 0; j < nm; j++) {
+        struct acct_model_pred *r = NULL;
+        size_t nr = 0;
+        acct_assert(acct_model_rank(coll, p, fixture_bytes[j], false, mdl, 0, 0, &r, &nr) == 0 &&
+                        nr > 0 && isfinite(r[0].t_us),
+                    "rank");
+        for (size_t i = 0; i < nr && isfinite(r[i].t_us); i++) {
+            size_t k = 0;
+            while (k < na && algs[k] != r[i].d.alg)
+                k++;
+            if (k == na) {
+                acct_assert(na < 64, "too many methods");
+                algs[na++] = r[i].d.alg;
+            }
+            if (counts[k] == j) {
+                sums[k] += log(r[i].t_us / r[0].t_us);
+                counts[k]++;
+            }
+        }
+        double td = strcmp(d->alg->name, "native") == 0
+                        ? NAN
+                        : acct_model_predict(coll, d, p, fixture_bytes[j], mdl);
+        logd += log(td / r[0].t_us);
+        free(r);
+    }
+    *least = INFINITY;
+    for (size_t k = 0; k < na; k++)
+        if (counts[k] == nm)
+            *least = fmin(*least, exp(sums[k] / (double)nm));
+    return exp(logd / (double)nm);
+}
+
+/* A collective decided from the communicator size alone: one decision per
+ * row, scored over every measured size. Returns the bad rows. */
+static size_t check_sizes(const struct acct_rules *rules, enum acct_coll_id coll,
+                          const struct acct_model *mdl, double margin, bool quiet, bool evidence,
+                          size_t *checked)
+{
+    size_t bad = 0;
+    for (int p = 16; p <= max_comm; p *= 4) {
+        struct acct_table *t = NULL;
+        acct_assert(acct_rules_resolve(rules, coll, p, &t) == ACCT_RULES_OK, "resolve");
+        const struct acct_decision *d = acct_table_lookup(t, 0);
+        const struct acct_rule *x = NULL;
+        for (size_t i = 0; i < rules->coll[coll].n; i++)
+            if (acct_rule_contains(&rules->coll[coll].v[i], p, 0, NULL))
+                x = &rules->coll[coll].v[i];
+        double least = NAN, score = size_score(coll, p, d, mdl, &least);
+        bool ok = x != NULL && isfinite(score) && score <= margin * least * (1 + 1e-9);
+        (*checked)++;
+        if (!ok) {
+            bad++;
+            if (!quiet)
+                fprintf(stderr, "%s p=%d: %s scores %g over the sizes, the least %g\n",
+                        acct_coll_name(coll), p, d->alg->name, score, least);
+        } else if (evidence && x->evidence != ACCT_EVIDENCE_MODEL) {
+            bad++;
+            if (!quiet)
+                fprintf(stderr, "%s p=%d: the rule at line %d is not evidence: model\n",
+                        acct_coll_name(coll), p, x->line);
+        }
+        acct_table_free(t);
+    }
+    return bad;
+}
+
 static size_t check_rules(const struct acct_rules *rules, bool quiet, bool evidence)
 {
     struct acct_model mdl;
@@ -184,9 +312,11 @@ static size_t check_rules(const struct acct_rules *rules, bool quiet, bool evide
     mdl.memo = memo;
     double margin = rules->prov.model.margin;
     for (int c = 0; c < ACCT_COLL_COUNT; c++) {
-        if (!acct_coll_bytes_alike((enum acct_coll_id)c))
-            continue; /* not tuned: decided from the communicator size alone */
         enum acct_coll_id coll = (enum acct_coll_id)c;
+        if (!acct_coll_bytes_alike(coll)) {
+            bad += check_sizes(rules, coll, &mdl, margin, quiet, evidence, &checked);
+            continue;
+        }
         for (int p = 16; p <= max_comm; p *= 4) {
             struct acct_table *t = NULL;
             acct_assert(acct_rules_resolve(rules, coll, p, &t) == ACCT_RULES_OK, "resolve");
@@ -241,15 +371,8 @@ static void test_regions(void **state)
 
     memo = acct_model_memo_new();
     acct_assert(memo != NULL, "out of memory");
-    printf("model regions up to %d ranks; no model rows (decided from the communicator size "
-           "alone, native beyond the measured sizes):", max_comm);
-    for (int c = 0; c < ACCT_COLL_COUNT; c++)
-        if (!acct_coll_bytes_alike((enum acct_coll_id)c))
-            printf(" %s", acct_coll_name((enum acct_coll_id)c));
-    printf("\n");
+    printf("model regions up to %d ranks\n", max_comm);
     for (int c = 0; c < ACCT_COLL_COUNT; c++) {
-        if (!acct_coll_bytes_alike((enum acct_coll_id)c))
-            continue; /* not tuned: decided from the communicator size alone */
         size_t n = 0;
         struct acct_result_point *v = fixture((enum acct_coll_id)c, &mdl, false, &n);
         all = realloc(all, (nall + n) * sizeof(*all));
@@ -282,8 +405,6 @@ static void test_regions(void **state)
     acct_assert(acct_extrap_rules(all, nall, &eth, "r-fixture", ACCT_EXTRAP_MARGIN, max_comm,
                                   rules, rep, memo, &d) == ACCT_RULES_OK, "model regions");
     for (int c = 0; c < ACCT_COLL_COUNT; c++) {
-        if (!acct_coll_bytes_alike((enum acct_coll_id)c))
-            continue; /* not tuned: decided from the communicator size alone */
         acct_assert(rep[c].trusted && rep[c].measured_max == 8 && rep[c].rules > 0,
                     "%s: trusted, model rules beyond 8", acct_coll_name((enum acct_coll_id)c));
         printf("%s: %zu rows, %zu rules, measured winner kept at %zu of %zu points\n",
@@ -309,8 +430,6 @@ static void test_regions(void **state)
     acct_assert(bad == 0, "%zu decisions outside the margin of the model's best", bad);
     /* nothing beyond max_comm: native */
     for (int c = 0; c < ACCT_COLL_COUNT && max_comm < INT_MAX; c++) {
-        if (!acct_coll_bytes_alike((enum acct_coll_id)c))
-            continue; /* not tuned: decided from the communicator size alone */
         struct acct_table *t = NULL;
         acct_assert(acct_rules_resolve(back, (enum acct_coll_id)c, max_comm + 1, &t) ==
                             ACCT_RULES_OK &&
@@ -341,6 +460,7 @@ int main(int argc, char **argv)
     static const struct acct_test_case cases[] = {
         ACCT_TEST_CASE("trust", test_trust),
         ACCT_TEST_CASE("decide", test_decide),
+        ACCT_TEST_CASE("decide_sizes", test_decide_sizes),
         ACCT_TEST_CASE("regions", test_regions),
     };
     if (argc > 2)

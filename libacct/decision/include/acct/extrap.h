@@ -76,7 +76,8 @@ int acct_extrap_trust(const struct acct_result_point *pts, size_t n, enum acct_c
 /* Appends the model rows of every collective that has rules in *rules
  * (those rules must end at the largest measured size of pts, as the
  * decision maps make them) up to max_comm_size (<= ACCT_EXTRAP_MAX_COMM),
- * with evidence: model, and sets rules->prov.model (the LogGP lg, the
+ * with evidence: model (a collective decided from the communicator size
+ * alone gets one rule per row, bytes [0, max]: acct_extrap_decide_sizes), and sets rules->prov.model (the LogGP lg, the
  * margin, run as the tuning run). rep (may be NULL) gets one report per
  * collective. memo (may be NULL: one for the call) remembers the
  * predictions (acct_model_memo_new): a caller that asks the model again
@@ -95,5 +96,19 @@ int acct_extrap_rules(const struct acct_result_point *pts, size_t n, const struc
 int acct_extrap_decide(enum acct_coll_id coll, int q, uint64_t m, const struct acct_decision *w,
                        const struct acct_model *mdl, double margin, struct acct_decision *out,
                        struct acct_decision *runner_up);
+
+/* The same for a collective decided from the communicator size alone
+ * (gatherv, scatterv, alltoallv: !acct_coll_bytes_alike) at q ranks, over
+ * the message sizes m[0..nm) taken as equally likely, the way acct-tune
+ * collapses its measured sizes (acct_dmap_row_cells): a method's score is
+ * the geometric mean over the sizes of its prediction over the size's best
+ * prediction; the measured winner w is kept when its score is within
+ * margin x the least score, else the method of the least score is taken;
+ * only methods predicted at every size compete. Returns as
+ * acct_extrap_decide (1: no method predicted at every size). */
+int acct_extrap_decide_sizes(enum acct_coll_id coll, int q, const uint64_t *m, size_t nm,
+                             const struct acct_decision *w, const struct acct_model *mdl,
+                             double margin, struct acct_decision *out,
+                             struct acct_decision *runner_up);
 
 #endif

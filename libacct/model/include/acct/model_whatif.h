@@ -147,6 +147,10 @@ struct acct_check_finding {
     struct acct_decision best;      /* the model's best there */
     double best_us;
     double penalty;                 /* t_us / best_us */
+    size_t sizes;                   /* 0; a collective decided from the communicator size
+                                       alone (gatherv, scatterv, alltoallv): m is 0, and
+                                       t_us, best_us are geometric means over this many
+                                       sampled sizes, best the method of the least mean */
     enum acct_whatif_how how;       /* which estimate answered for the decision */
     bool flagged;                   /* penalty > bound */
     bool measured;                  /* every point of the rule lies within the measured

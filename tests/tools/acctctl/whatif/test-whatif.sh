@@ -158,6 +158,16 @@ run 0 whatif bcast --rules "$data/binomial-bcast.rules.yaml" --model "$levels" -
 run 0 check --rules "$data/binomial-bcast.rules.yaml" --model "$model" --bound 4 --max-comm-size 64 \
     --ranks-per-node 2
 expect "$tmp/out" "2 ranks per node (one network: the model has no levels)"
+# a collective decided from the communicator size alone (gatherv): judged
+# over the sizes as acct-tune chooses it, not point by point: the worst
+# communicator size's geometric mean over the sampled sizes against the
+# least of any method (no worst bytes), as whatif_expect computes it
+run 1 check --rules "$data/binomial-gatherv.rules.yaml" --model "$model" --max-comm-size 4096 --bound 1.5 -f tsv
+[ "$(awk -F'\t' 'NR == 2 { print $1, $5, $8, $9, $14 }' "$tmp/out")" = "gatherv [0, max] - binomial true" ] ||
+    fail "check of a size-only rule: $(cat "$tmp/out")"
+read -r wp pen <<<"$(awk -F'\t' 'NR == 2 { print $6, $13 }' "$tmp/out")"
+[ "$pen" = "$("$expect_bin" sized gatherv "$wp" 0 "$model" binomial)" ] ||
+    fail "check: size-only penalty $pen at $wp ranks, API $("$expect_bin" sized gatherv "$wp" 0 "$model" binomial)"
 # a higher bound than the worst penalty: clean
 run 0 check --rules "$data/linear-bcast.rules.yaml" --model "$model" --bound 1e6 --max-comm-size 64
 # the tuned eth rules where they were measured (<= 8 ranks): the timings
