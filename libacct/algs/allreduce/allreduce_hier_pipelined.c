@@ -129,6 +129,13 @@ int acct_allreduce_hier_pipelined(const struct acct_call *c, struct acct_sched *
  * received; a round costs its sends' gaps, or its receives' if more, plus
  * L and the reductions. An estimate (docs/models.md, "Node-aware methods"):
  * the simulator runs the schedule itself. */
+/* How many integers [lo, hi] and [x, y] share. */
+static int64_t overlap(int64_t lo, int64_t hi, int64_t x, int64_t y)
+{
+    const int64_t a = lo > x ? lo : x, b = hi < y ? hi : y;
+    return b >= a ? b - a + 1 : 0;
+}
+
 double acct_allreduce_hier_pipelined_cost(const struct acct_cost *c)
 {
     const int nodes = c->nodes > 0 && c->nodes <= c->p ? c->nodes : c->p;
@@ -139,17 +146,17 @@ double acct_allreduce_hier_pipelined_cost(const struct acct_cost *c)
     const int rb = nodes > 1 ? 2 * (nodes - 1) : 0;
     const uint64_t piece = (s + (uint64_t)nodes - 1) / (uint64_t)nodes;
     const int64_t rounds = (int64_t)ns - 1 + 2 * h + rb;
+    const int64_t w = 2 * (int64_t)h + rb; /* the rounds a segment is in flight */
     double total = 0;
     for (int64_t t = 0; t < rounds; t++) {
-        int64_t a = 0, b = 0, d = 0; /* segments in A, B, C at round t */
-        for (int64_t k = t - (int64_t)(2 * h + rb) + 1; k <= t; k++) {
-            if (k < 0 || k >= (int64_t)ns)
-                continue;
-            int64_t j = t - k;
-            a += j < h;
-            b += j >= h && j < h + rb;
-            d += j >= h + rb;
-        }
+        /* segments in A, B, C at round t: segment k is at its step j = t - k
+         * (0 <= j < w, 0 <= k < ns), A the steps [0, h), B [h, h + rb), C
+         * the rest; counted over the interval of j, not segment by segment
+         * (O(1) a round: rb grows with the nodes) */
+        const int64_t jlo = t - ((int64_t)ns - 1) > 0 ? t - ((int64_t)ns - 1) : 0;
+        const int64_t jhi = t < w - 1 ? t : w - 1;
+        int64_t a = overlap(jlo, jhi, 0, h - 1), b = overlap(jlo, jhi, h, h + rb - 1);
+        int64_t d = overlap(jlo, jhi, h + rb, w - 1);
         double out = (double)b * cost_g(c, piece) + (double)d * cost_g(c, s);
         double in = (double)b * cost_g(c, piece) + (double)a * cost_g(c, s);
         double red = cost_gamma(c, (uint64_t)a * s + (uint64_t)(b > 0 ? b : 0) * piece);
