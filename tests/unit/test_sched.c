@@ -9,7 +9,8 @@
  * overlaps its slice. Hand cases for
  * each kind of conflict, then every registered algorithm over a sweep of
  * shapes against an independent check, the pipelines that must
- * profit, and the node-aware allreduces' overlap and spread. */
+ * profit, the node-aware allreduces' overlap and spread, and the
+ * node-aware chain bcast's pipelining. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -514,6 +515,96 @@ static void test_hier_allgather_shapes(void **state)
     assert_int_equal(big, 4096);
 }
 
+/* bcast hier_chain with fan-out 1 (performance.md 13, "bcast hier_chain
+ * with fan-out 1 against the flat chain"): on 4 nodes of `ppn` ranks in
+ * blocks, 64 elements in segments of 8, root 0. Each node's link carries
+ * the message once in (none into node 0) and once out (none out of the
+ * last node); every leader but the root receives the 8 segments from the
+ * previous node's leader, each after the first early (posted while the
+ * previous one is forwarded), and forwards segment k-1 to the next leader
+ * and to its intra-node children in the round that receives segment k (no
+ * wait for the whole message; inter- and intra-node sends of a segment in
+ * one round); a rank with no children posts all its receives in one
+ * round. */
+static void hier_chain_f1(int ppn)
+{
+    enum { NODES = 4, NSEG = 8, SEG = 8 };
+    const int p = NODES * ppn;
+    int key[NODES * 8];
+    uint64_t out[NODES] = {0}, in[NODES] = {0};
+    struct acct_layout l;
+    struct acct_sched s;
+    for (int r = 0; r < p; r++)
+        key[r] = r / ppn;
+    assert_int_equal(acct_layout_build(&l, p, key), 0);
+    acct_sched_init(&s);
+    const struct acct_alg *alg = acct_alg_find(ACCT_COLL_bcast, "hier_chain");
+    assert_non_null(alg);
+    for (int rank = 0; rank < p; rank++) {
+        const int node = rank / ppn;
+        struct acct_call c = {.coll = ACCT_COLL_bcast, .rank = rank, .size = p, .root = 0,
+                              .count = NSEG * SEG, .seg = SEG, .fanout = 1, .layout = &l};
+        assert_int_equal(acct_alg_schedule(alg, &c, &s), 0);
+        unsigned recvs = 0, early = 0, sends = 0;
+        for (uint32_t i = 0; i < s.nsteps; i++) {
+            const struct acct_step *st = &s.steps[i];
+            const int peer_node = st->peer / ppn;
+            if (st->kind == ACCT_STEP_RECV) {
+                recvs++;
+                early += st->early;
+                if (peer_node != node)
+                    in[node] += st->a.count;
+            } else if (st->kind == ACCT_STEP_SEND) {
+                sends++;
+                if (peer_node != node)
+                    out[node] += st->a.count;
+            }
+        }
+        assert_int_equal(recvs, rank == 0 ? 0 : NSEG);
+        if (sends == 0) { /* no children: one round of receives */
+            assert_int_equal(s.nrounds, 1);
+            continue;
+        }
+        const bool leader = rank % ppn == 0;
+        if (leader && rank != 0)
+            assert_int_equal(early, NSEG - 1);
+        /* round k: segment k in (if any), segment k-1 out to every child */
+        for (uint32_t r = 0; r < s.nrounds; r++) {
+            uint32_t first, end;
+            int in_seg = -1, out_seg = -1, nout = 0;
+            acct_sched_round_steps(&s, r, &first, &end);
+            for (uint32_t i = first; i < end; i++) {
+                const struct acct_step *st = &s.steps[i];
+                int seg = (int)(st->a.off / SEG);
+                if (st->kind == ACCT_STEP_RECV)
+                    in_seg = seg;
+                else {
+                    assert_true(out_seg < 0 || out_seg == seg);
+                    out_seg = seg;
+                    nout++;
+                }
+            }
+            if (in_seg >= 1 || (rank == 0 && out_seg >= 0))
+                assert_int_equal(nout, (int)(sends / NSEG)); /* every child, one round */
+            if (in_seg >= 1 && out_seg >= 0)
+                assert_int_equal(out_seg, in_seg - 1);
+        }
+    }
+    for (int n = 0; n < NODES; n++) {
+        assert_int_equal(in[n], n == 0 ? 0 : NSEG * SEG);
+        assert_int_equal(out[n], n == NODES - 1 ? 0 : NSEG * SEG);
+    }
+    acct_sched_free(&s);
+    acct_layout_free(&l);
+}
+
+static void test_hier_bcast_chain(void **state)
+{
+    (void)state;
+    hier_chain_f1(2);
+    hier_chain_f1(8);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -524,6 +615,7 @@ int main(void)
         cmocka_unit_test(test_pipelines),
         cmocka_unit_test(test_hier_allreduce_shapes),
         cmocka_unit_test(test_hier_allgather_shapes),
+        cmocka_unit_test(test_hier_bcast_chain),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
