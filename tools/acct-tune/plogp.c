@@ -314,12 +314,61 @@ static int nic_time(MPI_Comm comm, int me, const int *a, const int *b, int k, ch
     return rc;
 }
 
+/* Least over reps of the slowest rank's time for k pairs exchanging
+ * `stream` messages of m bytes both ways at once (seconds). rbuf holds
+ * stream * m bytes: the receives of one rank do not overlap. */
+static int nic_time_both(MPI_Comm comm, int me, const int *a, const int *b, int k, char *buf,
+                         char *rbuf, int m, int stream, int reps, double *out)
+{
+    int rc = MPI_SUCCESS, peer = -1;
+    double best = 0;
+    MPI_Request req[2 * 16];
+    for (int j = 0; j < k; j++)
+        peer = me == a[j] ? b[j] : me == b[j] ? a[j] : peer;
+    for (int i = 0; i < reps && rc == MPI_SUCCESS; i++) {
+        double v = 0, slowest = 0;
+        rc = MPI_Barrier(comm);
+        if (rc == MPI_SUCCESS && peer >= 0) {
+            double t0 = MPI_Wtime();
+            int n = 0;
+            for (int s = 0; s < stream && rc == MPI_SUCCESS; s++)
+                rc = MPI_Irecv(rbuf + (size_t)s * (size_t)m, m, MPI_BYTE, peer, TAG_DATA, comm,
+                               &req[n++]);
+            for (int s = 0; s < stream && rc == MPI_SUCCESS; s++)
+                rc = MPI_Isend(buf, m, MPI_BYTE, peer, TAG_DATA, comm, &req[n++]);
+            if (rc == MPI_SUCCESS)
+                rc = MPI_Waitall(n, req, MPI_STATUSES_IGNORE);
+            v = MPI_Wtime() - t0;
+        }
+        if (rc == MPI_SUCCESS)
+            rc = MPI_Allreduce(&v, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm);
+        best = i == 0 || slowest < best ? slowest : best;
+    }
+    *out = best;
+    return rc;
+}
+
+static int nic_factor(MPI_Comm comm, const int *a, const int *b, int k, uint64_t m, int stream,
+                      int reps, bool both, double *factor);
+
 int acct_plogp_nic_factor(MPI_Comm comm, const int *a, const int *b, int k, uint64_t m,
                           int stream, int reps, double *factor)
 {
+    return nic_factor(comm, a, b, k, m, stream, reps, false, factor);
+}
+
+int acct_plogp_nic_bidir_factor(MPI_Comm comm, const int *a, const int *b, int k, uint64_t m,
+                                int stream, int reps, double *factor)
+{
+    return nic_factor(comm, a, b, k, m, stream, reps, true, factor);
+}
+
+static int nic_factor(MPI_Comm comm, const int *a, const int *b, int k, uint64_t m, int stream,
+                      int reps, bool both, double *factor)
+{
     int np = 0, me = 0, ok = comm != MPI_COMM_NULL && a != NULL && b != NULL && k >= 2 &&
-                               m >= 1 && m <= ACCT_PLOGP_MAX_BYTES && stream >= 1 && reps >= 1 &&
-                               factor != NULL;
+                               m >= 1 && m <= ACCT_PLOGP_MAX_BYTES && stream >= 1 &&
+                               stream <= 16 && reps >= 1 && factor != NULL;
     MPI_Comm c = MPI_COMM_NULL;
     if (!ok || MPI_Comm_size(comm, &np) != MPI_SUCCESS || 2 * k > np)
         return -1;
@@ -330,16 +379,20 @@ int acct_plogp_nic_factor(MPI_Comm comm, const int *a, const int *b, int k, uint
         return -1;
     MPI_Comm_rank(c, &me);
     char *buf = malloc((size_t)m);
-    int have = buf != NULL, all = 0;
+    char *rbuf = both ? malloc((size_t)m * (size_t)stream) : NULL;
+    int have = buf != NULL && (!both || rbuf != NULL), all = 0;
     int rc = MPI_Allreduce(&have, &all, 1, MPI_INT, MPI_MIN, c);
     double alone = 0, together = 0;
     if (rc == MPI_SUCCESS && all) {
         memset(buf, 0x5a, (size_t)m);
         rc = nic_time(c, me, a, b, 1, buf, (int)m, stream, reps, &alone);
-        if (rc == MPI_SUCCESS)
+        if (rc == MPI_SUCCESS && both)
+            rc = nic_time_both(c, me, a, b, k, buf, rbuf, (int)m, stream, reps, &together);
+        else if (rc == MPI_SUCCESS)
             rc = nic_time(c, me, a, b, k, buf, (int)m, stream, reps, &together);
     }
     free(buf);
+    free(rbuf);
     MPI_Comm_free(&c);
     if (rc != MPI_SUCCESS || !all || !(alone > 0))
         return -1;
