@@ -6,7 +6,10 @@
  *           (b posts it, then sends a zero-byte "ready"), median;
  *   or(m)   at b: a sends m; b waits until the message has certainly
  *           arrived (a delay of 2 RTT(m) + 20 us, busy), then times MPI_Recv,
- *           median (Kielmann's method: the receive only copies out);
+ *           median (Kielmann's method: the receive only copies out); when
+ *           that median exceeds 2 RTT(m) the message was not there yet (the
+ *           sender scheduled late on a loaded host): again with the delay
+ *           doubled plus that median, up to 3 times in all;
  *   g(m)    a sends a stream of k messages back to back, b acknowledges the
  *           last one with a zero-byte message; g(m) = (T(k) - T(1)) / (k - 1)
  *           with T(j) the time from the first send to the acknowledgement,
@@ -23,6 +26,8 @@
 
 #define TAG_DATA 1
 #define TAG_CTRL 2
+/* measurements of or(m) at one size, the delay growing while or(m) > 2 RTT(m) */
+#define OR_TRIES 3
 
 static int cmp_double(const void *x, const void *y)
 {
@@ -183,12 +188,24 @@ static int measure_size(struct ctx *c, int m, double *os, double *orr, double *g
                                       MPI_STATUS_IGNORE);
     if (rc == MPI_SUCCESS)
         rc = send_overhead(c, m, &o);
-    if (rc == MPI_SUCCESS)
+    /* or(m): a receive that takes longer than two round trips started
+     * before the message arrived (on a loaded host the sender is scheduled
+     * later than 2 RTT after b began to wait): wait longer, the observed
+     * receive time on top, up to OR_TRIES times in all. a decides and
+     * tells b the next delay (0: done). */
+    for (int t = 0; rc == MPI_SUCCESS && t < OR_TRIES && delay > 0; t++) {
         rc = recv_overhead(c, m, delay, &x);
-    if (rc == MPI_SUCCESS) /* b's or(m) to a */
-        rc = c->me == c->b ? MPI_Send(&x, 1, MPI_DOUBLE, c->a, TAG_CTRL, c->comm)
-                           : MPI_Recv(&x, 1, MPI_DOUBLE, c->b, TAG_CTRL, c->comm,
-                                      MPI_STATUS_IGNORE);
+        if (rc == MPI_SUCCESS) /* b's or(m) to a */
+            rc = c->me == c->b ? MPI_Send(&x, 1, MPI_DOUBLE, c->a, TAG_CTRL, c->comm)
+                               : MPI_Recv(&x, 1, MPI_DOUBLE, c->b, TAG_CTRL, c->comm,
+                                          MPI_STATUS_IGNORE);
+        if (rc == MPI_SUCCESS && c->me == c->a)
+            delay = x > 2 * r && t + 1 < OR_TRIES ? 2 * delay + x : 0;
+        if (rc == MPI_SUCCESS)
+            rc = c->me == c->a ? MPI_Send(&delay, 1, MPI_DOUBLE, c->b, TAG_CTRL, c->comm)
+                               : MPI_Recv(&delay, 1, MPI_DOUBLE, c->a, TAG_CTRL, c->comm,
+                                          MPI_STATUS_IGNORE);
+    }
     if (rc == MPI_SUCCESS)
         rc = stream_time(c, m, 1, &t1);
     if (rc == MPI_SUCCESS)
