@@ -59,6 +59,8 @@ static uint64_t fingerprint(const struct acct_model *mdl)
         h = mix_table(h, &nd->inter);
         h = mix(h, &nd->nic_gap_factor, sizeof nd->nic_gap_factor);
         h = mix(h, &nd->nic_pairs, sizeof nd->nic_pairs);
+        h = mix(h, &nd->nic_bidir_factor, sizeof nd->nic_bidir_factor);
+        h = mix(h, &nd->nic_bidir_pairs, sizeof nd->nic_bidir_pairs);
     }
     h = mix(h, &mdl->gamma_us_per_byte, sizeof mdl->gamma_us_per_byte);
     h = mix(h, &mdl->delta_us_per_byte, sizeof mdl->delta_us_per_byte);

@@ -103,6 +103,12 @@ int acct_model_check(const struct acct_model *mdl, char *err, size_t errlen)
               (mdl->nodes.nic_gap_factor != 0 &&
                (mdl->nodes.nic_gap_factor < 1 || mdl->nodes.nic_pairs < 2))))
         what = "nodes.nic_gap_factor: neither 0 (not measured) nor >= 1 with nic_pairs >= 2";
+    else if (mdl->nodes.ranks_per_node > 0 &&
+             (!isfinite(mdl->nodes.nic_bidir_factor) ||
+              (mdl->nodes.nic_bidir_factor != 0 &&
+               (mdl->nodes.nic_bidir_factor < 1 || mdl->nodes.nic_bidir_pairs < 2))))
+        what = "nodes.nic_bidir_factor: neither 0 (not measured) nor >= 1 with "
+               "nic_bidir_pairs >= 2";
     if (what != NULL) {
         if (err != NULL && errlen > 0)
             snprintf(err, errlen, "%s", what);
@@ -150,6 +156,45 @@ double acct_model_nic_factor(const struct acct_model *mdl, int c)
     if (n->nic_gap_factor >= 1 && n->nic_pairs >= 2)
         return 1 + (n->nic_gap_factor - 1) * (double)(c - 1) / (double)(n->nic_pairs - 1);
     return c;
+}
+
+double acct_model_nic_share(const struct acct_model *mdl, int c_out, int c_in)
+{
+    double f = acct_model_nic_factor(mdl, c_out);
+    const struct acct_model_nodes *n = &mdl->nodes;
+    if (c_out < 1 || c_in < 1 || !(n->nic_bidir_factor >= 1) || n->nic_bidir_pairs < 2)
+        return f;
+    int c = c_out > c_in ? c_out : c_in;
+    double b = 1 + (n->nic_bidir_factor - 1) * (double)(c - 1) / (double)(n->nic_bidir_pairs - 1);
+    return b > f ? b : f;
+}
+
+int acct_plogp_consistent(const struct acct_plogp *t, char *err, size_t errlen)
+{
+    if (acct_plogp_check(t, err, errlen) != 0)
+        return -1;
+    for (size_t i = 0; i < t->n; i++) {
+        double rtt = 2 * (t->L_us + t->g_us[i]);
+        if (t->or_us[i] > 2 * rtt) {
+            if (err != NULL && errlen > 0)
+                snprintf(err, errlen,
+                         "or_us[%zu]: %.4g us at %llu bytes, above twice the round trip "
+                         "2 (L + g) = %.4g us",
+                         i, t->or_us[i], (unsigned long long)t->m[i], rtt);
+            return -1;
+        }
+        for (size_t j = i + 1; j < t->n; j++)
+            if (t->g_us[j] < t->g_us[i] / 2) {
+                if (err != NULL && errlen > 0)
+                    snprintf(err, errlen,
+                             "g_us[%zu]: %.4g us at %llu bytes, below half of g_us[%zu] = %.4g us "
+                             "at %llu bytes",
+                             j, t->g_us[j], (unsigned long long)t->m[j], i, t->g_us[i],
+                             (unsigned long long)t->m[i]);
+                return -1;
+            }
+    }
+    return 0;
 }
 
 double acct_model_stream_g(const struct acct_plogp *t, uint64_t m)

@@ -33,8 +33,8 @@
 #define SIM_STEP_BYTES 48u
 #define SIM_RANK_BYTES 96u
 /* With a layout spanning nodes (struct acct_model_nodes): a step's gap 8,
- * a round's NIC factor 8 and its sort key 16 (rounds <= steps). */
-#define SIM_NODES_STEP_BYTES 32u
+ * a round's NIC factor 8 and its sort keys 16 + 8 (rounds <= steps). */
+#define SIM_NODES_STEP_BYTES 40u
 /* The symmetric view: rank 0's flat steps (13), clock 8, key 8, match 8,
  * round 4 and slack. */
 #define SIM_SYM_STEP_BYTES 48u
@@ -334,39 +334,59 @@ static void sim_free(struct sim *s)
 
 /* NIC sharing (acct/model.h, struct acct_model_nodes): per rank's round,
  * the factor of the number of ranks of its node that send between nodes
- * in the round of the same index. Keys (node, round index) of the rounds
- * with an inter-node send, sorted; a run of equal keys is the count. */
+ * in the round of the same index, and of those that receive from other
+ * nodes in it. Keys (node, round index) of the rounds with an inter-node
+ * send, and of those with an inter-node receive, sorted; a run of equal
+ * keys is the count. */
 static int nic_shares(struct sim *s)
 {
     const struct prog *g = s->g;
     struct nk { uint64_t key, at; } *v = malloc((g->nrounds ? g->nrounds : 1) * sizeof *v);
-    uint64_t n = 0;
-    if (v == NULL)
+    uint64_t *in = malloc((g->nrounds ? g->nrounds : 1) * sizeof *in);
+    uint64_t n = 0, nin = 0;
+    if (v == NULL || in == NULL) {
+        free(v);
+        free(in);
         return -1;
+    }
     for (int r = 0; r < g->size; r++) {
         uint64_t nr = g->round_at[r + 1] - g->round_at[r];
         int node = acct_model_node_of(s->mdl, s->p, r);
         for (uint32_t q = 0; q < nr; q++) {
-            uint64_t first, end;
+            uint64_t first, end, key = (uint64_t)node << 32 | q;
+            bool out = false, inb = false;
             s->share[g->round_at[r] + q] = 1;
             prog_round(g, r, q, &first, &end);
-            for (uint64_t i = first; i < end; i++)
-                if (g->kind[i] == ACCT_STEP_SEND &&
-                    acct_model_node_of(s->mdl, s->p, g->peer[i]) != node) {
-                    v[n++] = (struct nk){(uint64_t)node << 32 | q, g->round_at[r] + q};
-                    break;
+            for (uint64_t i = first; i < end && !(out && inb); i++) {
+                if ((g->kind[i] != ACCT_STEP_SEND && g->kind[i] != ACCT_STEP_RECV) ||
+                    acct_model_node_of(s->mdl, s->p, g->peer[i]) == node)
+                    continue;
+                if (g->kind[i] == ACCT_STEP_SEND && !out) {
+                    v[n++] = (struct nk){key, g->round_at[r] + q};
+                    out = true;
+                } else if (g->kind[i] == ACCT_STEP_RECV && !inb) {
+                    in[nin++] = key;
+                    inb = true;
                 }
+            }
         }
     }
     qsort(v, n, sizeof *v, by_key); /* by key (the first member) */
-    for (uint64_t a = 0, b; a < n; a = b) {
+    qsort(in, nin, sizeof *in, by_key);
+    for (uint64_t a = 0, b, x = 0; a < n; a = b) {
         for (b = a + 1; b < n && v[b].key == v[a].key; b++)
             ;
-        double f = acct_model_nic_factor(s->mdl, (int)(b - a));
+        while (x < nin && in[x] < v[a].key)
+            x++;
+        uint64_t y = x;
+        while (y < nin && in[y] == v[a].key)
+            y++;
+        double f = acct_model_nic_share(s->mdl, (int)(b - a), (int)(y - x));
         for (uint64_t i = a; i < b; i++)
             s->share[v[i].at] = f;
     }
     free(v);
+    free(in);
     return 0;
 }
 

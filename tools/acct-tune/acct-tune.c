@@ -234,6 +234,36 @@ static void to_result(const struct acct_plogp *t, struct acct_result_loggp *out)
     *out = (struct acct_result_loggp){lg.L_us, lg.o_us, lg.g_us, lg.G_us_per_byte};
 }
 
+/* pLogP between world ranks a and b, measured again (up to three times in
+ * all) while the table is not a network's (acct_plogp_consistent: a pair
+ * timed while the host did not schedule one of its ranks). Every rank holds
+ * the same table, so every rank decides alike. The last table is kept when
+ * none is consistent, and rank 0 says the model is not valid on this
+ * partition. 0, or -1 (the measurement failed). */
+static int measure_checked(int a, int b, const uint64_t *sizes, size_t nsizes,
+                           const struct acct_plogp_opts *opts, const char *what,
+                           struct acct_plogp *out)
+{
+    enum { ATTEMPTS = 3 };
+    int rank = 0;
+    char why[256];
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    for (int i = 1; i <= ATTEMPTS; i++) {
+        if (acct_plogp_measure_opts(MPI_COMM_WORLD, a, b, sizes, nsizes, opts, out) != 0)
+            return -1;
+        if (acct_plogp_consistent(out, why, sizeof why) == 0)
+            return 0;
+        if (rank == 0)
+            fprintf(stderr, "acct-tune: pLogP %s (ranks %d, %d), attempt %d of %d: not a "
+                    "network's table: %s%s\n", what, a, b, i, ATTEMPTS, why,
+                    i < ATTEMPTS ? "; measuring again" : "");
+    }
+    if (rank == 0)
+        fprintf(stderr, "acct-tune: pLogP %s stays inconsistent: the model is not valid on "
+                "this partition (docs/models.md \"Measuring pLogP\")\n", what);
+    return 0;
+}
+
 /* Issue 21: an intra-node pair (rank 0 and the next rank on its node) and
  * an inter-node pair (rank 0 and the lowest rank elsewhere) measured apart
  * (a pair that is ranks 0 and 1 reuses net), and the NIC factor of k pairs
@@ -274,15 +304,20 @@ static int measure_levels(struct tune_ctx *x, struct tune_run_info *run, struct 
     if (intra == 1)
         n->intra = mdl->net;
     else
-        rc = acct_plogp_measure(MPI_COMM_WORLD, 0, intra, sizes, nsizes, &n->intra);
+        rc = measure_checked(0, intra, sizes, nsizes, NULL, "intra", &n->intra);
     if (rc == 0 && inter == 1)
         n->inter = mdl->net;
     else if (rc == 0)
-        rc = acct_plogp_measure_opts(MPI_COMM_WORLD, 0, inter, sizes, nsizes, &slow, &n->inter);
+        rc = measure_checked(0, inter, sizes, nsizes, &slow, "inter", &n->inter);
     int k = na < nb ? na : nb;
     if (rc == 0 && k >= 2) {
         rc = acct_plogp_nic_factor(MPI_COMM_WORLD, a, b, k, 256 * 1024, 4, 5, &n->nic_gap_factor);
         n->nic_pairs = k;
+    }
+    if (rc == 0 && k >= 2) {
+        rc = acct_plogp_nic_bidir_factor(MPI_COMM_WORLD, a, b, k, 256 * 1024, 4, 5,
+                                         &n->nic_bidir_factor);
+        n->nic_bidir_pairs = k;
     }
     if (rc != 0) {
         snprintf(x->err, sizeof(x->err),
@@ -330,6 +365,9 @@ static int write_levels(const char *path, const struct acct_model_nodes *n, char
     }
     fprintf(f, "acct-nic 1\npairs %d\ngap_factor %.17g\nranks_per_node %d\nplacement %s\n",
             n->nic_pairs, n->nic_gap_factor, n->ranks_per_node, n->cyclic ? "cyclic" : "block");
+    if (n->nic_bidir_pairs >= 2)
+        fprintf(f, "bidir_pairs %d\nbidir_gap_factor %.17g\n", n->nic_bidir_pairs,
+                n->nic_bidir_factor);
     if (fclose(f) != 0) {
         snprintf(err, len, "%.400s: %s", p, strerror(errno));
         return -1;
@@ -348,8 +386,8 @@ static int setup_model(struct tune_ctx *x, struct tune_run_info *run)
 
     memset(&lg, 0, sizeof(lg));
     acct_model_init(&model);
-    if (acct_plogp_measure(MPI_COMM_WORLD, 0, 1, sizes, sizeof(sizes) / sizeof(sizes[0]),
-                           &model.net) != 0) {
+    if (measure_checked(0, 1, sizes, sizeof(sizes) / sizeof(sizes[0]), NULL, "pair",
+                        &model.net) != 0) {
         rc = -1;
         snprintf(x->err, sizeof(x->err), "measuring the pLogP parameters failed");
     }

@@ -6,7 +6,10 @@
  *           (b posts it, then sends a zero-byte "ready"), median;
  *   or(m)   at b: a sends m; b waits until the message has certainly
  *           arrived (a delay of 2 RTT(m) + 20 us, busy), then times MPI_Recv,
- *           median (Kielmann's method: the receive only copies out);
+ *           median (Kielmann's method: the receive only copies out); when
+ *           that median exceeds 2 RTT(m) the message was not there yet (the
+ *           sender scheduled late on a loaded host): again with the delay
+ *           doubled plus that median, up to 3 times in all;
  *   g(m)    a sends a stream of k messages back to back, b acknowledges the
  *           last one with a zero-byte message; g(m) = (T(k) - T(1)) / (k - 1)
  *           with T(j) the time from the first send to the acknowledgement,
@@ -23,6 +26,8 @@
 
 #define TAG_DATA 1
 #define TAG_CTRL 2
+/* measurements of or(m) at one size, the delay growing while or(m) > 2 RTT(m) */
+#define OR_TRIES 3
 
 static int cmp_double(const void *x, const void *y)
 {
@@ -183,12 +188,24 @@ static int measure_size(struct ctx *c, int m, double *os, double *orr, double *g
                                       MPI_STATUS_IGNORE);
     if (rc == MPI_SUCCESS)
         rc = send_overhead(c, m, &o);
-    if (rc == MPI_SUCCESS)
+    /* or(m): a receive that takes longer than two round trips started
+     * before the message arrived (on a loaded host the sender is scheduled
+     * later than 2 RTT after b began to wait): wait longer, the observed
+     * receive time on top, up to OR_TRIES times in all. a decides and
+     * tells b the next delay (0: done). */
+    for (int t = 0; rc == MPI_SUCCESS && t < OR_TRIES && delay > 0; t++) {
         rc = recv_overhead(c, m, delay, &x);
-    if (rc == MPI_SUCCESS) /* b's or(m) to a */
-        rc = c->me == c->b ? MPI_Send(&x, 1, MPI_DOUBLE, c->a, TAG_CTRL, c->comm)
-                           : MPI_Recv(&x, 1, MPI_DOUBLE, c->b, TAG_CTRL, c->comm,
-                                      MPI_STATUS_IGNORE);
+        if (rc == MPI_SUCCESS) /* b's or(m) to a */
+            rc = c->me == c->b ? MPI_Send(&x, 1, MPI_DOUBLE, c->a, TAG_CTRL, c->comm)
+                               : MPI_Recv(&x, 1, MPI_DOUBLE, c->b, TAG_CTRL, c->comm,
+                                          MPI_STATUS_IGNORE);
+        if (rc == MPI_SUCCESS && c->me == c->a)
+            delay = x > 2 * r && t + 1 < OR_TRIES ? 2 * delay + x : 0;
+        if (rc == MPI_SUCCESS)
+            rc = c->me == c->a ? MPI_Send(&delay, 1, MPI_DOUBLE, c->b, TAG_CTRL, c->comm)
+                               : MPI_Recv(&delay, 1, MPI_DOUBLE, c->a, TAG_CTRL, c->comm,
+                                          MPI_STATUS_IGNORE);
+    }
     if (rc == MPI_SUCCESS)
         rc = stream_time(c, m, 1, &t1);
     if (rc == MPI_SUCCESS)
@@ -314,12 +331,61 @@ static int nic_time(MPI_Comm comm, int me, const int *a, const int *b, int k, ch
     return rc;
 }
 
+/* Least over reps of the slowest rank's time for k pairs exchanging
+ * `stream` messages of m bytes both ways at once (seconds). rbuf holds
+ * stream * m bytes: the receives of one rank do not overlap. */
+static int nic_time_both(MPI_Comm comm, int me, const int *a, const int *b, int k, char *buf,
+                         char *rbuf, int m, int stream, int reps, double *out)
+{
+    int rc = MPI_SUCCESS, peer = -1;
+    double best = 0;
+    MPI_Request req[2 * 16];
+    for (int j = 0; j < k; j++)
+        peer = me == a[j] ? b[j] : me == b[j] ? a[j] : peer;
+    for (int i = 0; i < reps && rc == MPI_SUCCESS; i++) {
+        double v = 0, slowest = 0;
+        rc = MPI_Barrier(comm);
+        if (rc == MPI_SUCCESS && peer >= 0) {
+            double t0 = MPI_Wtime();
+            int n = 0;
+            for (int s = 0; s < stream && rc == MPI_SUCCESS; s++)
+                rc = MPI_Irecv(rbuf + (size_t)s * (size_t)m, m, MPI_BYTE, peer, TAG_DATA, comm,
+                               &req[n++]);
+            for (int s = 0; s < stream && rc == MPI_SUCCESS; s++)
+                rc = MPI_Isend(buf, m, MPI_BYTE, peer, TAG_DATA, comm, &req[n++]);
+            if (rc == MPI_SUCCESS)
+                rc = MPI_Waitall(n, req, MPI_STATUSES_IGNORE);
+            v = MPI_Wtime() - t0;
+        }
+        if (rc == MPI_SUCCESS)
+            rc = MPI_Allreduce(&v, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm);
+        best = i == 0 || slowest < best ? slowest : best;
+    }
+    *out = best;
+    return rc;
+}
+
+static int nic_factor(MPI_Comm comm, const int *a, const int *b, int k, uint64_t m, int stream,
+                      int reps, bool both, double *factor);
+
 int acct_plogp_nic_factor(MPI_Comm comm, const int *a, const int *b, int k, uint64_t m,
                           int stream, int reps, double *factor)
 {
+    return nic_factor(comm, a, b, k, m, stream, reps, false, factor);
+}
+
+int acct_plogp_nic_bidir_factor(MPI_Comm comm, const int *a, const int *b, int k, uint64_t m,
+                                int stream, int reps, double *factor)
+{
+    return nic_factor(comm, a, b, k, m, stream, reps, true, factor);
+}
+
+static int nic_factor(MPI_Comm comm, const int *a, const int *b, int k, uint64_t m, int stream,
+                      int reps, bool both, double *factor)
+{
     int np = 0, me = 0, ok = comm != MPI_COMM_NULL && a != NULL && b != NULL && k >= 2 &&
-                               m >= 1 && m <= ACCT_PLOGP_MAX_BYTES && stream >= 1 && reps >= 1 &&
-                               factor != NULL;
+                               m >= 1 && m <= ACCT_PLOGP_MAX_BYTES && stream >= 1 &&
+                               stream <= 16 && reps >= 1 && factor != NULL;
     MPI_Comm c = MPI_COMM_NULL;
     if (!ok || MPI_Comm_size(comm, &np) != MPI_SUCCESS || 2 * k > np)
         return -1;
@@ -330,16 +396,20 @@ int acct_plogp_nic_factor(MPI_Comm comm, const int *a, const int *b, int k, uint
         return -1;
     MPI_Comm_rank(c, &me);
     char *buf = malloc((size_t)m);
-    int have = buf != NULL, all = 0;
+    char *rbuf = both ? malloc((size_t)m * (size_t)stream) : NULL;
+    int have = buf != NULL && (!both || rbuf != NULL), all = 0;
     int rc = MPI_Allreduce(&have, &all, 1, MPI_INT, MPI_MIN, c);
     double alone = 0, together = 0;
     if (rc == MPI_SUCCESS && all) {
         memset(buf, 0x5a, (size_t)m);
         rc = nic_time(c, me, a, b, 1, buf, (int)m, stream, reps, &alone);
-        if (rc == MPI_SUCCESS)
+        if (rc == MPI_SUCCESS && both)
+            rc = nic_time_both(c, me, a, b, k, buf, rbuf, (int)m, stream, reps, &together);
+        else if (rc == MPI_SUCCESS)
             rc = nic_time(c, me, a, b, k, buf, (int)m, stream, reps, &together);
     }
     free(buf);
+    free(rbuf);
     MPI_Comm_free(&c);
     if (rc != MPI_SUCCESS || !all || !(alone > 0))
         return -1;

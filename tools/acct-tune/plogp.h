@@ -46,4 +46,15 @@ int acct_plogp_measure_opts(MPI_Comm comm, int peer_a, int peer_b, const uint64_
 int acct_plogp_nic_factor(MPI_Comm comm, const int *a, const int *b, int k, uint64_t m,
                           int stream, int reps, double *factor);
 
+/* The same with traffic both ways (acct_model_nic_share): pair 0 alone one
+ * way (a[0] -> b[0], as above), then all k pairs at once exchanging both
+ * ways (a[i] and b[i] each stream `stream` messages of m bytes to the other
+ * with nonblocking sends and receives), the least over reps of the slowest
+ * rank's time. *factor = two-way / alone (at least 1). On a full-duplex
+ * link with one pair it is near 1; a shaper or a NIC whose acknowledgements
+ * queue behind the other direction's data shows here. Same arguments,
+ * returns and agreement as acct_plogp_nic_factor. */
+int acct_plogp_nic_bidir_factor(MPI_Comm comm, const int *a, const int *b, int k, uint64_t m,
+                                int stream, int reps, double *factor);
+
 #endif

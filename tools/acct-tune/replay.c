@@ -362,6 +362,10 @@ static int read_levels(const char *prefix, struct acct_model_nodes *n, char *err
             n->nic_pairs = (int)v;
         else if (sscanf(line, "gap_factor %lf", &v) == 1)
             n->nic_gap_factor = v;
+        else if (sscanf(line, "bidir_pairs %lf", &v) == 1)
+            n->nic_bidir_pairs = (int)v;
+        else if (sscanf(line, "bidir_gap_factor %lf", &v) == 1)
+            n->nic_bidir_factor = v;
         else if (sscanf(line, "ranks_per_node %lf", &v) == 1)
             n->ranks_per_node = (int)v;
         else if (sscanf(line, "placement %63s", word) == 1 &&
@@ -378,6 +382,8 @@ static int read_levels(const char *prefix, struct acct_model_nodes *n, char *err
     }
     if (n->nic_pairs < 2)
         n->nic_pairs = 0, n->nic_gap_factor = 0; /* not measured */
+    if (n->nic_bidir_pairs < 2 || !(n->nic_bidir_factor >= 1))
+        n->nic_bidir_pairs = 0, n->nic_bidir_factor = 0; /* not measured (older files) */
     return 0;
 }
 
@@ -776,6 +782,28 @@ static int model_report(const struct tune_state *st, const struct acct_model *md
 
     if (coll.err == NULL || all.err == NULL)
         goto out;
+    /* is each table a network's (acct_plogp_consistent)? a model built on
+     * one that is not is not valid here, whatever the figures below say */
+    const struct acct_plogp *tabs[] = {&mdl->net, &mdl->nodes.intra, &mdl->nodes.inter};
+    static const char *const tnames[] = {"pair (ranks 0, 1)", "intra", "inter"};
+    int bad = 0;
+    for (int i = 0; i < (mdl->nodes.ranks_per_node > 0 ? 3 : 1); i++) {
+        char why[256];
+        if (acct_plogp_consistent(tabs[i], why, sizeof why) != 0) {
+            printf("pLogP table %s: NOT consistent: %s\n", tnames[i], why);
+            bad++;
+        } else {
+            printf("pLogP table %s: consistent\n", tnames[i]);
+        }
+    }
+    if (mdl->nodes.ranks_per_node > 0)
+        printf("NIC factor: one way %g at %d pairs; two-way %g at %d pairs (0: not measured)\n",
+               mdl->nodes.nic_gap_factor, mdl->nodes.nic_pairs, mdl->nodes.nic_bidir_factor,
+               mdl->nodes.nic_bidir_pairs);
+    printf("model validity: %s\n\n",
+           bad ? "NOT valid (a table the model uses is not a network's; the figures below are "
+                 "what it would predict)"
+               : "tables consistent");
     if (o->report != NULL && (f = fopen(o->report, "w")) == NULL) {
         fprintf(stderr, "acct-tune-replay: %s: %s\n", o->report, strerror(errno));
         goto out;

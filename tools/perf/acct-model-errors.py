@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Where the model's error sits, from acct-tune-replay's per-experiment report.
 
-    acct-model-errors.py [--by coll|method|size|segment ...] [--bytes SIZE] [--worst N]
-                         REPORT.tsv [REPORT.tsv ...]
+    acct-model-errors.py [--by coll|method|size|segment|family|layout ...] [--bytes SIZE]
+                         [--worst N] [--tail] [--misses] REPORT.tsv [REPORT.tsv ...]
 
 REPORT.tsv is `acct-tune-replay --model-report --report FILE`'s output
 (collective, comm_size, bytes, method as ACCT_FORCE writes it, measured_us,
@@ -11,10 +11,15 @@ predicted_us, rel_error). Prints, as Markdown tables:
 * the issue-21 figures over all experiments (median and p90 relative
   error; points where the model's cheapest (method, segment) is within 10 %
   of the measured best);
-* per group (--by: collective, method name, collective and size, segment)
-  the count, median and p90 relative error and the median of
-  predicted/measured (below 1: the model is optimistic), the bias that says
-  which physics is missing;
+* per group (--by: collective, method name, collective and size, segment,
+  method family -- flat or node-aware (hier_*), segmented or whole, and
+  size --, layout: the report file) the count, median and p90 relative
+  error and the median of predicted/measured (below 1: the model is
+  optimistic), the bias that says which physics is missing;
+* --tail: where the experiments at or above the p90 error sit (collective, size,
+  family), with their share of the tail and their bias;
+* --misses: every point where the model's pick is not within 10 % of the
+  measured best: the pick, the best, what each was predicted and measured;
 * the segment-size figure (Vadhiyar, Fagg, Dongarra 2004, "Towards an
   accurate model for collective communications": the schedule-based model's
   segment within 1.01-1.12x of the measured optimum): for every segmented
@@ -94,6 +99,46 @@ def predicted(rows):
     return [r for r in rows if not math.isnan(r["pred"])]
 
 
+def family(r):
+    """flat or node-aware (hier_*), segmented or whole, and the size."""
+    return (f"{size_name(r['m'])} {'hier' if r['name'].startswith('hier_') else 'flat'} "
+            f"{'seg' if r['seg'] else 'whole'}")
+
+
+def tail_table(rows):
+    """The experiments at or above the p90 relative error, by collective, size and family."""
+    cut = quantile([r["err"] for r in rows], 0.9)
+    tail = [r for r in rows if r["err"] >= cut]
+    g = collections.defaultdict(list)
+    for r in tail:
+        g[f"{r['coll']} {family(r)}"].append(r)
+    print(f"\ntail: {len(tail)} experiments at or above the p90 error ({100 * cut:.0f} %)")
+    print("\n| collective, bytes, family | in the tail | share | median predicted/measured |")
+    print("|---|---|---|---|")
+    for k in sorted(g, key=lambda k: (-len(g[k]), k)):
+        v = g[k]
+        print(f"| {k} | {len(v)} | {100 * len(v) / len(tail):.0f} % | "
+              f"{quantile([r['pred'] / r['meas'] for r in v], 0.5):.2f} |")
+
+
+def misses_table(rows):
+    """Points where the model's pick is not within 10 % of the measured best."""
+    print("\n| layout | collective | bytes | model's pick | predicted | measured | measured best "
+          "| its prediction | measured | pick / best |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for k, v in sorted(points(rows).items(), key=lambda kv: (kv[0][0], kv[0][1], kv[0][3])):
+        pv = predicted(v)
+        if not pv:
+            continue
+        best = min(v, key=lambda r: r["meas"])
+        pick = min(pv, key=lambda r: r["pred"])
+        if pick["meas"] <= 1.10 * best["meas"]:
+            continue
+        print(f"| {k[0]} | {k[1]} | {size_name(k[3])} | {pick['method']} | {pick['pred']:.0f} | "
+              f"{pick['meas']:.0f} | {best['method']} | {best['pred']:.0f} | {best['meas']:.0f} | "
+              f"{pick['meas'] / best['meas']:.2f} |")
+
+
 def group_table(rows, keyf, title):
     g = collections.defaultdict(list)
     for r in rows:
@@ -146,7 +191,11 @@ def segment_figure(rows):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--by", action="append", choices=["coll", "method", "size", "segment"])
+    ap.add_argument("--by", action="append",
+                    choices=["coll", "method", "size", "segment", "family", "layout"])
+    ap.add_argument("--tail", action="store_true", help="where the experiments above p90 sit")
+    ap.add_argument("--misses", action="store_true",
+                    help="the points where the model's pick is not within 10 %% of the best")
     ap.add_argument("--worst", type=int, default=0, help="also list the N worst experiments")
     ap.add_argument("--bytes", help="only the points of this message size (64K, 1M, ...)")
     ap.add_argument("reports", nargs="+")
@@ -172,11 +221,19 @@ def main():
             group_table(rows, lambda r: r["coll"], "collective")
         elif by == "method":
             group_table(rows, lambda r: f"{r['coll']} {r['name']}", "collective, method")
+        elif by == "family":
+            group_table(rows, family, "bytes, family")
+        elif by == "layout":
+            group_table(rows, lambda r: r["src"], "layout (report)")
         elif by == "size":
             group_table(rows, lambda r: f"{r['coll']} {size_name(r['m'])}", "collective, bytes")
         else:
             group_table(rows, lambda r: f"{size_name(r['m'])} seg "
                         f"{size_name(r['seg']) if r['seg'] else 'none'}", "bytes, segment")
+    if a.tail:
+        tail_table(rows)
+    if a.misses:
+        misses_table(allrows)
     s = segment_figure(rows)
     if s:
         v = [x[0] for x in s]

@@ -22,6 +22,12 @@ want "experiments 5, points 2: median rel. error 10 %, p90 25 %, max 25 %; model
 want "segment size: 2 (segmented method, point) pairs; measured time at the model's segment / measured optimum: median 1.143, p90 1.143, range 1.000-1.143; within 1.12x at 1/2"
 want "| 64K seg 8K | 1 | 8 % | 8 % | 0.92 |"
 want "| bcast | 64K | 1 | 1.143 | 1.143-1.143 | 0/1 |"
+out=$(python3 "$tool" --by family --by layout --tail --misses "$t/r.tsv") || { echo "FAIL: exit $?"; exit 1; }
+want "| 64K flat seg | 2 | 24 % | 24 % | 1.24 |"
+want "| $t/r.tsv | 5 | 10 % | 25 % | 0.92 |"
+want "tail: 1 experiments at or above the p90 error (25 %)"
+want "| bcast 64K flat whole | 1 | 100 % | 0.75 |"
+want "| $t/r.tsv | bcast | 64K | chain:8K:1 | 110 | 120 | native | nan | 100 | 1.20 |"
 python3 "$tool" --bytes 1M "$t/r.tsv" | grep -qF "experiments 2, points 1: median rel. error 10 %" ||
     { echo "FAIL: --bytes 1M"; fail=1; }
 python3 "$tool" --bytes 1Q "$t/r.tsv" >/dev/null 2>&1 && { echo "FAIL: --bytes 1Q accepted"; fail=1; }

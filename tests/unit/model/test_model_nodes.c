@@ -189,6 +189,100 @@ static void stream_floor(void **state)
     assert_close(run(8192, 2, &mdl), 16 + 6, 1e-9);                  /* no layout: as before */
 }
 
+/* count 3: an exchange, every rank r sends to and receives from r ^ 2 in
+ * one round (recursive doubling's second step): on 4 ranks in blocks of 2
+ * both ranks of each node send to and receive from the other node. */
+static int build_xchg(const struct acct_call *c, struct acct_sched *s)
+{
+    int peer = c->rank ^ 2;
+    acct_sched_recv(s, peer, ACCT_BUF_RECV, 0, 1);
+    acct_sched_send(s, peer, ACCT_BUF_RECV, 0, 1);
+    return 0;
+}
+
+static const struct acct_alg xchg = {.coll = ACCT_COLL_bcast, .name = "xchg",
+                                     .description = "test", .build = build_xchg};
+
+static double run_xchg(int p, const struct acct_model *mdl)
+{
+    struct acct_call c = {.coll = ACCT_COLL_bcast, .size = p, .root = 0, .count = 1};
+    double t = NAN;
+    char err[256];
+    if (acct_model_simulate_call(&xchg, &c, mdl, &t, err, sizeof err) != 0)
+        fail_msg("%s", err);
+    return t;
+}
+
+/* Two ways at once: the two-way factor applies where a node's ranks both
+ * send and receive between nodes in a round, by the larger count; one flow
+ * each way (a ring in blocks) costs nothing extra; never below the one-way
+ * factor; unmeasured, nothing changes. */
+static void nic_two_way(void **state)
+{
+    (void)state;
+    struct acct_model mdl;
+    two_level(&mdl, 2, false, 1.5, 2);
+    assert_close(run_xchg(4, &mdl), 20 * 1.5 + 50, 1e-12);        /* one-way factor only */
+    mdl.nodes.nic_bidir_factor = 3.5;
+    mdl.nodes.nic_bidir_pairs = 2;
+    assert_close(run_xchg(4, &mdl), 20 * 3.5 + 50, 1e-12);
+    assert_close(run(2, 4, &mdl), 20 + 50, 1e-12);                 /* ring in blocks: 1 each way */
+    assert_close(acct_model_nic_share(&mdl, 2, 0), 1.5, 1e-12);    /* nothing comes in */
+    assert_close(acct_model_nic_share(&mdl, 1, 1), 1, 1e-12);
+    assert_close(acct_model_nic_share(&mdl, 1, 2), 3.5, 1e-12);    /* by the larger count */
+    assert_close(acct_model_nic_share(&mdl, 3, 3), 6, 1e-12);      /* 1 + 2.5 (3 - 1) / 1 */
+    assert_close(acct_model_nic_share(&mdl, 0, 2), 1, 1e-12);      /* no sender: no gap */
+    mdl.nodes.nic_bidir_factor = 1.2;                               /* below the one-way: */
+    assert_close(acct_model_nic_share(&mdl, 2, 2), 1.5, 1e-12);    /* the larger */
+    mdl.nodes.nic_bidir_factor = 0.5;
+    char err[256];
+    assert_int_equal(acct_model_check(&mdl, err, sizeof err), -1);
+    assert_non_null(strstr(err, "nodes.nic_bidir_factor"));
+    mdl.nodes.nic_bidir_factor = 2;
+    mdl.nodes.nic_bidir_pairs = 1;
+    assert_int_equal(acct_model_check(&mdl, err, sizeof err), -1);
+}
+
+/* The tables of docs/performance.md section 16: the fast partition's inter
+ * pair (or(1) 8.5 ms against a 1.1 ms round trip; g 0 at 8 KiB after 9 us at
+ * 1 KiB) and an eth one with a 1 KiB stream outlier are not a network's;
+ * the intra pair of the same run is. */
+static void consistency(void **state)
+{
+    (void)state;
+    char err[256];
+    static const struct acct_plogp FAST = {
+        .L_us = 545.2, .n = 5, .m = {1, 1024, 8192, 65536, 1048576},
+        .os_us = {6.4, 6.4, 11.4, 1034.7, 6355.3}, .or_us = {8486.8, 2117.3, 8486.2, 5136.9, 6581.4},
+        .g_us = {0, 9.05, 0, 599.8, 3160.1}};
+    assert_int_equal(acct_plogp_consistent(&FAST, err, sizeof err), -1);
+    assert_non_null(strstr(err, "or_us[0]"));
+    struct acct_plogp t = FAST;
+    for (size_t i = 0; i < t.n; i++)
+        t.or_us[i] = 10;                                  /* receives fine: the gap still falls */
+    assert_int_equal(acct_plogp_consistent(&t, err, sizeof err), -1);
+    assert_non_null(strstr(err, "g_us[2]"));
+    static const struct acct_plogp ETH = {
+        .L_us = 5.77, .n = 5, .m = {1, 1024, 8192, 65536, 1048576},
+        .os_us = {8.05, 8.54, 18.5, 61.3, 5884}, .or_us = {16.4, 9.1, 10.1, 6841, 80382},
+        .g_us = {9.73, 898.1, 15.8, 7378, 87280}};
+    assert_int_equal(acct_plogp_consistent(&ETH, err, sizeof err), -1);
+    assert_non_null(strstr(err, "g_us[2]"));
+    t = ETH;
+    t.g_us[1] = 12;                                       /* without the outlier */
+    assert_int_equal(acct_plogp_consistent(&t, err, sizeof err), 0);
+    static const struct acct_plogp INTRA_RUN = {
+        .L_us = 3.23, .n = 5, .m = {1, 1024, 8192, 65536, 1048576},
+        .os_us = {0.07, 6.75, 9.63, 13.5, 88.8}, .or_us = {6.53, 6.82, 10.0, 13.9, 147.9},
+        .g_us = {0.10, 6.52, 9.42, 13.3, 226.2}};
+    assert_int_equal(acct_plogp_consistent(&INTRA_RUN, err, sizeof err), 0);
+    assert_int_equal(acct_plogp_consistent(&INTER, err, sizeof err), 0);
+    t = INTER;
+    t.g_us[0] = -1;                                       /* not a table at all */
+    assert_int_equal(acct_plogp_consistent(&t, err, sizeof err), -1);
+    assert_string_equal(err, "g_us[0]: not a finite value >= 0");
+}
+
 static void checks(void **state)
 {
     (void)state;
@@ -217,6 +311,8 @@ int main(void)
         cmocka_unit_test(nic_sharing),
         cmocka_unit_test(registry_ring),
         cmocka_unit_test(stream_floor),
+        cmocka_unit_test(nic_two_way),
+        cmocka_unit_test(consistency),
         cmocka_unit_test(checks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -86,7 +86,14 @@ int acct_loggp_to_plogp(const struct acct_loggp *p, struct acct_plogp *out);
  *   1 + (nic_gap_factor - 1) * (c - 1) / (nic_pairs - 1)   (measured: the
  *   per-pair gap multiplier of nic_pairs concurrent pairs between two nodes)
  * or times c when no factor was measured (nic_gap_factor 0: the bandwidth
- * split evenly). ranks_per_node 0: one network (net) for every message, as
+ * split evenly). When the node's ranks also receive between nodes in that
+ * round (c' receivers) and the two-way factor was measured
+ * (nic_bidir_factor B: the per-pair gap multiplier of nic_bidir_pairs k'
+ * pairs that exchange both ways at once between two nodes, against one
+ * pair one way), the gap is scaled by the larger of that and
+ *   1 + (B - 1) * (max(c, c') - 1) / (k' - 1)
+ * (one flow each way, as in a ring, costs nothing extra; docs/models.md
+ * "Calibrated per partition"). ranks_per_node 0: one network (net) for every message, as
  * before the calibration. A layout needs the full simulation (every rank);
  * where only a closed form answers it is costed on `inter` (`intra` when
  * the call fits on one node). */
@@ -96,6 +103,8 @@ struct acct_model_nodes {
     struct acct_plogp intra, inter;
     double nic_gap_factor;     /* >= 1, or 0: not measured */
     int nic_pairs;             /* the k of nic_gap_factor (>= 2 when measured) */
+    double nic_bidir_factor;   /* >= 1, or 0: not measured (the one-way factor alone) */
+    int nic_bidir_pairs;       /* the k' of nic_bidir_factor (>= 2 when measured) */
 };
 
 struct acct_model_memo;
@@ -126,8 +135,8 @@ struct acct_model {
 void acct_model_init(struct acct_model *mdl);
 
 /* Checks net and the three factors (finite, >= 0, contention <= 1), and
- * with a layout (nodes.ranks_per_node > 0) both tables and the NIC factor
- * (0, or >= 1 with nic_pairs >= 2); messages name the field ("inter.g_us[2]: ..."). */
+ * with a layout (nodes.ranks_per_node > 0) both tables and the NIC factors
+ * (each 0, or >= 1 with its pairs >= 2); messages name the field ("inter.g_us[2]: ..."). */
 int acct_model_check(const struct acct_model *mdl, char *err, size_t errlen);
 
 /* The node of rank r in a p-rank call under mdl's layout (0 without one). */
@@ -141,6 +150,25 @@ const struct acct_plogp *acct_model_net_between(const struct acct_model *mdl, in
 /* The per-pair gap multiplier of c concurrent inter-node senders on one
  * node (the formula above; 1 for c <= 1). */
 double acct_model_nic_factor(const struct acct_model *mdl, int c);
+
+/* The same with c_in ranks of that node receiving between nodes in the same
+ * round: acct_model_nic_factor(c_out), or with c_in >= 1 and a measured
+ * two-way factor the larger of it and the two-way formula above at
+ * max(c_out, c_in). 1 for c_out <= 0. */
+double acct_model_nic_share(const struct acct_model *mdl, int c_out, int c_in);
+
+/* Is t a table a pLogP measurement can give on a working network? Two
+ * properties of pLogP (Kielmann et al. 2000) that a measurement disturbed
+ * by the host (a rank not scheduled while its peer times it) breaks, each
+ * with a factor 2 of slack for noise:
+ *   or(m) <= 2 RTT(m), RTT(m) = 2 (L + g(m))  the receive of a message that
+ *                           has arrived takes no longer than a round trip;
+ *   g(m') >= g(m) / 2 for m' > m  the gap does not fall with the size.
+ * Returns 0, or -1 with the first violation in err ("or_us[0]: 8487 us at 1
+ * bytes, above twice the round trip 2 (L + g) = 1090 us"). A table that fails is not a
+ * network's: acct-tune measures it again, and says the model is not valid
+ * where it stays inconsistent (docs/models.md "Measuring pLogP"). */
+int acct_plogp_consistent(const struct acct_plogp *t, char *err, size_t errlen);
 
 /* The gap of an m-byte message on a link that sustains no more than the
  * bandwidth of its largest measured messages: max(g(m), m * G), G the
