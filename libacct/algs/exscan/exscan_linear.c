@@ -59,13 +59,14 @@ int acct_exscan_linear(const struct acct_call *c, struct acct_sched *s)
     return 0;
 }
 
-/* The chain of the linear scan, with one reduction fewer on the path (the
- * last rank only receives):
- *   (P - 1)(g(s) + L) + (ns - 1) g(s) + (P - 2) gamma s. */
+/* The chain of the linear scan, with one copy and reduction fewer on the
+ * path (the last rank only receives):
+ *   (P - 1)(g(s) + L) + (ns - 1) g(s) + (P - 2)(gamma s + delta s). */
 double acct_exscan_linear_cost(const struct acct_cost *c)
 {
     uint64_t s, ns;
     if (!cost_segs(c, c->m, &s, &ns))
         return NAN;
-    return acct_cost_chains(c, 1, s, ns) + (c->p > 1 ? c->p - 2 : 0) * cost_gamma(c, s);
+    return acct_cost_chains(c, 1, s, ns) +
+           (c->p > 1 ? c->p - 2 : 0) * (cost_gamma(c, s) + cost_delta(c, s));
 }

@@ -52,13 +52,15 @@ int acct_scan_linear(const struct acct_call *c, struct acct_sched *s)
     return 0;
 }
 
-/* The reduce pipeline's chain (acct_cost_chains with one chain) with a
- * reduction of every segment at each of the P-1 receiving ranks:
- *   (P - 1)(g(s) + L) + (ns - 1) g(s) + (P - 1) gamma s. */
+/* The reduce pipeline's chain (acct_cost_chains with one chain) with,
+ * at each of the P-1 receiving ranks, the copy of its own segment into the
+ * result and the reduction of the prefix into it (exact while they fit in
+ * a gap g(s), as the reduce pipeline's):
+ *   (P - 1)(g(s) + L) + (ns - 1) g(s) + (P - 1)(gamma s + delta s). */
 double acct_scan_linear_cost(const struct acct_cost *c)
 {
     uint64_t s, ns;
     if (!cost_segs(c, c->m, &s, &ns))
         return NAN;
-    return acct_cost_chains(c, 1, s, ns) + (c->p - 1) * cost_gamma(c, s);
+    return acct_cost_chains(c, 1, s, ns) + (c->p - 1) * (cost_gamma(c, s) + cost_delta(c, s));
 }
