@@ -6,4 +6,4 @@
      .description = "chain 0 -> 1 -> ... -> P-1: each rank adds its data to the prefix it receives and forwards it, segments pipelined"},
     {.coll = ACCT_COLL_scan, .name = "recursive_doubling", .build = acct_scan_recursive_doubling,
      .cost = acct_scan_recursive_doubling_cost, .ompi = {2, "recursive_doubling", true},
-     .description = "ceil(log2 P) exchanges of a partial result with the partner rank ^ 2^k; the lower partner's data joins the result (any size)"},
+     .description = "ceil(log2 P) exchanges of a partial result with rank ^ 2^k; the upper partner puts the partial it receives in front of its result (any size)"},
