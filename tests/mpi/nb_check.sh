@@ -22,7 +22,7 @@ report=$work/report.yaml
 force=barrier=dissemination,bcast=chain:1024,reduce=binomial:1024,allreduce=ring,gather=binomial
 force=$force,scatter=binomial,allgather=ring,alltoall=pairwise,reduce_scatter_block=recursive_halving
 force=$force,allgatherv=ring,reduce_scatter=ring,gatherv=binomial,scatterv=binomial,alltoallv=pairwise
-force=$force,scan=linear:1024,exscan=recursive_doubling
+force=$force,scan=binomial,exscan=linear:1024
 
 ok_run() { [ "$(rc_of "$1")" = 0 ] && grep -q '^nb_check: .* OK$' "$work/$1.out" ||
            { cat "$work/$1.out"; head -20 "$work/$1.err"; false; }; }

@@ -13,5 +13,6 @@
 
 ACCT_ALG_FUNCTIONS(exscan, linear);
 ACCT_ALG_FUNCTIONS(exscan, recursive_doubling);
+ACCT_ALG_FUNCTIONS(exscan, binomial);
 
 #endif

@@ -7,3 +7,6 @@
     {.coll = ACCT_COLL_scan, .name = "recursive_doubling", .build = acct_scan_recursive_doubling,
      .cost = acct_scan_recursive_doubling_cost, .ompi = {2, "recursive_doubling", true},
      .description = "ceil(log2 P) exchanges of a partial result with rank ^ 2^k; the upper partner puts the partial it receives in front of its result (any size)"},
+    {.coll = ACCT_COLL_scan, .name = "binomial", .build = acct_scan_binomial,
+     .cost = acct_scan_binomial_cost, .ompi = ACCT_ALG_OMPI_NONE,
+     .description = "binomial up-sweep then down-sweep (Blelloch's tree scan): each rank sends once up and hands the prefix down its subtree (any size)"},

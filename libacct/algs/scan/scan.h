@@ -14,5 +14,6 @@
 
 ACCT_ALG_FUNCTIONS(scan, linear);
 ACCT_ALG_FUNCTIONS(scan, recursive_doubling);
+ACCT_ALG_FUNCTIONS(scan, binomial);
 
 #endif
