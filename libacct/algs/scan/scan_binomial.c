@@ -21,7 +21,7 @@
  *
  * Every combination keeps rank order (the lower ranks' data in front), so
  * non-commutative operations are fine. A rank sends at most once up and
- * lowbit-many times down; 2 log2 P levels on the critical path, against
+ * log2 lowbit(i) times down; 2 log2 P levels on the critical path, against
  * recursive doubling's log2 P exchanges of every rank.
  * Buffers: S and then the result in RECV (the input copied there unless in
  * place), incoming partials in TMP0.
