@@ -43,11 +43,13 @@ bool acct_v_run_in_place(const struct acct_call *c, int v, int span, uint64_t *o
 #include "alltoallv/alltoallv.h"
 #include "barrier/barrier.h"
 #include "bcast/bcast.h"
+#include "exscan/exscan.h"
 #include "gather/gather.h"
 #include "gatherv/gatherv.h"
 #include "reduce/reduce.h"
 #include "reduce_scatter/reduce_scatter.h"
 #include "reduce_scatter_block/reduce_scatter_block.h"
+#include "scan/scan.h"
 #include "scatter/scatter.h"
 #include "scatterv/scatterv.h"
 

@@ -440,3 +440,75 @@ double acct_v_counts_bcast_cost(const struct acct_cost *c)
     b.seg = 0;
     return c->p > 1 ? acct_cost_binomial_tree(&b) : 0;
 }
+
+/* The binomial (Fenwick-tree) scan and exscan (scan/scan_binomial.c,
+ * exscan/exscan_binomial.c): a recurrence over the ranks i = 1..P in
+ * order (each waits only for lower ones), with the pLogP semantics of the
+ * simulator: a send starts at max(its round's start, the rank's previous
+ * send start + g(m)) and is at its peer g(m) + L later, completing locally
+ * os(m) after its start; a receive completes at max(arrival, round start
+ * + or(m), the rank's previous receive + g(m)); local work follows.
+ *   up:   round 0 copies the input (delta m); a receive from i - 2^d for
+ *         each 2^d < lowbit(i), each followed by its reductions; then the
+ *         send to i + lowbit(i);
+ *   down: the receive of the prefix from i - lowbit(i) (unless i is a
+ *         power of two) and its reductions; then one round of sends to
+ *         i + 2^d, 2^d < lowbit(i), largest first.
+ * exclusive: exscan's extra result (a copy for its first partial, a
+ * reduction for the others). The latest rank end; NAN without memory. */
+double acct_cost_scan_tree(const struct acct_cost *c, bool exclusive)
+{
+    const int p = c->p;
+    const uint64_t m = c->m;
+    const double g = cost_g(c, m), L = cost_L(c), os = cost_os(c, m), orr = cost_or(c, m);
+    const double gm = cost_gamma(c, m), dm = cost_delta(c, m);
+    double *up = calloc((size_t)p + 2, sizeof *up);     /* start of i's send up */
+    double *down = calloc((size_t)p + 2, sizeof *down); /* start of the send that brings i its prefix */
+    double worst = 0;
+    if (up == NULL || down == NULL) {
+        free(up);
+        free(down);
+        return NAN;
+    }
+    for (int i = 1; i <= p; i++) {
+        const int low = i & -i;
+        double t = dm, nic = 0, rx = 0, end;
+        bool have = false;
+#define COST_RECV(arrival)                                                                        \
+    do {                                                                                          \
+        double done_ = (arrival) > t + orr ? (arrival) : t + orr;                                 \
+        done_ = rx + g > done_ ? rx + g : done_;                                                  \
+        rx = done_;                                                                               \
+        t = done_;                                                                                \
+    } while (0)
+        for (int d = 1; d < low; d <<= 1) {
+            COST_RECV(up[i - d] + g + L);
+            t += gm + (exclusive ? (have ? gm : dm) : 0);
+            have = true;
+        }
+        if (i + low <= p) {
+            double st = nic > t ? nic : t;
+            up[i] = st;
+            nic = st + g;
+            t = st + os;
+        }
+        if (i != low) {
+            COST_RECV(down[i] + g + L);
+            t += gm + (exclusive ? (have ? gm : dm) : 0);
+        }
+#undef COST_RECV
+        end = t;
+        for (int d = low >> 1; d >= 1; d >>= 1) {
+            if (i + d > p)
+                continue;
+            double st = nic > t ? nic : t;
+            down[i + d] = st;
+            nic = st + g;
+            end = st + os > end ? st + os : end;
+        }
+        worst = end > worst ? end : worst;
+    }
+    free(up);
+    free(down);
+    return worst;
+}

@@ -111,6 +111,9 @@ double acct_cost_binomial_blocks(const struct acct_cost *c, uint64_t x);
 double acct_cost_block_chains(const struct acct_cost *c, bool up);
 /* A segmented binomial tree from the root (bcast binomial's closed form). */
 double acct_cost_binomial_tree(const struct acct_cost *c);
+/* The binomial (Fenwick-tree) scan, or exscan with exclusive: the
+ * simulator's recurrence over the ranks (cost.c). */
+double acct_cost_scan_tree(const struct acct_cost *c, bool exclusive);
 /* The broadcast of the P counts (8 P bytes, binomial) that an
  * ACCT_ALG_ALL_COUNTS algorithm is preceded by. */
 double acct_v_counts_bcast_cost(const struct acct_cost *c);

@@ -33,6 +33,8 @@ const struct acct_alg acct_algs[] = {
 #include "gatherv/entries.h"
 #include "scatterv/entries.h"
 #include "alltoallv/entries.h"
+#include "scan/entries.h"
+#include "exscan/entries.h"
     {.name = NULL},
 };
 

@@ -37,7 +37,8 @@ bool acct_coll_rooted(enum acct_coll_id id)
 bool acct_coll_reduces(enum acct_coll_id id)
 {
     return id == ACCT_COLL_reduce || id == ACCT_COLL_allreduce ||
-           id == ACCT_COLL_reduce_scatter_block || id == ACCT_COLL_reduce_scatter;
+           id == ACCT_COLL_reduce_scatter_block || id == ACCT_COLL_reduce_scatter ||
+           id == ACCT_COLL_scan || id == ACCT_COLL_exscan;
 }
 
 bool acct_coll_vector(enum acct_coll_id id)

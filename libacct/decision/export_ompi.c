@@ -57,6 +57,8 @@ enum acct_ompi_coll acct_ompi_coll_id(enum acct_coll_id coll)
         [ACCT_COLL_gatherv] = ACCT_OMPI_GATHERV,
         [ACCT_COLL_scatterv] = ACCT_OMPI_SCATTERV,
         [ACCT_COLL_alltoallv] = ACCT_OMPI_ALLTOALLV,
+        [ACCT_COLL_scan] = ACCT_OMPI_SCAN,
+        [ACCT_COLL_exscan] = ACCT_OMPI_EXSCAN,
     };
     return (unsigned)coll < ACCT_COLL_COUNT ? ids[coll] : ACCT_OMPI_COLLCOUNT;
 }
@@ -88,7 +90,8 @@ static const char *ompi_coll_name(int id)
 
 /* ---- message sizes ----------------------------------------------------------
  * Open MPI 4.1.4's coll_tuned_decision_dynamic.c computes the size it looks
- * up as: bcast, reduce, allreduce: type size x count (ACCT's m); allgather,
+ * up as: bcast, reduce, allreduce, scan, exscan: type size x count (ACCT's
+ * m); allgather,
  * alltoall: send type size x send count x comm size; reduce_scatter_block:
  * type size x recvcount x comm size; gather and scatter: send type size x
  * send count x comm size; barrier: 0. bcast, allreduce, alltoall, gather
@@ -113,6 +116,8 @@ uint64_t acct_ompi_msg_bytes(enum acct_coll_id coll, int comm_size, uint64_t m)
     case ACCT_COLL_bcast:
     case ACCT_COLL_reduce:
     case ACCT_COLL_allreduce:
+    case ACCT_COLL_scan:
+    case ACCT_COLL_exscan:
         return m;
     case ACCT_COLL_gather:
     case ACCT_COLL_scatter:

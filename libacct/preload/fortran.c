@@ -397,6 +397,29 @@ static int run_Alltoallv(const struct acct_coll_fns *rt, void *sendbuf, MPI_Fint
                                      f2c.type(*recvtype), c);
 }
 
+/* scan and exscan: MPI_IN_PLACE as the send buffer (Open MPI 4.1's
+ * mpi_scan_f and mpi_exscan_f). */
+static int run_Scan(const struct acct_coll_fns *rt, void *sendbuf, void *recvbuf, MPI_Fint *count,
+                    MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierr)
+{
+    MPI_Comm c = c_comm(comm);
+    (void)ierr;
+    return c == NULL ? F_NATIVE
+                     : rt->Scan(c_in_place(sendbuf), c_bottom(recvbuf), *count,
+                                f2c.type(*datatype), f2c.op(*op), c);
+}
+
+static int run_Exscan(const struct acct_coll_fns *rt, void *sendbuf, void *recvbuf,
+                      MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
+                      MPI_Fint *ierr)
+{
+    MPI_Comm c = c_comm(comm);
+    (void)ierr;
+    return c == NULL ? F_NATIVE
+                     : rt->Exscan(c_in_place(sendbuf), c_bottom(recvbuf), *count,
+                                  f2c.type(*datatype), f2c.op(*op), c);
+}
+
 /* The non-blocking collectives: the same conversions, and the C request
  * the runtime returns handed back as a Fortran handle (MPI_Request_c2f,
  * as Open MPI's binding does), only when the call succeeded. */
@@ -605,6 +628,32 @@ static int run_Ialltoallv(const struct acct_coll_fns *rt, void *sendbuf, MPI_Fin
                                                 (const int *)sdispls, f2c.type(*sendtype),
                                                 c_bottom(recvbuf), (const int *)recvcounts,
                                                 (const int *)rdispls, f2c.type(*recvtype), c, &r),
+                                 &r, request);
+}
+
+static int run_Iscan(const struct acct_coll_fns *rt, void *sendbuf, void *recvbuf,
+                     MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
+                     MPI_Fint *request, MPI_Fint *ierr)
+{
+    MPI_Comm c = c_comm(comm);
+    MPI_Request r;
+    (void)ierr;
+    return c == NULL ? F_NATIVE
+                     : f_request(rt->Iscan(c_in_place(sendbuf), c_bottom(recvbuf), *count,
+                                           f2c.type(*datatype), f2c.op(*op), c, &r),
+                                 &r, request);
+}
+
+static int run_Iexscan(const struct acct_coll_fns *rt, void *sendbuf, void *recvbuf,
+                       MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
+                       MPI_Fint *request, MPI_Fint *ierr)
+{
+    MPI_Comm c = c_comm(comm);
+    MPI_Request r;
+    (void)ierr;
+    return c == NULL ? F_NATIVE
+                     : f_request(rt->Iexscan(c_in_place(sendbuf), c_bottom(recvbuf), *count,
+                                             f2c.type(*datatype), f2c.op(*op), c, &r),
                                  &r, request);
 }
 

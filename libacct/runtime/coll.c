@@ -652,7 +652,7 @@ static int do_bcast(void *buffer, int count, MPI_Datatype dt, int root, MPI_Comm
     return rc == MPI_SUCCESS ? rc : failed(comm, rc);
 }
 
-/* reduce, allreduce, reduce_scatter_block: elements of dt. */
+/* reduce, allreduce, reduce_scatter_block, scan, exscan: elements of dt. */
 static int do_reduction(enum acct_coll_id coll, const void *sbuf, void *rbuf, int count,
                         MPI_Datatype dt, MPI_Op op, int root, MPI_Comm comm,
                         struct rt_ran *ran, const struct rt_nb_post *nb)
@@ -1288,6 +1288,32 @@ int rt_impl_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcou
     return rc;
 }
 
+int rt_impl_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                 MPI_Comm comm)
+{
+    uint64_t t0 = rt_account_begin();
+    struct rt_ran ran = {.bytes = SAMPLE_BYTES(t0, count, datatype)};
+    int rc = do_reduction(ACCT_COLL_scan, sendbuf, recvbuf, count, datatype, op, -1, comm, &ran,
+                          NULL);
+    if (rc == RT_NATIVE)
+        rc = PMPI_Scan(sendbuf, recvbuf, count, datatype, op, comm);
+    rt_account_call(ACCT_COLL_scan, &ran, comm, t0);
+    return rc;
+}
+
+int rt_impl_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                   MPI_Op op, MPI_Comm comm)
+{
+    uint64_t t0 = rt_account_begin();
+    struct rt_ran ran = {.bytes = SAMPLE_BYTES(t0, count, datatype)};
+    int rc = do_reduction(ACCT_COLL_exscan, sendbuf, recvbuf, count, datatype, op, -1, comm, &ran,
+                          NULL);
+    if (rc == RT_NATIVE)
+        rc = PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm);
+    rt_account_call(ACCT_COLL_exscan, &ran, comm, t0);
+    return rc;
+}
+
 #define BLOCKS_ENTRY(Name, lower, rootarg, native_call)                                            \
     {                                                                                              \
         uint64_t t0 = rt_account_begin();                                                          \
@@ -1446,6 +1472,19 @@ NB_ENTRY(ACCT_COLL_reduce_scatter_block,
          do_reduction(ACCT_COLL_reduce_scatter_block, sendbuf, recvbuf, recvcount, datatype, op,
                       -1, comm, &ran, &nb),
          PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, request))
+
+int rt_impl_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                  MPI_Comm comm, MPI_Request *request)
+NB_ENTRY(ACCT_COLL_scan,
+         do_reduction(ACCT_COLL_scan, sendbuf, recvbuf, count, datatype, op, -1, comm, &ran, &nb),
+         PMPI_Iscan(sendbuf, recvbuf, count, datatype, op, comm, request))
+
+int rt_impl_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                    MPI_Op op, MPI_Comm comm, MPI_Request *request)
+NB_ENTRY(ACCT_COLL_exscan,
+         do_reduction(ACCT_COLL_exscan, sendbuf, recvbuf, count, datatype, op, -1, comm, &ran,
+                      &nb),
+         PMPI_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, request))
 
 #define NB_BLOCKS(lower, rootarg)                                                                  \
     do_blocks(&(struct blocks_call){ACCT_COLL_##lower, sendbuf, sendcount, sendtype, recvbuf,     \

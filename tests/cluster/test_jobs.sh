@@ -28,7 +28,7 @@
 #     (b) a Fortran `use mpi` main program (FORTRAN_PROG,
 #     tests/mpi/fortran/fortran_check.F90; "none" without a Fortran
 #     compiler: skipped with a line saying so): every check right both
-#     ways, ACCT active and every one of its 14 collectives ran an ACCT
+#     ways, ACCT active and every one of its 16 collectives ran an ACCT
 #     algorithm.
 set -u
 # shellcheck source=testlib.sh
@@ -182,9 +182,9 @@ if [[ $fprog != none ]]; then
     eval 'rc_is fort 0 && ok_line fort fortran_use_mpi 4 && rc_is fort-off 0 && ok_line fort-off fortran_use_mpi 4 && test ! -e fort-off.yaml'
   check "Fortran program with ACCT: report active, the runtime mapped" \
     eval 'report_has fort.yaml "active: true" && grep -qx rt_mapped=1 fort.out'
-  check "Fortran program with ACCT: each of its 14 collectives ran an ACCT algorithm (eth's rules)" \
+  check "Fortran program with ACCT: each of its 16 collectives ran an ACCT algorithm (eth's rules)" \
     all_acct_ran fort.yaml barrier bcast reduce allreduce reduce_scatter_block allgatherv \
-    reduce_scatter gatherv scatterv alltoallv gather scatter allgather alltoall
+    reduce_scatter gatherv scatterv alltoallv gather scatter allgather alltoall scan exscan
   ((FAILS > fails_before)) && fail_details fort fort-off
 else
   echo "skip - Fortran program through srun: no Fortran build (FORTRAN_PROG none; Debian: gfortran)"

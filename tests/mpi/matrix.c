@@ -17,7 +17,8 @@
  * buffers): gather's receive side off the root and its send side at an
  * in-place root, scatter's send side off the root and its receive side at
  * an in-place root, allgather's send side in place, reduce's receive
- * buffer off the root. Every rank must still decide alike.
+ * buffer off the root. Every rank must still decide alike. Exscan's receive
+ * buffer at rank 0 is undefined in MPI: ACCT must leave it untouched.
  *
  * Reorder mode (matrix_check.sh with REORDER=1 forces the algorithm with
  * SACK reordering, docs/sack.md): ACCT_MATRIX_DELAY_US=MAX makes every rank
@@ -315,6 +316,48 @@ static void run_rsb(MPI_Comm comm, int rank, int size)
                 char what[64];
                 snprintf(what, sizeof what, "%s%s", rname[r], ip ? " in-place" : "");
                 pair_check(&p, what, size, n, -1);
+                free(send);
+            }
+}
+
+/* scan (ex 0) / exscan (ex 1): every operation, in place or not. Exscan's
+ * rank 0 receive buffer is undefined in MPI: there the check is that ACCT
+ * left it as it was (its input in place, else the fill). */
+static void run_scan(MPI_Comm comm, int rank, int size, int ex)
+{
+    for (int r = 0; r < R_COUNT; r++)
+        for (int ci = 0; ci < NCOUNTS; ci++)
+            for (int ip = 0; ip < 2; ip++) {
+                MPI_Datatype dt;
+                MPI_Op op;
+                size_t es;
+                int n = counts[ci];
+                red_type(r, &dt, &op, &es);
+                void *send = xmalloc((size_t)n * es);
+                red_fill(r, send, (size_t)n, rank, (unsigned)ci);
+                struct pair p = pair_new((size_t)n * es, 11);
+                if (ip) {
+                    memcpy(p.acct, send, (size_t)n * es);
+                    memcpy(p.native, send, (size_t)n * es);
+                }
+                void *before = xmalloc((size_t)n * es);
+                memcpy(before, p.acct, (size_t)n * es);
+                const void *s = ip ? MPI_IN_PLACE : send;
+                entry_delay();
+                if (ex) {
+                    COLL(Exscan, Iexscan, s, p.acct, n, dt, op, comm);
+                    PMPI_Exscan(s, p.native, n, dt, op, comm);
+                } else {
+                    COLL(Scan, Iscan, s, p.acct, n, dt, op, comm);
+                    PMPI_Scan(s, p.native, n, dt, op, comm);
+                }
+                calls++;
+                if (ex && rank == 0) /* undefined: compare with what was there */
+                    memcpy(p.native, before, (size_t)n * es);
+                char what[64];
+                snprintf(what, sizeof what, "%s%s", rname[r], ip ? " in-place" : "");
+                pair_check(&p, what, size, n, -1);
+                free(before);
                 free(send);
             }
 }
@@ -757,6 +800,8 @@ int main(int argc, char **argv)
                 else if (!strcmp(coll, "gatherv")) run_rooted_v(comm, rank, size, 0);
                 else if (!strcmp(coll, "scatterv")) run_rooted_v(comm, rank, size, 1);
                 else if (!strcmp(coll, "alltoallv")) run_alltoallv(comm, rank, size);
+                else if (!strcmp(coll, "scan")) run_scan(comm, rank, size, 0);
+                else if (!strcmp(coll, "exscan")) run_scan(comm, rank, size, 1);
                 else {
                     if (wrank == 0 && mi == 0)
                         fprintf(stderr, "matrix: unknown collective '%s'\n", coll);

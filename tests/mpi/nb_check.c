@@ -35,11 +35,13 @@ static int wrank, wsize;
 static long checks, errors;
 
 enum { K_BARRIER, K_BCAST, K_REDUCE, K_ALLREDUCE, K_GATHER, K_SCATTER, K_ALLGATHER, K_ALLTOALL,
-       K_RSB, K_ALLGATHERV, K_RS, K_GATHERV, K_SCATTERV, K_ALLTOALLV, K_SEND, K_RECV, K_COUNT };
+       K_RSB, K_ALLGATHERV, K_RS, K_GATHERV, K_SCATTERV, K_ALLTOALLV, K_SCAN, K_EXSCAN, K_SEND,
+       K_RECV, K_COUNT };
 static const char *kname[K_COUNT] = {"ibarrier", "ibcast", "ireduce", "iallreduce", "igather",
                                      "iscatter", "iallgather", "ialltoall",
                                      "ireduce_scatter_block", "iallgatherv", "ireduce_scatter",
-                                     "igatherv", "iscatterv", "ialltoallv", "isend", "irecv"};
+                                     "igatherv", "iscatterv", "ialltoallv", "iscan", "iexscan",
+                                     "isend", "irecv"};
 static int scribble; /* NB_CHECK_SCRIBBLE */
 
 /* One operation in flight. */
@@ -149,6 +151,8 @@ static void op_post(struct op *o, MPI_Request *req)
         rc = MPI_Ialltoallv(o->send, o->cnt, o->dsp, MPI_INT, o->recv, o->rcnt, o->rdsp, MPI_INT,
                             o->comm, req);
         break;
+    case K_SCAN: rc = MPI_Iscan(o->send, o->recv, n, MPI_INT, MPI_SUM, o->comm, req); break;
+    case K_EXSCAN: rc = MPI_Iexscan(o->send, o->recv, n, MPI_INT, MPI_SUM, o->comm, req); break;
     case K_SEND: rc = MPI_Isend(o->send, n, MPI_INT, (r + 1) % p, 77, o->comm, req); break;
     case K_RECV: rc = MPI_Irecv(o->recv, n, MPI_INT, (r + p - 1) % p, 77, o->comm, req); break;
     }
@@ -226,6 +230,15 @@ static int expect(const struct op *o, int j, int i)
             return 0;
         for (int q = 0; q < p; q++)
             s += val(q, r, i);
+        return s;
+    case K_SCAN:
+    case K_EXSCAN: /* ranks 0..r (exscan: 0..r-1; rank 0's result is undefined) */
+        if (j != 0)
+            return 0;
+        if (o->kind == K_EXSCAN && r == 0)
+            return 0x7fffffff;
+        for (int q = 0; q < (o->kind == K_SCAN ? r + 1 : r); q++)
+            s += val(q, 0, i);
         return s;
     case K_RECV: return j == 0 ? val((r + p - 1) % p, 0, i) : 0;
     default: return 0x7fffffff;

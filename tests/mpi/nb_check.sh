@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # mpi.nb.check.npN: acct_nb_check (nb_check.c) natively, through ACCT with
 # a method forced for every collective (the report's i<coll> rows must show
-# ACCT's methods for all fourteen non-blocking collectives, the five
+# ACCT's methods for all sixteen non-blocking collectives, the five
 # v-collectives with their count arrays overwritten right after each post:
 # NB_CHECK_SCRIBBLE), with progress only
 # from the program's own MPI calls, and with ACCT_NONBLOCKING=0 (the
@@ -22,6 +22,7 @@ report=$work/report.yaml
 force=barrier=dissemination,bcast=chain:1024,reduce=binomial:1024,allreduce=ring,gather=binomial
 force=$force,scatter=binomial,allgather=ring,alltoall=pairwise,reduce_scatter_block=recursive_halving
 force=$force,allgatherv=ring,reduce_scatter=ring,gatherv=binomial,scatterv=binomial,alltoallv=pairwise
+force=$force,scan=binomial,exscan=linear:1024
 
 ok_run() { [ "$(rc_of "$1")" = 0 ] && grep -q '^nb_check: .* OK$' "$work/$1.out" ||
            { cat "$work/$1.out"; head -20 "$work/$1.err"; false; }; }
@@ -29,7 +30,7 @@ nb_rows() { # every non-blocking collective has a row of an ACCT method (not nat
     local c n
     [ "$np" -gt 1 ] || return 0 # one process: always native
     for c in barrier bcast reduce allreduce gather scatter allgather alltoall reduce_scatter_block \
-             allgatherv reduce_scatter gatherv scatterv alltoallv; do
+             allgatherv reduce_scatter gatherv scatterv alltoallv scan exscan; do
         n=$(sed -n "s/^  - {collective: i$c, algorithm: \([a-z_]*\), calls: \([0-9]*\),.*/\1 \2/p" "$report" |
             awk '$1 != "native" { s += $2 } END { print s + 0 }')
         [ "$n" -gt 0 ] || { echo "    no i$c call ran an ACCT method"; cat "$report"; return 1; }

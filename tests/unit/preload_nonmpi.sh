@@ -16,9 +16,9 @@ lib=$1 rt=$2 fprobe=$3 mpifh=${4:-}
 no_mpi_needed() { ! readelf -d "$lib" | grep -E 'NEEDED.*lib(mpi|open-|pmix)'; }
 # The entry points with Fortran names (acct/mpi_wrap.h: ACCT_FORTRAN_INIT,
 # ACCT_FORTRAN_COLLECTIVES, ACCT_FORTRAN_NONBLOCKING).
-fentries="init init_thread finalize barrier bcast reduce allreduce gather scatter allgather alltoall reduce_scatter_block allgatherv reduce_scatter gatherv scatterv alltoallv"
+fentries="init init_thread finalize barrier bcast reduce allreduce gather scatter allgather alltoall reduce_scatter_block allgatherv reduce_scatter gatherv scatterv alltoallv scan exscan"
 fentries="$fentries ibarrier ibcast ireduce iallreduce igather iscatter iallgather ialltoall ireduce_scatter_block"
-fentries="$fentries iallgatherv ireduce_scatter igatherv iscatterv ialltoallv"
+fentries="$fentries iallgatherv ireduce_scatter igatherv iscatterv ialltoallv iscan iexscan"
 fortran_names() { # the Fortran names of fentries among the symbols on stdin
     local e all
     all=$(cat)

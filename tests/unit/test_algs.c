@@ -55,6 +55,14 @@ static struct val contribution(int64_t elem, int r)
     return v;
 }
 
+/* Element elem combined over ranks [0, hi] in rank order (scan, exscan). */
+static struct val prefix_of(int64_t elem, int hi)
+{
+    struct val v = {.elem = elem, .lo = 0, .hi = hi,
+                    .mask = hi == 63 ? ~0ull : (1ull << (hi + 1)) - 1, .cnt = (uint32_t)hi + 1};
+    return v;
+}
+
 static struct val full(int64_t elem, int size)
 {
     struct val v = {.elem = elem, .lo = 0, .hi = size - 1,
@@ -208,6 +216,13 @@ static void setup_rank(struct world *w, int r)
         for (uint64_t i = 0; i < n; i++) w->buf[r][in].v[i] = contribution((int64_t)i, r);
         break;
     }
+    case ACCT_COLL_scan:
+    case ACCT_COLL_exscan: /* exscan's rank 0: RECV is undefined, and never written */
+        alloc_buf(w, r, ACCT_BUF_SEND, ip ? 0 : n);
+        alloc_buf(w, r, ACCT_BUF_RECV, n);
+        for (uint64_t i = 0; i < n; i++)
+            w->buf[r][ip ? ACCT_BUF_RECV : ACCT_BUF_SEND].v[i] = contribution((int64_t)i, r);
+        break;
     case ACCT_COLL_reduce_scatter_block:
         alloc_buf(w, r, ACCT_BUF_SEND, ip ? 0 : all);
         alloc_buf(w, r, ACCT_BUF_RECV, ip ? all : n);
@@ -376,6 +391,15 @@ static int check_rank(struct world *w, int r)
         case ACCT_COLL_reduce_scatter:
             if (k >= c->counts[r]) continue; /* in-place: only the first block is defined */
             want = full((int64_t)(c->displs[r] + k), p);
+            break;
+        case ACCT_COLL_scan: want = prefix_of((int64_t)k, r); break;
+        case ACCT_COLL_exscan:
+            if (r > 0) {
+                want = prefix_of((int64_t)k, r - 1);
+            } else { /* untouched: the input in place, else never written */
+                struct val empty = {.elem = -1, .lo = -1, .hi = -1};
+                want = c->in_place ? contribution((int64_t)k, 0) : empty;
+            }
             break;
         case ACCT_COLL_alltoall: /* block from s = k / n */
             want = contribution((int64_t)(((uint64_t)r * (uint64_t)p + k / n) * n + k % n), (int)(k / n));

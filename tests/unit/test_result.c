@@ -772,7 +772,8 @@ static void test_measurement_errors(void **state)
            "be left out with modelled: true)\n"
            "t.yaml:9:18: measurements[0].collective: unknown collective \"bcats\" (valid: "
            "barrier, bcast, reduce, allreduce, gather, scatter, allgather, alltoall, "
-           "reduce_scatter_block, allgatherv, reduce_scatter, gatherv, scatterv, alltoallv)\n"
+           "reduce_scatter_block, allgatherv, reduce_scatter, gatherv, scatterv, alltoallv, scan, "
+           "exscan)\n"
            "t.yaml:10:36: measurements[1].comm_size: 9 is larger than conditions.ranks 8 (only a "
            "modelled point may be)\n");
 }

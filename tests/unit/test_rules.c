@@ -138,7 +138,7 @@ static void test_full(void **state)
     assert_int_equal(r->prov.ranks_per_node_min, 2);
     assert_int_equal(r->prov.ranks_per_node_max, 2);
     assert_int_equal(r->prov.placement, ACCT_PLACEMENT_BLOCK);
-    assert_int_equal(r->nrules, 19);
+    assert_int_equal(r->nrules, 21);
     /* every collective has rules */
     for (int i = 0; i < ACCT_COLL_COUNT; i++)
         assert_true(r->coll[i].n >= 1);

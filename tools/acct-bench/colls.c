@@ -17,6 +17,8 @@
  *   gatherv               each rank's contribution      m           p*m at root
  *   scatterv              each rank's share             p*m at root m
  *   alltoallv             the block for one peer        p*m         p*m
+ *   scan                  each rank's vector (= result) m           m
+ *   exscan                each rank's vector (= result) m           m (undefined at rank 0)
  *   barrier               (no data; reported as 0)      -           -
  *
  * The check: element i of the block that "key" sends holds
@@ -229,6 +231,44 @@ static int check_reduce(const struct bench_call *c)
 static int check_allreduce(const struct bench_call *c)
 {
     return check_sum(c, c->rbuf, 1, 0);
+}
+
+/* ---- scan, exscan: rank r's result sums ranks 0 .. r (exscan: 0 .. r-1;
+ * its rank 0 result is undefined and not checked) --------------------------- */
+
+static int run_scan(const struct bench_call *c)
+{
+    return MPI_Scan(c->sbuf, c->rbuf, c->count, bench_dtype_reduce(c->dtype), MPI_SUM, c->comm);
+}
+
+static int run_exscan(const struct bench_call *c)
+{
+    return MPI_Exscan(c->sbuf, c->rbuf, c->count, bench_dtype_reduce(c->dtype), MPI_SUM, c->comm);
+}
+
+/* buf[i] == sum over s < upto of pattern(s, i) modulo reduce_mod()? */
+static int check_prefix(const struct bench_call *c, const void *buf, int upto)
+{
+    int ok = 1;
+    uint64_t mod = reduce_mod(c);
+
+    for (size_t i = 0; i < (size_t)c->count && ok; i++) {
+        uint64_t sum = 0;
+        for (int s = 0; s < upto; s++)
+            sum += pattern((uint64_t)s, i) % mod;
+        ok = equals(c->dtype, buf, i, sum);
+    }
+    return ok;
+}
+
+static int check_scan(const struct bench_call *c)
+{
+    return check_prefix(c, c->rbuf, c->rank + 1);
+}
+
+static int check_exscan(const struct bench_call *c)
+{
+    return c->rank == 0 || check_prefix(c, c->rbuf, c->rank);
 }
 
 /* ---- gather, allgather --------------------------------------------------- */
@@ -493,6 +533,14 @@ const struct bench_coll bench_colls[] = {
       .size_meaning = "the block sent to each peer, the same for every pair (each sends p times this)",
       .send = BENCH_BLOCKS_P, .recv = BENCH_BLOCKS_P,
       .run = run_alltoallv, .fill = fill_alltoallv, .check = check_alltoall },
+    { .name = "scan", .rooted = 0, .has_data = 1,
+      .size_meaning = "each rank's vector (= its result, the prefix over ranks 0..r)",
+      .send = BENCH_BLOCKS_ONE, .recv = BENCH_BLOCKS_ONE,
+      .run = run_scan, .fill = fill_reduce, .check = check_scan },
+    { .name = "exscan", .rooted = 0, .has_data = 1,
+      .size_meaning = "each rank's vector (= its result, the prefix over ranks 0..r-1)",
+      .send = BENCH_BLOCKS_ONE, .recv = BENCH_BLOCKS_ONE,
+      .run = run_exscan, .fill = fill_reduce, .check = check_exscan },
     { .name = NULL },
 };
 

@@ -314,7 +314,7 @@ static int parse_collectives(const char *text, bool *coll, char *err, size_t err
             snprintf(err, errlen, "--collectives: unknown collective \"%.64s\" (valid: barrier, "
                     "bcast, reduce, allreduce, gather, scatter, allgather, alltoall, "
                     "reduce_scatter_block, allgatherv, reduce_scatter, gatherv, scatterv, "
-                    "alltoallv)", t);
+                    "alltoallv, scan, exscan)", t);
             rc = -1;
         } else {
             coll[id] = true;

@@ -132,7 +132,7 @@ static int parse_ops(const char *cmd, const char *s, char *out, size_t cap)
                                 "--ops: unknown collective \"%s\" (barrier bcast reduce "
                                 "allreduce gather scatter allgather alltoall "
                                 "reduce_scatter_block allgatherv reduce_scatter gatherv "
-                                "scatterv alltoallv, or all)",
+                                "scatterv alltoallv scan exscan, or all)",
                                 tok);
             goto out;
         }

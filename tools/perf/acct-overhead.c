@@ -28,6 +28,7 @@ static int cnt[64], dsp[64];
     X(gatherv, Gatherv(in, 1, MPI_DOUBLE, out, cnt, dsp, MPI_DOUBLE, 0, MPI_COMM_WORLD))  \
     X(alltoallv, Alltoallv(in, cnt, dsp, MPI_DOUBLE, out, cnt, dsp, MPI_DOUBLE,          \
                            MPI_COMM_WORLD))                                               \
+    X(scan, Scan(in, out, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD))                       \
     X(iallreduce, Iallreduce(in, out, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &req))     \
     X(ialltoallv, Ialltoallv(in, cnt, dsp, MPI_DOUBLE, out, cnt, dsp, MPI_DOUBLE,        \
                              MPI_COMM_WORLD, &req))

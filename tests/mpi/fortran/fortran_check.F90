@@ -6,7 +6,7 @@
 ! MPI_COMM_WORLD and on a sub-communicator (split by parity, ranks
 ! reversed), over counts 0, 1, 5, 1000 and 20000 and the first and last
 ! root, it runs barrier, bcast, reduce, allreduce, reduce_scatter_block,
-! allgatherv, reduce_scatter, gatherv, scatterv, alltoallv,
+! allgatherv, reduce_scatter, gatherv, scatterv, alltoallv, scan, exscan,
 ! gather, scatter, allgather and alltoall, with MPI_IN_PLACE wherever MPI
 ! allows it, derived datatypes (a strided vector against plain integers;
 ! a contiguous pair), a non-commutative user operation (composition of
@@ -61,13 +61,14 @@ module fcheck
 #if defined(ACCT_MPIFH)
   include 'mpif.h'
 #endif
-  integer, parameter :: NCOLL = 14
+  integer, parameter :: NCOLL = 16
   integer, parameter :: C_BARRIER = 1, C_BCAST = 2, C_REDUCE = 3, C_ALLREDUCE = 4, &
        C_GATHER = 5, C_SCATTER = 6, C_ALLGATHER = 7, C_ALLTOALL = 8, C_RSB = 9, &
-       C_ALLGATHERV = 10, C_RS = 11, C_GATHERV = 12, C_SCATTERV = 13, C_ALLTOALLV = 14
+       C_ALLGATHERV = 10, C_RS = 11, C_GATHERV = 12, C_SCATTERV = 13, C_ALLTOALLV = 14, &
+       C_SCAN = 15, C_EXSCAN = 16
   character(len=20), parameter :: cname(NCOLL) = [character(len=20) :: 'barrier', 'bcast', &
        'reduce', 'allreduce', 'gather', 'scatter', 'allgather', 'alltoall', 'reduce_scatter_block', &
-       'allgatherv', 'reduce_scatter', 'gatherv', 'scatterv', 'alltoallv']
+       'allgatherv', 'reduce_scatter', 'gatherv', 'scatterv', 'alltoallv', 'scan', 'exscan']
   integer, parameter :: NCOUNTS = 5
   integer, parameter :: counts(NCOUNTS) = [0, 1, 5, 1000, 20000]
   integer, parameter :: PRIME = 9973
@@ -345,6 +346,55 @@ contains
       call called(C_RSB, ierr, 'reduce_scatter_block in place')
       call expect(all([(e(i) == sum([(ival(k, r * n + i), k = 0, p - 1)]), i = 1, n)]), &
            'reduce_scatter_block in place', n, -1)
+
+      ! scan and exscan, integers: plain, then in place (exscan: rank 0's
+      ! result is undefined, not checked); then the non-commutative
+      ! operation, whose prefix folds the maps of ranks 0 .. r in rank order
+      do i = 1, n
+        b(i) = ival(r, i)
+      end do
+      a(1:max(1, n)) = -1
+      call MPI_Scan(b, a, n, MPI_INTEGER, MPI_SUM, comm, ierr)
+      call called(C_SCAN, ierr, 'scan')
+      call expect(all([(a(i) == sum([(ival(k, i), k = 0, r)]), i = 1, n)]), 'scan', n, -1)
+      a(1:n) = b(1:n)
+      call MPI_Scan(MPI_IN_PLACE, a, n, MPI_INTEGER, MPI_SUM, comm, ierr)
+      call called(C_SCAN, ierr, 'scan in place')
+      call expect(all([(a(i) == sum([(ival(k, i), k = 0, r)]), i = 1, n)]), 'scan in place', &
+           n, -1)
+      a(1:max(1, n)) = -1
+      call MPI_Exscan(b, a, n, MPI_INTEGER, MPI_SUM, comm, ierr)
+      call called(C_EXSCAN, ierr, 'exscan')
+      if (r > 0) call expect(all([(a(i) == sum([(ival(k, i), k = 0, r - 1)]), i = 1, n)]), &
+           'exscan', n, -1)
+      a(1:n) = b(1:n)
+      call MPI_Exscan(MPI_IN_PLACE, a, n, MPI_INTEGER, MPI_SUM, comm, ierr)
+      call called(C_EXSCAN, ierr, 'exscan in place')
+      if (r > 0) call expect(all([(a(i) == sum([(ival(k, i), k = 0, r - 1)]), i = 1, n)]), &
+           'exscan in place', n, -1)
+      do i = 1, n
+        call affine_of(r, i, b(2 * i - 1), b(2 * i))
+      end do
+      e(1:2 * n) = b(1:2 * n)
+      call MPI_Scan(MPI_IN_PLACE, e, n, pair, affine, comm, ierr)
+      call called(C_SCAN, ierr, 'scan user op')
+      ok = .true.
+      do i = 1, n
+        call expected_affine(r + 1, i, m, c)
+        ok = ok .and. e(2 * i - 1) == m .and. e(2 * i) == c
+      end do
+      call expect(ok, 'scan user op', n, -1)
+      e(1:2 * n) = -1
+      call MPI_Exscan(b, e, n, pair, affine, comm, ierr)
+      call called(C_EXSCAN, ierr, 'exscan user op')
+      if (r > 0) then
+        ok = .true.
+        do i = 1, n
+          call expected_affine(r, i, m, c)
+          ok = ok .and. e(2 * i - 1) == m .and. e(2 * i) == c
+        end do
+        call expect(ok, 'exscan user op', n, -1)
+      end if
 
       ! allgather: plain, then in place
       do i = 1, n

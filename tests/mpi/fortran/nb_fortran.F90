@@ -3,7 +3,8 @@
 ! mpi_igather, mpi_iscatter, mpi_iallgather, mpi_ialltoall,
 ! mpi_ireduce_scatter_block and the v-collectives mpi_iallgatherv,
 ! mpi_ireduce_scatter, mpi_igatherv, mpi_iscatterv, mpi_ialltoallv
-! (irregular counts with zeros, blocks in reverse rank order), on
+! (irregular counts with zeros, blocks in reverse rank order), mpi_iscan
+! and mpi_iexscan, on
 ! MPI_COMM_WORLD and on a sub-communicator (split by parity, ranks
 ! reversed; it first runs one mpi_barrier: ACCT's private duplicate).
 ! Every one that MPI allows it for runs once more with MPI_IN_PLACE (at the
@@ -44,11 +45,11 @@ program nb_fortran
   integer, parameter :: K_BARRIER = 1, K_BCAST = 2, K_REDUCE = 3, K_ALLREDUCE = 4, &
        K_GATHER = 5, K_SCATTER = 6, K_ALLGATHER = 7, K_ALLTOALL = 8, K_RSB = 9, &
        K_ALLGATHERV = 10, K_RS = 11, K_GATHERV = 12, K_SCATTERV = 13, K_ALLTOALLV = 14, &
-       NK = 14
+       K_SCAN = 15, K_EXSCAN = 16, NK = 16
   character(len=*), parameter :: kname(NK) = [character(len=21) :: 'ibarrier', 'ibcast', &
        'ireduce', 'iallreduce', 'igather', 'iscatter', 'iallgather', 'ialltoall', &
        'ireduce_scatter_block', 'iallgatherv', 'ireduce_scatter', 'igatherv', 'iscatterv', &
-       'ialltoallv']
+       'ialltoallv', 'iscan', 'iexscan']
   integer(8), parameter :: HMOD = 2147483647_8, HMUL = 1000003_8
   HCOMM :: sub, comm
   HREQ :: req(3)
@@ -242,6 +243,40 @@ program nb_fortran
     call fold(K_RSB, rbuf(1:M)) ! the rest is undefined after an in-place call
     deallocate(sbuf, rbuf)
 
+    ! iscan + wait, then in place; iexscan + a test loop, then in place
+    ! (rank 0's exscan result is undefined: neither checked nor folded)
+    allocate(sbuf(N), rbuf(N))
+    sbuf = [(ival(rank, i), i = 1, N)]
+    rbuf = -1
+    call MPI_Iscan(sbuf, rbuf, N, MPI_INTEGER, MPI_SUM, comm, req(1), ierr)
+    call posted(K_SCAN)
+    call MPI_Wait(req(1), MPI_STATUS_IGNORE, ierr)
+    call expect(all(rbuf == [(prefval(rank, i), i = 1, N)]))
+    call fold(K_SCAN, rbuf)
+    rbuf = sbuf
+    call MPI_Iscan(MPI_IN_PLACE, rbuf, N, MPI_INTEGER, MPI_SUM, comm, req(1), ierr)
+    call posted(K_SCAN)
+    call MPI_Wait(req(1), MPI_STATUS_IGNORE, ierr)
+    call expect(all(rbuf == [(prefval(rank, i), i = 1, N)]))
+    call fold(K_SCAN, rbuf)
+    rbuf = -1
+    call MPI_Iexscan(sbuf, rbuf, N, MPI_INTEGER, MPI_SUM, comm, req(1), ierr)
+    call posted(K_EXSCAN)
+    call test_loop(req(1))
+    if (rank > 0) then
+      call expect(all(rbuf == [(prefval(rank - 1, i), i = 1, N)]))
+      call fold(K_EXSCAN, rbuf)
+    end if
+    rbuf = sbuf
+    call MPI_Iexscan(MPI_IN_PLACE, rbuf, N, MPI_INTEGER, MPI_SUM, comm, req(1), ierr)
+    call posted(K_EXSCAN)
+    call test_loop(req(1))
+    if (rank > 0) then
+      call expect(all(rbuf == [(prefval(rank - 1, i), i = 1, N)]))
+      call fold(K_EXSCAN, rbuf)
+    end if
+    deallocate(sbuf, rbuf)
+
     ! the v-collectives' counts: rank j's block has mod(j, 3) * 50
     ! elements (zero for every third rank), the blocks in reverse rank
     ! order
@@ -418,6 +453,11 @@ contains
     integer, intent(in) :: who, i
     ival = who * 1009 + i
   end function ival
+  ! the sum of ival(0 .. who, i): scan's result at rank who
+  pure integer function prefval(who, i)
+    integer, intent(in) :: who, i
+    prefval = 1009 * who * (who + 1) / 2 + (who + 1) * i
+  end function prefval
 
   ! the sum over the communicator's ranks of ival(., i)
   integer function sumval(i)

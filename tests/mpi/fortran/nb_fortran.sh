@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# mpi.fortran.nb_*: nb_fortran (nb_fortran.F90: all fourteen non-blocking
+# mpi.fortran.nb_*: nb_fortran (nb_fortran.F90: all sixteen non-blocking
 # collectives, MPI_IN_PLACE wherever MPI allows it) natively, through ACCT
 # with a method forced for every collective, and with ACCT_DISABLE=1:
 # results right every time; the ACCT and ACCT_DISABLE runs' digests of every
@@ -19,10 +19,10 @@ report=$work/report.yaml
 force=barrier=dissemination,bcast=chain:1024,reduce=binomial:1024,allreduce=ring,gather=binomial
 force=$force,scatter=binomial,allgather=ring,alltoall=pairwise,reduce_scatter_block=recursive_halving
 force=$force,allgatherv=bruck,reduce_scatter=reduce_scatterv,gatherv=binomial,scatterv=binomial
-force=$force,alltoallv=pairwise
+force=$force,alltoallv=pairwise,scan=linear:1024,exscan=recursive_doubling
 ok_run() { [ "$(rc_of "$1")" = 0 ] && grep -q '^nb_fortran: .* OK$' "$work/$1.out" ||
            { cat "$work/$1.out"; head -20 "$work/$1.err"; false; }; }
-same_digests() { [ "$(digests "$1" | wc -l)" = 14 ] && diff <(digests native) <(digests "$1"); }
+same_digests() { [ "$(digests "$1" | wc -l)" = 16 ] && diff <(digests native) <(digests "$1"); }
 ran() { grep -q "{collective: i$1, algorithm: $2, calls: [1-9]" "$report" || { cat "$report"; false; }; }
 prog=("$prog")
 mpi_run native

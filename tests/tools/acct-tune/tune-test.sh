@@ -26,6 +26,8 @@
 #                    least geometric mean of time / best (recomputed by
 #                    rows_check.py from the result), and libacct loads the
 #                    rules: acct-bench under the preload runs their methods
+#         scan       scan and exscan on 2 and 4 ranks x 8 B, 64 KiB: every method
+#                    measured (segmented linear too), rules and Open MPI rules
 #         bad        a bad option: exit 2 and one error line, no hang
 #         bad_used   a bad --used file: exit 1 and FILE:LINE:COLUMN: FIELD: message
 #         plane      --strategy plane over 3 communicator sizes x 7 message sizes
@@ -93,6 +95,24 @@ small)
     # one host: every rank on one node, nothing for node-aware methods to do
     grep -q 'algorithm: hier_' "$work/report.yaml" &&
         fail "node-aware methods measured with every rank on one node"
+    ;;
+scan)
+    # scan and exscan (issue 22): every method measured (the linear chain
+    # segmented too), decided by communicator size and message bytes as
+    # the other reductions, in the rules and the Open MPI rules file
+    mpix=(-x ACCT_REPORT="$work/report.yaml")
+    run 4 --collectives scan,exscan --comm-sizes 2,4 --sizes 8,64K --budget 60s --reps 5 \
+        --out result.yaml --rules rules.yaml --ompi-rules ompi.rules || fail "acct-tune failed"
+    "$check" "$work/result.yaml" scan,exscan 2,4 8,64K complete || fail "result"
+    "$acctctl" validate "$work/rules.yaml" || fail "rules file"
+    for c in scan exscan; do
+        grep -q "^  $c:$" "$work/rules.yaml" || fail "no $c rules"
+        grep -q "^# $c$" "$work/ompi.rules" || fail "no $c section in the Open MPI rules"
+        grep -q "collective: $c, algorithm: linear, comm_size: 4, segment: [1-9]" \
+            "$work/report.yaml" || fail "libacct's report shows no segmented $c linear"
+        grep -q "collective: $c, algorithm: recursive_doubling, comm_size: 4," \
+            "$work/report.yaml" || fail "libacct's report shows no $c recursive_doubling"
+    done
     ;;
 nodes)
     mpix=(-x ACCT_REPORT="$work/report.yaml" -x ACCT_LAYOUT=2)

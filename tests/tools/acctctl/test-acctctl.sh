@@ -76,7 +76,7 @@ run 2 algorithms extra
 
 # ---- validate ----------------------------------------------------------------
 run 0 validate "$data/valid-full.yaml" "$data/valid-minimal.yaml"
-expect "$tmp/out" "$data/valid-full.yaml: ok (19 rules, partition eth, version 12)"
+expect "$tmp/out" "$data/valid-full.yaml: ok (21 rules, partition eth, version 12)"
 expect "$tmp/out" "$data/valid-minimal.yaml: ok (0 rules, partition eth, version 1)"
 
 run 1 validate "$data/invalid-several.yaml"
@@ -108,7 +108,7 @@ run 1 validate "$data"
 expect "$tmp/out" "not a regular file"
 
 "$acctctl" validate - <"$data/valid-full.yaml" >"$tmp/out" 2>&1 || fail "validate - (stdin): non-zero status"
-expect "$tmp/out" "<stdin>: ok (19 rules"
+expect "$tmp/out" "<stdin>: ok (21 rules"
 run 0 validate --quiet "$data/valid-full.yaml"
 [ -s "$tmp/out" ] && fail "validate --quiet printed something for a valid file"
 run 1 validate -q "$data/invalid-overlap.yaml"

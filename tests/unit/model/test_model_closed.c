@@ -173,7 +173,8 @@ static const char *const pow2_only[] = {
     "barrier/tournament", "barrier/recursive_doubling", "reduce/binary", "reduce/binomial",
     "reduce/in_order_binary", "allreduce/reduce_bcast", "allreduce/recursive_doubling",
     "alltoall/bruck", "reduce_scatter_block/reduce_scatter",
-    "reduce_scatter_block/recursive_halving", "reduce_scatter/reduce_scatterv", NULL,
+    "reduce_scatter_block/recursive_halving", "reduce_scatter/reduce_scatterv",
+    "scan/recursive_doubling", "exscan/recursive_doubling", NULL,
 };
 
 static void any_size(void **state)

@@ -21,7 +21,9 @@
     X(reduce_scatter)       \
     X(gatherv)              \
     X(scatterv)             \
-    X(alltoallv)
+    X(alltoallv)            \
+    X(scan)                 \
+    X(exscan)
 
 enum acct_coll_id {
 #define ACCT_X_ENUM(lower) ACCT_COLL_##lower,
@@ -40,7 +42,7 @@ int acct_coll_from_name(const char *name, enum acct_coll_id *out);
 bool acct_coll_rooted(enum acct_coll_id id);
 
 /* Reduces data with an MPI_Op (reduce, allreduce, reduce_scatter_block,
- * reduce_scatter). */
+ * reduce_scatter, scan, exscan). */
 bool acct_coll_reduces(enum acct_coll_id id);
 
 /* Takes per-rank count arrays (allgatherv, reduce_scatter, gatherv,

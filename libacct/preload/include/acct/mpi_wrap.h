@@ -66,7 +66,15 @@
       (const void *sendbuf, const int sendcounts[], const int sdispls[],                     \
        MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],    \
        MPI_Datatype recvtype, MPI_Comm comm),                                                \
-      (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm))
+      (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm)) \
+    X(Scan, scan,                                                                            \
+      (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,      \
+       MPI_Comm comm),                                                                       \
+      (sendbuf, recvbuf, count, datatype, op, comm))                                         \
+    X(Exscan, exscan,                                                                        \
+      (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,      \
+       MPI_Comm comm),                                                                       \
+      (sendbuf, recvbuf, count, datatype, op, comm))
 
 /* The non-blocking collectives that libacct intercepts — listed once.
  *
@@ -136,7 +144,15 @@
        MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],    \
        MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request),                          \
       (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, \
-       request))
+       request))                                                                             \
+    X(Iscan, scan,                                                                           \
+      (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,      \
+       MPI_Comm comm, MPI_Request *request),                                                 \
+      (sendbuf, recvbuf, count, datatype, op, comm, request))                                \
+    X(Iexscan, exscan,                                                                       \
+      (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,      \
+       MPI_Comm comm, MPI_Request *request),                                                 \
+      (sendbuf, recvbuf, count, datatype, op, comm, request))
 
 /* Every wrapped call that goes through the loader's table: the blocking
  * collectives, then the non-blocking ones. */
@@ -260,7 +276,15 @@
        void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype,           \
        MPI_Fint *comm, MPI_Fint *ierr),                                                      \
       (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, \
-       ierr))
+       ierr))                                                                                \
+    X(Scan, SCAN, scan,                                                                      \
+      (void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op,      \
+       MPI_Fint *comm, MPI_Fint *ierr),                                                      \
+      (sendbuf, recvbuf, count, datatype, op, comm, ierr))                                   \
+    X(Exscan, EXSCAN, exscan,                                                                \
+      (void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op,      \
+       MPI_Fint *comm, MPI_Fint *ierr),                                                      \
+      (sendbuf, recvbuf, count, datatype, op, comm, ierr))
 
 /* The Fortran bindings of the non-blocking collectives: same columns as
  * ACCT_FORTRAN_COLLECTIVES, Name as in ACCT_WRAPPED_NONBLOCKING; the
@@ -334,7 +358,15 @@
        void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype,           \
        MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr),                                   \
       (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, \
-       request, ierr))
+       request, ierr))                                                                       \
+    X(Iscan, ISCAN, iscan,                                                                   \
+      (void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op,      \
+       MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr),                                   \
+      (sendbuf, recvbuf, count, datatype, op, comm, request, ierr))                          \
+    X(Iexscan, IEXSCAN, iexscan,                                                             \
+      (void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op,      \
+       MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr),                                   \
+      (sendbuf, recvbuf, count, datatype, op, comm, request, ierr))
 
 /* The Fortran start and end of MPI (they call PMPI_Init/PMPI_Finalize
  * directly): interposed so that a Fortran main program activates ACCT as
