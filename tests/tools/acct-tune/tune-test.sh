@@ -279,7 +279,7 @@ model_regions)
         case $line in
         *"not trusted: none, larger communicators run native") [ "$n" = 0 ] ||
             fail "$c: not trusted, yet $n modelled rules" ;;
-        *", trusted, "*" rows up to 32 ranks"*) [ "$n" -gt 0 ] || fail "$c: trusted, no modelled rule" ;;
+        *": trusted, "*" rows up to 32 ranks"*) [ "$n" -gt 0 ] || fail "$c: trusted, no modelled rule" ;;
         *) fail "$c: $line" ;;
         esac
     done
