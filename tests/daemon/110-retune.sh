@@ -157,6 +157,24 @@ expect "$T/out" "model:    tuning run r-fake-4248-rpn1-eth of version"
 ctl 0 check -p eth --ranks-per-node 8
 expect "$T/out" "tuning run r-fake-4248-rpn8-eth of version"
 
+# Racing (acct-tune --race after "--"): the active version races as the
+# incumbent (acct-tune --incumbent), its rules written next to the script;
+# not when --incumbent is given, nor without --race.
+active=$("$ACCTCTL" show -p eth --format tsv 2>/dev/null | awk -F'\t' 'NR == 2 { print $1 }')
+ctl 0 "${RETUNE[@]}" --dry-run -- --race 3
+expect "$T/out" "# the race's incumbent: version $active of eth, written to $T/work/acct-retune-eth-"
+expect "$T/out" "    --incumbent '$T/work/acct-retune-eth-"
+FAKE_SLURM_JOBID=4249 ctl 0 "${RETUNE[@]}" --no-node-import -- --race 3
+expect "$T/err" "the race's incumbent: version $active ("
+inc=$(grep -o -- "--incumbent [^ ]*" "$T/slurm/calls" | tail -1 | cut -d' ' -f2)
+[ -n "$inc" ] && [ -s "$inc" ] || fail "acct-tune was not given the incumbent: $(grep acct-tune "$T/slurm/calls" | tail -1)"
+ctl 0 export --version "$active" -o "$T/active.yaml"
+cmp -s "$inc" "$T/active.yaml" || fail "the incumbent file is not version $active's rules"
+ctl 0 "${RETUNE[@]}" --dry-run -- --race 3 --incumbent /elsewhere.yaml
+[ "$(grep -c -- '--incumbent' "$T/out")" = 1 ] || fail "--incumbent given twice: $(grep -- --incumbent "$T/out")"
+ctl 0 "${RETUNE[@]}" --dry-run
+grep -q -- '--incumbent' "$T/out" && fail "an incumbent without --race"
+
 # A job that outlasts acctd's idle_timeout: acctctl imports over a new
 # connection (the one it checked acctd with was closed meanwhile).
 stop_acctd

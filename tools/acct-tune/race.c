@@ -65,19 +65,48 @@ static bool same_finalist(const struct finalist *a, const struct finalist *b)
     return a->alg == b->alg && a->fanout == b->fanout && a->seg == b->seg;
 }
 
+/* The layout of the point's ranks (the first esize of comm) as the runtime
+ * sees it: the most ranks on one node, and whether every node holds as many
+ * (unknown without node labels: ranks_per_node 0). */
+static struct acct_rules_where point_where(const struct tune_ctx *x)
+{
+    struct acct_rules_where w = { .ranks_per_node = 0, .regular = true };
+    int first = -1;
+    if (x->node == NULL)
+        return w;
+    for (int i = 0; i < x->esize; i++) {
+        bool seen = false;
+        for (int j = 0; j < i && !seen; j++)
+            seen = x->node[j] == x->node[i];
+        if (seen)
+            continue; /* counted with its node's first rank */
+        int n = 0;
+        for (int j = i; j < x->esize; j++)
+            n += x->node[j] == x->node[i];
+        if (first < 0)
+            first = n;
+        w.regular = w.regular && n == first;
+        w.ranks_per_node = n > w.ranks_per_node ? n : w.ranks_per_node;
+    }
+    return w;
+}
+
 /* The incumbent's decision at (coll, p, m): the first rule of --incumbent
- * containing the point. */
+ * containing the point at the point's layout (a layout-bound rule of
+ * merged rules only at its own ranks per node, as the runtime resolves
+ * it). */
 static bool incumbent_at(const struct tune_ctx *x, uint64_t m, struct finalist *f)
 {
     const struct acct_rule_list *l;
 
     if (x->incumbent == NULL)
         return false;
+    const struct acct_rules_where w = point_where(x);
     l = &x->incumbent->coll[x->coll];
     for (size_t i = 0; i < l->n; i++) {
         const struct acct_rule *r = &l->v[i];
-        if (r->comm_min <= x->esize && x->esize <= r->comm_max && r->bytes_min <= m &&
-            m <= r->bytes_max && r->d.alg != NULL) {
+        if (acct_rule_contains(r, x->esize, m, w.ranks_per_node > 0 ? &w : NULL) &&
+            r->d.alg != NULL) {
             struct acct_decision d = r->d;
             d.reorder = false;
             if (!tune_applicable(x->coll, &d, x->esize, m))

@@ -58,6 +58,9 @@ struct retune_opts {
     char acctctl[PATH_MAX]; /* this program, for the node import */
     char *const *tune_args; /* after "--": passed to acct-tune verbatim */
     int n_tune_args;
+    char incumbent[PATH_MAX];    /* racing: the active version's rules for acct-tune
+                                    --incumbent ("": none) */
+    unsigned long long incumbent_version;
 };
 
 static volatile sig_atomic_t interrupted;
@@ -349,7 +352,66 @@ static void tune_step(const struct retune_opts *o, FILE *f, const char *srun_opt
         fprintf(f, "    --max-comm-size %ld \\\n", o->max_comm);
     for (int i = 0; i < o->n_tune_args; i++)
         fprintf(f, "    %s \\\n", shq(o->tune_args[i], q1, sizeof(q1)));
+    if (o->incumbent[0] != '\0')
+        fprintf(f, "    --incumbent %s \\\n", shq(o->incumbent, q1, sizeof(q1)));
     fprintf(f, "    --progress\n");
+}
+
+/* Racing (acct-tune --race after "--"): the active version of the pair
+ * races too (acct-tune --incumbent), so that a retune keeps what is active
+ * unless a challenger is shown faster (docs/acct-tune.md "Racing"). Finds
+ * the pair's active version (LIST, quietly: a first retune has none) and
+ * its rules (SHOW) into *text (malloc'd). 1 found, 0 none (no active
+ * version, or the interconnect not given and the partition has several),
+ * -1 error (printed). */
+static int active_rules(struct acctctl_conn *conn, const struct retune_opts *o, char **text,
+                        unsigned long long *version)
+{
+    struct acct_wbuf w;
+    struct acct_iter it;
+    struct acct_field f;
+    uint64_t v = 0;
+    int matches = 0;
+
+    *text = NULL;
+    acctctl_request(conn, &w, ACCT_MSG_LIST);
+    conn->quiet_errors = true;
+    int rc = acctctl_call(conn, &w, NULL);
+    conn->quiet_errors = false;
+    acct_wbuf_free(&w);
+    if (rc != 0)
+        return 0; /* no pairs at all: nothing active */
+    acct_iter_init(&it, conn->msg.body, conn->msg.len);
+    while (acct_iter_next(&it, &f)) {
+        char part[ACCT_RULES_NAME_MAX + 1], ic[ACCT_RULES_NAME_MAX + 1];
+        uint64_t id = 0;
+        if (f.tag != ACCT_T_PAIR ||
+            acct_get_str(f.val, f.len, ACCT_T_PARTITION, part, sizeof(part)) != 0 ||
+            acct_get_str(f.val, f.len, ACCT_T_INTERCONNECT, ic, sizeof(ic)) != 0 ||
+            acct_get_u64(f.val, f.len, ACCT_T_VERSION, &id) != 0)
+            continue;
+        if (strcmp(part, o->partition) == 0 &&
+            (o->interconnect == NULL || strcmp(ic, o->interconnect) == 0)) {
+            matches++;
+            v = id;
+        }
+    }
+    if (matches != 1 || v == 0)
+        return 0;
+    acctctl_request(conn, &w, ACCT_MSG_SHOW);
+    acct_put_u64(&w, ACCT_T_VERSION, v);
+    rc = acctctl_call(conn, &w, NULL);
+    acct_wbuf_free(&w);
+    struct acct_field t;
+    if (rc != 0 || !acct_msg_find(&conn->msg, ACCT_T_RULES_TEXT, &t))
+        return -1;
+    *text = malloc(t.len + 1);
+    if (*text == NULL)
+        return -1;
+    memcpy(*text, t.val, t.len);
+    (*text)[t.len] = '\0';
+    *version = (unsigned long long)v;
+    return 1;
 }
 
 /* Several layouts (--ranks-per-node R1,R2,...): one tuning run per R in
@@ -669,18 +731,51 @@ static int do_retune(struct retune_opts *o, const struct acctctl_common *c)
     }
     gmtime_r(&now, &tm);
     snprintf(stem, sizeof(stem), "acct-retune-%s", o->partition);
-    script = build_script(o, stem);
-    if (script == NULL) {
-        fprintf(stderr, ACCTCTL_NAME " %s: out of memory\n", c->cmd);
+    char stamp[32];
+    if (strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm) == 0)
+        snprintf(stamp, sizeof(stamp), "%lld", (long long)now);
+    if (snprintf(script_path, sizeof(script_path), "%s/%s-%s.sh", o->workdir, stem, stamp) >=
+        (int)sizeof(script_path)) {
+        fprintf(stderr, ACCTCTL_NAME " %s: --workdir %s: too long a path\n", c->cmd, o->workdir);
         goto out;
     }
-    snprintf(script_path, sizeof(script_path), "%s/%s-%04d%02d%02dT%02d%02d%02dZ.sh", o->workdir,
-             stem, tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min,
-             tm.tm_sec);
 
     /* The daemon must be there before anything is submitted. */
     connected = acctctl_connect(&conn, c) == 0;
+    /* racing: the active version races as the incumbent */
+    char *incumbent_text = NULL;
+    if (connected && tune_arg_given(o, "--race") && !tune_arg_given(o, "--incumbent")) {
+        int r = active_rules(&conn, o, &incumbent_text, &o->incumbent_version);
+        if (r < 0)
+            goto out;
+        if (r == 1 && snprintf(o->incumbent, sizeof(o->incumbent), "%s/%s-%s.incumbent.yaml",
+                               o->workdir, stem, stamp) >= (int)sizeof(o->incumbent)) {
+            fprintf(stderr, ACCTCTL_NAME " %s: --workdir %s: too long a path\n", c->cmd,
+                    o->workdir);
+            free(incumbent_text);
+            goto out;
+        }
+    }
+    script = build_script(o, stem);
+    if (script == NULL) {
+        fprintf(stderr, ACCTCTL_NAME " %s: out of memory\n", c->cmd);
+        free(incumbent_text);
+        goto out;
+    }
+    if (o->incumbent[0] != '\0' && !o->dry_run) {
+        int w = write_file(c->cmd, o->incumbent, incumbent_text);
+        free(incumbent_text);
+        if (w != 0)
+            goto out;
+        fprintf(stderr, ACCTCTL_NAME " %s: the race's incumbent: version %llu (%s)\n", c->cmd,
+                o->incumbent_version, o->incumbent);
+    } else {
+        free(incumbent_text);
+    }
     if (o->dry_run) {
+        if (o->incumbent[0] != '\0')
+            printf("# the race's incumbent: version %llu of %s, written to %s when submitted\n",
+                   o->incumbent_version, o->partition, o->incumbent);
         printf("%s", script);
         printf("\n# --dry-run: nothing submitted. Without it, acctctl retune would:\n"
                "#  1. write this script to %s\n"

@@ -154,6 +154,22 @@ race)
         --race-rounds 6 --incumbent rules.yaml --out result2.yaml >"$work/race2.log" 2>&1 ||
         { cat "$work/race2.log"; fail "acct-tune --incumbent failed"; }
     "$check" "$work/result2.yaml" bcast 4 64K complete races || fail "result with --incumbent"
+    # an incumbent of rules bound to layouts (merged rules): its decision at
+    # the run's layout races (4 ranks on this one host: 4 per node), not
+    # the first rule of the point (another layout's)
+    cat >"$work/merged.yaml" <<'EOF_RULES'
+acct_rules: 2
+provenance: {partition: p, interconnect: i, version: 1, source: manual, created: "2026-11-27T00:00:00Z"}
+collectives:
+  bcast:
+    - {comm_size: 4, ranks_per_node: [1, 3], algorithm: binary, segment: 16K}
+    - {comm_size: 4, ranks_per_node: [4, max], algorithm: knomial, segment: 8K, fanout: 3}
+EOF_RULES
+    run 4 --collectives bcast --comm-sizes 4 --sizes 64K --reps 3 --race 1 --race-reps 3 \
+        --race-rounds 5 --incumbent merged.yaml --out result3.yaml >"$work/race3.log" 2>&1 ||
+        { cat "$work/race3.log"; fail "acct-tune --incumbent merged.yaml failed"; }
+    grep -q '{algorithm: knomial, segment: 8K, fanout: 3,' "$work/result3.yaml" ||
+        fail "the incumbent at 4 ranks per node did not race: $(grep -A3 '^races:' "$work/result3.yaml")"
     out=$(run 4 --race 2 --race-alpha 0.9 2>&1)
     [ $? = 2 ] && [ "$(echo "$out" | grep -c error)" = 1 ] || fail "--race-alpha 0.9: $out"
     out=$(run 4 --race 2 --strategy plane 2>&1)
@@ -263,7 +279,7 @@ model_regions)
         case $line in
         *"not trusted: none, larger communicators run native") [ "$n" = 0 ] ||
             fail "$c: not trusted, yet $n modelled rules" ;;
-        *", trusted, "*" rows up to 32 ranks"*) [ "$n" -gt 0 ] || fail "$c: trusted, no modelled rule" ;;
+        *": trusted, "*" rows up to 32 ranks"*) [ "$n" -gt 0 ] || fail "$c: trusted, no modelled rule" ;;
         *) fail "$c: $line" ;;
         esac
     done
