@@ -327,9 +327,22 @@ int race_decide(const struct race_input *in, const struct race_params *pp,
     double p_native = 0.0;
     if (out->over && out->leader != in->native && out->verdict[in->native] == RACE_UNDECIDED)
         (void)ratio_to(in, in->metric, in->native, out->leader, buf, &p_native);
+    /* the same burden against the incumbent (the active version's pick):
+     * a leader that has not shown, at the end, that an undecided incumbent
+     * is slower (at alpha, as for native) does not replace it */
+    double p_incumbent = 0.0;
+    const bool incumbent_open = out->over && in->incumbent != RACE_NONE &&
+                                in->incumbent < nc && in->incumbent != out->leader &&
+                                out->verdict[in->incumbent] == RACE_UNDECIDED;
+    if (incumbent_open)
+        (void)ratio_to(in, in->metric, in->incumbent, out->leader, buf, &p_incumbent);
     if (p_native >= pp->alpha) {
         winner = in->native;
         out->by = RACE_BY_NATIVE;
+        out->verdict[out->leader] = RACE_UNDECIDED;
+    } else if (incumbent_open && p_incumbent >= pp->alpha) {
+        winner = in->incumbent;
+        out->by = RACE_BY_INCUMBENT;
         out->verdict[out->leader] = RACE_UNDECIDED;
     } else if (nequiv > 0) {
 #define IN_SET(c) ((c) == out->leader || out->verdict[c] == RACE_EQUIVALENT)

@@ -352,6 +352,38 @@ static void test_decide_not_shown(void **state)
     acct_assert(o.over && o.winner == 1 && o.by == RACE_BY_TEST, "shown: A by test");
 }
 
+static void test_decide_incumbent_not_shown(void **state)
+{
+    (void)state;
+    static struct synth s;
+    struct race_outcome o;
+    /* native 200 (separated); the incumbent I 100; A's median 10 % below
+     * I's, but in 9 of 20 rounds A is 50 % slower: I is neither equivalent
+     * nor shown slower, so I is kept at the cap (as native would be) */
+    s.nc = 3;
+    s.rounds = 20;
+    for (size_t r = 0; r < 20; r++)
+        for (int v = 0; v < RACE_VIEWS; v++) {
+            s.t[v][r * 3] = 200;
+            s.t[v][r * 3 + 1] = 100;
+            s.t[v][r * 3 + 2] = r >= 11 ? 150 : 90;
+        }
+    acct_assert(decide(&s, 0, RACE_NONE, 1, NULL, RACE_VIEW_MAX, &o) == 0, "decide");
+    acct_assert(o.over && o.leader == 2, "A leads on the median");
+    acct_assert(o.winner == 1 && o.by == RACE_BY_INCUMBENT && s.verdict[2] == RACE_UNDECIDED,
+                "incumbent kept: winner %zu by %s, A %s", o.winner, race_resolve_name(o.by),
+                race_verdict_name(s.verdict[2]));
+    /* without an incumbent the leader takes it at the cap */
+    acct_assert(decide(&s, 0, RACE_NONE, RACE_NONE, NULL, RACE_VIEW_MAX, &o) == 0, "decide");
+    acct_assert(o.winner == 2 && o.by == RACE_BY_CAP, "no incumbent: A by cap, got %zu by %s",
+                o.winner, race_resolve_name(o.by));
+    /* the first 10 rounds alone (A faster in each): I separated, A wins */
+    s.rounds = 10;
+    acct_assert(decide(&s, 0, RACE_NONE, 1, NULL, RACE_VIEW_MAX, &o) == 0, "decide");
+    acct_assert(o.over && o.winner == 2 && o.by == RACE_BY_TEST && s.verdict[1] == RACE_SEPARATED,
+                "shown: A by test, got %zu by %s", o.winner, race_resolve_name(o.by));
+}
+
 static void test_decide_cut(void **state)
 {
     (void)state;
@@ -418,6 +450,7 @@ static const struct acct_test_case cases[] = {
     ACCT_TEST_CASE("native_early", test_decide_native_early),
     ACCT_TEST_CASE("guard", test_decide_guard),
     ACCT_TEST_CASE("not_shown", test_decide_not_shown),
+    ACCT_TEST_CASE("incumbent_not_shown", test_decide_incumbent_not_shown),
     ACCT_TEST_CASE("failed", test_decide_failed_rounds),
     ACCT_TEST_CASE("cut", test_decide_cut),
     ACCT_TEST_CASE("rounds_needed", test_rounds_needed),
