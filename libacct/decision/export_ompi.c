@@ -328,10 +328,10 @@ int acct_export_ompi(FILE *f, const struct acct_rules *r, const struct acct_ompi
         if (r->coll[c].n == 0)
             continue;
         int id = acct_ompi_coll_id((enum acct_coll_id)c);
-        fprintf(f, "# %s%s\n%d\n%zu\n", acct_coll_name((enum acct_coll_id)c),
+        fprintf(f, "# %s\n%s%d\n%zu\n", acct_coll_name((enum acct_coll_id)c),
                 c == ACCT_COLL_scan || c == ACCT_COLL_exscan
-                    ? " (Open MPI looks it up by type size x communicator size: the decision "
-                      "for one element)"
+                    ? "# (Open MPI looks it up by type size x communicator size, without the "
+                      "count: ACCT's decision for one element)\n"
                     : "",
                 id, nsec[c]);
         for (size_t s = 0; s < nsec[c]; s++) {
