@@ -90,15 +90,23 @@ static const char *ompi_coll_name(int id)
 
 /* ---- message sizes ----------------------------------------------------------
  * Open MPI 4.1.4's coll_tuned_decision_dynamic.c computes the size it looks
- * up as: bcast, reduce, allreduce, scan, exscan: type size x count (ACCT's
- * m); allgather,
+ * up as: bcast, reduce, allreduce: type size x count (ACCT's m); allgather,
  * alltoall: send type size x send count x comm size; reduce_scatter_block:
  * type size x recvcount x comm size; gather and scatter: send type size x
  * send count x comm size; barrier: 0. bcast, allreduce, alltoall, gather
  * and scatter are confirmed by tests/mpi/ompi_export. allgatherv: the send
  * type's size x the sum of the receive counts; reduce_scatter: type size
  * x the sum of the counts -- both P x ACCT's m (the average block) for
- * the uniform calls ACCT's rules are tuned at. */
+ * the uniform calls ACCT's rules are tuned at.
+ *
+ * scan and exscan: type size x comm size, WITHOUT the count (4.1.4's
+ * ompi_coll_tuned_{scan,exscan}_intra_dec_dynamic; the same in Open MPI
+ * 5), so Open MPI cannot tell a call's size. Exported as m x P: Open MPI's
+ * key for a datatype of s bytes is then the key of ACCT's m = s, and every
+ * call of that datatype gets the decision ACCT makes for ONE element of it
+ * (exact for count 1, the usual prefix-sum-of-one-counter; the exporter
+ * says so). tests/mpi/ompi_export confirms both the key and the count
+ * being ignored. */
 
 static uint64_t mul_sat(uint64_t a, uint64_t b)
 {
@@ -116,9 +124,9 @@ uint64_t acct_ompi_msg_bytes(enum acct_coll_id coll, int comm_size, uint64_t m)
     case ACCT_COLL_bcast:
     case ACCT_COLL_reduce:
     case ACCT_COLL_allreduce:
+        return m;
     case ACCT_COLL_scan:
     case ACCT_COLL_exscan:
-        return m;
     case ACCT_COLL_gather:
     case ACCT_COLL_scatter:
     case ACCT_COLL_allgather:
@@ -271,6 +279,12 @@ int acct_export_ompi(FILE *f, const struct acct_rules *r, const struct acct_ompi
     for (int c = 0; c < ACCT_COLL_COUNT; c++) {
         if (r->coll[c].n == 0)
             continue;
+        if (c == ACCT_COLL_scan || c == ACCT_COLL_exscan)
+            acct_diags_add(notes, 0, 0, acct_coll_name((enum acct_coll_id)c),
+                           "Open MPI 4.1.4 looks %s up by type size x communicator size, "
+                           "without the count: every call gets the decision ACCT makes for "
+                           "one element of its datatype",
+                           acct_coll_name((enum acct_coll_id)c));
         size_t cap = 0;
         for (int p = 1; p <= maxp; p++) {
             struct orule *v = NULL;
@@ -314,7 +328,12 @@ int acct_export_ompi(FILE *f, const struct acct_rules *r, const struct acct_ompi
         if (r->coll[c].n == 0)
             continue;
         int id = acct_ompi_coll_id((enum acct_coll_id)c);
-        fprintf(f, "# %s\n%d\n%zu\n", acct_coll_name((enum acct_coll_id)c), id, nsec[c]);
+        fprintf(f, "# %s\n%s%d\n%zu\n", acct_coll_name((enum acct_coll_id)c),
+                c == ACCT_COLL_scan || c == ACCT_COLL_exscan
+                    ? "# (Open MPI looks it up by type size x communicator size, without the "
+                      "count: ACCT's decision for one element)\n"
+                    : "",
+                id, nsec[c]);
         for (size_t s = 0; s < nsec[c]; s++) {
             fprintf(f, "%d %zu\n", sec[c][s].comm, sec[c][s].n);
             for (size_t k = 0; k < sec[c][s].n; k++) {

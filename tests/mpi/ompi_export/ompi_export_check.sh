@@ -5,12 +5,19 @@
 #      exported to Open MPI's dynamic rules format and validated; the
 #      gather/scatter cases (64 B -> linear, 128 B -> binomial, rule edge at
 #      101 B per rank) also prove that Open MPI looks up m x p there;
+#      scan and exscan (linear below 16 B, recursive doubling from 16 B)
+#      prove that Open MPI looks them up by type size x p: a call of one
+#      8-byte element on 4 ranks (key 32) must run linear, one of a 64-byte
+#      element recursive doubling;
 #   2. for each case, "ompi_export_tool expect" gives the Open MPI algorithm
 #      the ACCT rules intend, which must equal the one listed here;
 #   3. Open MPI runs the collective once with the exported file and PML
 #      monitoring; the messages every rank sent must be that algorithm's
 #      signature (ompi_probe check);
-#   4. two corrupted copies are refused by ACCT's validator, while Open MPI
+#   4. Open MPI ignores scan's count: 8 elements of 8 bytes (ACCT's m = 64,
+#      recursive doubling in ACCT's rules) still run the one-element
+#      decision, linear (docs/decisions.md: what the export can express);
+#   5. two corrupted copies are refused by ACCT's validator, while Open MPI
 #      silently misreads one ("8K" read as 8: 8-byte segments run) and
 #      silently drops the other (a truncated file: its fixed decision runs
 #      instead of the exported algorithm).
@@ -50,6 +57,12 @@ collectives:
   scatter:
     - {comm_size: [2, 8], bytes: [0, 100], algorithm: linear}
     - {comm_size: [2, 8], bytes: [101, max], algorithm: binomial}
+  scan:
+    - {comm_size: [2, 8], bytes: [0, 15], algorithm: linear}
+    - {comm_size: [2, 8], bytes: [16, max], algorithm: recursive_doubling}
+  exscan:
+    - {comm_size: [2, 8], bytes: [0, 15], algorithm: linear}
+    - {comm_size: [2, 8], bytes: [16, max], algorithm: recursive_doubling}
 EOF
 
 echo "== export"
@@ -77,6 +90,10 @@ cases=(
     "4 gather 128 2 0"
     "4 scatter 64 1 0"
     "4 scatter 128 2 0"
+    "4 scan 8 1 0"
+    "4 scan 64 2 0"
+    "4 exscan 8 1 0"
+    "4 exscan 64 2 0"
 )
 
 run() { # np coll bytes conf prefix
@@ -105,6 +122,23 @@ for c in "${cases[@]}"; do
     fi
     "$probe" check "$coll:$bytes:$alg:$seg" "$np" "$prefix" || fail=1
 done
+
+echo "== scan's count is invisible to Open MPI"
+# 8 elements of 8 bytes: ACCT's m is 64 (recursive doubling in its rules),
+# but Open MPI's key is the type's size x p = 32, the one-element key:
+# linear runs, as the export's note says.
+want=$("$tool" expect "$work/rules.yaml" scan 4 64)
+if [ "${want%% *}" != 2 ]; then
+    echo "FAIL: ACCT's rules map scan np=4 64 B to Open MPI '$want', the test expects 2"
+    fail=1
+elif run 4 scan 64/8 "$work/ompi.conf" "$work/monscan" >"$work/runscan.log" 2>&1; then
+    "$probe" check "scan:64/8:1:0" 4 "$work/monscan" || fail=1
+    echo "    (ACCT decides recursive doubling for 64 B; Open MPI ran its one-element decision)"
+else
+    echo "FAIL: mpirun (scan np=4 8 x 8 B):"
+    cat "$work/runscan.log"
+    fail=1
+fi
 
 echo "== corrupted copy 1: a segment written as 8K"
 sed 's/^65537 3 0 8192$/65537 3 0 8K/' "$work/ompi.conf" >"$work/bad1.conf"

@@ -1,7 +1,7 @@
 /* Which algorithm did Open MPI's coll/tuned really run?
  *
- *   ompi_probe run COLL BYTES               (under mpirun)
- *   ompi_probe check CASE NP PREFIX         CASE = coll:bytes:alg[:segment[:fanout]]
+ *   ompi_probe run COLL BYTES[/ELEM]        (under mpirun)
+ *   ompi_probe check CASE NP PREFIX         CASE = coll:bytes[/elem]:alg[:segment[:fanout]]
  *
  * "run" makes exactly one collective call, natively (no libacct), and
  * nothing else. Run under mpirun with Open MPI's PML monitoring
@@ -15,9 +15,13 @@
  *
  * "check" reads those files and compares them with the signature of the
  * Open MPI algorithm number alg (coll_tuned_<coll>_algorithm); segment is
- * the pipeline's segment size. coll is bcast, allreduce, alltoall, gather
- * or scatter; bytes is ACCT's message size m (docs/rules.md: the whole
- * buffer for bcast and allreduce, the block per peer for the others).
+ * the pipeline's segment size. coll is bcast, allreduce, alltoall, gather,
+ * scatter, scan or exscan; bytes is ACCT's message size m (docs/rules.md:
+ * the whole buffer for bcast, allreduce, scan and exscan, the block per
+ * peer for the others). scan and exscan run bytes/elem elements of a
+ * contiguous type of elem bytes (default: one element of bytes) with a
+ * user-defined commutative op (bitwise or): Open MPI looks them up by the
+ * type's size, not by the count.
  * alg 0 means the pattern must NOT be that of any algorithm listed after
  * it (coll:bytes:0:notalg1/notalg2): used to show that a malformed rules
  * file was dropped and Open MPI's fixed decision ran.
@@ -35,6 +39,7 @@
 struct pcase {
     char coll[32];
     long long bytes;
+    long long elem; /* scan, exscan: bytes per element */
     int alg;
     long long seg;
     int fanout;
@@ -58,6 +63,8 @@ static int parse_case(const char *s, struct pcase *c)
     if (tok == NULL)
         return -1;
     c->bytes = atoll(tok);
+    const char *slash = strchr(tok, '/');
+    c->elem = slash != NULL ? atoll(slash + 1) : c->bytes;
     tok = strtok_r(NULL, ":", &save);
     if (tok == NULL)
         return -1;
@@ -76,9 +83,17 @@ static int parse_case(const char *s, struct pcase *c)
                 c->fanout = atoi(tok);
         }
     }
-    if (c->bytes < 4 || c->bytes % 4 != 0)
+    if (c->bytes < 4 || c->bytes % 4 != 0 || c->elem < 1 || c->bytes % c->elem != 0)
         return -1;
     return 0;
+}
+
+static void bor(void *in, void *inout, int *len, MPI_Datatype *type)
+{
+    int size;
+    MPI_Type_size(*type, &size);
+    for (size_t i = 0; i < (size_t)*len * (size_t)size; i++)
+        ((unsigned char *)inout)[i] |= ((const unsigned char *)in)[i];
 }
 
 static int run_case(const struct pcase *c, int size)
@@ -111,6 +126,24 @@ static int run_case(const struct pcase *c, int size)
         char *s = calloc(n * (size_t)size, 1), *r = calloc(n, 1);
         rc = (s && r) ? MPI_Scatter(s, (int)n, MPI_BYTE, r, (int)n, MPI_BYTE, 0, MPI_COMM_WORLD)
                       : MPI_ERR_NO_MEM;
+        free(s);
+        free(r);
+    } else if (strcmp(c->coll, "scan") == 0 || strcmp(c->coll, "exscan") == 0) {
+        MPI_Datatype t;
+        MPI_Op op;
+        char *s = calloc(n, 1), *r = calloc(n, 1);
+        MPI_Type_contiguous((int)c->elem, MPI_BYTE, &t);
+        MPI_Type_commit(&t);
+        MPI_Op_create(bor, 1, &op);
+        int count = (int)(c->bytes / c->elem);
+        if (s == NULL || r == NULL)
+            rc = MPI_ERR_NO_MEM;
+        else if (c->coll[0] == 's')
+            rc = MPI_Scan(s, r, count, t, op, MPI_COMM_WORLD);
+        else
+            rc = MPI_Exscan(s, r, count, t, op, MPI_COMM_WORLD);
+        MPI_Op_free(&op);
+        MPI_Type_free(&t);
         free(s);
         free(r);
     } else {
@@ -292,6 +325,32 @@ static int matches(const struct pcase *c, int alg, int p, const unsigned long lo
             FAIL("no signature for scatter algorithm %d", alg);
         }
     }
+    if (strcmp(c->coll, "scan") == 0 || strcmp(c->coll, "exscan") == 0) {
+        switch (alg) {
+        case 1: /* linear: the chain 0 -> 1 -> ... -> p-1, one message of m per hop */
+            for (int s = 0; s < p; s++)
+                for (int d = 0; d < p; d++) {
+                    unsigned long long want = d == s + 1;
+                    if (cnt[s * p + d] != want || sz[s * p + d] != want * m)
+                        FAIL("rank %d sent %llu messages (%llu bytes) to %d, the linear chain "
+                             "sends %llu (%llu)", s, cnt[s * p + d], sz[s * p + d], d, want,
+                             want * m);
+                }
+            return 1;
+        case 2: /* recursive doubling: one message of m to each rank ^ 2^k below p */
+            for (int s = 0; s < p; s++)
+                for (int d = 0; d < p; d++) {
+                    unsigned long long want = d != s && ((s ^ d) & ((s ^ d) - 1)) == 0;
+                    if (cnt[s * p + d] != want || sz[s * p + d] != want * m)
+                        FAIL("rank %d sent %llu messages (%llu bytes) to %d, recursive "
+                             "doubling sends %llu (%llu)", s, cnt[s * p + d], sz[s * p + d], d,
+                             want, want * m);
+                }
+            return 1;
+        default:
+            FAIL("no signature for %s algorithm %d", c->coll, alg);
+        }
+    }
     FAIL("unknown collective %s", c->coll);
 #undef FAIL
 }
@@ -391,7 +450,7 @@ int main(int argc, char **argv)
         free(sz);
         return ok ? 0 : 1;
     }
-    fprintf(stderr, "usage: ompi_probe run COLL BYTES          (under mpirun)\n"
-                    "       ompi_probe check CASE NP PREFIX    (CASE = coll:bytes:alg[:seg[:fanout]])\n");
+    fprintf(stderr, "usage: ompi_probe run COLL BYTES[/ELEM]   (under mpirun)\n"
+                    "       ompi_probe check CASE NP PREFIX    (CASE = coll:bytes[/elem]:alg[:seg[:fanout]])\n");
     return 2;
 }

@@ -7,7 +7,8 @@
 # Pair 1.0 and 1.1; pass/off: 1.1 and 1.0, 1.25 and 1.0, 0.88 and 1.0; the
 # on reports' allreduce 0.5 s and 1.0 s are 0.0833 and 0.125 per second of
 # Pair. Then a pass job that wrote a report, and an on job without one,
-# must each be a problem (exit 1).
+# must each be a problem (exit 1). Last, -R acctd's check of the nodes'
+# rules (one version on every node, each node's file present).
 set -u
 src=${1:?usage: test-apps-summary.sh SOURCE_DIR}
 work=$(mktemp -d)
@@ -81,5 +82,38 @@ printf 'lammps-eam\t2\tbogus\t0\t1\n' >>"$work/runs.tsv"
 err=$("$src/tools/perf/acct-apps" -S -o "$work" 2>&1); rc=$?
 [ $rc != 0 ] && grep -q "runs.tsv:7: expected APP ROUND MODE RC WALL" <<<"$err" ||
     { echo "FAIL: bad runs.tsv line: exit $rc, $err"; fails=$((fails + 1)); }
+# -R acctd: the rules every node's acctd materialised, one version on all
+# (node_rules, called as acct-apps calls it, on a made-up cluster directory)
+cdir=$work/cluster
+for n in acct-n1 acct-n2 acct-n3; do
+    mkdir -p "$cdir/nodes/$n/run-acct/rules/eth"
+    printf 'acct_rules: 1\nprovenance:\n  partition: eth\n  interconnect: tcp-1g\n  version: 7\n  source: tuned\n  created: "2026-11-27T17:00:00Z"\ncollectives:\n' \
+        >"$cdir/nodes/$n/run-acct/rules/eth/tcp-1g.yaml"
+done
+node_rules() { # PART -> "rc: message"
+    python3 - "$src/tools/perf/acct-apps" "$cdir" "$1" <<'PY' 2>&1
+import importlib.machinery, importlib.util, sys
+loader = importlib.machinery.SourceFileLoader("acct_apps", sys.argv[1])
+spec = importlib.util.spec_from_loader("acct_apps", loader)
+m = importlib.util.module_from_spec(spec)
+loader.exec_module(m)
+try:
+    path, desc = m.node_rules(sys.argv[2], sys.argv[3])
+    print("0:", path.split("/nodes/")[1], desc)
+except SystemExit as e:
+    print("1:", e)
+PY
+}
+got=$(node_rules eth)
+[ "$got" = "0: acct-n1/run-acct/rules/eth/tcp-1g.yaml version 7 (tuned, 2026-11-27T17:00:00Z) of acctd on 3 nodes" ] ||
+    { echo "FAIL: -R acctd on three nodes at version 7: $got"; fails=$((fails + 1)); }
+sed -i 's/version: 7/version: 8/' "$cdir/nodes/acct-n2/run-acct/rules/eth/tcp-1g.yaml"
+got=$(node_rules eth)
+grep -q "^1: acct-apps: -R acctd: the nodes serve different versions of eth/tcp-1g: acct-n1 7, acct-n2 8, acct-n3 7$" <<<"$got" ||
+    { echo "FAIL: -R acctd with versions 7, 8, 7: $got"; fails=$((fails + 1)); }
+rm "$cdir/nodes/acct-n3/run-acct/rules/eth/tcp-1g.yaml"
+got=$(node_rules eth)
+grep -q "^1: acct-apps: -R acctd: .*acct-n3/run-acct/rules/eth/tcp-1g.yaml: no rules file with a provenance (is acctd running on acct-n3" <<<"$got" ||
+    { echo "FAIL: -R acctd with a node without rules: $got"; fails=$((fails + 1)); }
 [ $fails = 0 ] && echo "acct-apps -S: all checks passed"
 exit $((fails > 0))

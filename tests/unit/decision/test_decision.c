@@ -596,8 +596,23 @@ static void test_ompi(void **state)
         return;
     /* notes: allgather_reduce, alltoall gather_scatter (no equivalent),
      * binary's reorder, scan linear (segmented: Open MPI's linear scan is
-     * not) */
-    assert_true(notes.total == 4);
+     * not), and one each for scan and exscan: Open MPI looks them up by
+     * type size x communicator size, without the count */
+    assert_true(notes.total == 6);
+    {
+        int keyed = 0;
+        for (size_t i = 0; i < notes.n; i++)
+            keyed += strstr(notes.v[i].msg, "type size x communicator size, without the "
+                                            "count") != NULL &&
+                     (strcmp(notes.v[i].field, "scan") == 0 ||
+                      strcmp(notes.v[i].field, "exscan") == 0);
+        assert_true(keyed == 2);
+    }
+    /* scan's key is m x p (one element of m bytes: Open MPI's type size x
+     * p), not m: on 4 ranks the 64 KiB boundary is written at 4 x 65537 */
+    assert_true(acct_ompi_msg_bytes(ACCT_COLL_scan, 4, 65537) == 4 * 65537ull);
+    assert_true(acct_ompi_msg_bytes(ACCT_COLL_exscan, 3, 8) == 24);
+    assert_true(strstr(buf, "\n262148 1 0 8192\n") != NULL);
     if (getenv("ACCT_TEST_VERBOSE")) {
         fputs(buf, stdout);
         acct_diags_print(&notes, stdout);
