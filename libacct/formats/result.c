@@ -534,14 +534,17 @@ static void walk_model(struct rctx *c, const struct ynode *y)
 /* ---- races (acct-tune --race) ------------------------------------------- */
 
 enum {
-    R_COLL, R_COMM, R_BYTES, R_METRIC, R_ROUNDS, R_ALPHA, R_TOL, R_AA, R_BY, R_FINALISTS, R_N
+    R_COLL, R_COMM, R_BYTES, R_METRIC, R_ROUNDS, R_ALPHA, R_TOL, R_AA, R_BY, R_EXPS, R_SECS,
+    R_SEXPS, R_SSECS, R_FINALISTS, R_N
 };
 static const struct yt_key race_keys[R_N] = {
     [R_COLL] = { "collective", true },   [R_COMM] = { "comm_size", true },
     [R_BYTES] = { "bytes", true },       [R_METRIC] = { "metric", true },
     [R_ROUNDS] = { "rounds", true },     [R_ALPHA] = { "alpha", true },
     [R_TOL] = { "tolerance", true },     [R_AA] = { "aa_spread", false },
-    [R_BY] = { "resolved_by", true },    [R_FINALISTS] = { "finalists", true },
+    [R_BY] = { "resolved_by", true },    [R_EXPS] = { "experiments", false },
+    [R_SECS] = { "seconds", false },     [R_SEXPS] = { "search_experiments", false },
+    [R_SSECS] = { "search_seconds", false }, [R_FINALISTS] = { "finalists", true },
 };
 
 /* A finalist's keys: the method's (checked by point_method, as a
@@ -675,6 +678,37 @@ static void walk_races(struct rctx *c, const struct ynode *y)
         if (v[R_BY] != NULL && acct_yt_get_word(p, v[R_BY], FIELD("resolved_by"), "rule",
                                                 resolve_words, ACCT_RESULT_RESOLVES, 0, &w))
             rc->resolved_by = (enum acct_result_resolve)w;
+        /* the cost: the four keys together, or none */
+        {
+            int first = -1, missing = -1;
+            size_t given = 0;
+            for (int j = R_EXPS; j <= R_SSECS; j++) {
+                if (v[j] != NULL && first < 0)
+                    first = j;
+                if (v[j] == NULL && missing < 0)
+                    missing = j;
+                given += v[j] != NULL;
+            }
+            if (given > 0 && given < 4)
+                YT_ERR_AT(p, v[first], path, "%s without %s: experiments, seconds, "
+                          "search_experiments and search_seconds go together",
+                          race_keys[first].name, race_keys[missing].name);
+            if (given == 4) {
+                bool ok = acct_yt_get_int_in(p, v[R_EXPS], FIELD("experiments"),
+                                             "a number of experiments (integer >= 0)", 0,
+                                             INT64_MAX, false, &n);
+                rc->experiments = ok ? (uint64_t)n : 0;
+                ok &= acct_yt_get_number(p, v[R_SECS], FIELD("seconds"), 0, false, &rc->seconds);
+                long long ns = 0;
+                ok &= acct_yt_get_int_in(p, v[R_SEXPS], FIELD("search_experiments"),
+                                         "a number of experiments (integer >= 0)", 0, INT64_MAX,
+                                         false, &ns);
+                rc->search_experiments = ns > 0 ? (uint64_t)ns : 0;
+                ok &= acct_yt_get_number(p, v[R_SSECS], FIELD("search_seconds"), 0, false,
+                                         &rc->search_seconds);
+                rc->has_cost = ok;
+            }
+        }
 #undef FIELD
         if (v[R_FINALISTS] != NULL)
             walk_finalists(c, i, v[R_FINALISTS], rc, coll >= 0);
@@ -987,7 +1021,12 @@ static bool race_equal(const struct acct_result_race *a, const struct acct_resul
                 a->metric == b->metric && a->rounds == b->rounds && a->alpha == b->alpha &&
                 a->tolerance == b->tolerance && a->has_aa == b->has_aa &&
                 (!a->has_aa || a->aa_spread == b->aa_spread) &&
-                a->resolved_by == b->resolved_by && a->nf == b->nf;
+                a->resolved_by == b->resolved_by && a->has_cost == b->has_cost &&
+                (!a->has_cost ||
+                 (a->experiments == b->experiments && a->seconds == b->seconds &&
+                  a->search_experiments == b->search_experiments &&
+                  a->search_seconds == b->search_seconds)) &&
+                a->nf == b->nf;
     for (size_t i = 0; same && i < a->nf; i++)
         same = acct_decision_equal(&a->f[i].d, &b->f[i].d) &&
                a->f[i].verdict == b->f[i].verdict && a->f[i].ratio == b->f[i].ratio &&
@@ -1108,7 +1147,14 @@ static void write_race(FILE *f, const struct acct_result_race *rc)
     write_number_key(f, "tolerance", rc->tolerance);
     if (rc->has_aa)
         write_number_key(f, "aa_spread", rc->aa_spread);
-    fprintf(f, ", resolved_by: %s,\n     finalists: [", acct_result_resolve_name(rc->resolved_by));
+    fprintf(f, ", resolved_by: %s", acct_result_resolve_name(rc->resolved_by));
+    if (rc->has_cost) {
+        fprintf(f, ", experiments: %" PRIu64, rc->experiments);
+        write_number_key(f, "seconds", rc->seconds);
+        fprintf(f, ", search_experiments: %" PRIu64, rc->search_experiments);
+        write_number_key(f, "search_seconds", rc->search_seconds);
+    }
+    fputs(",\n     finalists: [", f);
     for (size_t i = 0; i < rc->nf; i++) {
         fputs(i ? ",\n       {" : "{", f);
         write_method(f, &rc->f[i].d);

@@ -544,6 +544,8 @@ static void test_races(void **state)
     assert_true(rc0->alpha == 0.05 && rc0->tolerance == 0.03);
     assert_true(rc0->has_aa && rc0->aa_spread == 0.012);
     assert_int_equal(rc0->resolved_by, ACCT_RESULT_BY_TEST);
+    assert_true(rc0->has_cost && rc0->experiments == 24 && rc0->seconds == 0.5);
+    assert_true(rc0->search_experiments == 40 && rc0->search_seconds == 1.25);
     assert_int_equal(rc0->nf, 3);
     assert_ptr_equal(rc0->f[0].d.alg, acct_alg_find(ACCT_COLL_bcast, "pipeline"));
     assert_int_equal(rc0->f[0].d.segment_bytes, 8192);
@@ -568,6 +570,9 @@ static void test_races(void **state)
     back->noise.load[1].end = 3;
     assert_false(acct_result_equal(r, back));
     back->noise.load[1].end = 2.25;
+    back->races[0].search_seconds = 2;
+    assert_false(acct_result_equal(r, back));
+    back->races[0].search_seconds = 1.25;
     back->races[0].f[1].p = 0.5;
     assert_false(acct_result_equal(r, back));
     back->points[0].avg_us = 1;
@@ -1006,6 +1011,13 @@ static void rnd_race(struct acct_result_race *rc, int ranks)
     rc->has_aa = rnd() % 2;
     rc->aa_spread = rc->has_aa ? rnd_double() : 0.0;
     rc->resolved_by = (enum acct_result_resolve)(rnd() % ACCT_RESULT_RESOLVES);
+    rc->has_cost = rnd() % 2;
+    if (rc->has_cost) {
+        rc->experiments = rnd() % 100000;
+        rc->seconds = rnd_double();
+        rc->search_experiments = rnd() % 100000;
+        rc->search_seconds = rnd_double();
+    }
     rc->nf = 1 + rnd() % 6;
     rc->f = xcalloc(rc->nf, sizeof(*rc->f));
     size_t w = rnd() % rc->nf;

@@ -54,6 +54,10 @@ struct tune_ctx {
     size_t naa_pair, capaa_pair;
     uint64_t search_exps[ACCT_COLL_COUNT], race_exps[ACCT_COLL_COUNT]; /* per collective */
     double search_s[ACCT_COLL_COUNT], race_s[ACCT_COLL_COUNT];
+    /* the search's experiments and seconds of the collective at the end of
+     * its last race: a race's point cost the search what came since */
+    uint64_t race_mark_exps[ACCT_COLL_COUNT];
+    double race_mark_s[ACCT_COLL_COUNT];
     int rank_world;                          /* (run) this rank in MPI_COMM_WORLD */
 
     enum acct_coll_id coll;                  /* (comm) */

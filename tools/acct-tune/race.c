@@ -235,7 +235,7 @@ static double clamp_pos(double v)
 /* Rank 0: keep the race for the result. 0 or -1 (out of memory). */
 static int keep_race(struct tune_ctx *x, uint64_t m, const struct finalist *f, size_t n,
                      size_t rounds, enum race_view metric, const struct race_outcome *o,
-                     bool twin)
+                     bool twin, double seconds)
 {
     struct acct_result_race *rc;
 
@@ -268,6 +268,15 @@ static int keep_race(struct tune_ctx *x, uint64_t m, const struct finalist *f, s
     rc->aa_spread = rc->has_aa ? o->aa[metric] : 0.0;
     rc->resolved_by = (enum acct_result_resolve)result_word(race_resolve_name(o->by),
                                                             resolve_word, ACCT_RESULT_RESOLVES);
+    /* the cost: this race, and the search since the collective's last race
+     * (this point's search: a point is raced right after its search) */
+    rc->has_cost = true;
+    rc->experiments = rounds * n;
+    rc->seconds = seconds;
+    rc->search_experiments = x->search_exps[x->coll] - x->race_mark_exps[x->coll];
+    rc->search_seconds = x->search_s[x->coll] - x->race_mark_s[x->coll];
+    if (!(rc->search_seconds >= 0))
+        rc->search_seconds = 0;
     for (size_t i = 0; i < n; i++) {
         struct acct_result_finalist *rf = &rc->f[i];
         rf->d.alg = &acct_algs[f[i].alg];
@@ -324,8 +333,11 @@ int tune_race(struct tune_ctx *x, uint64_t m, size_t first)
     PMPI_Bcast(&n, 1, MPI_INT32_T, 0, x->comm);
     PMPI_Bcast(roles, 3, MPI_INT32_T, 0, x->comm);
     PMPI_Bcast(f, (int)(sizeof(f[0]) * (size_t)n), MPI_BYTE, 0, x->comm);
-    if (n < 3) /* native and its twin alone: nothing to decide */
+    if (n < 3) { /* native and its twin alone: nothing to decide */
+        x->race_mark_exps[x->coll] = x->search_exps[x->coll];
+        x->race_mark_s[x->coll] = x->search_s[x->coll];
         return TUNE_OK;
+    }
     if (x->rank == 0) {
         for (int v = 0; v < RACE_VIEWS; v++)
             ok &= (t[v] = malloc(cap * (size_t)n * sizeof(double))) != NULL;
@@ -365,8 +377,8 @@ int tune_race(struct tune_ctx *x, uint64_t m, size_t first)
      * race (rule 6: native unless shown slower than the leader) */
     if (rc == TUNE_OK && x->rank == 0 && rounds > 0 && !over)
         (void)decide_rounds(x, (size_t)n, rounds, metric, roles, model, t, true, &out);
-    if (rc == TUNE_OK && x->rank == 0 && rounds > 0 && keep_race(x, m, f, (size_t)n, rounds,
-                                                                  metric, &out, true) != 0)
+    if (rc == TUNE_OK && x->rank == 0 && rounds > 0 &&
+        keep_race(x, m, f, (size_t)n, rounds, metric, &out, true, kit_now() - t0) != 0)
         ok = 0;
     PMPI_Bcast(&ok, 1, MPI_INT, 0, x->comm);
     if (rc == TUNE_OK && !ok) {
@@ -379,6 +391,8 @@ int tune_race(struct tune_ctx *x, uint64_t m, size_t first)
         x->race_s[x->coll] += dt;
         x->experiments += rounds * (size_t)n;
         x->experiment_s += dt;
+        x->race_mark_exps[x->coll] = x->search_exps[x->coll];
+        x->race_mark_s[x->coll] = x->search_s[x->coll];
         if (x->o->progress && rounds > 0 && rc == TUNE_OK && ok) {
             char dec[SPEC_LEN];
             const struct acct_result_race *r = &x->races[x->nraces - 1];

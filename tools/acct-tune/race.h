@@ -62,8 +62,9 @@ enum race_verdict {
     RACE_WINNER = 0,
     RACE_SEPARATED, /* more than the tolerance slower than the leader (median ratio), and
                      * the signed-rank test says slower at alpha/k */
-    RACE_EQUIVALENT,/* median ratio to the leader within 1 + tolerance */
-    RACE_UNDECIDED, /* more than the tolerance slower, but the test has not said so */
+    RACE_EQUIVALENT,/* median ratio to the leader in [1/(1 + tol), 1 + tol] */
+    RACE_UNDECIDED, /* more than the tolerance slower, but the test has not said so; or
+                     * more than the tolerance faster round by round (the race stays open) */
     RACE_GUARDED,   /* slower than native on some view beyond the noise band: not eligible */
     RACE_TWIN,      /* native's A/A twin: measures the noise, never chosen */
     RACE_VERDICTS

@@ -229,7 +229,7 @@ int race_decide(const struct race_input *in, const struct race_params *pp,
                 struct race_outcome *out)
 {
     size_t nc = in->nc, eligible = 0, separated = 0;
-    double *buf = NULL, *med = NULL;
+    double *buf = NULL, *med = NULL, *rel = NULL;
     int rc = -1;
 
     if (nc == 0 || in->rounds == 0 || in->native >= nc || out == NULL ||
@@ -237,7 +237,8 @@ int race_decide(const struct race_input *in, const struct race_params *pp,
         return -1;
     buf = malloc(in->rounds * sizeof(*buf));
     med = malloc(nc * sizeof(*med));
-    if (buf == NULL || med == NULL)
+    rel = malloc(nc * sizeof(*rel));
+    if (buf == NULL || med == NULL || rel == NULL)
         goto done;
 
     /* the noise: native's A/A twin against native, per view */
@@ -263,17 +264,29 @@ int race_decide(const struct race_input *in, const struct race_params *pp,
         }
         eligible += out->verdict[c] != RACE_GUARDED;
     }
-    /* the leader: the lowest median of the metric among the eligible */
+    /* the leader: the eligible finalist with the lowest median over the
+     * rounds of its metric divided by native's in the same round — the
+     * paired statistic the comparisons below use, so that no finalist is
+     * more than the tolerance faster than the leader on the per-round
+     * ratios (the median of the raw times mixes slow and fast rounds: with
+     * it, a finalist 15 % faster than the leader round by round was called
+     * "equivalent", docs/acct-tune.md "Racing" step 3); ties: the lower
+     * median time, then the earlier */
     out->leader = in->native;
     for (size_t c = 0; c < nc; c++) {
+        double t_med;
         for (size_t r = 0; r < in->rounds; r++)
             buf[r] = val(in, in->metric, r, c);
-        med[c] = race_median(buf, in->rounds);
+        t_med = race_median(buf, in->rounds);
+        rel[c] = c == in->native ? 1.0 : ratio_to(in, in->metric, c, in->native, buf, NULL);
+        med[c] = t_med;
     }
     for (size_t c = 0; c < nc; c++) {
+        size_t l = out->leader;
         if (out->verdict[c] != RACE_UNDECIDED)
             continue;
-        if (med[c] < med[out->leader] || (med[c] == med[out->leader] && c < out->leader))
+        if (rel[c] < rel[l] ||
+            (rel[c] == rel[l] && (med[c] < med[l] || (med[c] == med[l] && c < l))))
             out->leader = c;
     }
     out->k = eligible > 1 ? eligible - 1 : 1;
@@ -287,7 +300,10 @@ int race_decide(const struct race_input *in, const struct race_params *pp,
         if (out->verdict[c] != RACE_UNDECIDED || c == out->leader)
             continue;
         ratio = ratio_to(in, in->metric, c, out->leader, buf, &p);
-        if (ratio > 1.0 + pp->tolerance) {
+        if (ratio < 1.0 / (1.0 + pp->tolerance)) {
+            continue; /* faster than the leader round by round, behind it against
+                       * native: the medians disagree (noisy rounds), undecided */
+        } else if (ratio > 1.0 + pp->tolerance) {
             if (in->rounds >= pp->min_rounds && p < pp->alpha / (double)out->k) {
                 out->verdict[c] = RACE_SEPARATED;
                 separated++;
@@ -392,5 +408,6 @@ int race_decide(const struct race_input *in, const struct race_params *pp,
 done:
     free(buf);
     free(med);
+    free(rel);
     return rc;
 }

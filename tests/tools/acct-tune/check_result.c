@@ -24,7 +24,9 @@
  * and native's A/A twin among its finalists, and no guarded winner; the
  * winner is not slower than native on the race's metric beyond the noise
  * band (max(tolerance, A/A spread): the guard's rule); the rules'
- * decision at the point is the winner's, segment included; every
+ * decision at the point is the winner's, segment included; its cost is
+ * recorded (experiments = rounds x finalists, the point's search before
+ * it); every
  * measurement has its per-rank views. Deterministic properties only: no
  * timing threshold. */
 #include <math.h>
@@ -108,6 +110,17 @@ static size_t check_races(const struct acct_result *r, const bool *coll,
         }
         if (rc->rounds < 1) {
             snprintf(msg, sizeof(msg), "%s: no rounds", where);
+            problem(msg);
+        }
+        /* the point's cost: the race's experiments are its rounds times its
+         * finalists; the search ran at the point before it */
+        if (!rc->has_cost || rc->experiments != (uint64_t)rc->rounds * rc->nf ||
+            rc->search_experiments < 1 || !(rc->seconds > 0)) {
+            snprintf(msg, sizeof(msg), "%s: cost %s: %llu experiments for %u rounds of %zu "
+                     "finalists, %llu search experiments, %g s", where,
+                     rc->has_cost ? "wrong" : "missing", (unsigned long long)rc->experiments,
+                     rc->rounds, rc->nf, (unsigned long long)rc->search_experiments,
+                     rc->seconds);
             problem(msg);
         }
         double band = rc->tolerance;

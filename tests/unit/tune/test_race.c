@@ -409,6 +409,61 @@ static void test_decide_cut(void **state)
                 race_resolve_name(o.by));
 }
 
+static void test_decide_paired_leader(void **state)
+{
+    (void)state;
+    static struct synth s;
+    struct race_outcome o;
+    /* docs/performance.md section 15 (demo run 5, bcast 1 MiB: a finalist
+     * recorded "equivalent" at 1.18x the winner). 20 rounds; native N and
+     * its twin 3x A in every round. A: 100 in rounds 0-9, 200 in 10-19
+     * (median 150). B: 150 in rounds 0-6 (1.5x A), 85 in 7-9 and 170 in
+     * 10-19 (0.85x A): median 160, but 0.85x A in 13 of 20 rounds. On the
+     * raw medians A led, B was "equivalent" (median ratio 0.85 <= 1.03),
+     * B won by its lower spread and A was recorded equivalent at 1.18x. */
+    s.nc = 4;
+    s.rounds = 20;
+    for (size_t r = 0; r < 20; r++) {
+        double a = r < 10 ? 100 : 200, b = r < 7 ? 150 : r < 10 ? 85 : 170;
+        for (int v = 0; v < RACE_VIEWS; v++) {
+            s.t[v][r * 4 + 0] = 3 * a;
+            s.t[v][r * 4 + 1] = a;
+            s.t[v][r * 4 + 2] = b;
+            s.t[v][r * 4 + 3] = 3 * a;
+        }
+    }
+    acct_assert(decide(&s, 0, 3, RACE_NONE, NULL, RACE_VIEW_AVG, &o) == 0, "decide");
+    acct_assert(o.over, "the cap");
+    /* the property: an equivalent finalist is within the tolerance of the
+     * winner on the per-round ratios, whichever won */
+    for (size_t c = 0; c < s.nc; c++)
+        acct_assert(s.verdict[c] != RACE_EQUIVALENT ||
+                        (s.ratio[c] <= 1.03 + 1e-9 && s.ratio[c] >= 1 / 1.03 - 1e-9),
+                    "finalist %zu equivalent at %.3fx the winner", c, s.ratio[c]);
+    acct_assert(o.leader == 2 && o.winner == 2 && o.by == RACE_BY_CAP,
+                "B leads on the paired ratios and wins at the cap: leader %zu winner %zu by %s",
+                o.leader, o.winner, race_resolve_name(o.by));
+    acct_assert(s.verdict[1] == RACE_UNDECIDED && NEAR(s.ratio[1], 1 / 0.85, 0.01),
+                "A undecided at 1.18x: %s %g", race_verdict_name(s.verdict[1]), s.ratio[1]);
+    /* a finalist more than the tolerance faster than the leader round by
+     * round stays open. 7 rounds, A 100 in each; native 1000, 1000, 100,
+     * 100, 333 x3 (A/N median 0.3); B 80 x4 then 150 x3 (B/N median 0.45):
+     * A leads against native, but B is 0.8x A in 4 of 7 rounds (median) */
+    const double nat[7] = { 1000, 1000, 100, 100, 1000.0 / 3, 1000.0 / 3, 1000.0 / 3 };
+    s.rounds = 7;
+    for (size_t r = 0; r < 7; r++)
+        for (int v = 0; v < RACE_VIEWS; v++) {
+            s.t[v][r * 4 + 0] = s.t[v][r * 4 + 3] = nat[r];
+            s.t[v][r * 4 + 1] = 100;
+            s.t[v][r * 4 + 2] = r < 4 ? 80 : 150;
+        }
+    acct_assert(decide(&s, 0, 3, RACE_NONE, NULL, RACE_VIEW_AVG, &o) == 0, "decide");
+    acct_assert(o.leader == 1, "A leads against native: %zu", o.leader);
+    acct_assert(s.verdict[2] == RACE_UNDECIDED && !o.over,
+                "B 0.8x the leader round by round: open, got %s (over %d)",
+                race_verdict_name(s.verdict[2]), o.over);
+}
+
 static void test_rounds_needed(void **state)
 {
     (void)state;
@@ -453,6 +508,7 @@ static const struct acct_test_case cases[] = {
     ACCT_TEST_CASE("incumbent_not_shown", test_decide_incumbent_not_shown),
     ACCT_TEST_CASE("failed", test_decide_failed_rounds),
     ACCT_TEST_CASE("cut", test_decide_cut),
+    ACCT_TEST_CASE("paired_leader", test_decide_paired_leader),
     ACCT_TEST_CASE("rounds_needed", test_rounds_needed),
 };
 

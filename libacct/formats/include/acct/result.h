@@ -91,6 +91,11 @@ struct acct_result_race {
     bool has_aa;
     double aa_spread;              /* |median A/A ratio - 1| on the metric */
     enum acct_result_resolve resolved_by;
+    /* what the point cost (all four or none; docs/tuning-result.md): the
+     * race's experiments and wall seconds, and the search's at the point */
+    bool has_cost;
+    uint64_t experiments, search_experiments;
+    double seconds, search_seconds;
     struct acct_result_finalist *f; /* nf >= 1, exactly one winner */
     size_t nf;
 };
