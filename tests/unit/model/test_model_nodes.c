@@ -7,11 +7,15 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
 #include "acct/model.h"
+#include "acct/model_whatif.h"
 #include "model_fixtures.h"
 
 /* Constant tables: intra g 2, L 1, os = or = 0.5; inter g 20, L 50, os = or
@@ -304,6 +308,67 @@ static void checks(void **state)
     assert_int_equal(acct_model_check(&mdl, err, sizeof err), 0);
 }
 
+/* The two-way factor travels from a tuning result (model.nic.bidir_*) and
+ * from acctd's stored levels into the model (acct_whatif_model_file,
+ * acct_whatif_model_levels); a result without it loads with 0 (not
+ * measured), and a bad one is refused. */
+static void whatif_two_way(void **state)
+{
+    (void)state;
+    static const char head[] =
+        "acct_tuning_result: 1\n"
+        "run: {id: r-1, partition: eth, interconnect: tcp-1g, started: \"2026-11-22T15:00:00Z\", "
+        "finished: \"2026-11-22T15:09:12Z\", complete: true, strategy: smgd, source: measured, "
+        "experiment_seconds: 1.5, experiments: 2}\n"
+        "conditions: {hosts: [n1, n2, n3, n4], ranks: 8, ranks_per_node: 2, placement: block, "
+        "mpi_library: Open MPI 4.1.4, acct_version: 0.1.0}\n"
+        "rules:\n  acct_rules: 1\n"
+        "  provenance: {partition: eth, interconnect: tcp-1g, version: 1, source: measured, "
+        "created: \"2026-11-22T15:09:12Z\"}\n  collectives: {}\n"
+        "model:\n  L: 1\n  o: 0\n  g: 0\n  G: 0\n"
+        "  intra: {L: 0.5, o: 0.25, g: 0.5, G: 0.0002}\n  inter: {L: 90, o: 4, g: 9, G: 0.085}\n";
+    static const char *const nic[] = {
+        "  nic: {pairs: 2, gap_factor: 2.12, bidir_pairs: 2, bidir_gap_factor: 2.17}\n",
+        "  nic: {pairs: 2, gap_factor: 2.12}\n",
+    };
+    for (int i = 0; i < 2; i++) {
+        char path[] = "/tmp/acct-test-bidir-XXXXXX";
+        int fd = mkstemp(path);
+        assert_true(fd >= 0);
+        FILE *f = fdopen(fd, "w");
+        assert_non_null(f);
+        fprintf(f, "%s%smeasurements: []\n", head, nic[i]);
+        assert_int_equal(fclose(f), 0);
+        struct acct_model mdl;
+        struct acct_diags d = ACCT_DIAGS_INIT;
+        int rc = acct_whatif_model_file(path, &mdl, NULL, &d);
+        unlink(path);
+        if (rc != 0 && d.total > 0) {
+            char line[512];
+            acct_diag_format(&d, 0, line, sizeof line);
+            fprintf(stderr, "%s\n", line);
+        }
+        assert_int_equal(rc, 0);
+        assert_true(acct_whatif_has_levels(&mdl));
+        assert_int_equal(mdl.nodes.nic_pairs, 2);
+        assert_true(mdl.nodes.nic_gap_factor == 2.12);
+        assert_int_equal(mdl.nodes.nic_bidir_pairs, i == 0 ? 2 : 0);
+        assert_true(mdl.nodes.nic_bidir_factor == (i == 0 ? 2.17 : 0));
+        acct_diags_free(&d);
+    }
+    struct acct_model mdl;
+    acct_model_init(&mdl);
+    const double a[4] = { 0.5, 0.25, 0.5, 0.0002 }, e[4] = { 90, 4, 9, 0.085 };
+    assert_int_equal(acct_whatif_model_levels(a, e, 2, 2.12, 3, 2.5, &mdl), 0);
+    assert_int_equal(mdl.nodes.nic_bidir_pairs, 3);
+    assert_true(mdl.nodes.nic_bidir_factor == 2.5);
+    assert_int_equal(acct_whatif_model_levels(a, e, 2, 2.12, 0, 7, &mdl), 0);
+    assert_int_equal(mdl.nodes.nic_bidir_pairs, 0);
+    assert_true(mdl.nodes.nic_bidir_factor == 0);
+    assert_int_equal(acct_whatif_model_levels(a, e, 2, 2.12, 2, 0.5, &mdl), -1);
+    assert_int_equal(acct_whatif_model_levels(a, e, 2, 2.12, 1, 2.5, &mdl), -1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -314,6 +379,7 @@ int main(void)
         cmocka_unit_test(nic_two_way),
         cmocka_unit_test(consistency),
         cmocka_unit_test(checks),
+        cmocka_unit_test(whatif_two_way),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
