@@ -207,15 +207,18 @@ int req_get_model(struct acctd *d, struct client *c, const struct acct_msg *m,
         for (int k = 0; k < 4; k++)
             acct_put_f64(out, tags[k], p[k]);
         /* the levels, when the run measured them (issue 21) */
-        static const unsigned lt[10] = {
+        static const unsigned lt[STORE_LEVELS_N] = {
             ACCT_T_MODEL_INTRA_L_US, ACCT_T_MODEL_INTRA_O_US, ACCT_T_MODEL_INTRA_G_US,
             ACCT_T_MODEL_INTRA_GB_US, ACCT_T_MODEL_INTER_L_US, ACCT_T_MODEL_INTER_O_US,
             ACCT_T_MODEL_INTER_G_US, ACCT_T_MODEL_INTER_GB_US, ACCT_T_MODEL_NIC_PAIRS,
-            ACCT_T_MODEL_NIC_FACTOR };
-        double lv[10];
+            ACCT_T_MODEL_NIC_FACTOR, ACCT_T_MODEL_NIC_BIDIR_PAIRS,
+            ACCT_T_MODEL_NIC_BIDIR_FACTOR };
+        double lv[STORE_LEVELS_N];
         if (store_model_levels_get(d->store, v.tuning_run, lv) == 0)
-            for (int k = 0; k < 10; k++) {
-                if (lt[k] == ACCT_T_MODEL_NIC_PAIRS)
+            for (int k = 0; k < STORE_LEVELS_N; k++) {
+                if (lt[k] == ACCT_T_MODEL_NIC_BIDIR_FACTOR && lv[k - 1] < 2)
+                    continue; /* the two-way factor: only when measured */
+                if (lt[k] == ACCT_T_MODEL_NIC_PAIRS || lt[k] == ACCT_T_MODEL_NIC_BIDIR_PAIRS)
                     acct_put_u64(out, lt[k], (uint64_t)lv[k]);
                 else
                     acct_put_f64(out, lt[k], lv[k]);

@@ -467,11 +467,27 @@ static const struct yt_key model_all_keys[GM_N] = {
     [GM_INTRA] = { "intra", false }, [GM_INTER] = { "inter", false },
     [GM_NIC] = { "nic", false },
 };
-enum { GN_PAIRS, GN_FACTOR, GN_N };
+enum { GN_PAIRS, GN_FACTOR, GN_BPAIRS, GN_BFACTOR, GN_N };
 static const struct yt_key nic_keys[GN_N] = {
     [GN_PAIRS] = { "pairs", true },
     [GN_FACTOR] = { "gap_factor", true },
+    [GN_BPAIRS] = { "bidir_pairs", false },     /* the two-way factor: optional */
+    [GN_BFACTOR] = { "bidir_gap_factor", false },
 };
+
+/* A whole number of pairs in [2, 1048576] at model.nic.FIELD. */
+static bool nic_pairs_at(struct rctx *c, const struct ynode *y, const char *field, int *out)
+{
+    double pairs = 0;
+    if (!acct_yt_get_number(c->p, y, field, 2, false, &pairs))
+        return false;
+    if (pairs != (double)(int)pairs || pairs > 1 << 20) {
+        YT_ERR_AT(c->p, y, field, "%g is not a whole number in [2, 1048576]", pairs);
+        return false;
+    }
+    *out = (int)pairs;
+    return true;
+}
 
 /* Four LogGP numbers under `where` (model, model.intra, model.inter). */
 static void walk_loggp(struct rctx *c, const struct ynode *y, const char *where, double *dst[G_N])
@@ -515,19 +531,21 @@ static void walk_model(struct rctx *c, const struct ynode *y)
     }
     if (v[GM_NIC] != NULL && acct_yt_walk_map(c->p, v[GM_NIC], "model.nic", "key", nic_keys, GN_N,
                                               nv, nk)) {
-        double pairs = 0;
         if (!m->has_levels)
             YT_ERR_AT(c->p, v[GM_NIC], "model.nic", "needs model.intra and model.inter");
-        if (nv[GN_PAIRS] != NULL &&
-            acct_yt_get_number(c->p, nv[GN_PAIRS], "model.nic.pairs", 2, false, &pairs)) {
-            if (pairs != (double)(int)pairs || pairs > 1 << 20)
-                YT_ERR_AT(c->p, nv[GN_PAIRS], "model.nic.pairs",
-                          "%g is not a whole number in [2, 1048576]", pairs);
-            m->nic_pairs = (int)pairs;
-        }
+        if (nv[GN_PAIRS] != NULL)
+            nic_pairs_at(c, nv[GN_PAIRS], "model.nic.pairs", &m->nic_pairs);
         if (nv[GN_FACTOR] != NULL)
             acct_yt_get_number(c->p, nv[GN_FACTOR], "model.nic.gap_factor", 1, false,
                                &m->nic_gap_factor);
+        if ((nv[GN_BPAIRS] != NULL) != (nv[GN_BFACTOR] != NULL))
+            YT_ERR_AT(c->p, nv[GN_BPAIRS] ? nv[GN_BPAIRS] : nv[GN_BFACTOR],
+                      nv[GN_BPAIRS] ? "model.nic.bidir_pairs" : "model.nic.bidir_gap_factor",
+                      "bidir_pairs and bidir_gap_factor come together (the two-way factor)");
+        if (nv[GN_BPAIRS] != NULL && nv[GN_BFACTOR] != NULL &&
+            nic_pairs_at(c, nv[GN_BPAIRS], "model.nic.bidir_pairs", &m->nic_bidir_pairs))
+            acct_yt_get_number(c->p, nv[GN_BFACTOR], "model.nic.bidir_gap_factor", 1, false,
+                               &m->nic_bidir_gap_factor);
     }
 }
 
@@ -1070,7 +1088,9 @@ bool acct_result_equal(const struct acct_result *a, const struct acct_result *b)
                                   (memcmp(&m->intra, &n->intra, sizeof m->intra) == 0 &&
                                    memcmp(&m->inter, &n->inter, sizeof m->inter) == 0)) &&
                                  m->nic_pairs == n->nic_pairs &&
-                                 m->nic_gap_factor == n->nic_gap_factor)) &&
+                                 m->nic_gap_factor == n->nic_gap_factor &&
+                                 m->nic_bidir_pairs == n->nic_bidir_pairs &&
+                                 m->nic_bidir_gap_factor == n->nic_bidir_gap_factor)) &&
                 a->npoints == b->npoints && (a->rules == NULL) == (b->rules == NULL);
     for (size_t i = 0; same && i < x->nhosts; i++)
         same = strcmp(x->hosts[i], y->hosts[i]) == 0;
@@ -1254,6 +1274,10 @@ int acct_result_write(FILE *f, const struct acct_result *r)
         if (r->model.has_levels && r->model.nic_pairs >= 2) {
             fprintf(f, "  nic: {pairs: %d, gap_factor: ", r->model.nic_pairs);
             acct_yt_write_number(f, r->model.nic_gap_factor);
+            if (r->model.nic_bidir_pairs >= 2) {
+                fprintf(f, ", bidir_pairs: %d, bidir_gap_factor: ", r->model.nic_bidir_pairs);
+                acct_yt_write_number(f, r->model.nic_bidir_gap_factor);
+            }
             fputs("}\n", f);
         }
     }

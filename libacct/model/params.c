@@ -109,6 +109,9 @@ int acct_model_check(const struct acct_model *mdl, char *err, size_t errlen)
                (mdl->nodes.nic_bidir_factor < 1 || mdl->nodes.nic_bidir_pairs < 2))))
         what = "nodes.nic_bidir_factor: neither 0 (not measured) nor >= 1 with "
                "nic_bidir_pairs >= 2";
+    else if (mdl->nodes.ranks_per_node > 0 &&
+             (!isfinite(mdl->nodes.pair_duplex_factor) || mdl->nodes.pair_duplex_factor < 0))
+        what = "nodes.pair_duplex_factor: not a finite value >= 0";
     if (what != NULL) {
         if (err != NULL && errlen > 0)
             snprintf(err, errlen, "%s", what);

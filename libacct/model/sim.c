@@ -152,6 +152,9 @@ struct sim {
     double *t; /* per step: SEND start, or RECV data arrival */
     double *gap;    /* with nodes: per SEND step, its gap (NIC sharing applied) */
     double *share;  /* with nodes: per rank's round (g's numbering), the NIC factor */
+    double *inshare; /* with nodes: per rank's round, the receiving NIC's factor */
+    uint8_t *both;  /* with nodes and a pair duplex factor: per step, 1 when the rank
+                       sends to and receives from that inter-node peer in the round */
     struct rx { double arrival; uint64_t step; } *rxs; /* scratch: one round's receives */
 };
 
@@ -190,8 +193,12 @@ static void enter_round(struct sim *s, int r, uint32_t q, double t0)
         const struct acct_plogp *net = tab(s, r, g->peer[i]);
         double gap = gap_of(s, net, g->count[i]);
         if (s->nodes) {
-            if (net == &s->mdl->nodes.inter)
+            if (net == &s->mdl->nodes.inter) {
                 gap *= s->share[g->round_at[r] + q];
+                if (s->both != NULL && s->both[i])
+                    gap = fmax(gap, gap_of(s, net, g->count[i]) *
+                                        s->mdl->nodes.pair_duplex_factor);
+            }
             s->gap[i] = gap;
         }
         s->t[i] = t;
@@ -282,7 +289,13 @@ static void on_round_done(void *ctx, int r, uint32_t q)
         const struct acct_plogp *net = tab(s, r, g->peer[s->rxs[k].step]);
         double done = s->rxs[k].arrival;
         double cpu = me->start + acct_plogp_or(net, m);
-        double link = me->rx + gap_of(s, net, m);
+        double gap = gap_of(s, net, m);
+        if (s->nodes && net == &s->mdl->nodes.inter) {
+            gap *= s->inshare[g->round_at[r] + q]; /* the node's ingress, shared */
+            if (s->both != NULL && s->both[s->rxs[k].step])
+                gap = fmax(gap, gap_of(s, net, m) * s->mdl->nodes.pair_duplex_factor);
+        }
+        double link = me->rx + gap;
         done = cpu > done ? cpu : done;
         done = link > done ? link : done;
         me->rx = done;
@@ -317,7 +330,11 @@ static int sim_alloc(struct sim *s, const struct prog *g, const struct acct_mode
     if (s->nodes) {
         s->gap = calloc(g->nsteps ? g->nsteps : 1, sizeof *s->gap);
         s->share = calloc(g->nrounds ? g->nrounds : 1, sizeof *s->share);
-        if (s->gap == NULL || s->share == NULL)
+        s->inshare = calloc(g->nrounds ? g->nrounds : 1, sizeof *s->inshare);
+        if (mdl->nodes.pair_duplex_factor > 1 &&
+            (s->both = calloc(g->nsteps ? g->nsteps : 1, sizeof *s->both)) == NULL)
+            return -1;
+        if (s->gap == NULL || s->share == NULL || s->inshare == NULL)
             return -1;
     }
     return s->rk && s->t && s->rxs ? 0 : -1;
@@ -330,6 +347,54 @@ static void sim_free(struct sim *s)
     free(s->rxs);
     free(s->gap);
     free(s->share);
+    free(s->inshare);
+    free(s->both);
+}
+
+/* Pair duplex (acct_model_nodes.pair_duplex_factor): mark every inter-node
+ * send and receive of a rank's round whose peer the rank also receives
+ * from (sends to) in that round. Per round the receives' (peer, step)
+ * sorted, each send looked up: O(n log n) for a round's n steps. */
+static int mark_pairs(struct sim *s)
+{
+    const struct prog *g = s->g;
+    uint64_t *rp = malloc((g->most ? g->most : 1) * sizeof *rp);
+    if (rp == NULL)
+        return -1;
+    for (int r = 0; r < g->size; r++) {
+        uint64_t nr = g->round_at[r + 1] - g->round_at[r];
+        int node = acct_model_node_of(s->mdl, s->p, r);
+        for (uint32_t q = 0; q < nr; q++) {
+            uint64_t first, end, n = 0;
+            prog_round(g, r, q, &first, &end);
+            for (uint64_t i = first; i < end; i++)
+                if (g->kind[i] == ACCT_STEP_RECV &&
+                    acct_model_node_of(s->mdl, s->p, g->peer[i]) != node)
+                    rp[n++] = (uint64_t)(uint32_t)g->peer[i] << 32 | (i - first);
+            if (n == 0)
+                continue;
+            qsort(rp, n, sizeof *rp, by_key);
+            for (uint64_t i = first; i < end; i++) {
+                if (g->kind[i] != ACCT_STEP_SEND ||
+                    acct_model_node_of(s->mdl, s->p, g->peer[i]) == node)
+                    continue;
+                uint64_t lo = 0, hi = n, want = (uint64_t)(uint32_t)g->peer[i];
+                while (lo < hi) {
+                    uint64_t mid = (lo + hi) / 2;
+                    if (rp[mid] >> 32 < want)
+                        lo = mid + 1;
+                    else
+                        hi = mid;
+                }
+                for (uint64_t j = lo; j < n && rp[j] >> 32 == want; j++) {
+                    s->both[first + (rp[j] & 0xffffffffu)] = 1;
+                    s->both[i] = 1;
+                }
+            }
+        }
+    }
+    free(rp);
+    return 0;
 }
 
 /* NIC sharing (acct/model.h, struct acct_model_nodes): per rank's round,
@@ -342,11 +407,15 @@ static int nic_shares(struct sim *s)
 {
     const struct prog *g = s->g;
     struct nk { uint64_t key, at; } *v = malloc((g->nrounds ? g->nrounds : 1) * sizeof *v);
-    uint64_t *in = malloc((g->nrounds ? g->nrounds : 1) * sizeof *in);
+    struct nk *in = malloc((g->nrounds ? g->nrounds : 1) * sizeof *in);
+    uint32_t *nmsg = calloc(g->nrounds ? g->nrounds : 1, sizeof *nmsg); /* inter peers in */
+    uint64_t *peers = malloc((g->most ? g->most : 1) * sizeof *peers);
     uint64_t n = 0, nin = 0;
-    if (v == NULL || in == NULL) {
+    if (v == NULL || in == NULL || nmsg == NULL || peers == NULL) {
         free(v);
         free(in);
+        free(nmsg);
+        free(peers);
         return -1;
     }
     for (int r = 0; r < g->size; r++) {
@@ -355,31 +424,65 @@ static int nic_shares(struct sim *s)
         for (uint32_t q = 0; q < nr; q++) {
             uint64_t first, end, key = (uint64_t)node << 32 | q;
             bool out = false, inb = false;
+            uint64_t np = 0;
             s->share[g->round_at[r] + q] = 1;
+            s->inshare[g->round_at[r] + q] = 1;
             prog_round(g, r, q, &first, &end);
-            for (uint64_t i = first; i < end && !(out && inb); i++) {
+            for (uint64_t i = first; i < end; i++) {
                 if ((g->kind[i] != ACCT_STEP_SEND && g->kind[i] != ACCT_STEP_RECV) ||
                     acct_model_node_of(s->mdl, s->p, g->peer[i]) == node)
                     continue;
+                if (g->kind[i] == ACCT_STEP_RECV)
+                    peers[np++] = (uint64_t)(uint32_t)g->peer[i];
                 if (g->kind[i] == ACCT_STEP_SEND && !out) {
                     v[n++] = (struct nk){key, g->round_at[r] + q};
                     out = true;
                 } else if (g->kind[i] == ACCT_STEP_RECV && !inb) {
-                    in[nin++] = key;
+                    in[nin++] = (struct nk){key, g->round_at[r] + q};
                     inb = true;
                 }
             }
+            /* the flows in: the distinct peers it receives from (a peer's
+             * messages of one round follow one another, one flow) */
+            if (np > 1)
+                qsort(peers, np, sizeof *peers, by_key);
+            for (uint64_t k = 0; k < np; k++)
+                nmsg[g->round_at[r] + q] += k == 0 || peers[k] != peers[k - 1];
         }
+    }
+    if (s->both != NULL && mark_pairs(s) != 0) {
+        free(v);
+        free(in);
+        free(nmsg);
+        free(peers);
+        return -1;
     }
     qsort(v, n, sizeof *v, by_key); /* by key (the first member) */
     qsort(in, nin, sizeof *in, by_key);
+    /* the receiving side: the flows into a node from other nodes in the
+     * rounds of the same index (per rank, the distinct peers it receives
+     * from) share its link in: n of them in all each see the gap times
+     * f(n) (the one-way factor: its k pairs shared both nodes' links, out
+     * of one and into the other); a rank takes its own n_r flows one
+     * receive gap apart, so each of its receives is scaled by f(n) / n_r,
+     * at least 1 */
+    for (uint64_t a = 0, b; a < nin; a = b) {
+        uint64_t flows = 0;
+        for (b = a; b < nin && in[b].key == in[a].key; b++)
+            flows += nmsg[in[b].at];
+        double f = acct_model_nic_factor(s->mdl, flows > INT32_MAX ? INT32_MAX : (int)flows);
+        for (uint64_t i = a; i < b; i++) {
+            double x = f / (double)nmsg[in[i].at];
+            s->inshare[in[i].at] = x > 1 ? x : 1;
+        }
+    }
     for (uint64_t a = 0, b, x = 0; a < n; a = b) {
         for (b = a + 1; b < n && v[b].key == v[a].key; b++)
             ;
-        while (x < nin && in[x] < v[a].key)
+        while (x < nin && in[x].key < v[a].key)
             x++;
         uint64_t y = x;
-        while (y < nin && in[y] == v[a].key)
+        while (y < nin && in[y].key == v[a].key)
             y++;
         double f = acct_model_nic_share(s->mdl, (int)(b - a), (int)(y - x));
         for (uint64_t i = a; i < b; i++)
@@ -387,6 +490,8 @@ static int nic_shares(struct sim *s)
     }
     free(v);
     free(in);
+    free(nmsg);
+    free(peers);
     return 0;
 }
 

@@ -116,6 +116,10 @@ static const struct tag_def tags[] = {
     [ACCT_T_MODEL_NIC_PAIRS] = {ACCT_T_MODEL_NIC_PAIRS, ACCT_KIND_U64, "MODEL_NIC_PAIRS"},
     [ACCT_T_MODEL_NIC_FACTOR] = {ACCT_T_MODEL_NIC_FACTOR, ACCT_KIND_F64, "MODEL_NIC_FACTOR"},
     [ACCT_T_RANKS_PER_NODE] = {ACCT_T_RANKS_PER_NODE, ACCT_KIND_U64, "RANKS_PER_NODE"},
+    [ACCT_T_MODEL_NIC_BIDIR_PAIRS] = {ACCT_T_MODEL_NIC_BIDIR_PAIRS, ACCT_KIND_U64,
+                                      "MODEL_NIC_BIDIR_PAIRS"},
+    [ACCT_T_MODEL_NIC_BIDIR_FACTOR] = {ACCT_T_MODEL_NIC_BIDIR_FACTOR, ACCT_KIND_F64,
+                                       "MODEL_NIC_BIDIR_FACTOR"},
 };
 
 /* Indexed by tag: the decoder looks a kind up per field. */

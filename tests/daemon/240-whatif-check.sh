@@ -61,7 +61,10 @@ expect "$T/out" "as version 3 of eth/tcp-1g"
 ctl 0 whatif allreduce --version 3 -n 8 -b 1M -f tsv
 cp "$T/out" "$T/flat.tsv"
 ctl 0 whatif allreduce --version 3 -n 8 -b 1M
-expect "$T/out" "levels: intra G 0.00015, inter G 0.0836 us/B, NIC x2.17 (2 pairs)"
+expect "$T/out" "levels: intra G 0.00015, inter G 0.0836 us/B, NIC x2.17 (2 pairs), two-way x2.6 (2 pairs)"
+# the model store keeps the two-way factor with the version's run (schema 6)
+[ "$(sqlite3 "$DB" "SELECT nic_pairs, nic_gap_factor, nic_bidir_pairs, nic_bidir_gap_factor FROM model_levels WHERE run_id = 'r-20261127T080000Z-eth-levels'")" = "2|2.17|2|2.6" ] ||
+    fail "model_levels of the levels run: $(sqlite3 "$DB" 'SELECT * FROM model_levels')"
 ctl 0 whatif allreduce --version 3 -n 8 -b 1M --ranks-per-node 2 -f tsv
 cp "$T/out" "$T/laid.tsv"
 ring() { awk -F'\t' 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i } $c["method"] == "ring" { print $c["predicted_us"] }' "$1"; }
@@ -73,6 +76,16 @@ ctl 0 whatif allreduce --rules "$T/v3.yaml" --model "$D/result-eth-levels.yaml" 
 cmp -s "$T/out" "$T/laid.tsv" || fail "whatif with levels through acctd differs from offline: $(diff "$T/out" "$T/laid.tsv")"
 ctl 0 whatif allreduce --rules "$T/v3.yaml" --model "$D/result-eth-levels.yaml" -n 8 -b 1M
 expect "$T/out" "result-eth-levels.yaml (tuning result, with intra/inter levels and NIC factor)"
+
+# a result written before the two-way factor (model.nic without bidir_*)
+# still loads: stored as 0 (not measured), and GET_MODEL leaves it out
+ctl 0 import "$D/result-eth-levels-check.yaml"
+expect "$T/out" "as version 4 of eth/tcp-1g"
+[ "$(sqlite3 "$DB" "SELECT nic_pairs, nic_bidir_pairs, nic_bidir_gap_factor FROM model_levels WHERE run_id = 'r-20261127T090000Z-eth-check'")" = "2|0|0.0" ] ||
+    fail "model_levels of an older result: $(sqlite3 "$DB" 'SELECT * FROM model_levels')"
+ctl 0 whatif allreduce --version 4 -n 8 -b 1M
+expect "$T/out" "NIC x2.17 (2 pairs)"
+grep -q "two-way" "$T/out" && fail "an older result's model names a two-way factor: $(grep model: "$T/out")"
 
 # no such version, no such partition
 ctl 2 whatif bcast --version 99 -n 8 -b 1K

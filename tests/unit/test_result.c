@@ -441,8 +441,39 @@ static void test_model_levels(void **state)
     assert_true(r->model.inter.L_us == 90 && r->model.inter.G_us_per_byte == 0.085);
     assert_int_equal(r->model.nic_pairs, 2);
     assert_true(r->model.nic_gap_factor == 1.75);
+    assert_int_equal(r->model.nic_bidir_pairs, 0); /* older files: the two-way factor absent */
+    assert_true(r->model.nic_bidir_gap_factor == 0);
     check_roundtrip(r);
     acct_result_free(r);
+    /* the two-way factor (model.nic.bidir_*): read, and written back */
+    snprintf(buf, sizeof(buf), MODEL_LEVELS,
+             "  intra: {L: 0.5, o: 0.25, g: 0.5, G: 0.0002}\n"
+             "  inter: {L: 90, o: 4, g: 9, G: 0.085}\n"
+             "  nic: {pairs: 2, gap_factor: 2.1201507182589947, bidir_pairs: 3, "
+             "bidir_gap_factor: 2.1680843009682311}\n");
+    r = parse_ok(buf);
+    assert_int_equal(r->model.nic_pairs, 2);
+    assert_int_equal(r->model.nic_bidir_pairs, 3);
+    assert_true(r->model.nic_bidir_gap_factor == 2.1680843009682311);
+    check_roundtrip(r);
+    acct_result_free(r);
+    snprintf(buf, sizeof(buf), MODEL_LEVELS,
+             "  intra: {L: 0.5, o: 0.25, g: 0.5, G: 0.0002}\n"
+             "  inter: {L: 90, o: 4, g: 9, G: 0.085}\n"
+             "  nic: {pairs: 2, gap_factor: 2, bidir_pairs: 2}\n");
+    expect(buf, "t.yaml:16:47: model.nic.bidir_pairs: bidir_pairs and bidir_gap_factor come "
+                "together (the two-way factor)\n");
+    snprintf(buf, sizeof(buf), MODEL_LEVELS,
+             "  intra: {L: 0.5, o: 0.25, g: 0.5, G: 0.0002}\n"
+             "  inter: {L: 90, o: 4, g: 9, G: 0.085}\n"
+             "  nic: {pairs: 2, gap_factor: 2, bidir_pairs: 2.5, bidir_gap_factor: 0.9}\n");
+    expect(buf, "t.yaml:16:47: model.nic.bidir_pairs: 2.5 is not a whole number in [2, "
+                "1048576]\n");
+    snprintf(buf, sizeof(buf), MODEL_LEVELS,
+             "  intra: {L: 0.5, o: 0.25, g: 0.5, G: 0.0002}\n"
+             "  inter: {L: 90, o: 4, g: 9, G: 0.085}\n"
+             "  nic: {pairs: 2, gap_factor: 2, bidir_pairs: 2, bidir_gap_factor: 0.9}\n");
+    expect(buf, "t.yaml:16:68: model.nic.bidir_gap_factor: 0.9 is too small: the minimum is 1\n");
     snprintf(buf, sizeof(buf), MODEL_LEVELS, "  intra: {L: 0.5, o: 0.25, g: 0.5, G: 0.0002}\n");
     expect(buf, "t.yaml:14:10: model: intra and inter come together (an intra-node and an "
                 "inter-node pair)\n");

@@ -340,6 +340,8 @@ static int measure_levels(struct tune_ctx *x, struct tune_run_info *run, struct 
         to_result(&n->inter, &run->model.inter);
         run->model.nic_pairs = k >= 2 ? k : 0;
         run->model.nic_gap_factor = k >= 2 ? n->nic_gap_factor : 0;
+        run->model.nic_bidir_pairs = k >= 2 ? n->nic_bidir_pairs : 0;
+        run->model.nic_bidir_gap_factor = k >= 2 ? n->nic_bidir_factor : 0;
     }
     free(label);
     return rc;

@@ -38,6 +38,7 @@
 
 struct opts {
     const char *state, *plogp, *report, *noise;
+    double pair_duplex; /* --pair-duplex D: nodes.pair_duplex_factor (a hypothesis test) */
     const char *levels; /* --levels PREFIX: PREFIX.intra, .inter, .nic (acct-tune --plogp-out) */
     size_t row_stride, col_stride;
     double model_margin;
@@ -403,7 +404,8 @@ struct plane_set {
 static int usage(void)
 {
     fprintf(stderr,
-            "usage: acct-tune-replay [--plogp FILE] [--levels PREFIX] [--row-stride N]\n"
+            "usage: acct-tune-replay [--plogp FILE] [--levels PREFIX] [--pair-duplex D]\n"
+            "         [--row-stride N]\n"
             "         [--col-stride N]\n"
             "         [--model-margin X] [--lookahead N] [--keep X] [--check X]\n"
             "         [--penalty-on min|median] [--noise STATE2] [--min-bytes B]\n"
@@ -440,6 +442,9 @@ static int parse_args(int argc, char **argv, struct opts *o)
             o->plogp = argv[++i];
         else if (strcmp(a, "--levels") == 0 && more)
             o->levels = argv[++i];
+        else if (strcmp(a, "--pair-duplex") == 0 && more &&
+                 (rc = num(a, argv[++i], 1, 100, &v)) == 0)
+            o->pair_duplex = v;
         else if (strcmp(a, "--report") == 0 && more)
             o->report = argv[++i];
         else if (strcmp(a, "--row-stride") == 0 && more &&
@@ -732,6 +737,9 @@ static void report_point(struct point *x, const struct acct_model *mdl, FILE *f,
             if (isinf(meas))
                 continue;
             double pred = acct_model_predict(x->coll, &d, x->p, x->m, mdl);
+            /* the repetitions' range, for "within the measured spread" */
+            const struct tune_record *rec = find(x, &d, x->p, d.segment_bytes);
+            double lo = rec != NULL ? rec->min_us : meas, hi = rec != NULL ? rec->max_us : meas;
             if (meas < best) {
                 best = meas;
                 bd = &x->methods[i].d;
@@ -742,8 +750,9 @@ static void report_point(struct point *x, const struct acct_model *mdl, FILE *f,
                 if (f != NULL) {
                     char dec[128];
                     acct_decision_format(&d, dec, sizeof(dec));
-                    fprintf(f, "%s\t%d\t%llu\t%s\t%.9g\tnan\tnan\n", acct_coll_name(x->coll),
-                            x->p, (unsigned long long)x->m, dec, meas);
+                    fprintf(f, "%s\t%d\t%llu\t%s\t%.9g\tnan\tnan\t%.9g\t%.9g\n",
+                            acct_coll_name(x->coll), x->p, (unsigned long long)x->m, dec, meas,
+                            lo, hi);
                 }
                 continue;
             }
@@ -759,8 +768,9 @@ static void report_point(struct point *x, const struct acct_model *mdl, FILE *f,
             if (f != NULL) {
                 char dec[128];
                 acct_decision_format(&d, dec, sizeof(dec));
-                fprintf(f, "%s\t%d\t%llu\t%s\t%.9g\t%.9g\t%.4f\n", acct_coll_name(x->coll),
-                        x->p, (unsigned long long)x->m, dec, meas, pred, e);
+                fprintf(f, "%s\t%d\t%llu\t%s\t%.9g\t%.9g\t%.4f\t%.9g\t%.9g\n",
+                        acct_coll_name(x->coll), x->p, (unsigned long long)x->m, dec, meas, pred,
+                        e, lo, hi);
             }
         }
     if (pd != NULL && bd != NULL) {
@@ -797,9 +807,10 @@ static int model_report(const struct tune_state *st, const struct acct_model *md
         }
     }
     if (mdl->nodes.ranks_per_node > 0)
-        printf("NIC factor: one way %g at %d pairs; two-way %g at %d pairs (0: not measured)\n",
+        printf("NIC factor: one way %g at %d pairs; two-way %g at %d pairs (0: not measured); "
+               "pair both ways %g (--pair-duplex, assumed; 0: no such term)\n",
                mdl->nodes.nic_gap_factor, mdl->nodes.nic_pairs, mdl->nodes.nic_bidir_factor,
-               mdl->nodes.nic_bidir_pairs);
+               mdl->nodes.nic_bidir_pairs, mdl->nodes.pair_duplex_factor);
     printf("model validity: %s\n\n",
            bad ? "NOT valid (a table the model uses is not a network's; the figures below are "
                  "what it would predict)"
@@ -810,7 +821,7 @@ static int model_report(const struct tune_state *st, const struct acct_model *md
     }
     if (f != NULL)
         fprintf(f, "# collective\tcomm_size\tbytes\tmethod\tmeasured_us\tpredicted_us"
-                "\trel_error\n");
+                "\trel_error\tmin_us\tmax_us\n");
     printf("| collective | points | experiments compared | median rel. error | max rel. error | "
            "model's best = measured best | same method | penalty of the model's choice (mean) | "
            "p90 rel. error | model's best within 10 %% |\n"
@@ -942,6 +953,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "acct-tune-replay: %s\n", err);
         goto out;
     }
+    if (o.levels != NULL)
+        mdl.nodes.pair_duplex_factor = o.pair_duplex; /* assumed, not measured: 0 = none */
     if (o.levels != NULL)
         o.nodes_rpn = mdl.nodes.ranks_per_node;
     size_t nps = find_planes(&st, &o, ps);

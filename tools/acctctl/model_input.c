@@ -58,7 +58,16 @@ static int daemon_model(struct acctctl_conn *conn, uint64_t v, int rpn, struct a
         if (pairs != 0 &&
             acct_get_f64(conn->msg.body, conn->msg.len, ACCT_T_MODEL_NIC_FACTOR, &nic) != 0)
             pairs = 0;
-        if (pairs > 1024 || acct_whatif_model_levels(l, l + 4, (int)pairs, nic, &mi->mdl) != 0) {
+        /* the two-way factor (acctd >= schema 6, when the run measured it) */
+        double bidir = 0;
+        uint64_t bpairs =
+            acctctl_u64(conn->msg.body, conn->msg.len, ACCT_T_MODEL_NIC_BIDIR_PAIRS, 0);
+        if (bpairs != 0 && acct_get_f64(conn->msg.body, conn->msg.len,
+                                        ACCT_T_MODEL_NIC_BIDIR_FACTOR, &bidir) != 0)
+            bpairs = 0;
+        if (pairs > 1024 || bpairs > 1024 ||
+            acct_whatif_model_levels(l, l + 4, (int)pairs, nic, (int)bpairs, bidir, &mi->mdl) !=
+                0) {
             fprintf(stderr, ACCTCTL_NAME " %s: acctd's model levels of version %llu are not "
                             "usable\n",
                     conn->common->cmd, (unsigned long long)v);
@@ -68,6 +77,10 @@ static int daemon_model(struct acctctl_conn *conn, uint64_t v, int rpn, struct a
         snprintf(mi->model_from + len, sizeof(mi->model_from) - len,
                  "; levels: intra G %g, inter G %g us/B, NIC x%g (%d pairs)", l[3], l[7], nic,
                  (int)pairs);
+        len = strlen(mi->model_from);
+        if (bpairs != 0)
+            snprintf(mi->model_from + len, sizeof(mi->model_from) - len,
+                     ", two-way x%g (%d pairs)", bidir, (int)bpairs);
     }
     rc = 0;
 out:

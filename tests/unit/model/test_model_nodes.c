@@ -7,11 +7,15 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
 #include "acct/model.h"
+#include "acct/model_whatif.h"
 #include "model_fixtures.h"
 
 /* Constant tables: intra g 2, L 1, os = or = 0.5; inter g 20, L 50, os = or
@@ -243,6 +247,84 @@ static void nic_two_way(void **state)
     assert_int_equal(acct_model_check(&mdl, err, sizeof err), -1);
 }
 
+/* count 1: ranks 2 (node 1) and 4 (node 2) each stream 4 one-byte messages
+ * into node 0, to ranks 0 and 1 (two flows into one node from two nodes,
+ * as reduce chain with fan-out 2 on 3 x 2); count 2: both to rank 0. One
+ * round, 6 ranks in blocks of 2. */
+static int build_fanin(const struct acct_call *c, struct acct_sched *s)
+{
+    int r = c->rank;
+    for (int k = 0; k < 4; k++) {
+        if (r == 2 || r == 4)
+            acct_sched_send(s, c->count == 2 ? 0 : r / 4, ACCT_BUF_RECV, 0, 1);
+        else if (r == 0 && c->count == 2) {
+            acct_sched_recv(s, 2, ACCT_BUF_RECV, 0, 1);
+            acct_sched_recv(s, 4, ACCT_BUF_RECV, 0, 1);
+        } else if ((r == 0 || r == 1) && c->count == 1)
+            acct_sched_recv(s, r == 0 ? 2 : 4, ACCT_BUF_RECV, 0, 1);
+    }
+    return 0;
+}
+
+static const struct acct_alg fanin = {.coll = ACCT_COLL_bcast, .name = "fanin",
+                                      .description = "test", .build = build_fanin};
+
+static double run_alg(const struct acct_alg *alg, int count, int p, const struct acct_model *mdl)
+{
+    struct acct_call c = {.coll = ACCT_COLL_bcast, .size = p, .root = 0,
+                          .count = (uint64_t)count};
+    double t = NAN;
+    char err[256];
+    if (acct_model_simulate_call(alg, &c, mdl, &t, err, sizeof err) != 0)
+        fail_msg("%s", err);
+    return t;
+}
+
+/* The receiving side: n messages into one node from other nodes in a round
+ * share its link in as n flows (each receive gap times f(n) / n_r, n_r the
+ * receiving rank's own, at least 1). Two ranks each taking one stream: the
+ * receive gap 20 x 1.5 paces the 4 messages, 70 + 3 x 30 (before: 70 + 3
+ * x 20, the link in counted twice over); one rank taking both streams is
+ * already paced by its own receive gap (f(2) / 2 < 1): 8 receives 20
+ * apart. */
+static void nic_ingress(void **state)
+{
+    (void)state;
+    struct acct_model mdl;
+    two_level(&mdl, 2, false, 1.5, 2);
+    assert_close(run_alg(&fanin, 1, 6, &mdl), 70 + 3 * 30, 1e-12);
+    assert_close(run_alg(&fanin, 2, 6, &mdl), 70 + 7 * 20, 1e-12);
+    two_level(&mdl, 2, false, 0, 0);                      /* unmeasured: f(2) = 2 */
+    assert_close(run_alg(&fanin, 1, 6, &mdl), 70 + 3 * 40, 1e-12);
+    two_level(&mdl, 1, false, 1.5, 2);                    /* a node each: no sharing */
+    assert_close(run_alg(&fanin, 1, 6, &mdl), 70 + 3 * 20, 1e-12);
+    two_level(&mdl, 0, false, 1.5, 2);                    /* no layout: net, unchanged */
+    assert_close(run_alg(&fanin, 1, 6, &mdl), 110 + 3 * 10, 1e-12);
+}
+
+/* The pair-duplex hypothesis (acct-tune-replay --pair-duplex; off unless
+ * set): a message between two ranks that exchange both ways in the round
+ * has its gap times at least D, sending and receiving; a ring (other
+ * peers each way) and a one-way message are not touched. */
+static void pair_duplex(void **state)
+{
+    (void)state;
+    struct acct_model mdl;
+    two_level(&mdl, 1, false, 1.5, 2);                    /* a node each: no NIC sharing */
+    assert_close(run_xchg(4, &mdl), 20 + 50, 1e-12);
+    mdl.nodes.pair_duplex_factor = 2.5;
+    assert_close(run_xchg(4, &mdl), 20 * 2.5 + 50, 1e-12);
+    assert_close(run(2, 4, &mdl), 20 + 50, 1e-12);        /* ring: no pair both ways */
+    assert_close(run(1, 4, &mdl), 20 + 50, 1e-12);        /* one message */
+    two_level(&mdl, 2, false, 3, 2);                      /* the larger of it and the NIC's */
+    mdl.nodes.pair_duplex_factor = 2.5;
+    assert_close(run_xchg(4, &mdl), 20 * 3 + 50, 1e-12);
+    mdl.nodes.pair_duplex_factor = -1;
+    char err[256];
+    assert_int_equal(acct_model_check(&mdl, err, sizeof err), -1);
+    assert_non_null(strstr(err, "nodes.pair_duplex_factor"));
+}
+
 /* The tables of docs/performance.md section 16: the fast partition's inter
  * pair (or(1) 8.5 ms against a 1.1 ms round trip; g 0 at 8 KiB after 9 us at
  * 1 KiB) and an eth one with a 1 KiB stream outlier are not a network's;
@@ -304,6 +386,67 @@ static void checks(void **state)
     assert_int_equal(acct_model_check(&mdl, err, sizeof err), 0);
 }
 
+/* The two-way factor travels from a tuning result (model.nic.bidir_*) and
+ * from acctd's stored levels into the model (acct_whatif_model_file,
+ * acct_whatif_model_levels); a result without it loads with 0 (not
+ * measured), and a bad one is refused. */
+static void whatif_two_way(void **state)
+{
+    (void)state;
+    static const char head[] =
+        "acct_tuning_result: 1\n"
+        "run: {id: r-1, partition: eth, interconnect: tcp-1g, started: \"2026-11-22T15:00:00Z\", "
+        "finished: \"2026-11-22T15:09:12Z\", complete: true, strategy: smgd, source: measured, "
+        "experiment_seconds: 1.5, experiments: 2}\n"
+        "conditions: {hosts: [n1, n2, n3, n4], ranks: 8, ranks_per_node: 2, placement: block, "
+        "mpi_library: Open MPI 4.1.4, acct_version: 0.1.0}\n"
+        "rules:\n  acct_rules: 1\n"
+        "  provenance: {partition: eth, interconnect: tcp-1g, version: 1, source: measured, "
+        "created: \"2026-11-22T15:09:12Z\"}\n  collectives: {}\n"
+        "model:\n  L: 1\n  o: 0\n  g: 0\n  G: 0\n"
+        "  intra: {L: 0.5, o: 0.25, g: 0.5, G: 0.0002}\n  inter: {L: 90, o: 4, g: 9, G: 0.085}\n";
+    static const char *const nic[] = {
+        "  nic: {pairs: 2, gap_factor: 2.12, bidir_pairs: 2, bidir_gap_factor: 2.17}\n",
+        "  nic: {pairs: 2, gap_factor: 2.12}\n",
+    };
+    for (int i = 0; i < 2; i++) {
+        char path[] = "/tmp/acct-test-bidir-XXXXXX";
+        int fd = mkstemp(path);
+        assert_true(fd >= 0);
+        FILE *f = fdopen(fd, "w");
+        assert_non_null(f);
+        fprintf(f, "%s%smeasurements: []\n", head, nic[i]);
+        assert_int_equal(fclose(f), 0);
+        struct acct_model mdl;
+        struct acct_diags d = ACCT_DIAGS_INIT;
+        int rc = acct_whatif_model_file(path, &mdl, NULL, &d);
+        unlink(path);
+        if (rc != 0 && d.total > 0) {
+            char line[512];
+            acct_diag_format(&d, 0, line, sizeof line);
+            fprintf(stderr, "%s\n", line);
+        }
+        assert_int_equal(rc, 0);
+        assert_true(acct_whatif_has_levels(&mdl));
+        assert_int_equal(mdl.nodes.nic_pairs, 2);
+        assert_true(mdl.nodes.nic_gap_factor == 2.12);
+        assert_int_equal(mdl.nodes.nic_bidir_pairs, i == 0 ? 2 : 0);
+        assert_true(mdl.nodes.nic_bidir_factor == (i == 0 ? 2.17 : 0));
+        acct_diags_free(&d);
+    }
+    struct acct_model mdl;
+    acct_model_init(&mdl);
+    const double a[4] = { 0.5, 0.25, 0.5, 0.0002 }, e[4] = { 90, 4, 9, 0.085 };
+    assert_int_equal(acct_whatif_model_levels(a, e, 2, 2.12, 3, 2.5, &mdl), 0);
+    assert_int_equal(mdl.nodes.nic_bidir_pairs, 3);
+    assert_true(mdl.nodes.nic_bidir_factor == 2.5);
+    assert_int_equal(acct_whatif_model_levels(a, e, 2, 2.12, 0, 7, &mdl), 0);
+    assert_int_equal(mdl.nodes.nic_bidir_pairs, 0);
+    assert_true(mdl.nodes.nic_bidir_factor == 0);
+    assert_int_equal(acct_whatif_model_levels(a, e, 2, 2.12, 2, 0.5, &mdl), -1);
+    assert_int_equal(acct_whatif_model_levels(a, e, 2, 2.12, 1, 2.5, &mdl), -1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -312,8 +455,11 @@ int main(void)
         cmocka_unit_test(registry_ring),
         cmocka_unit_test(stream_floor),
         cmocka_unit_test(nic_two_way),
+        cmocka_unit_test(nic_ingress),
+        cmocka_unit_test(pair_duplex),
         cmocka_unit_test(consistency),
         cmocka_unit_test(checks),
+        cmocka_unit_test(whatif_two_way),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -128,6 +128,10 @@ struct acct_result_model {
     struct acct_result_loggp intra, inter;
     int nic_pairs;          /* 0: not measured, else >= 2 */
     double nic_gap_factor;  /* >= 1 when nic_pairs >= 2 */
+    /* the two-way factor (model.nic.bidir_*; optional, older files have
+     * none): nic_bidir_pairs pairs exchanging both ways at once */
+    int nic_bidir_pairs;         /* 0: not measured, else >= 2 */
+    double nic_bidir_gap_factor; /* >= 1 when nic_bidir_pairs >= 2 */
 };
 
 /* The noise a run measured under (docs/tuning-result.md "noise";

@@ -93,7 +93,11 @@ int acct_loggp_to_plogp(const struct acct_loggp *p, struct acct_plogp *out);
  * pair one way), the gap is scaled by the larger of that and
  *   1 + (B - 1) * (max(c, c') - 1) / (k' - 1)
  * (one flow each way, as in a ring, costs nothing extra; docs/models.md
- * "Calibrated per partition"). ranks_per_node 0: one network (net) for every message, as
+ * "Calibrated per partition"). The receiving side: the n flows into a node
+ * from other nodes in the rounds of the same index (per rank, the distinct
+ * peers it receives from) each take f(n) (the one-way formula above); a
+ * rank's own n_r flows are one receive gap apart already, so its
+ * inter-node receive gaps are scaled by max(1, f(n) / n_r). ranks_per_node 0: one network (net) for every message, as
  * before the calibration. A layout needs the full simulation (every rank);
  * where only a closed form answers it is costed on `inter` (`intra` when
  * the call fits on one node). */
@@ -105,6 +109,11 @@ struct acct_model_nodes {
     int nic_pairs;             /* the k of nic_gap_factor (>= 2 when measured) */
     double nic_bidir_factor;   /* >= 1, or 0: not measured (the one-way factor alone) */
     int nic_bidir_pairs;       /* the k' of nic_bidir_factor (>= 2 when measured) */
+    double pair_duplex_factor; /* > 1: an inter-node message between two ranks that also
+                                  exchange the other way in that round has its gap times
+                                  at least this (one pair both ways against one way); 0 or
+                                  1: no such term (acct-tune does not measure it;
+                                  acct-tune-replay --pair-duplex sets it to test it) */
 };
 
 struct acct_model_memo;

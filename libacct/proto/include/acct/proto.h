@@ -189,6 +189,8 @@ enum acct_tag {
     ACCT_T_MODEL_NIC_PAIRS = 142,   /* U64: 0 = not measured */
     ACCT_T_MODEL_NIC_FACTOR = 143,  /* F64: per-pair gap multiplier of NIC_PAIRS pairs */
     ACCT_T_RANKS_PER_NODE = 144,    /* U64: GET_MODEL/GET_RESULT: the layout asked about */
+    ACCT_T_MODEL_NIC_BIDIR_PAIRS = 145,  /* U64: two-way NIC factor's pairs; 0 = not measured */
+    ACCT_T_MODEL_NIC_BIDIR_FACTOR = 146, /* F64: its per-pair gap multiplier (both ways) */
 };
 
 /* Kind of a tag; ACCT_KIND_UNKNOWN for tags this build does not know. */
