@@ -567,12 +567,12 @@ static const struct yt_key race_keys[R_N] = {
 
 /* A finalist's keys: the method's (checked by point_method, as a
  * measurement's) and its verdict. */
-enum { F_ALG, F_SEGMENT, F_FANOUT, F_REORDER, F_VERDICT, F_RATIO, F_P, F_N };
+enum { F_ALG, F_SEGMENT, F_FANOUT, F_REORDER, F_VERDICT, F_RATIO, F_P, F_PICK, F_N };
 static const struct yt_key finalist_keys[F_N] = {
     [F_ALG] = { "algorithm", true },   [F_SEGMENT] = { "segment", false },
     [F_FANOUT] = { "fanout", false },  [F_REORDER] = { "reorder", false },
     [F_VERDICT] = { "verdict", true }, [F_RATIO] = { "ratio", true },
-    [F_P] = { "p", true },
+    [F_P] = { "p", true },             [F_PICK] = { "search_pick", false },
 };
 
 static void walk_finalists(struct rctx *c, size_t race, const struct ynode *y,
@@ -581,7 +581,7 @@ static void walk_finalists(struct rctx *c, size_t race, const struct ynode *y,
     char fpath[ACCT_DIAG_FIELD_MAX], field[ACCT_DIAG_FIELD_MAX], d[YT_DESC_LEN];
     struct yt_parse *p = c->p;
     size_t i = 0, winners = 0;
-    const struct ynode *winner_at = NULL;
+    const struct ynode *winner_at = NULL, *pick_at = NULL;
 
     snprintf(field, sizeof(field), "races[%zu].finalists", race);
     if (y->kind != Y_SEQ || y->n == 0 || y->n > ACCT_RESULT_MAX_FINALISTS) {
@@ -626,6 +626,18 @@ static void walk_finalists(struct rctx *c, size_t race, const struct ynode *y,
         if (v[F_P] != NULL && acct_yt_get_number(p, v[F_P], FIELD("p"), 0, false, &f->p) &&
             f->p > 1)
             YT_ERR_AT(p, v[F_P], d, "%s is not a probability (0 to 1)", v[F_P]->s);
+        if (v[F_PICK] != NULL &&
+            acct_yt_get_bool(p, v[F_PICK], FIELD("search_pick"), &f->search_pick) &&
+            f->search_pick) {
+            if (v[F_VERDICT] != NULL && f->verdict == ACCT_RESULT_TWIN)
+                YT_ERR_AT(p, v[F_PICK], d, "native's A/A twin is not the search's pick (mark "
+                          "native's finalist)");
+            else if (pick_at != NULL)
+                YT_ERR_AT(p, v[F_PICK], d, "a second search_pick (the first at line %d)",
+                          pick_at->line);
+            else
+                pick_at = v[F_PICK];
+        }
 #undef FIELD
         rc->nf++;
     }
@@ -1048,7 +1060,7 @@ static bool race_equal(const struct acct_result_race *a, const struct acct_resul
     for (size_t i = 0; same && i < a->nf; i++)
         same = acct_decision_equal(&a->f[i].d, &b->f[i].d) &&
                a->f[i].verdict == b->f[i].verdict && a->f[i].ratio == b->f[i].ratio &&
-               a->f[i].p == b->f[i].p;
+               a->f[i].p == b->f[i].p && a->f[i].search_pick == b->f[i].search_pick;
     return same;
 }
 
@@ -1181,6 +1193,8 @@ static void write_race(FILE *f, const struct acct_result_race *rc)
         fprintf(f, ", verdict: %s", acct_result_verdict_name(rc->f[i].verdict));
         write_number_key(f, "ratio", rc->f[i].ratio);
         write_number_key(f, "p", rc->f[i].p);
+        if (rc->f[i].search_pick)
+            fputs(", search_pick: true", f);
         fputc('}', f);
     }
     fputs("]}\n", f);

@@ -583,6 +583,9 @@ static void test_races(void **state)
     assert_int_equal(rc0->f[0].verdict, ACCT_RESULT_WINNER);
     assert_true(rc0->f[1].ratio == 1.61 && rc0->f[1].p == 0.00390625);
     assert_int_equal(rc0->f[2].verdict, ACCT_RESULT_TWIN);
+    /* a file from before search_pick: no finalist is the search's pick */
+    for (size_t k = 0; k < rc0->nf; k++)
+        assert_false(rc0->f[k].search_pick);
     const struct acct_result_noise *nz = &r->noise;
     assert_true(nz->present && nz->repeat_spread == 0.05 && nz->repeat_spread_p90 == 0.25);
     assert_true(nz->aa_pairs == 1 && nz->aa_spread == 0.012 && nz->aa_spread_max == 0.012);
@@ -606,7 +609,31 @@ static void test_races(void **state)
     back->races[0].search_seconds = 1.25;
     back->races[0].f[1].p = 0.5;
     assert_false(acct_result_equal(r, back));
+    back->races[0].f[1].p = r->races[0].f[1].p;
+    assert_true(acct_result_equal(r, back));
+    back->races[0].f[1].search_pick = true;
+    assert_false(acct_result_equal(r, back));
     back->points[0].avg_us = 1;
+    acct_result_free(back);
+    free(buf);
+    buf = NULL;
+    /* the search's pick marked on native: read, written as search_pick:
+     * true on that finalist alone, read back to the same result */
+    r->races[0].f[1].search_pick = true;
+    f = open_memstream(&buf, &len);
+    assert_non_null(f);
+    assert_int_equal(acct_result_write(f, r), 0);
+    fclose(f);
+    assert_non_null(strstr(buf, "{algorithm: native, verdict: separated, ratio: 1.61, p: "
+                                "0.00390625, search_pick: true}"));
+    assert_null(strstr(strstr(buf, "search_pick") + 1, "search_pick"));
+    rc = acct_result_parse_buffer("back.yaml", buf, len, &back, &d);
+    if (rc != ACCT_RULES_OK)
+        acct_diags_print(&d, stderr);
+    assert_int_equal(rc, ACCT_RULES_OK);
+    assert_true(back->races[0].f[1].search_pick && !back->races[0].f[0].search_pick &&
+                !back->races[0].f[2].search_pick);
+    assert_true(acct_result_equal(r, back));
     acct_result_free(back);
     acct_result_free(r);
     acct_diags_free(&d);
@@ -1064,6 +1091,10 @@ static void rnd_race(struct acct_result_race *rc, int ranks)
         while (!(f->ratio > 0));
         f->p = (double)(rnd() % 1000001) / 1e6;
     }
+    /* the search's pick: on one finalist (not a twin), or none */
+    size_t sp = rnd() % (rc->nf + 1);
+    if (sp < rc->nf && rc->f[sp].verdict != ACCT_RESULT_TWIN)
+        rc->f[sp].search_pick = true;
 }
 
 

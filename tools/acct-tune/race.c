@@ -3,7 +3,9 @@
  *
  * After a point's search, rank 0 picks the finalists from the point's
  * measurements — the best --race K methods (each at its best segment) on
- * the collective's metric, native, the --incumbent rules' decision, and
+ * the collective's metric, the search's own pick (its lowest median_us,
+ * the slowest rank's time: what the rules would say without racing) when
+ * it is not one of them, native, the --incumbent rules' decision, and
  * native again as its A/A twin — and broadcasts them. Then rounds: every
  * finalist is forced and timed (--race-reps calls after barriers, as any
  * experiment, one warm-up call), in an order rotated by one each round;
@@ -22,7 +24,7 @@
 #include "acct/tool.h"
 #include "race.h"
 
-#define RACE_MAX_FINALISTS 20 /* K <= 16, native, incumbent, twin */
+#define RACE_MAX_FINALISTS 20 /* K <= 16, the search's pick, native, incumbent, twin */
 #define RACE_MIN_ROUNDS 6     /* before any verdict (6 rounds one way: P = 1/64) */
 #define SPEC_LEN 160
 
@@ -120,22 +122,40 @@ static bool incumbent_at(const struct tune_ctx *x, uint64_t m, struct finalist *
     return false;
 }
 
-/* Rank 0: the finalists of point m from its records x->recs[first..]. */
+/* The index of g among f[0..*n-1], appended (*n grows) when it is not
+ * there. */
+static int32_t join(struct finalist *f, size_t *n, const struct finalist *g)
+{
+    for (size_t j = 0; j < *n; j++)
+        if (same_finalist(&f[j], g))
+            return (int32_t)j;
+    f[*n] = *g;
+    return (int32_t)(*n)++;
+}
+
+/* Rank 0: the finalists of point m from its records x->recs[first..];
+ * roles[ROLE_*]: their indices (-1: none). */
+enum { ROLE_NATIVE, ROLE_TWIN, ROLE_INCUMBENT, ROLE_PICK, ROLES };
 static size_t pick(struct tune_ctx *x, uint64_t m, size_t first, enum race_view metric,
                    struct finalist *f, int32_t *roles)
 {
     size_t n = 0, nbest = 0;
     const struct acct_alg *native = acct_alg_find(x->coll, "native");
     int32_t native_alg = native != NULL ? (int32_t)acct_alg_index(native) : -1;
-    struct tune_record *best[64];
+    struct tune_record *best[64], *search_pick = NULL;
     struct finalist inc;
 
-    /* each method's best record at this point */
+    /* each method's best record at this point; and the search's pick: the
+     * lowest slowest-rank median of any (native included; ties: the
+     * earlier), the search's own ranking whatever the race's metric */
     for (size_t i = first; i < x->nrecs; i++) {
         struct tune_record *r = &x->recs[i];
         size_t j = 0;
-        if (!r->ok || r->coll != (int32_t)x->coll || r->comm_size != x->esize || r->bytes != m ||
-            r->alg == native_alg)
+        if (!r->ok || r->coll != (int32_t)x->coll || r->comm_size != x->esize || r->bytes != m)
+            continue;
+        if (search_pick == NULL || r->median_us < search_pick->median_us)
+            search_pick = r;
+        if (r->alg == native_alg)
             continue;
         while (j < nbest && !(best[j]->alg == r->alg && best[j]->fanout == r->fanout))
             j++;
@@ -153,23 +173,25 @@ static size_t pick(struct tune_ctx *x, uint64_t m, size_t first, enum race_view 
         f[n++] = (struct finalist){ best[b]->alg, best[b]->fanout, best[b]->segment };
         best[b] = best[--nbest];
     }
-    roles[0] = roles[1] = roles[2] = -1; /* native, twin, incumbent */
+    for (int k = 0; k < ROLES; k++)
+        roles[k] = -1;
+    /* the search's pick right after the K best (it is often one of them:
+     * then it adds nothing); native's record is native's finalist */
+    if (search_pick != NULL && search_pick->alg != native_alg) {
+        struct finalist g = { search_pick->alg, search_pick->fanout, search_pick->segment };
+        roles[ROLE_PICK] = join(f, &n, &g);
+    }
     if (native_alg >= 0) {
-        roles[0] = (int32_t)n;
+        roles[ROLE_NATIVE] = (int32_t)n;
         f[n++] = (struct finalist){ native_alg, 0, 0 };
+        if (search_pick != NULL && search_pick->alg == native_alg)
+            roles[ROLE_PICK] = roles[ROLE_NATIVE];
     }
-    if (incumbent_at(x, m, &inc)) {
-        for (size_t j = 0; j < n && roles[2] < 0; j++)
-            if (same_finalist(&f[j], &inc))
-                roles[2] = (int32_t)j;
-        if (roles[2] < 0) {
-            roles[2] = (int32_t)n;
-            f[n++] = inc;
-        }
-    }
-    if (roles[0] >= 0) {
-        roles[1] = (int32_t)n;
-        f[n++] = f[roles[0]];
+    if (incumbent_at(x, m, &inc))
+        roles[ROLE_INCUMBENT] = join(f, &n, &inc);
+    if (roles[ROLE_NATIVE] >= 0) {
+        roles[ROLE_TWIN] = (int32_t)n;
+        f[n++] = f[roles[ROLE_NATIVE]];
     }
     return n;
 }
@@ -234,8 +256,8 @@ static double clamp_pos(double v)
 
 /* Rank 0: keep the race for the result. 0 or -1 (out of memory). */
 static int keep_race(struct tune_ctx *x, uint64_t m, const struct finalist *f, size_t n,
-                     size_t rounds, enum race_view metric, const struct race_outcome *o,
-                     bool twin, double seconds)
+                     int32_t search_pick, size_t rounds, enum race_view metric,
+                     const struct race_outcome *o, bool twin, double seconds)
 {
     struct acct_result_race *rc;
 
@@ -286,6 +308,7 @@ static int keep_race(struct tune_ctx *x, uint64_t m, const struct finalist *f, s
                                                             verdict_word, ACCT_RESULT_VERDICTS);
         rf->ratio = clamp_pos(o->ratio[i]);
         rf->p = o->p[i] >= 0 && o->p[i] <= 1 ? o->p[i] : 1.0;
+        rf->search_pick = (int32_t)i == search_pick;
     }
     rc->nf = n;
     x->aa[x->nraces] = rc->has_aa ? rc->aa_spread : NAN;
@@ -296,13 +319,16 @@ static int keep_race(struct tune_ctx *x, uint64_t m, const struct finalist *f, s
 /* Rank 0: race_decide on the first `rounds` rounds; final: no more will
  * run. Returns whether the race is over. */
 static int decide_rounds(const struct tune_ctx *x, size_t n, size_t rounds,
-                         enum race_view metric, const int32_t roles[3], const double *model,
+                         enum race_view metric, const int32_t *roles, const double *model,
                          double *const t[RACE_VIEWS], bool final, struct race_outcome *out)
 {
     size_t cap = (size_t)x->o->race_rounds;
     struct race_input in = { .nc = n, .rounds = rounds, .metric = metric,
-                             .native = (size_t)roles[0], .twin = (size_t)roles[1],
-                             .incumbent = roles[2] >= 0 ? (size_t)roles[2] : RACE_NONE,
+                             .native = (size_t)roles[ROLE_NATIVE],
+                             .twin = (size_t)roles[ROLE_TWIN],
+                             .incumbent = roles[ROLE_INCUMBENT] >= 0
+                                              ? (size_t)roles[ROLE_INCUMBENT]
+                                              : RACE_NONE,
                              .model = model };
     struct race_params pp = { .alpha = x->o->race_alpha, .tolerance = x->o->race_tolerance,
                               .min_rounds = cap < RACE_MIN_ROUNDS ? cap : RACE_MIN_ROUNDS,
@@ -316,7 +342,7 @@ int tune_race(struct tune_ctx *x, uint64_t m, size_t first)
 {
     int rc = TUNE_OK, over = 0, ok = 1;
     struct finalist f[RACE_MAX_FINALISTS];
-    int32_t roles[3] = { -1, -1, -1 };
+    int32_t roles[ROLES] = { -1, -1, -1, -1 };
     int32_t n = 0;
     size_t rounds = 0, cap = (size_t)x->o->race_rounds;
     enum race_view metric = race_metric(x->coll);
@@ -331,7 +357,7 @@ int tune_race(struct tune_ctx *x, uint64_t m, size_t first)
     if (x->rank == 0)
         n = (int32_t)pick(x, m, first, metric, f, roles);
     PMPI_Bcast(&n, 1, MPI_INT32_T, 0, x->comm);
-    PMPI_Bcast(roles, 3, MPI_INT32_T, 0, x->comm);
+    PMPI_Bcast(roles, ROLES, MPI_INT32_T, 0, x->comm);
     PMPI_Bcast(f, (int)(sizeof(f[0]) * (size_t)n), MPI_BYTE, 0, x->comm);
     if (n < 3) { /* native and its twin alone: nothing to decide */
         x->race_mark_exps[x->coll] = x->search_exps[x->coll];
@@ -378,7 +404,8 @@ int tune_race(struct tune_ctx *x, uint64_t m, size_t first)
     if (rc == TUNE_OK && x->rank == 0 && rounds > 0 && !over)
         (void)decide_rounds(x, (size_t)n, rounds, metric, roles, model, t, true, &out);
     if (rc == TUNE_OK && x->rank == 0 && rounds > 0 &&
-        keep_race(x, m, f, (size_t)n, rounds, metric, &out, true, kit_now() - t0) != 0)
+        keep_race(x, m, f, (size_t)n, roles[ROLE_PICK], rounds, metric, &out, true,
+                  kit_now() - t0) != 0)
         ok = 0;
     PMPI_Bcast(&ok, 1, MPI_INT, 0, x->comm);
     if (rc == TUNE_OK && !ok) {

@@ -58,13 +58,18 @@ size_t race_rounds_needed(double alpha);
 
 /* ---- the decision of one race ------------------------------------------------- */
 
+/* The decision judges every finalist against the leader; the verdicts
+ * returned (and recorded) are then judged by the same rules against the
+ * winner, the reference of the returned ratio and p (the same thing when
+ * the winner is the leader; docs/tuning-result.md "races"). */
 enum race_verdict {
     RACE_WINNER = 0,
-    RACE_SEPARATED, /* more than the tolerance slower than the leader (median ratio), and
+    RACE_SEPARATED, /* more than the tolerance slower than the winner (median ratio), and
                      * the signed-rank test says slower at alpha/k */
-    RACE_EQUIVALENT,/* median ratio to the leader in [1/(1 + tol), 1 + tol] */
+    RACE_EQUIVALENT,/* median ratio to the winner in [1/(1 + tol), 1 + tol] */
     RACE_UNDECIDED, /* more than the tolerance slower, but the test has not said so; or
-                     * more than the tolerance faster round by round (the race stays open) */
+                     * more than the tolerance faster round by round (the race stays open,
+                     * or a tie rule or rule 6 chose a slower winner) */
     RACE_GUARDED,   /* slower than native on some view beyond the noise band: not eligible */
     RACE_TWIN,      /* native's A/A twin: measures the noise, never chosen */
     RACE_VERDICTS

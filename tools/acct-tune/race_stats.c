@@ -402,8 +402,29 @@ int race_decide(const struct race_input *in, const struct race_params *pp,
     }
     out->winner = winner;
     out->verdict[winner] = RACE_WINNER;
-    for (size_t c = 0; c < nc; c++)
-        out->ratio[c] = ratio_to(in, in->metric, c, winner, buf, &out->p[c]);
+    /* what is recorded: each finalist's ratio and p against the winner, and
+     * its verdict judged against the same reference, by the same rules as
+     * against the leader above (docs/tuning-result.md "races"). Where the
+     * winner is the leader this changes nothing; where a tie rule or rule 6
+     * picked another, a finalist separated from the leader may be within
+     * the tolerance of the winner (equivalent), and one equivalent to the
+     * leader more than the tolerance from it (undecided unless the test
+     * separates it). The decision (over, winner, by) is already made. */
+    for (size_t c = 0; c < nc; c++) {
+        double r = ratio_to(in, in->metric, c, winner, buf, &out->p[c]);
+        enum race_verdict *v = &out->verdict[c];
+        out->ratio[c] = r;
+        if (c == winner || *v == RACE_TWIN || *v == RACE_GUARDED)
+            continue;
+        if (r > 1.0 + pp->tolerance)
+            *v = in->rounds >= pp->min_rounds && out->p[c] < pp->alpha / (double)out->k
+                     ? RACE_SEPARATED
+                     : RACE_UNDECIDED;
+        else if (r < 1.0 / (1.0 + pp->tolerance))
+            *v = RACE_UNDECIDED; /* faster than the winner round by round */
+        else
+            *v = RACE_EQUIVALENT;
+    }
     rc = 0;
 done:
     free(buf);

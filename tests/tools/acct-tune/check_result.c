@@ -26,8 +26,8 @@
  * band (max(tolerance, A/A spread): the guard's rule); the rules'
  * decision at the point is the winner's, segment included; its cost is
  * recorded (experiments = rounds x finalists, the point's search before
- * it); every
- * measurement has its per-rank views. Deterministic properties only: no
+ * it); the search's own pick (the point's lowest median_us) is a
+ * finalist marked search_pick; every measurement has its per-rank views. Deterministic properties only: no
  * timing threshold. */
 #include <math.h>
 #include <stdio.h>
@@ -107,6 +107,35 @@ static size_t check_races(const struct acct_result *r, const bool *coll,
                      w ? "ok" : "missing", native ? "ok" : "missing", twin ? "ok" : "missing");
             problem(msg);
             continue;
+        }
+        /* the search's pick (its lowest median_us at the point) raced:
+         * marked search_pick on the finalist of its method, never the twin */
+        const struct acct_result_finalist *sp = NULL;
+        double lowest = INFINITY;
+        for (size_t k = 0; k < rc->nf; k++)
+            if (rc->f[k].search_pick)
+                sp = &rc->f[k];
+        for (size_t k = 0; k < r->npoints; k++) {
+            const struct acct_result_point *pt = &r->points[k];
+            if (!pt->modelled && pt->coll == rc->coll && pt->comm_size == rc->comm_size &&
+                pt->bytes == rc->bytes && pt->median_us < lowest)
+                lowest = pt->median_us;
+        }
+        bool pick_ok = false;
+        for (size_t k = 0; sp != NULL && k < r->npoints; k++) {
+            const struct acct_result_point *pt = &r->points[k];
+            pick_ok |= !pt->modelled && pt->coll == rc->coll && pt->comm_size == rc->comm_size &&
+                       pt->bytes == rc->bytes && pt->median_us == lowest &&
+                       acct_decision_equal(&pt->d, &sp->d);
+        }
+        if (sp == NULL || sp->verdict == ACCT_RESULT_TWIN || !pick_ok) {
+            if (sp != NULL)
+                acct_decision_format(&sp->d, dec, sizeof(dec));
+            snprintf(msg, sizeof(msg), "%s: the search's pick (median %g us) is %s", where,
+                     lowest, sp == NULL                       ? "not marked among the finalists"
+                                 : sp->verdict == ACCT_RESULT_TWIN ? "marked on the twin"
+                                                                   : dec);
+            problem(msg);
         }
         if (rc->rounds < 1) {
             snprintf(msg, sizeof(msg), "%s: no rounds", where);

@@ -464,6 +464,71 @@ static void test_decide_paired_leader(void **state)
                 race_verdict_name(s.verdict[2]), o.over);
 }
 
+/* The recorded verdicts agree with the recorded ratios: both against the
+ * winner (docs/tuning-result.md "races"). */
+static void assert_consistent(const struct synth *s, const struct race_outcome *o, double tol)
+{
+    for (size_t c = 0; c < s->nc; c++) {
+        double r = s->ratio[c];
+        if (s->verdict[c] == RACE_SEPARATED)
+            acct_assert(r > 1 + tol && s->p[c] < 0.05, "finalist %zu separated from the winner "
+                        "%zu at ratio %g, p %g", c, o->winner, r, s->p[c]);
+        if (s->verdict[c] == RACE_EQUIVALENT)
+            acct_assert(r >= 1 / (1 + tol) && r <= 1 + tol, "finalist %zu equivalent to the "
+                        "winner %zu at ratio %g", c, o->winner, r);
+    }
+}
+
+static void test_decide_verdict_reference(void **state)
+{
+    (void)state;
+    static struct synth s;
+    struct race_outcome o;
+    /* A leads (100), native 2 % behind it (equivalent: the tie rule picks
+     * native), B 4 % behind A (separated from A) but 2 % behind native:
+     * against the winner B is within the tolerance, and a verdict
+     * "separated" at ratio 1.02 would contradict its own ratio */
+    const double base[RACE_VIEWS][MAXC] = { { 102, 100, 104 }, { 102, 100, 104 },
+                                            { 102, 100, 104 } };
+
+    fill(&s, 3, 20, base, 0.002);
+    acct_assert(decide(&s, 0, RACE_NONE, RACE_NONE, NULL, RACE_VIEW_MAX, &o) == 0, "decide");
+    acct_assert(o.over && o.leader == 1 && o.winner == 0 && o.by == RACE_BY_NATIVE,
+                "A leads, native wins by the tie rule: leader %zu winner %zu %s", o.leader,
+                o.winner, race_resolve_name(o.by));
+    acct_assert(NEAR(s.ratio[2], 104.0 / 102, 0.005) && NEAR(s.ratio[1], 100.0 / 102, 0.005),
+                "ratios to native %g %g", s.ratio[1], s.ratio[2]);
+    acct_assert(s.verdict[2] == RACE_EQUIVALENT && s.verdict[1] == RACE_EQUIVALENT,
+                "B and A within the tolerance of the winner: %s %s",
+                race_verdict_name(s.verdict[2]), race_verdict_name(s.verdict[1]));
+    assert_consistent(&s, &o, 0.03);
+    /* the incumbent I 2 % behind the leader A wins by the tie rule; B 4 %
+     * behind A is 2 % behind I (equivalent), C 7 % behind A is 5 % behind
+     * I (separated from the winner too); native far behind */
+    const double base5[RACE_VIEWS][MAXC] = { { 200, 100, 102, 104, 107.1 },
+                                             { 200, 100, 102, 104, 107.1 },
+                                             { 200, 100, 102, 104, 107.1 } };
+    fill(&s, 5, 20, base5, 0.002);
+    acct_assert(decide(&s, 0, RACE_NONE, 2, NULL, RACE_VIEW_MAX, &o) == 0, "decide");
+    acct_assert(o.leader == 1 && o.winner == 2 && o.by == RACE_BY_INCUMBENT,
+                "the incumbent by the tie rule: %zu %s", o.winner, race_resolve_name(o.by));
+    acct_assert(s.verdict[1] == RACE_EQUIVALENT && s.verdict[3] == RACE_EQUIVALENT &&
+                s.verdict[4] == RACE_SEPARATED && s.verdict[0] == RACE_SEPARATED,
+                "against the incumbent: A %s, B %s, C %s, native %s",
+                race_verdict_name(s.verdict[1]), race_verdict_name(s.verdict[3]),
+                race_verdict_name(s.verdict[4]), race_verdict_name(s.verdict[0]));
+    assert_consistent(&s, &o, 0.03);
+    /* A leads by 5 % but has not shown native slower (rule 6, a cut race of
+     * 3 rounds): native wins and A, faster than it, is undecided */
+    fill(&s, 3, 3, (const double[RACE_VIEWS][MAXC]){ { 105, 100, 104 }, { 105, 100, 104 },
+                                                     { 105, 100, 104 } }, 0.002);
+    acct_assert(decide_final(&s, 0, RACE_NONE, RACE_NONE, NULL, RACE_VIEW_MAX, true, &o) == 0,
+                "decide");
+    acct_assert(o.winner == 0 && o.by == RACE_BY_NATIVE && s.verdict[1] == RACE_UNDECIDED,
+                "rule 6: native, A undecided: %zu %s", o.winner, race_verdict_name(s.verdict[1]));
+    assert_consistent(&s, &o, 0.03);
+}
+
 static void test_rounds_needed(void **state)
 {
     (void)state;
@@ -509,6 +574,7 @@ static const struct acct_test_case cases[] = {
     ACCT_TEST_CASE("failed", test_decide_failed_rounds),
     ACCT_TEST_CASE("cut", test_decide_cut),
     ACCT_TEST_CASE("paired_leader", test_decide_paired_leader),
+    ACCT_TEST_CASE("verdict_reference", test_decide_verdict_reference),
     ACCT_TEST_CASE("rounds_needed", test_rounds_needed),
 };
 

@@ -78,6 +78,8 @@ struct acct_result_finalist {
     enum acct_result_verdict verdict;
     double ratio;               /* median over rounds of its time / the winner's (metric) */
     double p;                   /* one-sided p that it is slower than the winner */
+    bool search_pick;           /* the search's own best at the point (lowest median_us);
+                                 * at most one per race, false in files before it */
 };
 
 /* One point's finalist race (acct-tune --race). */
