@@ -406,10 +406,10 @@ static int setup_model(struct tune_ctx *x, struct tune_run_info *run)
     if (rc == 0) {
         /* the searches use the model only when asked to; a measured run
          * records it for the model regions of its rules (output.c) */
-        if (x->o->source != ACCT_RESULT_MEASURED) {
+        if (x->o->source != ACCT_RESULT_MEASURED)
             x->model_cost = model_cost;
-            x->model_ctx = &model;
-        }
+        x->model_ctx = &model;
+        x->seed_cost = model_cost; /* a measured run's seeds after noisy rises */
         /* the result's model section: LogGP numbers, all >= 0 (the
          * conversion clamps L at 0 keeping the one-byte time, model.h) */
         if (acct_plogp_to_loggp(&model.net, &lg) == 0) {

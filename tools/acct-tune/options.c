@@ -57,6 +57,7 @@ enum {
     OPT_RUN_ID,
     OPT_LOOKAHEAD,
     OPT_THRESHOLD,
+    OPT_NOISE_BAND,
     OPT_MODEL_MARGIN,
     OPT_PLOGP_OUT,
     OPT_MAX_COMM_SIZE,
@@ -102,6 +103,7 @@ static const struct option long_opts[] = {
     { "run-id", required_argument, NULL, OPT_RUN_ID },
     { "lookahead", required_argument, NULL, OPT_LOOKAHEAD },
     { "threshold", required_argument, NULL, OPT_THRESHOLD },
+    { "noise-band", required_argument, NULL, OPT_NOISE_BAND },
     { "model-margin", required_argument, NULL, OPT_MODEL_MARGIN },
     { "plogp-out", required_argument, NULL, OPT_PLOGP_OUT },
     { "max-comm-size", required_argument, NULL, OPT_MAX_COMM_SIZE },
@@ -187,6 +189,10 @@ void tune_usage(FILE *f)
             "  --max-segments N      segment sizes tried per method, unsegmented included\n"
             "                        (default %d)\n"
             "  --lookahead N, --threshold X, --model-margin X   search parameters\n"
+            "  --noise-band X        mgd/smgd: a step slower than a method's best by at most\n"
+            "                        max(X, either timing's IQR/median) is a noisy step; the\n"
+            "                        model's segment is measured before such a descent ends\n"
+            "                        (default 0.05; docs/acct-tune.md \"Noisy steps\")\n"
             "  --race K              after each point's search, race its best K methods, its\n"
             "                        own pick, native, native's A/A twin (and --incumbent's)\n"
             "                        interleaved: at most K + 4 finalists\n"
@@ -492,6 +498,8 @@ static const struct num_option num_options[] = {
       offsetof(struct tune_opts, params) + offsetof(struct tune_params, lookahead) },
     { OPT_THRESHOLD, "--threshold", NUM_DOUBLE, 1.001, 1e6,
       offsetof(struct tune_opts, params) + offsetof(struct tune_params, threshold) },
+    { OPT_NOISE_BAND, "--noise-band", NUM_DOUBLE, 0.0, 100.0,
+      offsetof(struct tune_opts, params) + offsetof(struct tune_params, noise) },
     { OPT_MODEL_MARGIN, "--model-margin", NUM_DOUBLE, 0.0, 100.0,
       offsetof(struct tune_opts, params) + offsetof(struct tune_params, model_margin) },
     { OPT_MAX_COMM_SIZE, "--max-comm-size", NUM_INT, 0, ACCT_EXTRAP_MAX_COMM,

@@ -238,6 +238,8 @@ static int experiment(struct tune_ctx *x, MPI_Comm comm, int comm_size,
         }
     }
     *cost = rec.ok ? rec.median_us : INFINITY;
+    /* rec is rank 0's summary on every rank (broadcast): the same spread */
+    x->last_spread = rec.ok && rec.median_us > 0.0 ? (rec.q3_us - rec.q1_us) / rec.median_us : 0.0;
     return rc;
 }
 
@@ -277,8 +279,21 @@ static int oracle_model(void *ctx, size_t method, size_t seg, double *cost)
 
     d.segment_bytes = x->segs[seg];
     *cost = INFINITY; /* cannot run */
-    if (x->model_cost != NULL && tune_applicable(x->coll, &d, x->esize, x->m))
-        *cost = x->model_cost(x->model_ctx, x->coll, &d, x->esize, x->m); /* NAN: unknown */
+    tune_model_fn f = x->model_cost != NULL ? x->model_cost : x->seed_cost;
+    if (f != NULL && tune_applicable(x->coll, &d, x->esize, x->m))
+        *cost = f(x->model_ctx, x->coll, &d, x->esize, x->m); /* NAN: unknown */
+    return TUNE_OK;
+}
+
+/* The spread of the experiment just measured (search.h: called right
+ * after measure). */
+static int oracle_spread(void *ctx, size_t method, size_t seg, double *rel)
+{
+    struct tune_ctx *x = ctx;
+
+    (void)method;
+    (void)seg;
+    *rel = x->last_spread;
     return TUNE_OK;
 }
 
@@ -317,8 +332,9 @@ static int search_point(struct tune_ctx *x, uint64_t m, const size_t *allowed, s
     bool *en = malloc(nm * sizeof(*en));
     struct tune_oracle oracle = { .ctx = x, .measure = oracle_measure,
                                   .proxy = x->proxy_comm_valid ? oracle_proxy : NULL,
-                                  .model = x->model_cost != NULL ? oracle_model : NULL,
-                                  .ready = oracle_ready };
+                                  .model = x->model_cost != NULL || x->seed_cost != NULL
+                                               ? oracle_model : NULL,
+                                  .ready = oracle_ready, .spread = oracle_spread };
     struct tune_space sp = { .nmethods = nm, .nsegs = nsegs, .proxy = proxy, .enabled = en };
     struct tune_params prm;
 
@@ -645,7 +661,9 @@ static int pm_open(void *ctx, size_t row, size_t col, struct tune_plane_point *p
     *pt = (struct tune_plane_point){
         .methods = x->methods, .nm = x->nmethods, .segs = x->segs, .nsegs = x->nsegs,
         .oracle = { .ctx = x, .measure = oracle_measure,
-                    .model = x->model_cost != NULL ? oracle_model : NULL,
+                    .model = x->model_cost != NULL || x->seed_cost != NULL ? oracle_model
+                                                                             : NULL,
+                    .spread = oracle_spread,
                     .ready = oracle_ready } };
     return TUNE_OK;
 }

@@ -44,6 +44,12 @@ struct tune_ctx {
     size_t ndecided, capdecided;
     tune_model_fn model_cost;                /* (run) NULL: no model */
     void *model_ctx;
+    tune_model_fn seed_cost;                 /* (run) the model for the searches' seeds
+                                              * after a noisy step (search.h,
+                                              * tune_params.noise), also in a measured
+                                              * run; NULL: none */
+    double last_spread;                      /* (point) the relative spread (IQR / median)
+                                              * of the experiment last measured */
     char err[TUNE_ERRLEN];                   /* (run) the failure, on the rank that saw it */
     /* (run) finalist racing (race.c), rank 0 */
     struct acct_result_race *races;          /* the races run */

@@ -46,6 +46,12 @@ static int w_model(void *ctx, size_t method, size_t seg, double *cost)
     return w->pt.oracle.model(w->pt.oracle.ctx, method, seg, cost);
 }
 
+static int w_spread(void *ctx, size_t method, size_t seg, double *rel)
+{
+    struct walk *w = ctx;
+    return w->pt.oracle.spread(w->pt.oracle.ctx, method, seg, rel);
+}
+
 static int w_ready(void *ctx, int ok)
 {
     struct walk *w = ctx;
@@ -56,7 +62,8 @@ static struct tune_oracle wrapped(struct walk *w)
 {
     return (struct tune_oracle){ .ctx = w, .measure = w_measure,
                                  .model = w->pt.oracle.model != NULL ? w_model : NULL,
-                                 .ready = w->pt.oracle.ready != NULL ? w_ready : NULL };
+                                 .ready = w->pt.oracle.ready != NULL ? w_ready : NULL,
+                                 .spread = w->pt.oracle.spread != NULL ? w_spread : NULL };
 }
 
 static int open_cell(struct walk *w, size_t row, size_t col)

@@ -42,6 +42,7 @@ struct opts {
     const char *levels; /* --levels PREFIX: PREFIX.intra, .inter, .nic (acct-tune --plogp-out) */
     size_t row_stride, col_stride;
     double model_margin;
+    double noise_band;   /* mgd/smgd: tune_params.noise (--noise-band) */
     int lookahead;
     uint64_t min_segment;
     int max_segments;
@@ -171,6 +172,16 @@ static int or_model(void *ctx, size_t method, size_t seg, double *cost)
     return TUNE_OK;
 }
 
+/* The relative spread (IQR / median) of the record just measured. */
+static int or_spread(void *ctx, size_t method, size_t seg, double *rel)
+{
+    struct point *x = ctx;
+    const struct tune_record *r = find(x, &x->methods[method].d, x->p, x->segs[seg]);
+
+    *rel = r != NULL && r->ok && r->median_us > 0.0 ? (r->q3_us - r->q1_us) / r->median_us : 0.0;
+    return TUNE_OK;
+}
+
 static int point_init(struct point *x, const struct tune_state *st, const struct acct_model *mdl,
                       const struct opts *o, enum acct_coll_id coll, int p, uint64_t m)
 {
@@ -218,7 +229,8 @@ static struct tune_space point_space(struct point *x)
 static struct tune_oracle point_oracle(struct point *x)
 {
     return (struct tune_oracle){ .ctx = x, .measure = or_measure, .proxy = or_proxy,
-                                 .model = x->mdl != NULL ? or_model : NULL };
+                                 .model = x->mdl != NULL ? or_model : NULL,
+                                 .spread = or_spread };
 }
 
 /* The point's best measured median (every applicable experiment; +inf if
@@ -293,6 +305,7 @@ static void rs_close(void *ctx, size_t row, size_t col)
 struct tally {
     const char *name;
     size_t experiments, points, exact;
+    size_t seeds, seeds_won; /* mgd/smgd: the model's segment measured after a noisy step */
     double seconds;
     double *pen;
     size_t npen;
@@ -407,7 +420,7 @@ static int usage(void)
             "usage: acct-tune-replay [--plogp FILE] [--levels PREFIX] [--pair-duplex D]\n"
             "         [--row-stride N]\n"
             "         [--col-stride N]\n"
-            "         [--model-margin X] [--lookahead N] [--keep X] [--check X]\n"
+            "         [--model-margin X] [--lookahead N] [--noise-band X] [--keep X] [--check X]\n"
             "         [--penalty-on min|median] [--noise STATE2] [--min-bytes B]\n"
             "         [--min-segment SIZE] [--max-segments N]\n"
             "         [--model-report] [--report FILE] STATE\n");
@@ -434,6 +447,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
     double v = 0;
     int rc = 0;
     *o = (struct opts){ .row_stride = 3, .col_stride = 3, .model_margin = 1.0, .lookahead = 2,
+                        .noise_band = 0.05,
                         .min_segment = 1024, .max_segments = 12, .keep = -1 };
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -456,6 +470,9 @@ static int parse_args(int argc, char **argv, struct opts *o)
         else if (strcmp(a, "--model-margin") == 0 && more &&
                  (rc = num(a, argv[++i], 0, 1e6, &v)) == 0)
             o->model_margin = v;
+        else if (strcmp(a, "--noise-band") == 0 && more &&
+                 (rc = num(a, argv[++i], 0, 100, &v)) == 0)
+            o->noise_band = v;
         else if (strcmp(a, "--lookahead") == 0 && more && (rc = num(a, argv[++i], 0, 40, &v)) == 0)
             o->lookahead = (int)v;
         else if (strcmp(a, "--noise") == 0 && more)
@@ -575,6 +592,7 @@ static int run_point_strategy(const struct tune_state *st, const struct acct_mod
     pa.strategy = s;
     pa.lookahead = o->lookahead;
     pa.model_margin = o->model_margin;
+    pa.noise = o->noise_band;
     if (point_init(&x, st, mdl, o, coll, p, m) != 0)
         goto out;
     point_best(&x, &best);
@@ -587,6 +605,8 @@ static int run_point_strategy(const struct tune_state *st, const struct acct_mod
         t->experiments += x.experiments;
         t->seconds += x.seconds;
         t->points++;
+        t->seeds += r.seeds;
+        t->seeds_won += r.seeds_won;
         tally_add(t, r.found ? decision_cost(&x, &d) : INFINITY, best);
     }
 out:
@@ -615,6 +635,7 @@ static int run_plane(const struct tune_state *st, const struct acct_model *mdl,
     po.params.strategy = inner;
     po.params.lookahead = o->lookahead;
     po.params.model_margin = o->model_margin;
+    po.params.noise = o->noise_band;
     rc = tune_plane_walk(&src, &po, cells);
     for (size_t r = 0; r < q->nrows && rc == TUNE_OK; r++)
         for (size_t col = 0; col < q->ncols[r]; col++) {
@@ -916,6 +937,11 @@ static int replay_strategies(const struct tune_state *st, const struct acct_mode
         }
         tally_print(&t[s], &t[S_EXH]);
     }
+    /* the noisy-rise seeds (docs/acct-tune.md "Noisy rises"): only with a model */
+    for (int s = S_MGD; s <= S_SMGD && mp != NULL; s++)
+        printf("%s%s: %zu seeds (the model's segment after a noisy step), %zu improved the "
+               "method's best%s", s == S_MGD ? "\n" : "; ", t[s].name, t[s].seeds,
+               t[s].seeds_won, s == S_SMGD ? "\n" : "");
     return 0;
 }
 

@@ -40,6 +40,7 @@ void tune_params_default(struct tune_params *p)
     p->threshold = 3.0;
     p->margin = 0.02;
     p->model_margin = 0.3;
+    p->noise = 0.05;
 }
 
 /* ---- one search: memoised evaluations ------------------------------------ */
@@ -51,6 +52,8 @@ struct descent {
     double best;       /* +inf until something ran */
     int misses;        /* steps since the last improvement */
     bool done;
+    bool noisy;        /* a step since the last clear gain was within noise */
+    bool seeded;       /* the model's segment was considered (at most once) */
 };
 
 
@@ -61,6 +64,7 @@ struct search {
     struct tune_result *res;
     size_t *off;     /* first memo index of each method */
     double *memo;    /* measured costs; NAN = not yet */
+    double *spread;  /* each measured experiment's relative spread (0: unknown) */
     int stopped;     /* the oracle said stop */
     /* scratch of the strategies, nmethods entries each, allocated once up
      * front (so that an allocation failure is known before any experiment) */
@@ -106,6 +110,10 @@ static int eval(struct search *s, size_t m, size_t seg, double *c)
                 v = INFINITY;
             *slot = v;
             *c = v;
+            double *sp = &s->spread[s->off[m] + seg];
+            if (s->or->spread != NULL && !isinf(v) &&
+                (s->or->spread(s->or->ctx, m, seg, sp) != TUNE_OK || !(*sp >= 0.0)))
+                *sp = 0.0; /* unknown: the band alone */
             s->res->evals++;
             if (!isinf(v))
                 s->res->eval_cost += v;
@@ -139,6 +147,26 @@ static void descent_init(struct descent *d)
     d->best = INFINITY;
     d->misses = 0;
     d->done = false;
+    d->noisy = false;
+    d->seeded = false;
+}
+
+/* Is c, measured at segment g of method m, a noisy step from the method's
+ * best (d->best at d->best_seg): within the noise band of it, either side
+ * -- the run's band (params.noise) or either experiment's own spread,
+ * whichever is wider? Such a step says nothing about the direction: a
+ * rise may be one slow timing, and a small gain is no gradient that
+ * smgd's prediction can extrapolate. */
+static bool noisy_step(const struct search *s, size_t m, const struct descent *d, size_t g,
+                       double c)
+{
+    double band = s->pa->noise;
+    double sb = s->spread[s->off[m] + d->best_seg], sg = s->spread[s->off[m] + g];
+
+    band = sb > band ? sb : band;
+    band = sg > band ? sg : band;
+    return !isinf(c) && !isinf(d->best) && c * (1.0 + band) >= d->best &&
+           c <= d->best * (1.0 + band);
 }
 
 /* One step of method m: evaluate its next segment; done when the segments
@@ -152,10 +180,12 @@ static int descent_step(struct search *s, size_t m, struct descent *d)
 
     if (rc == TUNE_OK) {
         if (c < d->best) {
+            d->noisy = noisy_step(s, m, d, d->next, c); /* a gain within noise */
             d->best = c;
             d->best_seg = d->next;
             d->misses = 0;
         } else {
+            d->noisy = d->noisy || noisy_step(s, m, d, d->next, c);
             d->misses++;
         }
         d->next++;
@@ -165,14 +195,95 @@ static int descent_step(struct search *s, size_t m, struct descent *d)
     return rc;
 }
 
+/* The seed: the segment of method m the model predicts cheapest, when the
+ * descent saw a noisy step since its last clear gain, has not been seeded, and that
+ * segment lies beyond its best and was not measured. *g receives it. One
+ * noisy timing must not end a direction whose best may lie further on
+ * (docs/acct-tune.md "Noisy rises"); the model's segment is the one
+ * further point worth a measurement (its median at 1 MiB is within 1.05x
+ * of the measured optimum, docs/performance.md section 16). */
+static int seed_candidate(struct search *s, size_t m, struct descent *d, bool *ok, size_t *g)
+{
+    int rc = TUNE_OK;
+    double best = INFINITY;
+
+    *ok = false;
+    if (!d->noisy || d->seeded || s->or->model == NULL || s->sp->nsegs[m] < 2 ||
+        isinf(d->best))
+        return rc;
+    d->seeded = true;
+    for (size_t h = 0; h < s->sp->nsegs[m] && rc == TUNE_OK; h++) {
+        double c = NAN;
+        rc = s->or->model(s->or->ctx, m, h, &c);
+        s->res->model_evals++;
+        if (rc == TUNE_OK && !isnan(c) && c >= 0.0 && c < best) {
+            best = c;
+            *g = h;
+        }
+    }
+    *ok = rc == TUNE_OK && !isinf(best) && *g > d->best_seg && isnan(s->memo[s->off[m] + *g]);
+    return rc;
+}
+
+/* Measure the seed g of method m; if it beats the method's best, the
+ * descent resumes from it: its larger neighbour is measured too (when not
+ * yet), and the next step is the segment below g. */
+static int seed_step(struct search *s, size_t m, struct descent *d, size_t g)
+{
+    double c = INFINITY, cn = INFINITY;
+    int rc = eval(s, m, g, &c);
+
+    if (rc == TUNE_OK) {
+        s->res->seeds++;
+        if (c < d->best) {
+            s->res->seeds_won++;
+            d->best = c;
+            d->best_seg = g;
+            if (g >= 1 && isnan(s->memo[s->off[m] + g - 1]))
+                rc = eval(s, m, g - 1, &cn);
+            if (rc == TUNE_OK && cn < d->best) {
+                d->best = cn;
+                d->best_seg = g - 1;
+            }
+            d->next = g + 1;
+            d->misses = 0;
+            d->noisy = false;
+            d->done = d->next >= s->sp->nsegs[m];
+        }
+    }
+    return rc;
+}
+
+/* Before ending the descent of m: seed it if it qualifies. *resumed: the
+ * seed won and the descent goes on. */
+static int seed_before_end(struct search *s, size_t m, struct descent *d, bool *resumed)
+{
+    bool ok = false;
+    size_t g = 0;
+    int rc = seed_candidate(s, m, d, &ok, &g);
+
+    *resumed = false;
+    if (rc == TUNE_OK && ok) {
+        d->done = true;
+        rc = seed_step(s, m, d, g);
+        *resumed = rc == TUNE_OK && !d->done;
+    }
+    return rc;
+}
+
 static int run_mgd_method(struct search *s, size_t m)
 {
     int rc = TUNE_OK;
     struct descent d;
+    bool resumed = true;
 
     descent_init(&d);
-    while (rc == TUNE_OK && !d.done && enabled(s, m))
-        rc = descent_step(s, m, &d);
+    while (rc == TUNE_OK && enabled(s, m) && resumed) {
+        while (rc == TUNE_OK && !d.done)
+            rc = descent_step(s, m, &d);
+        if (rc == TUNE_OK)
+            rc = seed_before_end(s, m, &d, &resumed);
+    }
     return rc;
 }
 
@@ -239,18 +350,31 @@ static int run_smgd(struct search *s)
         size_t pick = n;
         double pick_p = INFINITY;
         double best = s->res->found ? s->res->cost : INFINITY;
-        for (size_t m = 0; m < n; m++) {
-            if (d[m].done)
+        bool seeded = false;
+        for (size_t m = 0; m < n && rc == TUNE_OK && !seeded; m++) {
+            if (d[m].done && !d[m].noisy)
                 continue;
             double p = predict(s, m, &d[m]);
-            if (p > best * (1.0 + s->pa->margin) || d[m].best > best * s->pa->threshold) {
-                d[m].done = true; /* pruned: prediction or threshold */
+            if (d[m].done || p > best * (1.0 + s->pa->margin) ||
+                d[m].best > best * s->pa->threshold) {
+                /* ended (its segments or lookahead spent) or pruned
+                 * (prediction or threshold): seeded first if it qualifies,
+                 * then the candidates are chosen again */
+                bool resumed = false;
+                size_t before = s->res->seeds;
+                rc = seed_before_end(s, m, &d[m], &resumed);
+                seeded = s->res->seeds != before;
+                d[m].done = !resumed;
+                if (!resumed)
+                    d[m].noisy = false; /* ended for good */
             } else if (p < pick_p || pick == n) {
                 pick = m;
                 pick_p = p;
             }
         }
-        if (pick == n)
+        if (seeded)
+            continue;
+        if (rc != TUNE_OK || pick == n)
             break;
         rc = descent_step(s, pick, &d[pick]);
     }
@@ -406,7 +530,8 @@ static int check_args(const struct tune_space *sp, const struct tune_oracle *or,
 {
     int ok = sp != NULL && or != NULL && pa != NULL && sp->nmethods > 0 &&
              (unsigned)pa->strategy < TUNE_STRATEGY_COUNT && pa->lookahead >= 0 &&
-             pa->threshold > 1.0 && pa->margin >= 0.0 && pa->model_margin >= 0.0;
+             pa->threshold > 1.0 && pa->margin >= 0.0 && pa->model_margin >= 0.0 &&
+             pa->noise >= 0.0;
 
     for (size_t m = 0; ok && m < sp->nmethods; m++)
         ok = sp->nsegs[m] >= 1 && (sp->proxy == NULL || sp->proxy[m] < (int)sp->nmethods);
@@ -431,13 +556,14 @@ static int search_alloc(struct search *s)
         total += s->sp->nsegs[m];
     }
     s->memo = malloc(total * sizeof(*s->memo));
+    s->spread = calloc(total > 0 ? total : 1, sizeof(*s->spread));
     s->d = malloc(n * sizeof(*s->d));
     s->mbest = malloc(n * sizeof(*s->mbest));
     s->keep = malloc(n * sizeof(*s->keep));
     s->known = malloc(n * sizeof(*s->known));
     s->cls_seg = malloc(n * sizeof(*s->cls_seg));
     s->cls_nseg = malloc(n * sizeof(*s->cls_nseg));
-    if (s->off == NULL || s->memo == NULL || s->d == NULL || s->mbest == NULL ||
+    if (s->off == NULL || s->memo == NULL || s->spread == NULL || s->d == NULL || s->mbest == NULL ||
         s->keep == NULL || s->known == NULL || s->cls_seg == NULL || s->cls_nseg == NULL)
         return -1;
     for (size_t i = 0; i < total; i++)
@@ -449,6 +575,7 @@ static void search_free(struct search *s)
 {
     free(s->off);
     free(s->memo);
+    free(s->spread);
     free(s->d);
     free(s->mbest);
     free(s->keep);

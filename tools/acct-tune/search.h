@@ -26,6 +26,11 @@
  *               (current best minus the improvement its gradient rate still
  *               promises), pruning methods predicted to stay above the best
  *               by the threshold
+ *               (mgd and smgd: before a descent is ended after a noisy step
+ *               -- one within the noise band of the method's best, either
+ *               side -- the model's best segment of the method is measured
+ *               once when it lies beyond; a win resumes the descent from
+ *               there: tune_params.noise)
  *   pipeline    the segment size of each method class is searched on a
  *               cheap proxy (a pipeline along the longest edge of the tree:
  *               oracle->proxy), then each method is measured unsegmented
@@ -94,6 +99,11 @@ struct tune_oracle {
      * caller agrees on it between ranks, so that no rank starts
      * experiments that another cannot join). */
     int (*ready)(void *ctx, int ok);
+    /* Optional: the relative spread of the experiment just measured at
+     * (method, seg) (its repetitions' IQR / median; 0 if unknown), called
+     * right after measure() returned TUNE_OK with a finite cost: the
+     * experiment's own noise, for the noisy-step test (tune_params.noise). */
+    int (*spread)(void *ctx, size_t method, size_t seg, double *rel);
 };
 
 struct tune_params {
@@ -103,6 +113,13 @@ struct tune_params {
                            * threshold x best; > 1 */
     double margin;        /* smgd: prune when predicted > best x (1 + margin) */
     double model_margin;  /* hybrid: keep methods modelled within (1 + x) of the best */
+    double noise;         /* mgd/smgd: the noise band, >= 0: a step to a smaller segment
+                           * within max(noise, either experiment's spread) of the
+                           * method's best, faster or slower, is a noisy step; before a
+                           * descent that saw one since its last clear gain is ended
+                           * (pruned, or its lookahead spent), the segment the model
+                           * predicts best (oracle->model) is measured once if it lies
+                           * beyond the descent's best and was not measured (the seed) */
 };
 
 /* The defaults documented in docs/acct-tune.md. */
@@ -116,6 +133,8 @@ struct tune_result {
     size_t evals;         /* measure() calls */
     size_t proxy_evals;   /* proxy() calls */
     size_t model_evals;   /* model() calls */
+    size_t seeds;         /* mgd/smgd: seed experiments run (tune_params.noise) */
+    size_t seeds_won;     /* of which improved the method's best */
     double eval_cost;     /* sum of the measured and proxy costs: a proxy for the
                            * experiment time (each is run the same number of reps) */
 };

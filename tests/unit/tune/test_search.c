@@ -574,6 +574,110 @@ static void test_plane(void **state)
 
 /* maximum penalty allowed per strategy, in registry order:
  * exhaustive mgd smgd pipeline model hybrid */
+/* ---- a noisy step must not end a direction (tune_params.noise) ------------ */
+
+/* A synthetic journal of one point, the shape measured beside a busy loop
+ * (docs/performance.md section 5, "One noisy timing"): method 0 (a
+ * pipeline) gains 1 % from unsegmented to 512K -- within its repetitions'
+ * spread, no gradient -- and has its optimum at the 5th segment; method 1
+ * (a chain) descends smoothly to 11.4. Each entry: median and relative
+ * spread (IQR / median) of the timing. */
+#define NJ_SEGS 6
+static const double nj_cost[2][NJ_SEGS] = {
+    { 40.3, 39.9, 16.0, 22.6, 15.8, 8.9 },
+    { 27.9, 20.0, 16.1, 15.9, 16.0, 11.4 },
+};
+static const double nj_spread[2][NJ_SEGS] = {
+    { 0.17, 0.21, 0.003, 0.59, 0.02, 0.31 },
+    { 0.002, 0.003, 0.2, 0.4, 0.26, 0.13 },
+};
+
+struct nj {
+    size_t evals[2][NJ_SEGS];
+    int model_best; /* the segment index the model predicts cheapest for method 0 */
+};
+
+static int nj_measure(void *ctx, size_t m, size_t g, double *c)
+{
+    struct nj *x = ctx;
+    x->evals[m][g]++;
+    *c = nj_cost[m][g];
+    return TUNE_OK;
+}
+
+static int nj_spread_fn(void *ctx, size_t m, size_t g, double *rel)
+{
+    (void)ctx;
+    *rel = nj_spread[m][g];
+    return TUNE_OK;
+}
+
+/* The model: right about the segment, off by 30 % about the times. */
+static int nj_model(void *ctx, size_t m, size_t g, double *c)
+{
+    struct nj *x = ctx;
+    double d = (double)g - (m == 0 ? (double)x->model_best : 5.0);
+    *c = 10.0 * (1.0 + 0.3 * d * d) * (m == 0 ? 1.0 : 1.3);
+    return TUNE_OK;
+}
+
+static void test_noisy_step(void **state)
+{
+    (void)state;
+    static const size_t nsegs[2] = { NJ_SEGS, NJ_SEGS };
+    struct tune_space sp = { .nmethods = 2, .nsegs = nsegs };
+    struct tune_params pa;
+    struct tune_result r;
+    struct nj x;
+
+    tune_params_default(&pa);
+    for (int st = 0; st < 2; st++) {
+        pa.strategy = st == 0 ? TUNE_SMGD : TUNE_MGD;
+        /* without a model (as before the seed): smgd extrapolates the 1 %
+         * "gain" and prunes method 0 at 512K; its optimum is never measured */
+        memset(&x, 0, sizeof(x));
+        struct tune_oracle bare = { .ctx = &x, .measure = nj_measure, .spread = nj_spread_fn };
+        acct_assert(tune_search(&sp, &bare, &pa, &r) == TUNE_OK && r.found, "search failed");
+        if (pa.strategy == TUNE_SMGD)
+            acct_assert(r.method == 1 && r.seg == 5 && x.evals[0][5] == 0 && r.seeds == 0,
+                        "without a model smgd should stop method 0 early (got %zu:%zu)",
+                        r.method, r.seg);
+        /* with the model: the noisy step seeds method 0 at the model's
+         * segment, which wins */
+        memset(&x, 0, sizeof(x));
+        x.model_best = 5;
+        struct tune_oracle orc = { .ctx = &x, .measure = nj_measure, .model = nj_model,
+                                   .spread = nj_spread_fn };
+        acct_assert(tune_search(&sp, &orc, &pa, &r) == TUNE_OK && r.found, "search failed");
+        acct_assert(r.method == 0 && r.seg == 5, "%s: one noisy timing pruned the best segment "
+                    "(got %zu:%zu)", tune_strategy_name(pa.strategy), r.method, r.seg);
+        for (size_t m = 0; m < 2; m++)
+            for (size_t g = 0; g < NJ_SEGS; g++)
+                acct_assert(x.evals[m][g] <= 1, "(%zu, %zu) measured twice", m, g);
+    }
+    /* a seed that loses costs one experiment and changes nothing: the
+     * model points at segment 4 (15.8, above chain's 11.4) */
+    memset(&x, 0, sizeof(x));
+    x.model_best = 4;
+    pa.strategy = TUNE_SMGD;
+    struct tune_oracle orc = { .ctx = &x, .measure = nj_measure, .model = nj_model,
+                               .spread = nj_spread_fn };
+    acct_assert(tune_search(&sp, &orc, &pa, &r) == TUNE_OK && r.found && r.seeds >= 1,
+                "no seed");
+    acct_assert(x.evals[0][4] == 1 && !(r.method == 0 && r.seg == 4),
+                "the losing seed was not measured once, or won");
+    /* a step beyond the band is a real rise: no seed (noise 0, no spreads) */
+    memset(&x, 0, sizeof(x));
+    x.model_best = 5;
+    pa.noise = 0.0;
+    struct tune_oracle quiet = { .ctx = &x, .measure = nj_measure, .model = nj_model };
+    acct_assert(tune_search(&sp, &quiet, &pa, &r) == TUNE_OK && r.seeds == 0 &&
+                x.evals[0][5] == 0, "a clear step seeded");
+    /* bad parameters */
+    pa.noise = -0.1;
+    acct_assert(tune_search(&sp, &quiet, &pa, &r) == TUNE_EINVAL, "a negative band accepted");
+}
+
 static void test_smooth(void **state)
 {
     (void)state;
@@ -597,6 +701,7 @@ int main(void)
         cmocka_unit_test(test_stop),         cmocka_unit_test(test_invalid),
         cmocka_unit_test(test_cannot_run),   cmocka_unit_test(test_unknown_model),
         cmocka_unit_test(test_reduced),      cmocka_unit_test(test_plane),
+        cmocka_unit_test(test_noisy_step),
     };
     return cmocka_run_group_tests_name("test_search", tests, NULL, NULL) == 0 ? 0 : 1;
 }
