@@ -937,7 +937,7 @@ static int replay_strategies(const struct tune_state *st, const struct acct_mode
         }
         tally_print(&t[s], &t[S_EXH]);
     }
-    /* the noisy-rise seeds (docs/acct-tune.md "Noisy rises"): only with a model */
+    /* the noisy-rise seeds (docs/acct-tune.md "Noisy steps"): only with a model */
     for (int s = S_MGD; s <= S_SMGD && mp != NULL; s++)
         printf("%s%s: %zu seeds (the model's segment after a noisy step), %zu improved the "
                "method's best%s", s == S_MGD ? "\n" : "; ", t[s].name, t[s].seeds,

@@ -199,7 +199,7 @@ static int descent_step(struct search *s, size_t m, struct descent *d)
  * descent saw a noisy step since its last clear gain, has not been seeded, and that
  * segment lies beyond its best and was not measured. *g receives it. One
  * noisy timing must not end a direction whose best may lie further on
- * (docs/acct-tune.md "Noisy rises"); the model's segment is the one
+ * (docs/acct-tune.md "Noisy steps"); the model's segment is the one
  * further point worth a measurement (its median at 1 MiB is within 1.05x
  * of the measured optimum, docs/performance.md section 16). */
 static int seed_candidate(struct search *s, size_t m, struct descent *d, bool *ok, size_t *g)
