@@ -605,6 +605,71 @@ static void test_hier_bcast_chain(void **state)
     hier_chain_f1(8);
 }
 
+/* gather and scatter hier_binomial on an irregular layout, 13 ranks on
+ * nodes {0} {1-4} {5-8} {9-12}, root 5 (node 2), 64 elements per rank:
+ * node vranks 0-3 are nodes 2, 3, 0, 1, the root's children node vranks 2
+ * (nodes 0 and 1: ranks 0-4, consecutive) and 1 (node 3: ranks 9-12). The
+ * root exchanges one node-aggregated message with each child's leader,
+ * straight in its buffer at the ranks' places, 5 and 4 blocks (hier_linear:
+ * 3 messages, one per node); node 0's leader gets node 1's 4 blocks and
+ * sends 5. Returns the root's messages off its node, their blocks in
+ * blocks[] (in schedule order), and checks rank 0's one message up/down. */
+static int hier_binomial_root(enum acct_coll_id coll, const char *alg, uint64_t blocks[4])
+{
+    static const int key[13] = {0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3};
+    const enum acct_step_kind inter = coll == ACCT_COLL_gather ? ACCT_STEP_RECV : ACCT_STEP_SEND;
+    const enum acct_step_kind up = coll == ACCT_COLL_gather ? ACCT_STEP_SEND : ACCT_STEP_RECV;
+    struct acct_layout l;
+    struct acct_sched s;
+    const bool binomial = strcmp(alg, "hier_binomial") == 0;
+    int n = 0, to_root = 0;
+    assert_int_equal(acct_layout_build(&l, 13, key), 0);
+    const struct acct_alg *a = acct_alg_find(coll, alg);
+    assert_non_null(a);
+    acct_sched_init(&s);
+    for (int rank = 0; rank < 13; rank += 5) { /* 0, 5, 10 */
+        struct acct_call c = {.coll = coll, .rank = rank, .size = 13, .root = 5,
+                              .count = 64, .scount = 64, .layout = &l};
+        acct_sched_free(&s);
+        acct_sched_init(&s);
+        assert_int_equal(acct_alg_schedule(a, &c, &s), 0);
+        for (uint32_t i = 0; i < s.nsteps; i++) {
+            const struct acct_step *st = &s.steps[i];
+            if (rank == 5 && st->kind == inter && l.node[st->peer] != 2) {
+                assert_true(n < 4);
+                assert_int_equal(st->a.count % 64, 0);
+                blocks[n++] = st->a.count / 64;
+            }
+            if (binomial && rank == 0 && st->kind == up) { /* node 0's leader: node 1's blocks and its own */
+                assert_int_equal(st->peer, 5);
+                assert_int_equal(st->a.count, 5 * 64);
+                to_root++;
+            }
+            if (rank == 10) { /* not a leader: its block to or from its leader, rank 9 */
+                assert_int_equal(st->kind, up);
+                assert_int_equal(st->peer, 9);
+            }
+        }
+    }
+    assert_int_equal(to_root, binomial ? 1 : 0);
+    acct_sched_free(&s);
+    acct_layout_free(&l);
+    return n;
+}
+
+static void test_hier_gather_scatter_binomial(void **state)
+{
+    (void)state;
+    static const enum acct_coll_id colls[] = {ACCT_COLL_gather, ACCT_COLL_scatter};
+    for (int i = 0; i < 2; i++) {
+        uint64_t b[4] = {0};
+        assert_int_equal(hier_binomial_root(colls[i], "hier_binomial", b), 2);
+        assert_int_equal(b[0], 5); /* node vrank 2 first: the larger subtree */
+        assert_int_equal(b[1], 4);
+        assert_int_equal(hier_binomial_root(colls[i], "hier_linear", b), 3);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -616,6 +681,7 @@ int main(void)
         cmocka_unit_test(test_hier_allreduce_shapes),
         cmocka_unit_test(test_hier_allgather_shapes),
         cmocka_unit_test(test_hier_bcast_chain),
+        cmocka_unit_test(test_hier_gather_scatter_binomial),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

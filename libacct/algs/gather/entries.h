@@ -22,3 +22,7 @@
      .build = acct_gather_hier_linear, .flags = ACCT_ALG_NODES,
      .cost = acct_gather_hier_linear_cost, .ompi = ACCT_ALG_OMPI_NONE,
      .description = "node-aware: each node's ranks to its leader, node messages from leaders to the root"},
+    {.coll = ACCT_COLL_gather, .name = "hier_binomial", .fallback = "binomial",
+     .build = acct_gather_hier_binomial, .flags = ACCT_ALG_NODES,
+     .cost = acct_gather_hier_binomial_cost, .ompi = ACCT_ALG_OMPI_NONE,
+     .description = "node-aware: each node's ranks to its leader, then a binomial tree of node-aggregated blocks among the leaders"},

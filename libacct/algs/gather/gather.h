@@ -5,7 +5,10 @@
 
 #include <stdint.h>
 
+#include <stdbool.h>
+
 #include "acct/alg.h"
+#include "acct/layout.h"
 #include "acct/topo.h"
 
 /* The blocks of a rooted gather/scatter, cut in granules.
@@ -55,6 +58,51 @@ struct acct_gather_chain_node {
 
 int acct_gather_blocks_chain(int v, int size, int fanout, struct acct_gather_chain_node *out);
 
+/* The node-level tree of gather and scatter hier_binomial: the nodes in
+ * their order from the root's node (node vranks, the root's node 0), their
+ * leaders (acct_layout_leader) joined by a binomial tree over node vranks.
+ * A subtree is a range of node vranks [v, v + span); its blocks lie node
+ * after node in node-vrank order, each node's in its members' order. */
+struct acct_gather_nodes {
+    const struct acct_layout *l;
+    int root_node; /* node of node vrank 0 */
+    int v;         /* this rank's node's vrank */
+    int span;      /* nodes in its subtree, [v, v + span) */
+    struct acct_tree t; /* over node vranks */
+};
+
+/* *out for rank's node in a call rooted at root. Returns 0 or -1. */
+int acct_gather_nodes_build(const struct acct_layout *l, int root, int rank,
+                            struct acct_gather_nodes *out);
+
+/* The node of node vrank w. */
+static inline int acct_gather_nodes_node(const struct acct_gather_nodes *t, int w)
+{
+    return acct_rank(w, t->root_node, t->l->nnodes);
+}
+
+/* Ranks on the nodes of node vranks [v, u): the blocks before node u's in
+ * the scratch of the subtree at v. */
+int acct_gather_nodes_ranks(const struct acct_gather_nodes *t, int v, int u);
+
+/* The subtree [v, v + span)'s blocks, in its order, are the blocks of
+ * consecutive ranks *first, *first + 1, ... (the root reads them in place). */
+bool acct_gather_nodes_contiguous(const struct acct_gather_nodes *t, int v, int span, int *first);
+
+/* Copy the blocks of the nodes [v, v + span) between their places in a
+ * subtree's scratch buf (from block `at`, in subtree order) and their
+ * ranks' places: scratch to RECV (gather) or SEND to scratch (scatter),
+ * one copy per run of consecutive ranks; block elements per rank. */
+struct acct_gather_nodes_copy {
+    struct acct_sched *s;
+    bool gather;
+    enum acct_buf buf;
+    uint64_t at;
+    uint64_t block;
+};
+void acct_gather_nodes_copy(const struct acct_gather_nodes *t, int v, int span,
+                            struct acct_gather_nodes_copy *m);
+
 /* The registered algorithms: builder and closed form of each
  * (ACCT_ALG_FUNCTIONS, acct/alg.h). */
 ACCT_ALG_FUNCTIONS(gather, linear);
@@ -62,5 +110,6 @@ ACCT_ALG_FUNCTIONS(gather, chain);
 ACCT_ALG_FUNCTIONS(gather, binomial);
 ACCT_ALG_FUNCTIONS(gather, linear_sync);
 ACCT_ALG_FUNCTIONS(gather, hier_linear);
+ACCT_ALG_FUNCTIONS(gather, hier_binomial);
 
 #endif

@@ -92,3 +92,64 @@ int acct_gather_blocks_chain(int v, int size, int fanout, struct acct_gather_cha
     }
     return 0;
 }
+
+int acct_gather_nodes_build(const struct acct_layout *l, int root, int rank,
+                            struct acct_gather_nodes *out)
+{
+    out->l = l;
+    out->root_node = l->node[root];
+    out->v = acct_vrank(l->node[rank], out->root_node, l->nnodes);
+    if (acct_tree_build(ACCT_TREE_BINOMIAL, out->v, l->nnodes, 2, &out->t) != 0)
+        return -1;
+    out->span = acct_tree_span(ACCT_TREE_BINOMIAL, out->v, l->nnodes, 2);
+    return 0;
+}
+
+int acct_gather_nodes_ranks(const struct acct_gather_nodes *t, int v, int u)
+{
+    int n = 0;
+    for (int w = v; w < u; w++)
+        n += acct_layout_ppn(t->l, acct_gather_nodes_node(t, w));
+    return n;
+}
+
+bool acct_gather_nodes_contiguous(const struct acct_gather_nodes *t, int v, int span, int *first)
+{
+    int next = -1;
+    for (int w = v; w < v + span; w++) {
+        const int n = acct_gather_nodes_node(t, w);
+        for (int i = t->l->first[n]; i < t->l->first[n + 1]; i++) {
+            const int r = t->l->members[i];
+            if (next >= 0 && r != next)
+                return false;
+            if (next < 0)
+                *first = r;
+            next = r + 1;
+        }
+    }
+    return true;
+}
+
+/* acct_layout_runs callback: copy a run of a node's blocks between its
+ * place in a subtree's scratch and its ranks' places in the full buffer. */
+static void nodes_run(void *ctx, int i0, int r0, int len)
+{
+    const struct acct_gather_nodes_copy *m = ctx;
+    const uint64_t sub = (m->at + (uint64_t)i0) * m->block, full = (uint64_t)r0 * m->block;
+    const uint64_t n = (uint64_t)len * m->block;
+    if (m->gather)
+        acct_sched_copy(m->s, m->buf, sub, n, ACCT_BUF_RECV, full, n);
+    else
+        acct_sched_copy(m->s, ACCT_BUF_SEND, full, n, m->buf, sub, n);
+}
+
+void acct_gather_nodes_copy(const struct acct_gather_nodes *t, int v, int span,
+                            struct acct_gather_nodes_copy *m)
+{
+    const uint64_t at = m->at;
+    for (int w = v; w < v + span; w++) {
+        acct_layout_runs(t->l, acct_gather_nodes_node(t, w), nodes_run, m);
+        m->at += (uint64_t)acct_layout_ppn(t->l, acct_gather_nodes_node(t, w));
+    }
+    m->at = at;
+}

@@ -18,3 +18,7 @@
      .build = acct_scatter_hier_linear, .flags = ACCT_ALG_NODES,
      .cost = acct_scatter_hier_linear_cost, .ompi = ACCT_ALG_OMPI_NONE,
      .description = "node-aware: node messages from the root to each node's leader, which hands out its node's blocks"},
+    {.coll = ACCT_COLL_scatter, .name = "hier_binomial", .fallback = "binomial",
+     .build = acct_scatter_hier_binomial, .flags = ACCT_ALG_NODES,
+     .cost = acct_scatter_hier_binomial_cost, .ompi = ACCT_ALG_OMPI_NONE,
+     .description = "node-aware: a binomial tree of node-aggregated blocks among the leaders, then each leader hands out its node's blocks"},

@@ -12,5 +12,6 @@ ACCT_ALG_FUNCTIONS(scatter, linear);
 ACCT_ALG_FUNCTIONS(scatter, chain);
 ACCT_ALG_FUNCTIONS(scatter, binomial);
 ACCT_ALG_FUNCTIONS(scatter, hier_linear);
+ACCT_ALG_FUNCTIONS(scatter, hier_binomial);
 
 #endif

@@ -1,0 +1,127 @@
+/* Node-aware binomial gather (needs the layout, acct/layout.h): each
+ * node's ranks send their block to the node's leader (the root on its
+ * node, the lowest rank elsewhere), as in hier_linear; the leaders then
+ * gather up a binomial tree over the nodes (node vranks from the root's
+ * node, acct_gather_nodes in gather.h). A leader collects its subtree's
+ * blocks in scratch, node after node, each node's in its members' order
+ * (nodes of different sizes: the layout gives every leader the offsets),
+ * and sends them to its parent's leader in one message. The root receives
+ * each child's subtree straight into place when its ranks are consecutive
+ * (blocks placement), else in scratch, then copies each run of consecutive
+ * ranks into place. The root's link takes log2 N node-aggregated messages
+ * instead of hier_linear's N - 1.
+ * Cost (pLogP, ../cost.h): acct_gather_hier_binomial_cost at the end of this file. */
+#include "../algs.h"
+#include "../cost.h"
+
+static void root_phase(const struct acct_call *c, struct acct_sched *s,
+                       const struct acct_gather_nodes *t)
+{
+    const struct acct_layout *l = t->l;
+    bool copies = false;
+    for (int i = 0; i < t->t.nchildren; i++) {
+        const int ch = t->t.children[i], peer = acct_layout_leader(l, acct_gather_nodes_node(t, ch), c->root);
+        const int span = acct_tree_span(ACCT_TREE_BINOMIAL, ch, l->nnodes, 2);
+        const uint64_t n = (uint64_t)acct_gather_nodes_ranks(t, ch, ch + span) * c->count;
+        int first;
+        if (acct_gather_nodes_contiguous(t, ch, span, &first)) {
+            acct_sched_recv(s, peer, ACCT_BUF_RECV, (uint64_t)first * c->count, n);
+            continue;
+        }
+        if (!copies)
+            acct_sched_tmp(s, ACCT_BUF_TMP0, ACCT_BUF_RECV,
+                           (uint64_t)acct_gather_nodes_ranks(t, 1, l->nnodes) * c->count);
+        copies = true;
+        acct_sched_recv(s, peer, ACCT_BUF_TMP0,
+                        (uint64_t)acct_gather_nodes_ranks(t, 1, ch) * c->count, n);
+    }
+    for (int i = 0; copies && i < t->t.nchildren; i++) {
+        const int ch = t->t.children[i];
+        const int span = acct_tree_span(ACCT_TREE_BINOMIAL, ch, l->nnodes, 2);
+        int first;
+        if (acct_gather_nodes_contiguous(t, ch, span, &first))
+            continue;
+        struct acct_gather_nodes_copy m = {s, true, ACCT_BUF_TMP0,
+                                           (uint64_t)acct_gather_nodes_ranks(t, 1, ch), c->count};
+        acct_gather_nodes_copy(t, ch, span, &m);
+    }
+}
+
+int acct_gather_hier_binomial(const struct acct_call *c, struct acct_sched *s)
+{
+    const struct acct_layout *l = c->layout;
+    if (l == NULL || l->size != c->size)
+        return -1;
+    const int me = c->rank, n = l->node[me], base = l->first[n], ppn = acct_layout_ppn(l, n);
+    const int leader = acct_layout_leader(l, n, c->root);
+    struct acct_gather_nodes t;
+    if (acct_gather_nodes_build(l, c->root, me, &t) != 0)
+        return -1;
+    if (me != leader) {
+        if (c->scount > 0)
+            acct_sched_send(s, leader, ACCT_BUF_SEND, 0, c->scount);
+        return 0;
+    }
+    if (me == c->root) {
+        if (c->count == 0)
+            return 0;
+        if (!c->in_place)
+            acct_sched_copy(s, ACCT_BUF_SEND, 0, c->scount, ACCT_BUF_RECV,
+                            (uint64_t)me * c->count, c->count);
+        for (int i = base; i < base + ppn; i++)
+            if (l->members[i] != me)
+                acct_sched_recv(s, l->members[i], ACCT_BUF_RECV,
+                                (uint64_t)l->members[i] * c->count, c->count);
+        root_phase(c, s, &t);
+        return 0;
+    }
+    if (c->scount == 0) /* a non-root knows only its own (send) count */
+        return 0;
+    const uint64_t blocks = (uint64_t)acct_gather_nodes_ranks(&t, t.v, t.v + t.span);
+    acct_sched_tmp(s, ACCT_BUF_TMP0, ACCT_BUF_SEND, blocks * c->scount);
+    for (int i = 0; i < ppn; i++)
+        if (l->members[base + i] != me)
+            acct_sched_recv(s, l->members[base + i], ACCT_BUF_TMP0, (uint64_t)i * c->scount,
+                            c->scount);
+    for (int i = 0; i < t.t.nchildren; i++) {
+        const int ch = t.t.children[i];
+        const int span = acct_tree_span(ACCT_TREE_BINOMIAL, ch, l->nnodes, 2);
+        acct_sched_recv(s, acct_layout_leader(l, acct_gather_nodes_node(&t, ch), c->root),
+                        ACCT_BUF_TMP0, (uint64_t)acct_gather_nodes_ranks(&t, t.v, ch) * c->scount,
+                        (uint64_t)acct_gather_nodes_ranks(&t, ch, ch + span) * c->scount);
+    }
+    acct_sched_copy(s, ACCT_BUF_SEND, 0, c->scount, ACCT_BUF_TMP0,
+                    (uint64_t)l->local[me] * c->scount, c->scount);
+    acct_sched_round(s);
+    acct_sched_send(s, acct_layout_leader(l, acct_gather_nodes_node(&t, t.t.parent), c->root),
+                    ACCT_BUF_TMP0, 0, blocks * c->scount);
+    return 0;
+}
+
+/* N = c->nodes nodes of q = ceil(P/N) ranks: a leader takes q - 1 blocks,
+ * (q - 1) g(m) + L + delta q m, then a binomial tree over the N nodes
+ * carries node blocks of q m (gather binomial's closed form with N for P,
+ * q m for m). An estimate (the root's copies out of scratch when a
+ * subtree's ranks are not consecutive are left out); one rank per node:
+ * gather binomial's. */
+double acct_gather_hier_binomial_cost(const struct acct_cost *c)
+{
+    const int nodes = c->nodes > 0 && c->nodes <= c->p ? c->nodes : c->p;
+    const int q = (c->p + nodes - 1) / nodes;
+    const uint64_t b = (uint64_t)q * c->m;
+    struct acct_cost cn = *c;
+    cn.p = nodes;
+    double t = 0;
+    if (q > 1)
+        t += (q - 1) * cost_g(c, c->m) + cost_L(c) + cost_delta(c, b);
+    if (nodes > 1) {
+        if (cost_pow2(nodes)) {
+            t += acct_cost_binomial_blocks(&cn, b);
+        } else {
+            double *u = calloc((size_t)nodes, sizeof *u);
+            t += u != NULL ? acct_cost_binomial_up(&cn, b, u) : NAN;
+            free(u);
+        }
+    }
+    return t;
+}
