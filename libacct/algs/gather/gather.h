@@ -103,6 +103,19 @@ struct acct_gather_nodes_copy {
 void acct_gather_nodes_copy(const struct acct_gather_nodes *t, int v, int span,
                             struct acct_gather_nodes_copy *m);
 
+/* The intra-node phase of the node-aware gathers and scatters (hier_linear,
+ * hier_binomial), on c->layout with this rank its node's leader (the root
+ * on the root's node). Gather: the root copies its own block and receives
+ * its node's blocks in place; another leader receives its node's blocks
+ * into scratch ACCT_BUF_TMP0, block i at local index i, and copies its own.
+ * Scatter, the other way: the root sends its node's blocks from its send
+ * buffer and copies its own; another leader sends them from TMP0 and
+ * copies its own out. */
+void acct_gather_intra_root(const struct acct_call *c, struct acct_sched *s);
+void acct_gather_intra_leader(const struct acct_call *c, struct acct_sched *s);
+void acct_scatter_intra_root(const struct acct_call *c, struct acct_sched *s);
+void acct_scatter_intra_leader(const struct acct_call *c, struct acct_sched *s);
+
 /* The registered algorithms: builder and closed form of each
  * (ACCT_ALG_FUNCTIONS, acct/alg.h). */
 ACCT_ALG_FUNCTIONS(gather, linear);

@@ -153,3 +153,55 @@ void acct_gather_nodes_copy(const struct acct_gather_nodes *t, int v, int span,
     }
     m->at = at;
 }
+
+/* ---- the intra-node phase of the node-aware gathers and scatters ---- */
+
+void acct_gather_intra_root(const struct acct_call *c, struct acct_sched *s)
+{
+    const struct acct_layout *l = c->layout;
+    const int me = c->rank, n = l->node[me], base = l->first[n], ppn = acct_layout_ppn(l, n);
+    if (!c->in_place)
+        acct_sched_copy(s, ACCT_BUF_SEND, 0, c->scount, ACCT_BUF_RECV, (uint64_t)me * c->count,
+                        c->count);
+    for (int i = base; i < base + ppn; i++)
+        if (l->members[i] != me)
+            acct_sched_recv(s, l->members[i], ACCT_BUF_RECV, (uint64_t)l->members[i] * c->count,
+                            c->count);
+}
+
+void acct_gather_intra_leader(const struct acct_call *c, struct acct_sched *s)
+{
+    const struct acct_layout *l = c->layout;
+    const int me = c->rank, n = l->node[me], base = l->first[n], ppn = acct_layout_ppn(l, n);
+    for (int i = 0; i < ppn; i++)
+        if (l->members[base + i] != me)
+            acct_sched_recv(s, l->members[base + i], ACCT_BUF_TMP0, (uint64_t)i * c->scount,
+                            c->scount);
+    acct_sched_copy(s, ACCT_BUF_SEND, 0, c->scount, ACCT_BUF_TMP0,
+                    (uint64_t)l->local[me] * c->scount, c->scount);
+}
+
+void acct_scatter_intra_root(const struct acct_call *c, struct acct_sched *s)
+{
+    const struct acct_layout *l = c->layout;
+    const int me = c->rank, n = l->node[me], base = l->first[n], ppn = acct_layout_ppn(l, n);
+    for (int i = base; i < base + ppn; i++)
+        if (l->members[i] != me)
+            acct_sched_send(s, l->members[i], ACCT_BUF_SEND, (uint64_t)l->members[i] * c->scount,
+                            c->scount);
+    if (!c->in_place)
+        acct_sched_copy(s, ACCT_BUF_SEND, (uint64_t)me * c->scount, c->scount, ACCT_BUF_RECV, 0,
+                        c->count);
+}
+
+void acct_scatter_intra_leader(const struct acct_call *c, struct acct_sched *s)
+{
+    const struct acct_layout *l = c->layout;
+    const int me = c->rank, n = l->node[me], base = l->first[n], ppn = acct_layout_ppn(l, n);
+    for (int i = 0; i < ppn; i++)
+        if (l->members[base + i] != me)
+            acct_sched_send(s, l->members[base + i], ACCT_BUF_TMP0, (uint64_t)i * c->count,
+                            c->count);
+    acct_sched_copy(s, ACCT_BUF_TMP0, (uint64_t)l->local[me] * c->count, c->count, ACCT_BUF_RECV, 0,
+                    c->count);
+}

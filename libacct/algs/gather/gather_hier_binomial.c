@@ -52,7 +52,7 @@ int acct_gather_hier_binomial(const struct acct_call *c, struct acct_sched *s)
     const struct acct_layout *l = c->layout;
     if (l == NULL || l->size != c->size)
         return -1;
-    const int me = c->rank, n = l->node[me], base = l->first[n], ppn = acct_layout_ppn(l, n);
+    const int me = c->rank, n = l->node[me];
     const int leader = acct_layout_leader(l, n, c->root);
     struct acct_gather_nodes t;
     if (acct_gather_nodes_build(l, c->root, me, &t) != 0)
@@ -65,13 +65,7 @@ int acct_gather_hier_binomial(const struct acct_call *c, struct acct_sched *s)
     if (me == c->root) {
         if (c->count == 0)
             return 0;
-        if (!c->in_place)
-            acct_sched_copy(s, ACCT_BUF_SEND, 0, c->scount, ACCT_BUF_RECV,
-                            (uint64_t)me * c->count, c->count);
-        for (int i = base; i < base + ppn; i++)
-            if (l->members[i] != me)
-                acct_sched_recv(s, l->members[i], ACCT_BUF_RECV,
-                                (uint64_t)l->members[i] * c->count, c->count);
+        acct_gather_intra_root(c, s);
         root_phase(c, s, &t);
         return 0;
     }
@@ -79,10 +73,7 @@ int acct_gather_hier_binomial(const struct acct_call *c, struct acct_sched *s)
         return 0;
     const uint64_t blocks = (uint64_t)acct_gather_nodes_ranks(&t, t.v, t.v + t.span);
     acct_sched_tmp(s, ACCT_BUF_TMP0, ACCT_BUF_SEND, blocks * c->scount);
-    for (int i = 0; i < ppn; i++)
-        if (l->members[base + i] != me)
-            acct_sched_recv(s, l->members[base + i], ACCT_BUF_TMP0, (uint64_t)i * c->scount,
-                            c->scount);
+    acct_gather_intra_leader(c, s); /* its node's blocks first */
     for (int i = 0; i < t.t.nchildren; i++) {
         const int ch = t.t.children[i];
         const int span = acct_tree_span(ACCT_TREE_BINOMIAL, ch, l->nnodes, 2);
@@ -90,8 +81,6 @@ int acct_gather_hier_binomial(const struct acct_call *c, struct acct_sched *s)
                         ACCT_BUF_TMP0, (uint64_t)acct_gather_nodes_ranks(&t, t.v, ch) * c->scount,
                         (uint64_t)acct_gather_nodes_ranks(&t, ch, ch + span) * c->scount);
     }
-    acct_sched_copy(s, ACCT_BUF_SEND, 0, c->scount, ACCT_BUF_TMP0,
-                    (uint64_t)l->local[me] * c->scount, c->scount);
     acct_sched_round(s);
     acct_sched_send(s, acct_layout_leader(l, acct_gather_nodes_node(&t, t.t.parent), c->root),
                     ACCT_BUF_TMP0, 0, blocks * c->scount);

@@ -14,7 +14,7 @@ int acct_gather_hier_linear(const struct acct_call *c, struct acct_sched *s)
     const struct acct_layout *l = c->layout;
     if (l == NULL || l->size != c->size)
         return -1;
-    const int me = c->rank, n = l->node[me], base = l->first[n], ppn = acct_layout_ppn(l, n);
+    const int me = c->rank, n = l->node[me], ppn = acct_layout_ppn(l, n);
     const int leader = acct_layout_leader(l, n, c->root);
     if (me != leader) {
         if (c->scount > 0)
@@ -24,13 +24,7 @@ int acct_gather_hier_linear(const struct acct_call *c, struct acct_sched *s)
     if (me == c->root) {
         if (c->count == 0)
             return 0;
-        if (!c->in_place)
-            acct_sched_copy(s, ACCT_BUF_SEND, 0, c->scount, ACCT_BUF_RECV,
-                            (uint64_t)me * c->count, c->count);
-        for (int i = base; i < base + ppn; i++)
-            if (l->members[i] != me)
-                acct_sched_recv(s, l->members[i], ACCT_BUF_RECV,
-                                (uint64_t)l->members[i] * c->count, c->count);
+        acct_gather_intra_root(c, s);
         for (int j = 0; j < l->nnodes; j++)
             if (j != n) {
                 struct acct_run_msg m = {s, false, acct_layout_leader(l, j, c->root), ACCT_BUF_RECV,
@@ -42,12 +36,7 @@ int acct_gather_hier_linear(const struct acct_call *c, struct acct_sched *s)
     if (c->scount == 0) /* a non-root knows only its own (send) count */
         return 0;
     acct_sched_tmp(s, ACCT_BUF_TMP0, ACCT_BUF_SEND, (uint64_t)ppn * c->scount);
-    for (int i = 0; i < ppn; i++)
-        if (l->members[base + i] != me)
-            acct_sched_recv(s, l->members[base + i], ACCT_BUF_TMP0, (uint64_t)i * c->scount,
-                            c->scount);
-    acct_sched_copy(s, ACCT_BUF_SEND, 0, c->scount, ACCT_BUF_TMP0,
-                    (uint64_t)l->local[me] * c->scount, c->scount);
+    acct_gather_intra_leader(c, s);
     acct_sched_round(s);
     struct acct_run_msg m = {s, true, c->root, ACCT_BUF_TMP0, false, c->scount};
     acct_layout_runs(l, n, acct_run_msg, &m);

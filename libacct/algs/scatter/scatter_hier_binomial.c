@@ -52,7 +52,7 @@ int acct_scatter_hier_binomial(const struct acct_call *c, struct acct_sched *s)
     const struct acct_layout *l = c->layout;
     if (l == NULL || l->size != c->size)
         return -1;
-    const int me = c->rank, n = l->node[me], base = l->first[n], ppn = acct_layout_ppn(l, n);
+    const int me = c->rank, n = l->node[me];
     const int leader = acct_layout_leader(l, n, c->root);
     struct acct_gather_nodes t;
     if (acct_gather_nodes_build(l, c->root, me, &t) != 0)
@@ -66,13 +66,7 @@ int acct_scatter_hier_binomial(const struct acct_call *c, struct acct_sched *s)
         if (c->scount == 0)
             return 0;
         root_phase(c, s, &t); /* the other nodes first: the longer way */
-        for (int i = base; i < base + ppn; i++)
-            if (l->members[i] != me)
-                acct_sched_send(s, l->members[i], ACCT_BUF_SEND,
-                                (uint64_t)l->members[i] * c->scount, c->scount);
-        if (!c->in_place)
-            acct_sched_copy(s, ACCT_BUF_SEND, (uint64_t)me * c->scount, c->scount, ACCT_BUF_RECV,
-                            0, c->count);
+        acct_scatter_intra_root(c, s);
         return 0;
     }
     if (c->count == 0) /* a non-root knows only its own (receive) count */
@@ -90,11 +84,7 @@ int acct_scatter_hier_binomial(const struct acct_call *c, struct acct_sched *s)
                         (uint64_t)acct_gather_nodes_ranks(&t, ch, ch + span) * c->count);
         acct_sched_round(s); /* one child at a time, largest subtree first */
     }
-    for (int i = 0; i < ppn; i++)
-        if (l->members[base + i] != me)
-            acct_sched_send(s, l->members[base + i], ACCT_BUF_TMP0, (uint64_t)i * c->count, c->count);
-    acct_sched_copy(s, ACCT_BUF_TMP0, (uint64_t)l->local[me] * c->count, c->count, ACCT_BUF_RECV, 0,
-                    c->count);
+    acct_scatter_intra_leader(c, s);
     return 0;
 }
 

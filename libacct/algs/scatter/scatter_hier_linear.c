@@ -13,7 +13,7 @@ int acct_scatter_hier_linear(const struct acct_call *c, struct acct_sched *s)
     const struct acct_layout *l = c->layout;
     if (l == NULL || l->size != c->size)
         return -1;
-    const int me = c->rank, n = l->node[me], base = l->first[n], ppn = acct_layout_ppn(l, n);
+    const int me = c->rank, n = l->node[me], ppn = acct_layout_ppn(l, n);
     const int leader = acct_layout_leader(l, n, c->root);
     if (me != leader) {
         if (c->count > 0)
@@ -29,13 +29,7 @@ int acct_scatter_hier_linear(const struct acct_call *c, struct acct_sched *s)
                                          true, c->scount};
                 acct_layout_runs(l, j, acct_run_msg, &m);
             }
-        for (int i = base; i < base + ppn; i++)
-            if (l->members[i] != me)
-                acct_sched_send(s, l->members[i], ACCT_BUF_SEND,
-                                (uint64_t)l->members[i] * c->scount, c->scount);
-        if (!c->in_place)
-            acct_sched_copy(s, ACCT_BUF_SEND, (uint64_t)me * c->scount, c->scount, ACCT_BUF_RECV,
-                            0, c->count);
+        acct_scatter_intra_root(c, s);
         return 0;
     }
     if (c->count == 0) /* a non-root knows only its own (receive) count */
@@ -44,11 +38,7 @@ int acct_scatter_hier_linear(const struct acct_call *c, struct acct_sched *s)
     struct acct_run_msg m = {s, false, c->root, ACCT_BUF_TMP0, false, c->count};
     acct_layout_runs(l, n, acct_run_msg, &m);
     acct_sched_round(s);
-    for (int i = 0; i < ppn; i++)
-        if (l->members[base + i] != me)
-            acct_sched_send(s, l->members[base + i], ACCT_BUF_TMP0, (uint64_t)i * c->count, c->count);
-    acct_sched_copy(s, ACCT_BUF_TMP0, (uint64_t)l->local[me] * c->count, c->count, ACCT_BUF_RECV, 0,
-                    c->count);
+    acct_scatter_intra_leader(c, s);
     return 0;
 }
 
