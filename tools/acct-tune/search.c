@@ -227,7 +227,11 @@ static int seed_candidate(struct search *s, size_t m, struct descent *d, bool *o
 
 /* Measure the seed g of method m; if it beats the method's best, the
  * descent resumes from it: its larger neighbour is measured too (when not
- * yet), and the next step is the segment below g. */
+ * yet), and the next step is the segment below g. When that neighbour
+ * beats the seed, the minimum lies between the old best and the seed, a
+ * stretch the jump skipped: it is walked up from the neighbour, one
+ * larger segment at a time, while each step gains or stays within the
+ * noise band (docs/acct-tune.md "Noisy steps"). */
 static int seed_step(struct search *s, size_t m, struct descent *d, size_t g)
 {
     double c = INFINITY, cn = INFINITY;
@@ -236,14 +240,27 @@ static int seed_step(struct search *s, size_t m, struct descent *d, size_t g)
     if (rc == TUNE_OK) {
         s->res->seeds++;
         if (c < d->best) {
+            const size_t old = d->best_seg;
             s->res->seeds_won++;
             d->best = c;
             d->best_seg = g;
-            if (g >= 1 && isnan(s->memo[s->off[m] + g - 1]))
-                rc = eval(s, m, g - 1, &cn);
+            if (g >= 1)
+                rc = eval(s, m, g - 1, &cn); /* from the memo when measured */
             if (rc == TUNE_OK && cn < d->best) {
                 d->best = cn;
                 d->best_seg = g - 1;
+            }
+            for (size_t h = g - 1; rc == TUNE_OK && cn < c && h > old + 1; h--) {
+                double ch = INFINITY;
+                rc = eval(s, m, h - 1, &ch);
+                if (rc != TUNE_OK)
+                    break;
+                if (ch < d->best) {
+                    d->best = ch;
+                    d->best_seg = h - 1;
+                } else if (!noisy_step(s, m, d, h - 1, ch)) {
+                    break; /* a clear rise: the minimum is behind */
+                }
             }
             d->next = g + 1;
             d->misses = 0;

@@ -678,6 +678,86 @@ static void test_noisy_step(void **state)
     acct_assert(tune_search(&sp, &quiet, &pa, &r) == TUNE_EINVAL, "a negative band accepted");
 }
 
+/* ---- a winning seed far below: the skipped stretch is walked ------------- */
+
+/* The shape of bcast chain fan-out 1 at 1 MiB on 4 x 2 ranks at 100 Mbit/s
+ * beside a busy loop (the demo's retune, 2026-11-27 20:52 UTC; segments
+ * unsegmented, 512K ... 1K): the descent stalls at 64K, the model's seed
+ * is 2K and wins, its larger neighbour 4K wins again -- the run stopped
+ * there, 1.10x the limit, and 32K..8K (about 1.05x) were never measured.
+ * The values at 32K, 16K and 8K are the earlier run's 32K at 88 ms and a
+ * smooth rise to 4K. */
+#define SG_SEGS 11
+static const double sg_cost[SG_SEGS] = { 254.0, 192.1, 149.5, 111.2, 115.0, 89.0,
+                                         90.0,  91.0,  92.4,  96.4,  112.5 };
+static const double sg_spread[SG_SEGS] = { 0.003, 0.14, 0.15, 0.06, 0.11, 0.03,
+                                           0.03,  0.03, 0.05, 0.02, 0.03 };
+struct sg {
+    size_t evals[SG_SEGS];
+};
+
+static int sg_measure(void *ctx, size_t m, size_t g, double *c)
+{
+    struct sg *x = ctx;
+    (void)m;
+    x->evals[g]++;
+    *c = sg_cost[g];
+    return TUNE_OK;
+}
+
+static int sg_spread_fn(void *ctx, size_t m, size_t g, double *rel)
+{
+    (void)ctx;
+    (void)m;
+    *rel = sg_spread[g];
+    return TUNE_OK;
+}
+
+static int sg_model(void *ctx, size_t m, size_t g, double *c)
+{
+    (void)ctx;
+    (void)m;
+    double d = (double)g - 9.0; /* the model's segment: 2K */
+    *c = 80.0 * (1.0 + 0.05 * d * d);
+    return TUNE_OK;
+}
+
+static void test_seed_gap(void **state)
+{
+    (void)state;
+    static const size_t nsegs[1] = { SG_SEGS };
+    struct tune_space sp = { .nmethods = 1, .nsegs = nsegs };
+    struct tune_params pa;
+    struct tune_result r;
+    struct sg x;
+    struct tune_oracle orc = { .ctx = &x, .measure = sg_measure, .model = sg_model,
+                               .spread = sg_spread_fn };
+
+    tune_params_default(&pa);
+    pa.strategy = TUNE_MGD;
+    pa.lookahead = 0; /* the descent ends at the first rise, as the run's did */
+    memset(&x, 0, sizeof(x));
+    acct_assert(tune_search(&sp, &orc, &pa, &r) == TUNE_OK && r.found, "search failed");
+    acct_assert(r.seeds == 1 && r.seeds_won == 1, "the seed did not run and win (%zu, %zu)",
+                r.seeds, r.seeds_won);
+    acct_assert(r.seg == 5, "the stretch between the stalled descent and the seed was not "
+                "walked: picked segment %zu (the minimum is 5, 32K)", r.seg);
+    for (size_t g = 5; g <= 9; g++)
+        acct_assert(x.evals[g] == 1, "segment %zu measured %zu times", g, x.evals[g]);
+    for (size_t g = 0; g < SG_SEGS; g++)
+        acct_assert(x.evals[g] <= 1, "segment %zu measured twice", g);
+    /* the walk stops at a clear rise: a seed whose larger neighbour loses
+     * is not walked (minimum at the seed) */
+    memset(&x, 0, sizeof(x));
+    static const size_t one[1] = { SG_SEGS };
+    sp.nsegs = one;
+    pa.noise = 0.0;
+    struct tune_oracle quiet = { .ctx = &x, .measure = sg_measure, .model = sg_model };
+    acct_assert(tune_search(&sp, &quiet, &pa, &r) == TUNE_OK && r.found, "search failed");
+    acct_assert(r.seeds == 0 && x.evals[5] == 0,
+                "a clear rise at 64K (no noise band) seeded (%zu seeds)", r.seeds);
+}
+
 static void test_smooth(void **state)
 {
     (void)state;
@@ -701,7 +781,7 @@ int main(void)
         cmocka_unit_test(test_stop),         cmocka_unit_test(test_invalid),
         cmocka_unit_test(test_cannot_run),   cmocka_unit_test(test_unknown_model),
         cmocka_unit_test(test_reduced),      cmocka_unit_test(test_plane),
-        cmocka_unit_test(test_noisy_step),
+        cmocka_unit_test(test_noisy_step),   cmocka_unit_test(test_seed_gap),
     };
     return cmocka_run_group_tests_name("test_search", tests, NULL, NULL) == 0 ? 0 : 1;
 }
