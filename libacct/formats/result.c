@@ -567,13 +567,82 @@ static const struct yt_key race_keys[R_N] = {
 
 /* A finalist's keys: the method's (checked by point_method, as a
  * measurement's) and its verdict. */
-enum { F_ALG, F_SEGMENT, F_FANOUT, F_REORDER, F_VERDICT, F_RATIO, F_P, F_PICK, F_N };
+enum { F_ALG, F_SEGMENT, F_FANOUT, F_REORDER, F_VERDICT, F_RATIO, F_P, F_PICK,
+       F_ROUNDS, /* F_ROUNDS + v: the per-round times of view v */
+       F_N = F_ROUNDS + ACCT_RESULT_VIEWS };
 static const struct yt_key finalist_keys[F_N] = {
     [F_ALG] = { "algorithm", true },   [F_SEGMENT] = { "segment", false },
     [F_FANOUT] = { "fanout", false },  [F_REORDER] = { "reorder", false },
     [F_VERDICT] = { "verdict", true }, [F_RATIO] = { "ratio", true },
     [F_P] = { "p", true },             [F_PICK] = { "search_pick", false },
+    [F_ROUNDS + ACCT_RESULT_VIEW_MAX] = { "round_median_us", false },
+    [F_ROUNDS + ACCT_RESULT_VIEW_AVG] = { "round_avg_us", false },
+    [F_ROUNDS + ACCT_RESULT_VIEW_RANK_MAX] = { "round_rank_max_us", false },
 };
+
+/* A finalist's per-round times: the three keys together, or none; each a
+ * list of the race's `rounds` numbers >= 0 (docs/tuning-result.md). */
+static void walk_rounds(struct rctx *c, const char *fpath, const struct ynode *const *v,
+                        const struct acct_result_race *rc, struct acct_result_finalist *f)
+{
+    char field[ACCT_DIAG_FIELD_MAX], d[YT_DESC_LEN];
+    struct yt_parse *p = c->p;
+    int first = -1, missing = -1, given = 0;
+    bool ok = true;
+
+    for (int j = F_ROUNDS; j < F_N; j++) {
+        if (v[j] != NULL && first < 0)
+            first = j;
+        if (v[j] == NULL && missing < 0)
+            missing = j;
+        given += v[j] != NULL;
+    }
+    if (given == 0)
+        return;
+    if (given < ACCT_RESULT_VIEWS) {
+        YT_ERR_AT(p, v[first], fpath, "%s without %s: round_median_us, round_avg_us and "
+                  "round_rank_max_us go together", finalist_keys[first].name,
+                  finalist_keys[missing].name);
+        return;
+    }
+    for (int j = F_ROUNDS; j < F_N; j++) {
+        acct_yt_join(field, sizeof(field), fpath, finalist_keys[j].name,
+                     strlen(finalist_keys[j].name));
+        if (v[j]->kind != Y_SEQ) {
+            YT_ERR_AT(p, v[j], field, "expected a list of times in microseconds, got %s",
+                      acct_yt_describe(v[j], d, sizeof(d)));
+            ok = false;
+        } else if (rc->rounds > 0 && v[j]->n != rc->rounds) {
+            YT_ERR_AT(p, v[j], field, "%zu times for %u rounds (one per round)", v[j]->n,
+                      (unsigned)rc->rounds);
+            ok = false;
+        }
+    }
+    if (!ok || rc->rounds == 0)
+        return;
+    f->round_us = calloc((size_t)ACCT_RESULT_VIEWS * rc->rounds, sizeof(*f->round_us));
+    if (f->round_us == NULL) {
+        acct_yt_oom(p);
+        return;
+    }
+    for (int j = F_ROUNDS; j < F_N; j++) {
+        size_t r = 0;
+        for (const struct ynode *it = v[j]->first; it != NULL; it = it->next, r++) {
+            char item[ACCT_DIAG_FIELD_MAX];
+            if (snprintf(item, sizeof(item), "%s.%s[%zu]", fpath, finalist_keys[j].name, r) >=
+                (int)sizeof(item))
+                item[sizeof(item) - 1] = '\0'; /* a long path, cut: still names the list */
+            ok &= acct_yt_get_number(p, it, item, 0, false,
+                                     &f->round_us[(size_t)(j - F_ROUNDS) * rc->rounds + r]);
+        }
+    }
+    if (!ok) {
+        free(f->round_us);
+        f->round_us = NULL;
+        return;
+    }
+    f->nrounds = rc->rounds;
+}
 
 static void walk_finalists(struct rctx *c, size_t race, const struct ynode *y,
                            struct acct_result_race *rc, bool coll_ok)
@@ -639,6 +708,7 @@ static void walk_finalists(struct rctx *c, size_t race, const struct ynode *y,
                 pick_at = v[F_PICK];
         }
 #undef FIELD
+        walk_rounds(c, fpath, v, rc, f);
         rc->nf++;
     }
     if (winners == 0 && rc->nf == y->n)
@@ -954,8 +1024,11 @@ void acct_result_free(struct acct_result *r)
         return;
     free(r->cond.hosts);
     free(r->points);
-    for (size_t i = 0; i < r->nraces; i++)
+    for (size_t i = 0; i < r->nraces; i++) {
+        for (size_t j = 0; j < r->races[i].nf; j++)
+            free(r->races[i].f[j].round_us);
         free(r->races[i].f);
+    }
     free(r->races);
     free(r->noise.load);
     acct_rules_free(r->rules);
@@ -1060,7 +1133,11 @@ static bool race_equal(const struct acct_result_race *a, const struct acct_resul
     for (size_t i = 0; same && i < a->nf; i++)
         same = acct_decision_equal(&a->f[i].d, &b->f[i].d) &&
                a->f[i].verdict == b->f[i].verdict && a->f[i].ratio == b->f[i].ratio &&
-               a->f[i].p == b->f[i].p && a->f[i].search_pick == b->f[i].search_pick;
+               a->f[i].p == b->f[i].p && a->f[i].search_pick == b->f[i].search_pick &&
+               a->f[i].nrounds == b->f[i].nrounds &&
+               (a->f[i].nrounds == 0 ||
+                memcmp(a->f[i].round_us, b->f[i].round_us,
+                       (size_t)ACCT_RESULT_VIEWS * a->f[i].nrounds * sizeof(double)) == 0);
     return same;
 }
 
@@ -1195,6 +1272,15 @@ static void write_race(FILE *f, const struct acct_result_race *rc)
         write_number_key(f, "p", rc->f[i].p);
         if (rc->f[i].search_pick)
             fputs(", search_pick: true", f);
+        for (int v = 0; rc->f[i].round_us != NULL && v < ACCT_RESULT_VIEWS; v++) {
+            fprintf(f, ", %s: [", finalist_keys[F_ROUNDS + v].name);
+            for (uint32_t r = 0; r < rc->f[i].nrounds; r++) {
+                if (r > 0)
+                    fputs(", ", f);
+                acct_yt_write_number(f, rc->f[i].round_us[(size_t)v * rc->f[i].nrounds + r]);
+            }
+            fputc(']', f);
+        }
         fputc('}', f);
     }
     fputs("]}\n", f);

@@ -586,6 +586,11 @@ static void test_races(void **state)
     /* a file from before search_pick: no finalist is the search's pick */
     for (size_t k = 0; k < rc0->nf; k++)
         assert_false(rc0->f[k].search_pick);
+    /* the times per round: view-major, the race's 8 rounds */
+    for (size_t k = 0; k < rc0->nf; k++)
+        assert_true(rc0->f[k].nrounds == 8 && rc0->f[k].round_us != NULL);
+    assert_true(rc0->f[0].round_us[0] == 410 && rc0->f[0].round_us[8 + 7] == 300.5);
+    assert_true(rc0->f[1].round_us[2 * 8 + 6] == 518 && rc0->f[2].round_us[8 + 3] == 484);
     const struct acct_result_noise *nz = &r->noise;
     assert_true(nz->present && nz->repeat_spread == 0.05 && nz->repeat_spread_p90 == 0.25);
     assert_true(nz->aa_pairs == 1 && nz->aa_spread == 0.012 && nz->aa_spread_max == 0.012);
@@ -611,6 +616,10 @@ static void test_races(void **state)
     assert_false(acct_result_equal(r, back));
     back->races[0].f[1].p = r->races[0].f[1].p;
     assert_true(acct_result_equal(r, back));
+    back->races[0].f[1].round_us[5] = 1;
+    assert_false(acct_result_equal(r, back));
+    back->races[0].f[1].round_us[5] = r->races[0].f[1].round_us[5];
+    assert_true(acct_result_equal(r, back));
     back->races[0].f[1].search_pick = true;
     assert_false(acct_result_equal(r, back));
     back->points[0].avg_us = 1;
@@ -625,7 +634,8 @@ static void test_races(void **state)
     assert_int_equal(acct_result_write(f, r), 0);
     fclose(f);
     assert_non_null(strstr(buf, "{algorithm: native, verdict: separated, ratio: 1.61, p: "
-                                "0.00390625, search_pick: true}"));
+                                "0.00390625, search_pick: true, round_median_us: [520, 522, "
+                                "519, 525, 520, 518, 521, 520], round_avg_us: [483, "));
     assert_null(strstr(strstr(buf, "search_pick") + 1, "search_pick"));
     rc = acct_result_parse_buffer("back.yaml", buf, len, &back, &d);
     if (rc != ACCT_RULES_OK)
@@ -1091,6 +1101,16 @@ static void rnd_race(struct acct_result_race *rc, int ranks)
         while (!(f->ratio > 0));
         f->p = (double)(rnd() % 1000001) / 1e6;
     }
+    /* the times per round, on every finalist or none (acct-tune writes them
+     * on all; the format allows any), for races of a few rounds */
+    if (rc->rounds <= 24 && rnd() % 2)
+        for (size_t k = 0; k < rc->nf; k++) {
+            struct acct_result_finalist *f = &rc->f[k];
+            f->nrounds = rc->rounds;
+            f->round_us = xcalloc((size_t)ACCT_RESULT_VIEWS * rc->rounds, sizeof(double));
+            for (size_t j = 0; j < (size_t)ACCT_RESULT_VIEWS * rc->rounds; j++)
+                f->round_us[j] = rnd() % 8 ? rnd_double() : 0.0;
+        }
     /* the search's pick: on one finalist (not a twin), or none */
     size_t sp = rnd() % (rc->nf + 1);
     if (sp < rc->nf && rc->f[sp].verdict != ACCT_RESULT_TWIN)

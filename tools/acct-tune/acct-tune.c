@@ -763,8 +763,11 @@ out:
         tune_usage(stdout);
     free(x.recs);
     free(x.decided);
-    for (size_t i = 0; i < x.nraces; i++)
+    for (size_t i = 0; i < x.nraces; i++) {
+        for (size_t j = 0; j < x.races[i].nf; j++)
+            free(x.races[i].f[j].round_us);
         free(x.races[i].f);
+    }
     free(x.races);
     free(x.aa);
     free(x.aa_pair);

@@ -257,7 +257,8 @@ static double clamp_pos(double v)
 /* Rank 0: keep the race for the result. 0 or -1 (out of memory). */
 static int keep_race(struct tune_ctx *x, uint64_t m, const struct finalist *f, size_t n,
                      int32_t search_pick, size_t rounds, enum race_view metric,
-                     const struct race_outcome *o, bool twin, double seconds)
+                     const struct race_outcome *o, bool twin, double seconds,
+                     double *const t[RACE_VIEWS])
 {
     struct acct_result_race *rc;
 
@@ -309,6 +310,23 @@ static int keep_race(struct tune_ctx *x, uint64_t m, const struct finalist *f, s
         rf->ratio = clamp_pos(o->ratio[i]);
         rf->p = o->p[i] >= 0 && o->p[i] <= 1 ? o->p[i] : 1.0;
         rf->search_pick = (int32_t)i == search_pick;
+        /* its times per round, so that the race can be replayed offline
+         * (other caps, the twin in fewer rounds: tools/perf/acct-race-cost);
+         * a failed timing (+inf, race_decide's loss) as 0 */
+        rf->round_us = malloc((size_t)RACE_VIEWS * rounds * sizeof(double));
+        if (rf->round_us == NULL) {
+            for (size_t j = 0; j < i; j++)
+                free(rc->f[j].round_us);
+            free(rc->f);
+            rc->f = NULL;
+            return -1;
+        }
+        rf->nrounds = (uint32_t)rounds;
+        for (int v = 0; v < RACE_VIEWS; v++)
+            for (size_t r = 0; r < rounds; r++) {
+                double u = t[v][r * n + i];
+                rf->round_us[(size_t)v * rounds + r] = isfinite(u) && u > 0 ? u : 0.0;
+            }
     }
     rc->nf = n;
     x->aa[x->nraces] = rc->has_aa ? rc->aa_spread : NAN;
@@ -405,7 +423,7 @@ int tune_race(struct tune_ctx *x, uint64_t m, size_t first)
         (void)decide_rounds(x, (size_t)n, rounds, metric, roles, model, t, true, &out);
     if (rc == TUNE_OK && x->rank == 0 && rounds > 0 &&
         keep_race(x, m, f, (size_t)n, roles[ROLE_PICK], rounds, metric, &out, true,
-                  kit_now() - t0) != 0)
+                  kit_now() - t0, t) != 0)
         ok = 0;
     PMPI_Bcast(&ok, 1, MPI_INT, 0, x->comm);
     if (rc == TUNE_OK && !ok) {

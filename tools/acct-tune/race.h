@@ -110,6 +110,9 @@ struct race_input {
     enum race_view metric;   /* the view optimised */
     size_t native;           /* index of native (always a finalist) */
     size_t twin;             /* native's A/A twin, or RACE_NONE */
+    size_t twin_rounds;      /* the A/A spread from the twin's first twin_rounds rounds
+                              * only (0: all; acct-race-replay prices timing the twin in
+                              * the first rounds alone) */
     size_t incumbent;        /* or RACE_NONE */
     const double *model;     /* per finalist a prediction in us (NAN / inf: none), or NULL */
 };

@@ -241,12 +241,16 @@ int race_decide(const struct race_input *in, const struct race_params *pp,
     if (buf == NULL || med == NULL || rel == NULL)
         goto done;
 
-    /* the noise: native's A/A twin against native, per view */
+    /* the noise: native's A/A twin against native, per view (over the
+     * twin's first twin_rounds rounds when set) */
+    struct race_input aa_in = *in;
+    if (in->twin_rounds > 0 && in->twin_rounds < in->rounds)
+        aa_in.rounds = in->twin_rounds;
     for (int v = 0; v < RACE_VIEWS; v++) {
         out->aa[v] = NAN;
         if (in->twin != RACE_NONE && in->twin < nc)
-            out->aa[v] = fabs(ratio_to(in, (enum race_view)v, in->twin, in->native, buf, NULL) -
-                              1.0);
+            out->aa[v] = fabs(ratio_to(&aa_in, (enum race_view)v, in->twin, in->native, buf,
+                                       NULL) - 1.0);
     }
     /* the guard: no view slower than native beyond the noise band */
     for (size_t c = 0; c < nc; c++) {

@@ -108,6 +108,32 @@ static size_t check_races(const struct acct_result *r, const bool *coll,
             problem(msg);
             continue;
         }
+        /* every finalist's times per round: one per round and view, and
+         * its recorded ratio (the median over the rounds of its metric
+         * over the winner's) within its per-round ratios */
+        for (size_t k = 0; k < rc->nf; k++) {
+            const struct acct_result_finalist *f = &rc->f[k];
+            double lo = INFINITY, hi = 0;
+            if (f->nrounds != rc->rounds || f->round_us == NULL) {
+                snprintf(msg, sizeof(msg), "%s: finalist %zu has %u times per round for %u "
+                         "rounds", where, k, (unsigned)f->nrounds, (unsigned)rc->rounds);
+                problem(msg);
+                continue;
+            }
+            for (uint32_t q = 0; q < rc->rounds; q++) {
+                double a = f->round_us[(size_t)rc->metric * rc->rounds + q];
+                double b = w->round_us != NULL
+                               ? w->round_us[(size_t)rc->metric * rc->rounds + q] : 0;
+                double x = a > 0 && b > 0 ? a / b : a > 0 ? 0 : INFINITY;
+                lo = x < lo ? x : lo;
+                hi = x > hi ? x : hi;
+            }
+            if (!(f->ratio >= lo * (1 - 1e-9) && f->ratio <= hi * (1 + 1e-9))) {
+                snprintf(msg, sizeof(msg), "%s: finalist %zu ratio %g outside its rounds' "
+                         "%g..%g", where, k, f->ratio, lo, hi);
+                problem(msg);
+            }
+        }
         /* the search's pick (its lowest median_us at the point) raced:
          * marked search_pick on the finalist of its method, never the twin */
         const struct acct_result_finalist *sp = NULL;

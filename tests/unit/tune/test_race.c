@@ -322,6 +322,44 @@ static void test_decide_guard(void **state)
     acct_assert(o.over && o.winner == 0 && t.verdict[1] == RACE_GUARDED, "native only");
 }
 
+/* The A/A spread from the twin's first rounds only (race_input.twin_rounds,
+ * acct-race-replay's "twin to round k"): a twin equal to native in rounds
+ * 0-3 and 25 % off after gives a narrow band over 4 rounds (A, 20 % slower
+ * on max, guarded) and the wide one over all 10 (A eligible). */
+static void test_decide_twin_rounds(void **state)
+{
+    (void)state;
+    static struct synth t;
+    struct race_outcome o;
+    const double base[RACE_VIEWS][MAXC] = { { 100, 120, 90, 125 }, { 80, 40, 72, 100 },
+                                            { 100, 120, 90, 125 } };
+    fill(&t, 4, 10, base, 0.005);
+    for (size_t r = 0; r < 4; r++)
+        for (int v = 0; v < RACE_VIEWS; v++)
+            t.t[v][r * 4 + 3] = t.t[v][r * 4 + 0];
+    struct race_input in = { .nc = 4, .rounds = 10, .metric = RACE_VIEW_AVG, .native = 0,
+                             .twin = 3, .incumbent = RACE_NONE };
+    struct race_params pp = { .alpha = 0.05, .tolerance = 0.03, .min_rounds = 6,
+                              .max_rounds = 20 };
+    for (int v = 0; v < RACE_VIEWS; v++)
+        in.t[v] = t.t[v];
+    memset(&o, 0, sizeof(o));
+    o.verdict = t.verdict;
+    o.ratio = t.ratio;
+    o.p = t.p;
+    acct_assert(race_decide(&in, &pp, &o) == 0, "decide");
+    acct_assert(NEAR(o.aa[RACE_VIEW_MAX], 0.25, 0.02) && t.verdict[1] != RACE_GUARDED,
+                "all rounds: A/A %g, A eligible", o.aa[RACE_VIEW_MAX]);
+    in.twin_rounds = 4;
+    acct_assert(race_decide(&in, &pp, &o) == 0, "decide");
+    acct_assert(o.aa[RACE_VIEW_MAX] < 0.01 && t.verdict[1] == RACE_GUARDED,
+                "4 rounds: A/A %g, A guarded (%s)", o.aa[RACE_VIEW_MAX],
+                race_verdict_name(t.verdict[1]));
+    acct_assert(o.winner == 2, "B wins: %zu", o.winner);
+    in.twin_rounds = 10; /* = rounds: all */
+    acct_assert(race_decide(&in, &pp, &o) == 0 && t.verdict[1] != RACE_GUARDED, "10 rounds");
+}
+
 static void test_decide_not_shown(void **state)
 {
     (void)state;
@@ -576,6 +614,7 @@ static const struct acct_test_case cases[] = {
     ACCT_TEST_CASE("paired_leader", test_decide_paired_leader),
     ACCT_TEST_CASE("verdict_reference", test_decide_verdict_reference),
     ACCT_TEST_CASE("rounds_needed", test_rounds_needed),
+    ACCT_TEST_CASE("twin_rounds", test_decide_twin_rounds),
 };
 
 int main(int argc, char **argv)

@@ -80,6 +80,12 @@ struct acct_result_finalist {
     double p;                   /* one-sided p that it is slower than the winner */
     bool search_pick;           /* the search's own best at the point (lowest median_us);
                                  * at most one per race, false in files before it */
+    /* per round, its experiment's three views in microseconds (0: the timing
+     * failed): round_us[v * nrounds + r] for view v (enum acct_result_view),
+     * round r; nrounds is the race's rounds, or 0 and round_us NULL (files
+     * before round_median_us, round_avg_us, round_rank_max_us) */
+    double *round_us;
+    uint32_t nrounds;
 };
 
 /* One point's finalist race (acct-tune --race). */
