@@ -184,8 +184,12 @@ static int migrate(struct store *s, char *err, size_t errlen)
     for (int v = s->schema; v < known; v++) {
         char pragma[64];
         if (sqlite3_exec(s->db, acctd_migrations[v].sql, NULL, NULL, NULL) != SQLITE_OK) {
-            snprintf(err, errlen, "migration %s failed: %s", acctd_migrations[v].name,
-                     sqlite3_errmsg(s->db));
+            /* e.g. "duplicate column name": part of it is there already
+             * (applied by hand?); the transaction leaves the store as it was */
+            snprintf(err, errlen,
+                     "migration %s (schema version %d to %d) failed: %s; the store is left at "
+                     "schema version %d, unchanged",
+                     acctd_migrations[v].name, v, v + 1, sqlite3_errmsg(s->db), s->schema);
             store_rollback_tx(s);
             goto out;
         }
@@ -207,6 +211,100 @@ out:
     return rc;
 }
 
+/* The store's schema against the one its version stands for: every table,
+ * column, index and trigger the migrations up to s->schema create (built
+ * in memory from the same SQL), with no column this acctd does not know in
+ * those tables. A store whose user_version was set without its migration,
+ * half of a migration applied by hand, or a table edited would otherwise
+ * start and fail request by request ("no such column"); here it is refused
+ * at start, naming what differs. 0, or -1 with err set. */
+static int verify_schema(struct store *s, char *err, size_t errlen)
+{
+    sqlite3 *ref = NULL;
+    sqlite3_stmt *want = NULL, *obj = NULL, *col = NULL, *cols = NULL;
+    int rc = -1;
+
+    if (sqlite3_open_v2(":memory:", &ref, SQLITE_OPEN_READWRITE | SQLITE_OPEN_MEMORY, NULL) !=
+        SQLITE_OK) {
+        snprintf(err, errlen, "cannot build the expected schema: out of memory");
+        goto out;
+    }
+    for (int v = 0; v < s->schema; v++)
+        if (sqlite3_exec(ref, acctd_migrations[v].sql, NULL, NULL, NULL) != SQLITE_OK) {
+            snprintf(err, errlen, "migration %s does not apply to an empty store: %s",
+                     acctd_migrations[v].name, sqlite3_errmsg(ref));
+            goto out;
+        }
+    if (sqlite3_prepare_v2(ref,
+                           "SELECT type, name, tbl_name FROM sqlite_master "
+                           "WHERE name NOT LIKE 'sqlite_%' ORDER BY rowid",
+                           -1, &want, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v2(ref, "SELECT name FROM pragma_table_info(?1) ORDER BY cid", -1, &cols,
+                           NULL) != SQLITE_OK ||
+        prep(s, "SELECT 1 FROM sqlite_master WHERE type = ?1 AND name = ?2", &obj) != 0 ||
+        prep(s, "SELECT name FROM pragma_table_info(?1) ORDER BY cid", &col) != 0) {
+        snprintf(err, errlen, "cannot read the schema: %s", sqlite3_errmsg(s->db));
+        goto out;
+    }
+    while (sqlite3_step(want) == SQLITE_ROW) {
+        const char *type = (const char *)sqlite3_column_text(want, 0);
+        const char *name = (const char *)sqlite3_column_text(want, 1);
+        sqlite3_reset(obj);
+        sqlite3_bind_text(obj, 1, type, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(obj, 2, name, -1, SQLITE_TRANSIENT);
+        if (sqlite3_step(obj) != SQLITE_ROW) {
+            snprintf(err, errlen,
+                     "the store says schema version %d but has no %s %s (of table %s)",
+                     s->schema, type, name, (const char *)sqlite3_column_text(want, 2));
+            goto out;
+        }
+        if (strcmp(type, "table") != 0)
+            continue;
+        /* the columns, both ways */
+        sqlite3_reset(cols);
+        sqlite3_bind_text(cols, 1, name, -1, SQLITE_TRANSIENT);
+        while (sqlite3_step(cols) == SQLITE_ROW) {
+            const char *c = (const char *)sqlite3_column_text(cols, 0);
+            bool found = false;
+            sqlite3_reset(col);
+            sqlite3_bind_text(col, 1, name, -1, SQLITE_TRANSIENT);
+            while (!found && sqlite3_step(col) == SQLITE_ROW)
+                found = strcmp((const char *)sqlite3_column_text(col, 0), c) == 0;
+            if (!found) {
+                snprintf(err, errlen, "the store says schema version %d but table %s has no column %s",
+                         s->schema, name, c);
+                goto out;
+            }
+        }
+        sqlite3_reset(col);
+        sqlite3_bind_text(col, 1, name, -1, SQLITE_TRANSIENT);
+        while (sqlite3_step(col) == SQLITE_ROW) {
+            const char *c = (const char *)sqlite3_column_text(col, 0);
+            bool found = false;
+            sqlite3_reset(cols);
+            sqlite3_bind_text(cols, 1, name, -1, SQLITE_TRANSIENT);
+            while (!found && sqlite3_step(cols) == SQLITE_ROW)
+                found = strcmp((const char *)sqlite3_column_text(cols, 0), c) == 0;
+            if (!found) {
+                snprintf(err, errlen,
+                         "the store says schema version %d but table %s has a column %s that "
+                         "schema version %d does not have",
+                         s->schema, name, c, s->schema);
+                goto out;
+            }
+        }
+    }
+    rc = 0;
+out:
+    sqlite3_finalize(want);
+    sqlite3_finalize(cols);
+    sqlite3_finalize(obj);
+    sqlite3_finalize(col);
+    if (ref != NULL)
+        sqlite3_close(ref);
+    return rc;
+}
+
 /* WAL, synchronous=FULL, foreign keys, and a quick_check that the file is
  * sound. 0, or -1 with err set. */
 static int setup_db(struct store *s, const char *path, char *err, size_t errlen)
@@ -216,8 +314,13 @@ static int setup_db(struct store *s, const char *path, char *err, size_t errlen)
     if (prep(s, "PRAGMA journal_mode=WAL", &st) == 0 && sqlite3_step(st) == SQLITE_ROW)
         jm = strdup((const char *)sqlite3_column_text(st, 0));
     sqlite3_finalize(st);
-    if (jm == NULL || strcmp(jm, "wal") != 0) {
-        snprintf(err, errlen, "%s: cannot switch to WAL mode (%s): %s", path, jm ? jm : "?",
+    if (jm == NULL) { /* the first read of the file: not a database, or its header damaged */
+        snprintf(err, errlen, "%s: cannot read the store: %s (not an SQLite database, or damaged: "
+                 "restore a backup)", path, sqlite3_errmsg(s->db));
+        return -1;
+    }
+    if (strcmp(jm, "wal") != 0) {
+        snprintf(err, errlen, "%s: cannot switch to WAL mode (%s): %s", path, jm,
                  sqlite3_errmsg(s->db));
         free(jm);
         return -1;
@@ -237,7 +340,7 @@ static int setup_db(struct store *s, const char *path, char *err, size_t errlen)
         snprintf(ic, sizeof(ic), "%s", sqlite3_errmsg(s->db));
     sqlite3_finalize(st);
     if (strcmp(ic, "ok") != 0) {
-        snprintf(err, errlen, "%s: the store is damaged (quick_check: %s)", path, ic);
+        snprintf(err, errlen, "%s: the store is damaged (quick_check: %s): restore a backup", path, ic);
         return -1;
     }
     return 0;
@@ -300,6 +403,13 @@ struct store *store_open(const char *path, char *err, size_t errlen)
     char merr[512];
     if (migrate(s, merr, sizeof(merr)) != 0) {
         snprintf(err, errlen, "%s: %s", path, merr);
+        goto fail;
+    }
+    if (verify_schema(s, merr, sizeof(merr)) != 0) {
+        snprintf(err, errlen,
+                 "%s: %s (a migration applied in part, or the store edited by hand): "
+                 "refusing to use it (restore a backup)",
+                 path, merr);
         goto fail;
     }
     if (prepare_cached(s, path, err, errlen) != 0)

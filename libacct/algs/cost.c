@@ -176,6 +176,15 @@ static int binomial_order(int p, int *order)
 
 double acct_cost_binomial_up(const struct acct_cost *c, uint64_t x, double *u)
 {
+    return acct_cost_binomial_up_at(c, x, u, 0, 0);
+}
+
+/* up with a start for the leaves and a time each inner node adds after its
+ * last receive (node-aware gather: the leaders' intra-node phase, then a
+ * leader's copy of its own block in the round of its receives). */
+double acct_cost_binomial_up_at(const struct acct_cost *c, uint64_t x, double *u, double leaf,
+                                double add)
+{
     int *order = calloc((size_t)c->p, sizeof *order);
     double orx, best = NAN;
     struct acct_tree t;
@@ -199,13 +208,13 @@ double acct_cost_binomial_up(const struct acct_cost *c, uint64_t x, double *u)
                 a[q] = a[q - 1], sz[q] = sz[q - 1];
                 a[q - 1] = ta, sz[q - 1] = ts;
             }
-        u[v] = 0;
+        u[v] = leaf;
         for (int j = 0; j < t.nchildren; j++) {
             orx = cost_or(c, sz[j]);
             double d = a[j] > orx ? a[j] : orx;
             d = done + cost_g(c, sz[j]) > d ? done + cost_g(c, sz[j]) : d;
             done = d;
-            u[v] = d;
+            u[v] = d + add;
         }
     }
     best = u[0];
@@ -214,7 +223,25 @@ out:
     return best;
 }
 
+static double binomial_down(const struct acct_cost *c, uint64_t x, double d0, double tail,
+                            bool paced);
+
 double acct_cost_binomial_down(const struct acct_cost *c, uint64_t x, const double *start)
+{
+    return binomial_down(c, x, start != NULL ? start[0] : 0, 0, false);
+}
+
+/* down where a node sends each child in a round of its own (node-aware
+ * scatter), so its sends are max(g, os) apart, and, once it has sent its
+ * last child its part, takes tail more (its node's blocks): the latest
+ * D(v) + sum_j max(g, os)(span_j m) + tail, or D(w) where later. */
+double acct_cost_binomial_down_tail(const struct acct_cost *c, uint64_t x, double tail)
+{
+    return binomial_down(c, x, 0, tail, true);
+}
+
+static double binomial_down(const struct acct_cost *c, uint64_t x, double d0, double tail,
+                            bool paced)
 {
     int *order = calloc((size_t)c->p, sizeof *order);
     double *d = calloc((size_t)c->p, sizeof *d), best = NAN;
@@ -222,7 +249,7 @@ double acct_cost_binomial_down(const struct acct_cost *c, uint64_t x, const doub
     if (order == NULL || d == NULL || binomial_order(c->p, order) != 0)
         goto out;
     best = 0;
-    d[0] = start != NULL ? start[0] : 0;
+    d[0] = d0;
     for (int i = 0; i < c->p; i++) {
         int v = order[i];
         if (acct_tree_build(ACCT_TREE_BINOMIAL, v, c->p, 2, &t) != 0) {
@@ -232,11 +259,13 @@ double acct_cost_binomial_down(const struct acct_cost *c, uint64_t x, const doub
         double tv = d[v];
         for (int j = 0; j < t.nchildren; j++) {
             int w = t.children[j];
-            tv += cost_g(c, (uint64_t)acct_tree_span(ACCT_TREE_BINOMIAL, w, c->p, 2) * x);
-            d[w] = tv + cost_L(c);
+            const uint64_t sz = (uint64_t)acct_tree_span(ACCT_TREE_BINOMIAL, w, c->p, 2) * x;
+            d[w] = tv + cost_g(c, sz) + cost_L(c);
+            tv += paced && cost_os(c, sz) > cost_g(c, sz) ? cost_os(c, sz) : cost_g(c, sz);
             best = d[w] > best ? d[w] : best;
         }
         best = d[v] > best ? d[v] : best;
+        best = tv + tail > best ? tv + tail : best;
     }
 out:
     free(order);

@@ -51,6 +51,33 @@ static inline double cost_L(const struct acct_cost *c)
     return c->net->L_us;
 }
 
+/* The intra-node level of a node-aware method's phases within a node
+ * (acct_cost.intra; net without one): g, os, L there. */
+static inline const struct acct_plogp *cost_intra(const struct acct_cost *c)
+{
+    return c->intra != NULL ? c->intra : c->net;
+}
+
+static inline double cost_g_intra(const struct acct_cost *c, uint64_t x)
+{
+    return acct_plogp_g(cost_intra(c), x);
+}
+
+static inline double cost_os_intra(const struct acct_cost *c, uint64_t x)
+{
+    return acct_plogp_os(cost_intra(c), x);
+}
+
+static inline double cost_or_intra(const struct acct_cost *c, uint64_t x)
+{
+    return acct_plogp_or(cost_intra(c), x);
+}
+
+static inline double cost_L_intra(const struct acct_cost *c)
+{
+    return cost_intra(c)->L_us;
+}
+
 static inline double cost_gamma(const struct acct_cost *c, uint64_t x)
 {
     return c->gamma_us_per_byte * (double)x;
@@ -106,7 +133,10 @@ double acct_cost_nodes_tree_path(const struct acct_cost *c, enum acct_tree_kind 
                                  enum acct_tree_kind intra, uint64_t s, uint64_t ns, bool reduce);
 double acct_cost_binary(const struct acct_cost *c, uint64_t s, uint64_t ns);
 double acct_cost_binomial_up(const struct acct_cost *c, uint64_t x, double *u);
+double acct_cost_binomial_up_at(const struct acct_cost *c, uint64_t x, double *u, double leaf,
+                                double add);
 double acct_cost_binomial_down(const struct acct_cost *c, uint64_t x, const double *start);
+double acct_cost_binomial_down_tail(const struct acct_cost *c, uint64_t x, double tail);
 double acct_cost_binomial_blocks(const struct acct_cost *c, uint64_t x);
 double acct_cost_block_chains(const struct acct_cost *c, bool up);
 /* A segmented binomial tree from the root (bcast binomial's closed form). */

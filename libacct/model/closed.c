@@ -16,11 +16,17 @@ double acct_model_closed_form(enum acct_coll_id coll, const struct acct_decision
         return NAN;
     const struct acct_alg *a = dec->alg;
     /* with a layout: the slower level wherever the call spans nodes
-     * (acct/model.h, struct acct_model_nodes) */
-    const struct acct_plogp *net = mdl->nodes.ranks_per_node <= 0 ? &mdl->net
-                                   : p > mdl->nodes.ranks_per_node ? &mdl->nodes.inter
-                                                                   : &mdl->nodes.intra;
+     * (acct/model.h, struct acct_model_nodes); a method whose closed form
+     * costs the layout (ACCT_ALG_LEVELS) gets the nodes and both levels,
+     * the others one rank per node (nodes 0) */
+    const int rpn = mdl->nodes.ranks_per_node;
+    const struct acct_plogp *net = rpn <= 0 ? &mdl->net
+                                   : p > rpn ? &mdl->nodes.inter
+                                             : &mdl->nodes.intra;
+    const bool levels = rpn > 0 && (a->flags & ACCT_ALG_LEVELS);
     struct acct_cost c = {.net = net,
+                          .nodes = levels ? (p + rpn - 1) / rpn : 0,
+                          .intra = levels ? &mdl->nodes.intra : NULL,
                           .gamma_us_per_byte = mdl->gamma_us_per_byte,
                           .delta_us_per_byte = mdl->delta_us_per_byte,
                           .p = p,

@@ -23,6 +23,7 @@ static const struct {
     { ACCT_ALG_REORDER, "reorder" },
     { ACCT_ALG_NODES, "node-aware" },
     { ACCT_ALG_ALL_COUNTS, "counts-broadcast" },
+    { ACCT_ALG_LEVELS, "layout-cost" },
 };
 
 /* "segmented,fanout", or "-" for none. */

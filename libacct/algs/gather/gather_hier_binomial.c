@@ -87,30 +87,37 @@ int acct_gather_hier_binomial(const struct acct_call *c, struct acct_sched *s)
     return 0;
 }
 
-/* N = c->nodes nodes of q = ceil(P/N) ranks: a leader takes q - 1 blocks,
- * (q - 1) g(m) + L + delta q m, then a binomial tree over the N nodes
- * carries node blocks of q m (gather binomial's closed form with N for P,
- * q m for m). An estimate (the root's copies out of scratch when a
- * subtree's ranks are not consecutive are left out); one rank per node:
- * gather binomial's. */
+/* N = c->nodes nodes of q = ceil(P/N) ranks, the intra-node level a
+ * (cost_*_intra) and the inter-node level e (net): every leader takes its
+ * node's q - 1 blocks and copies its own, E as in hier_linear's form (the
+ * copy ends that round: a leader with children takes their node messages
+ * in the next one), then the leaders gather up a binomial tree over the N
+ * nodes with node blocks of q m at level e: gather binomial's recursion
+ * (acct_cost_binomial_up_at) with the leaves at E; the root copied its own
+ * block before its receives (its node's blocks, taken first, are done
+ * before the first node message arrives). N = 2^k:
+ *   T = E + sum_{j<k} g_e(2^j q m) + k L_e
+ * Equals the simulation for ranks in blocks on full nodes (N divides P)
+ * where or(x) <= g(x) + L, without NIC sharing (docs/models.md); other
+ * layouts: an estimate with the largest node (the root's copies out of
+ * scratch when a subtree's ranks are not consecutive are left out). One
+ * rank per node (no layout): gather binomial's with the copies. */
 double acct_gather_hier_binomial_cost(const struct acct_cost *c)
 {
     const int nodes = c->nodes > 0 && c->nodes <= c->p ? c->nodes : c->p;
     const int q = (c->p + nodes - 1) / nodes;
     const uint64_t b = (uint64_t)q * c->m;
+    const double dm = cost_delta(c, c->m), ga = cost_g_intra(c, c->m);
+    const double arr = ga + cost_L_intra(c), orr = cost_or_intra(c, c->m);
+    const double e = (q > 1 ? fmax(arr, orr) + (q - 2) * ga : 0) + dm;
+    if (nodes == 1)
+        return q > 1 ? fmax(arr, dm + orr) + (q - 2) * ga : 0;
     struct acct_cost cn = *c;
     cn.p = nodes;
-    double t = 0;
-    if (q > 1)
-        t += (q - 1) * cost_g(c, c->m) + cost_L(c) + cost_delta(c, b);
-    if (nodes > 1) {
-        if (cost_pow2(nodes)) {
-            t += acct_cost_binomial_blocks(&cn, b);
-        } else {
-            double *u = calloc((size_t)nodes, sizeof *u);
-            t += u != NULL ? acct_cost_binomial_up(&cn, b, u) : NAN;
-            free(u);
-        }
-    }
+    if (cost_pow2(nodes))
+        return e + acct_cost_binomial_blocks(&cn, b);
+    double *u = calloc((size_t)nodes, sizeof *u);
+    double t = u != NULL ? acct_cost_binomial_up_at(&cn, b, u, e, 0) : NAN;
+    free(u);
     return t;
 }

@@ -43,17 +43,35 @@ int acct_gather_hier_linear(const struct acct_call *c, struct acct_sched *s)
     return 0;
 }
 
-/* N = c->nodes nodes of q = ceil(P/N) ranks: a leader takes q - 1 blocks,
- * (q - 1) g(m) + L, then the root takes N - 1 node messages after its own
- * node's blocks, (N - 1) g(q m) + L; copies delta q m. An estimate; one
- * rank per node: the flat tree's (P - 1) g(m) + L. */
+/* N = c->nodes nodes of q = ceil(P/N) ranks, the intra-node level a
+ * (cost_*_intra; acct_cost.intra) and the inter-node level e (net). The
+ * q - 1 blocks of a node arrive at its leader at g_a(m) + L_a and are
+ * taken one receive gap apart; a leader then copies its own block into
+ * scratch:
+ *   E = max(g_a(m) + L_a, or_a(m)) + (q - 2) g_a(m) + delta m   (q = 1: delta m)
+ * The root copies its own block first (a round of its own: the blocks
+ * arrive meanwhile), so its receives start at delta m; its node's blocks
+ * are done at R = max(g_a(m) + L_a, delta m + or_a(m)) + (q - 2) g_a(m)
+ * (q = 1: 0), and the N - 1 node messages, all arriving at
+ * A = E + g_e(q m) + L_e, one receive gap apart after them:
+ *   T = max(A, delta m + or_e(q m), R + g_e(q m)) + (N - 2) g_e(q m)
+ *   T = R                                                 (one node)
+ * Equals the simulation for ranks in blocks on full nodes (N divides P),
+ * without NIC sharing (docs/models.md, "Node-aware methods"); other
+ * layouts: an estimate with the largest node. One rank per node (q = 1,
+ * no layout): the flat tree's (P - 1) g(m) + L and the copies. */
 double acct_gather_hier_linear_cost(const struct acct_cost *c)
 {
     const int nodes = c->nodes > 0 && c->nodes <= c->p ? c->nodes : c->p;
     const int q = (c->p + nodes - 1) / nodes;
     const uint64_t b = (uint64_t)q * c->m;
-    double t = nodes > 1 ? (nodes - 1) * cost_g(c, b) + cost_L(c) : 0;
-    if (q > 1)
-        t += (q - 1) * cost_g(c, c->m) + cost_L(c) + cost_delta(c, b);
-    return t;
+    const double dm = cost_delta(c, c->m), ga = cost_g_intra(c, c->m);
+    const double arr = ga + cost_L_intra(c), orr = cost_or_intra(c, c->m);
+    const double e = (q > 1 ? fmax(arr, orr) + (q - 2) * ga : 0) + dm;
+    const double r = q > 1 ? fmax(arr, dm + orr) + (q - 2) * ga : 0;
+    if (nodes == 1)
+        return r;
+    const double ge = cost_g(c, b);
+    const double first = fmax(fmax(e + ge + cost_L(c), dm + cost_or(c, b)), r + ge);
+    return first + (nodes - 2) * ge;
 }

@@ -13,5 +13,9 @@ ACCT_ALG_FUNCTIONS(scatter, chain);
 ACCT_ALG_FUNCTIONS(scatter, binomial);
 ACCT_ALG_FUNCTIONS(scatter, hier_linear);
 ACCT_ALG_FUNCTIONS(scatter, hier_binomial);
+/* The node-aware scatters' last phase in their closed forms: a leader of
+ * q ranks hands out q - 1 blocks at the intra-node level and copies its
+ * own (scatter_hier_linear.c). */
+double acct_scatter_hier_nodes_tail(const struct acct_cost *c, int q);
 
 #endif

@@ -88,24 +88,34 @@ int acct_scatter_hier_binomial(const struct acct_call *c, struct acct_sched *s)
     return 0;
 }
 
-/* N = c->nodes nodes of q = ceil(P/N) ranks: a binomial tree over the N
- * nodes carries node blocks of q m (scatter binomial's closed form with N
- * for P, q m for m), then a leader hands out q - 1 blocks, (q - 1) g(m)
- * + L; copies delta m. An estimate (the root's sends to its own node, and
- * its copies into scratch when a subtree's ranks are not consecutive, are
- * left out); one rank per node: scatter binomial's. */
+/* N = c->nodes nodes of q = ceil(P/N) ranks, the intra-node level a
+ * (cost_*_intra) and the inter-node level e (net): a binomial tree over
+ * the N nodes carries node blocks of q m at level e (scatter binomial's
+ * recursion; a leader sends each child in a round of its own, so its sends
+ * are s(x) = max(g_e(x), os_e(x)) apart: D(w_j) = D(v) + sum_{i < j}
+ * s(span_i q m) + g_e(span_j q m) + L_e); a leader, once it has sent its
+ * last child, hands out its node's blocks, the tail H of
+ * acct_scatter_hier_nodes_tail (hier_linear's):
+ *   T = max_v (D(v) + sum_j s(span_j q m)) + H
+ *     = sum_{j<k} g_e(2^j q m) + k L_e + H    (N = 2^k, os_e <= g_e there)
+ * Equals the simulation for ranks in blocks on full nodes (N divides P),
+ * without NIC sharing (docs/models.md); other layouts:
+ * an estimate with the largest node (the root's copies into scratch when a
+ * subtree's ranks are not consecutive are left out). One rank per node (no
+ * layout): scatter binomial's and the copy. */
 double acct_scatter_hier_binomial_cost(const struct acct_cost *c)
 {
     const int nodes = c->nodes > 0 && c->nodes <= c->p ? c->nodes : c->p;
     const int q = (c->p + nodes - 1) / nodes;
     const uint64_t b = (uint64_t)q * c->m;
+    const double h = acct_scatter_hier_nodes_tail(c, q);
+    if (nodes == 1)
+        return h;
     struct acct_cost cn = *c;
     cn.p = nodes;
-    double t = 0;
-    if (nodes > 1)
-        t += cost_pow2(nodes) ? acct_cost_binomial_blocks(&cn, b)
-                              : acct_cost_binomial_down(&cn, b, NULL);
-    if (q > 1)
-        t += (q - 1) * cost_g(c, c->m) + cost_L(c) + cost_delta(c, c->m);
-    return t;
+    /* N = 2^k: the sum, unless a send's os outlasts its gap somewhere */
+    bool sum = cost_pow2(nodes);
+    for (uint64_t x = b; sum && x < (uint64_t)nodes * b; x *= 2)
+        sum = cost_os(c, x) <= cost_g(c, x);
+    return sum ? acct_cost_binomial_blocks(&cn, b) + h : acct_cost_binomial_down_tail(&cn, b, h);
 }

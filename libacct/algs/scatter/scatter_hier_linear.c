@@ -42,17 +42,35 @@ int acct_scatter_hier_linear(const struct acct_call *c, struct acct_sched *s)
     return 0;
 }
 
-/* N = c->nodes nodes of q = ceil(P/N) ranks: the root sends N - 1 node
- * messages, then its own node's blocks, (N - 1) g(q m) + (q - 1) g(m) + L,
- * and a leader hands out q - 1 blocks, (q - 1) g(m) + L; copies delta m.
- * An estimate; one rank per node: the flat tree's (P - 1) g(m) + L. */
+/* N = c->nodes nodes of q = ceil(P/N) ranks, the intra-node level a
+ * (cost_*_intra) and the inter-node level e (net): the root sends the N - 1
+ * node messages one gap apart, the last arrives at (N - 1) g_e(q m) + L_e;
+ * that leader then hands out q - 1 blocks and copies its own, the tail
+ *   H = max((q - 1) g_a(m) + L_a, (q - 2) g_a(m) + os_a(m) + delta m)
+ * (q = 1: delta m), so
+ *   T = (N - 1) g_e(q m) + L_e + H      (the root's own node is served
+ *                                        after the others, within this)
+ *   T = H                               (one node)
+ * Equals the simulation for ranks in blocks on full nodes (N divides P),
+ * without NIC sharing (docs/models.md); other layouts:
+ * an estimate with the largest node. One rank per node (no layout): the
+ * flat tree's (P - 1) g(m) + L and the copy. */
+double acct_scatter_hier_nodes_tail(const struct acct_cost *c, int q)
+{
+    if (q <= 1)
+        return cost_delta(c, c->m);
+    const double a = (q - 1) * cost_g_intra(c, c->m) + cost_L_intra(c);
+    const double b = (q - 2) * cost_g_intra(c, c->m) + cost_os_intra(c, c->m) + cost_delta(c, c->m);
+    return a > b ? a : b;
+}
+
 double acct_scatter_hier_linear_cost(const struct acct_cost *c)
 {
     const int nodes = c->nodes > 0 && c->nodes <= c->p ? c->nodes : c->p;
     const int q = (c->p + nodes - 1) / nodes;
     const uint64_t b = (uint64_t)q * c->m;
-    double t = (nodes - 1) * cost_g(c, b) + (q - 1) * cost_g(c, c->m) + cost_L(c);
-    if (q > 1 && nodes > 1)
-        t += (q - 1) * cost_g(c, c->m) + cost_L(c) + cost_delta(c, c->m);
+    double t = acct_scatter_hier_nodes_tail(c, q);
+    if (nodes > 1)
+        t += (nodes - 1) * cost_g(c, b) + cost_L(c);
     return t;
 }

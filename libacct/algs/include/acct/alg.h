@@ -79,6 +79,10 @@ enum acct_alg_flags {
     ACCT_ALG_ALL_COUNTS = 1u << 8,  /* gatherv/scatterv: reads counts on every rank (the
                                        runtime broadcasts the root's first; displs stay
                                        the root's alone) */
+    ACCT_ALG_LEVELS = 1u << 9,      /* node-aware, and its closed form costs a layout: the
+                                       model passes acct_cost.nodes and .intra (the phases
+                                       within a node at the intra-node level, those between
+                                       nodes at the inter-node one) */
 };
 
 /* Appends the calling rank's steps for this call. Pure: same call, same
@@ -97,6 +101,8 @@ struct acct_cost {
     uint64_t seg; /* segment bytes with ACCT_ALG_SEGMENTED, 0 = none; else 0 */
     int fanout;   /* with ACCT_ALG_FANOUT: the decision's, or the row's default; else 0 */
     int nodes;    /* nodes the p ranks span, in blocks (ACCT_ALG_NODES); 0 = one per rank */
+    const struct acct_plogp *intra; /* ACCT_ALG_LEVELS with nodes: the intra-node level (net
+                                       is then the inter-node one); NULL: net for both */
 };
 
 /* The algorithm's time for c by its formula, NAN where it has none (the
