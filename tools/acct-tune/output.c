@@ -367,7 +367,7 @@ static void print_region_report(enum acct_coll_id coll, const struct acct_extrap
                r->measured_min, r->trusted ? "trusted" : "not trusted");
         if (r->rows_below > 0)
             printf(", %zu rows down to 2 ranks", r->rows_below);
-        printf(", %zu rules", r->rules_below);
+        printf(", %zu rule%s", r->rules_below, r->rules_below == 1 ? "" : "s");
         if (r->native_below > 0)
             printf(", native (evidence: none) at %zu size%s%s", r->native_below,
                    r->native_below == 1 ? "" : "s",
