@@ -53,7 +53,8 @@ uint64_t acct_geo_mid(uint64_t a, uint64_t b)
 static void extents(struct acct_dmap *m)
 {
     for (size_t i = 0; i < m->ncomm; i++) {
-        m->comm_lo[i] = i == 0 ? 1 : m->comm_hi[i - 1] + 1;
+        m->comm_lo[i] = i == 0 ? m->comm[0] /* never below the smallest measured size */
+                            : m->comm_hi[i - 1] + 1;
         m->comm_hi[i] = i + 1 == m->ncomm
                             ? m->comm[i] /* never beyond the largest measured size */
                             : (int)acct_geo_mid((uint64_t)m->comm[i], (uint64_t)m->comm[i + 1]);

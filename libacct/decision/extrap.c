@@ -1,12 +1,15 @@
-/* Model regions beyond the largest measured communicator size (acct/extrap.h;
- * docs/decisions.md, "Model regions"). */
+/* Model regions beyond the measured communicator sizes, above the largest
+ * and below the smallest (acct/extrap.h; docs/decisions.md, "Model
+ * regions"). */
 #include "acct/extrap.h"
 
 #include <limits.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "acct/common.h"
 #include "acct/model_space.h"
 #include "internal.h"
 
@@ -247,13 +250,18 @@ static const struct acct_rule *rule_at(const struct acct_rule_list *l, int p, ui
     return NULL;
 }
 
-static bool same_rule_cells(const struct acct_rule *a, const struct acct_rule *b)
+/* Same decision, runner-up and evidence. */
+static bool same_decisions(const struct acct_rule *a, const struct acct_rule *b)
 {
-    return a->bytes_min == b->bytes_min && a->bytes_max == b->bytes_max &&
-           acct_decision_equal(&a->d, &b->d) &&
+    return acct_decision_equal(&a->d, &b->d) && a->evidence == b->evidence &&
            ((a->runner_up.alg == NULL && b->runner_up.alg == NULL) ||
             (a->runner_up.alg != NULL && b->runner_up.alg != NULL &&
              acct_decision_equal(&a->runner_up, &b->runner_up)));
+}
+
+static bool same_rule_cells(const struct acct_rule *a, const struct acct_rule *b)
+{
+    return a->bytes_min == b->bytes_min && a->bytes_max == b->bytes_max && same_decisions(a, b);
 }
 
 /* Append rule to l (capacity *cap). */
@@ -271,7 +279,163 @@ static int push(struct acct_rule_list *l, size_t *cap, const struct acct_rule *r
     return 0;
 }
 
-/* The model rows of one collective. */
+/* The size farthest from the edge of the row that starts at `from` (its
+ * size nearest the edge), the band's limit not passed. Above: the row
+ * (from - 1, 2(from - 1)], doubling up to P (up to 1 Mi ranks: one row per
+ * size would be a million rankings). Below: the row [from, from], one size
+ * each: the band holds at most Pmin - 1 sizes, each ranked cheaply at its
+ * few ranks, so every size below is decided at itself (rows with equal
+ * decisions merge). */
+static int far_above(int from, int limit)
+{
+    return from - 1 > limit / 2 ? limit : 2 * (from - 1);
+}
+
+static int far_below(int from, int limit)
+{
+    (void)limit;
+    return from;
+}
+
+/* The two bands beyond the measured communicator sizes, one code path
+ * (docs/decisions.md "Model regions"): rows start at the measured edge e
+ * (the largest measured size Pm above, the smallest Pmin below) and move
+ * away from it; each row is decided at its size farthest from e (the size
+ * least like the evidence). Where the model is not trusted the band above
+ * has no rows (its sizes run native by absence, up to max); the band
+ * below, which is bounded, gets one native rule with evidence: none, so
+ * every size from 1 to the largest measured says where its decision comes
+ * from. One rank gets native, evidence: none, trusted or not: every
+ * collective is trivial there, the model ranks nothing (all methods cost
+ * 0) and the runtime runs the MPI library's own collective on one rank
+ * whatever the rules say (rt_comm_runs_acct). */
+struct band {
+    int dir;               /* +1: above the largest measured size; -1: below the smallest */
+    int (*far)(int from, int limit);
+    bool native_untrusted; /* not trusted: write native rows (else none) */
+    size_t rows, rules;    /* offsets of the report's counters of the band */
+};
+
+static const struct band bands[] = {
+    { +1, far_above, false, offsetof(struct acct_extrap_report, rows),
+      offsetof(struct acct_extrap_report, rules) },
+    { -1, far_below, true, offsetof(struct acct_extrap_report, rows_below),
+      offsetof(struct acct_extrap_report, rules_below) },
+};
+
+static size_t *counter(struct acct_extrap_report *rep, size_t off)
+{
+    return (size_t *)(void *)((char *)rep + off);
+}
+
+/* The rules of one row of a band at the row's far size q, the measured
+ * edge e: model rules (trusted, q >= 2), else one native rule. Fills
+ * row[0..*nr). Returns 0 or -1 (out of memory). */
+static int band_row(enum acct_coll_id coll, const struct acct_rule_list *l, int e, int q,
+                    bool modelled, const uint64_t *bytes, size_t nb, const struct acct_model *mdl,
+                    double margin, struct acct_rule *row, size_t *nr,
+                    struct acct_extrap_report *rep)
+{
+    *nr = 0;
+    if (!modelled) { /* no evidence: the MPI library's collective */
+        row[(*nr)++] = (struct acct_rule){ .bytes_max = UINT64_MAX,
+                                           .d = { .alg = acct_alg_native(coll) },
+                                           .evidence = ACCT_EVIDENCE_NONE };
+        return 0;
+    }
+    if (!acct_coll_bytes_alike(coll)) { /* one rule for every size: the row's collapse */
+        struct acct_rule r = { .bytes_max = UINT64_MAX, .evidence = ACCT_EVIDENCE_MODEL };
+        const struct acct_rule *mw = rule_at(l, e, 0);
+        int d = acct_extrap_decide_sizes(coll, q, bytes, nb, mw != NULL ? &mw->d : NULL, mdl,
+                                         margin, &r.d, &r.runner_up);
+        if (d < 0)
+            return -1;
+        rep->points++;
+        if (d == 0) {
+            rep->kept += mw != NULL && acct_decision_equal(&r.d, &mw->d);
+            row[(*nr)++] = r;
+        }
+        return 0;
+    }
+    for (size_t j = 0; j < nb; j++) {
+        struct acct_rule r = { .evidence = ACCT_EVIDENCE_MODEL };
+        const struct acct_rule *mw = rule_at(l, e, bytes[j]);
+        r.bytes_min = j == 0 ? 0 : acct_geo_mid(bytes[j - 1], bytes[j]) + 1;
+        r.bytes_max = j + 1 == nb ? UINT64_MAX : acct_geo_mid(bytes[j], bytes[j + 1]);
+        int d = acct_extrap_decide(coll, q, bytes[j], mw != NULL ? &mw->d : NULL, mdl, margin,
+                                   &r.d, &r.runner_up);
+        if (d < 0)
+            return -1;
+        rep->points++;
+        if (d == 1)
+            continue; /* no prediction: no rule, native */
+        rep->kept += mw != NULL && acct_decision_equal(&r.d, &mw->d);
+        if (*nr > 0 && row[*nr - 1].bytes_max + 1 == r.bytes_min &&
+            same_decisions(&row[*nr - 1], &r))
+            row[*nr - 1].bytes_max = r.bytes_max;
+        else
+            row[(*nr)++] = r;
+    }
+    return 0;
+}
+
+/* The rows of one band of a collective (edge e, limit: P above, 1 below). */
+static int band_rows(const struct band *b, enum acct_coll_id coll, int e, int limit,
+                     const uint64_t *bytes, size_t nb, const struct acct_model *mdl,
+                     double margin, struct acct_rules *rules, size_t *cap, struct acct_rule *row,
+                     struct acct_extrap_report *rep)
+{
+    struct acct_rule_list *l = &rules->coll[coll];
+    size_t prev_first = 0, prev_n = 0;
+    int rc = 0;
+
+    if (b->dir > 0 ? e >= limit : e <= limit)
+        return 0; /* nothing beyond the edge */
+    if (!rep->trusted && !b->native_untrusted)
+        return 0;
+    for (int from = e + b->dir;;) {
+        int q = b->far(from, limit);
+        int lo = b->dir > 0 ? from : q, hi = b->dir > 0 ? q : from;
+        size_t nr = 0;
+        bool modelled = rep->trusted && q >= 2;
+        if (band_row(coll, l, e, q, modelled, bytes, nb, mdl, margin, row, &nr, rep) != 0)
+            return -1;
+        *counter(rep, b->rows) += modelled;
+        if (!modelled)
+            rep->native_below += (size_t)(hi - lo + 1);
+        for (size_t j = 0; j < nr; j++) {
+            row[j].comm_min = lo;
+            row[j].comm_max = hi;
+        }
+        /* the same cells and decisions as the row before (nearer the
+         * edge): extend it */
+        bool same = prev_n == nr && nr > 0;
+        for (size_t j = 0; same && j < nr; j++)
+            same = same_rule_cells(&l->v[prev_first + j], &row[j]);
+        if (same) {
+            for (size_t j = 0; j < nr; j++) {
+                struct acct_rule *x = &l->v[prev_first + j];
+                x->comm_min = lo < x->comm_min ? lo : x->comm_min;
+                x->comm_max = hi > x->comm_max ? hi : x->comm_max;
+            }
+        } else {
+            prev_first = l->n;
+            prev_n = nr;
+            for (size_t j = 0; j < nr && rc == 0; j++) {
+                rc = push(l, cap, &row[j]);
+                rules->nrules += rc == 0;
+                *counter(rep, b->rules) += rc == 0;
+            }
+            if (rc != 0)
+                return -1;
+        }
+        if (q == limit)
+            return 0;
+        from = q + b->dir;
+    }
+}
+
+/* The model (and native) rows of one collective, both bands. */
 static int coll_rows(const struct acct_result_point *pts, size_t n, enum acct_coll_id coll,
                      const struct acct_model *mdl, double margin, int pmax,
                      struct acct_rules *rules, struct acct_extrap_report *rep)
@@ -279,105 +443,45 @@ static int coll_rows(const struct acct_result_point *pts, size_t n, enum acct_co
     struct acct_rule_list *l = &rules->coll[coll];
     uint64_t *bytes = malloc((n > 0 ? n : 1) * sizeof(*bytes));
     struct acct_rule *row = NULL;
-    size_t nb = 0, cap = l->n, prev_first = 0, prev_n = 0;
-    int rc = 0, pm = 0;
+    size_t nb = 0, cap = l->n;
+    int rc = 0, pm = 0, pmin = INT_MAX;
 
     if (bytes == NULL)
         return -1;
     for (size_t i = 0; i < l->n; i++) {
-        if (l->v[i].comm_max == INT_MAX || acct_rule_layout_bound(&l->v[i]))
-            goto out; /* already open-ended, or per layout: not a map's rules */
+        if (l->v[i].comm_max == INT_MAX || acct_rule_layout_bound(&l->v[i]) ||
+            l->v[i].evidence != ACCT_EVIDENCE_MEASURED)
+            goto out; /* open-ended, per layout or already extended: not a map's rules */
         pm = l->v[i].comm_max > pm ? l->v[i].comm_max : pm;
+        pmin = l->v[i].comm_min < pmin ? l->v[i].comm_min : pmin;
     }
     for (size_t i = 0; i < n; i++)
         if (pts[i].coll == coll && !pts[i].modelled)
             bytes[nb++] = coll == ACCT_COLL_barrier ? 0 : pts[i].bytes;
     rep->measured_max = pm;
+    rep->measured_min = pmin;
     rep->has_points = nb > 0 && pm > 0;
-    if (!rep->has_points || pm >= pmax)
+    if (!rep->has_points || (pm >= pmax && pmin <= 1))
         goto out;
     if (acct_extrap_trust(pts, n, coll, mdl, margin, rep) != 0) {
         rc = -1;
         goto out;
     }
-    if (!rep->trusted)
-        goto out;
     qsort(bytes, nb, sizeof(*bytes), cmp_u64);
     size_t k = 0;
     for (size_t i = 0; i < nb; i++)
         if (k == 0 || bytes[i] != bytes[k - 1])
             bytes[k++] = bytes[i];
     nb = k;
-    if ((row = malloc(nb * sizeof(*row))) == NULL) {
+    if ((row = malloc((nb > 0 ? nb : 1) * sizeof(*row))) == NULL) {
         rc = -1;
         goto out;
     }
-    for (int lo = pm + 1; lo <= pmax && rc == 0;) {
-        int q = lo - 1 > pmax / 2 ? pmax : 2 * (lo - 1); /* the row (lo - 1, q] */
-        size_t nr = 0;
-        rep->rows++;
-        if (!acct_coll_bytes_alike(coll)) { /* one rule for every size: the row's collapse */
-            struct acct_rule r = { .comm_min = lo, .comm_max = q, .bytes_max = UINT64_MAX,
-                                   .evidence = ACCT_EVIDENCE_MODEL };
-            const struct acct_rule *mw = rule_at(l, pm, 0);
-            int d = acct_extrap_decide_sizes(coll, q, bytes, nb, mw != NULL ? &mw->d : NULL, mdl,
-                                             margin, &r.d, &r.runner_up);
-            if (d < 0) {
-                rc = -1;
-                break;
-            }
-            rep->points++;
-            if (d == 0) {
-                rep->kept += mw != NULL && acct_decision_equal(&r.d, &mw->d);
-                row[nr++] = r;
-            }
-        }
-        for (size_t j = 0; j < nb && rc == 0 && acct_coll_bytes_alike(coll); j++) {
-            struct acct_rule r = { .comm_min = lo, .comm_max = q, .evidence = ACCT_EVIDENCE_MODEL };
-            const struct acct_rule *mw = rule_at(l, pm, bytes[j]);
-            r.bytes_min = j == 0 ? 0 : acct_geo_mid(bytes[j - 1], bytes[j]) + 1;
-            r.bytes_max = j + 1 == nb ? UINT64_MAX : acct_geo_mid(bytes[j], bytes[j + 1]);
-            int d = acct_extrap_decide(coll, q, bytes[j], mw != NULL ? &mw->d : NULL, mdl, margin,
-                                       &r.d, &r.runner_up);
-            if (d < 0) {
-                rc = -1;
-                break;
-            }
-            rep->points++;
-            if (d == 1)
-                continue; /* no prediction: no rule, native */
-            rep->kept += mw != NULL && acct_decision_equal(&r.d, &mw->d);
-            if (nr > 0 && row[nr - 1].bytes_max + 1 == r.bytes_min &&
-                acct_decision_equal(&row[nr - 1].d, &r.d) &&
-                ((row[nr - 1].runner_up.alg == NULL && r.runner_up.alg == NULL) ||
-                 (row[nr - 1].runner_up.alg != NULL && r.runner_up.alg != NULL &&
-                  acct_decision_equal(&row[nr - 1].runner_up, &r.runner_up))))
-                row[nr - 1].bytes_max = r.bytes_max;
-            else
-                row[nr++] = r;
-        }
-        if (rc != 0)
-            break;
-        /* the same cells and decisions as the row below: extend it */
-        bool same = prev_n == nr && nr > 0;
-        for (size_t j = 0; same && j < nr; j++)
-            same = same_rule_cells(&l->v[prev_first + j], &row[j]);
-        if (same) {
-            for (size_t j = 0; j < nr; j++)
-                l->v[prev_first + j].comm_max = q;
-        } else {
-            prev_first = l->n;
-            prev_n = nr;
-            for (size_t j = 0; j < nr && rc == 0; j++) {
-                rc = push(l, &cap, &row[j]);
-                rules->nrules += rc == 0;
-                rep->rules += rc == 0;
-            }
-        }
-        if (q == pmax)
-            break;
-        lo = q + 1;
-    }
+    for (size_t s = 0; s < ACCT_ARRAY_LEN(bands) && rc == 0; s++)
+        rc = band_rows(&bands[s], coll, bands[s].dir > 0 ? pm : pmin, bands[s].dir > 0 ? pmax : 1,
+                       bytes, nb, mdl, margin, rules, &cap, row, rep);
+    if (rc == 0) /* in file order: the bands below come first */
+        qsort(l->v, l->n, sizeof(*l->v), acct_rule_cmp);
 out:
     free(row);
     free(bytes);

@@ -195,6 +195,7 @@ int acct_qt_build(const struct acct_dmap *m, const struct acct_qt_params *params
     memcpy(qt->bytes_hi, m->bytes_hi, m->nbytes * sizeof(*qt->bytes_hi));
     memcpy(qt->methods, m->methods, m->nmethods * sizeof(*qt->methods));
     qt->coll = m->coll;
+    qt->comm_lo = m->comm_lo[0];
     qt->ncomm = m->ncomm;
     qt->nbytes = m->nbytes;
     qt->nmethods = m->nmethods;
@@ -227,8 +228,8 @@ const struct acct_decision *acct_qt_lookup(const struct acct_quadtree *qt, int c
                                            uint64_t bytes)
 {
     const struct acct_qt_node *nd = &qt->nodes[0];
-    if (comm_size > qt->comm_hi[qt->ncomm - 1])
-        return NULL; /* beyond the largest measured size: no decision (native) */
+    if (comm_size > qt->comm_hi[qt->ncomm - 1] || comm_size < qt->comm_lo)
+        return NULL; /* beyond the measured sizes (above or below): no decision (native) */
     while (nd->nchild != 0) {
         int split_r = nd->imid > nd->i0, split_c = nd->jmid > nd->j0;
         int hi_r = split_r && comm_size > qt->comm_hi[nd->imid - 1];
@@ -259,8 +260,8 @@ int acct_qt_rules(const struct acct_quadtree *qt, struct acct_rules *r,
     if (cells == NULL)
         return ACCT_RULES_ENOMEM;
     acct_qt_cells(qt, cells);
-    int rc = acct_tile_rules(qt->coll, qt->ncomm, qt->nbytes, qt->comm_hi, qt->bytes_hi,
-                             qt->methods, qt->nmethods, cells, r, diags);
+    int rc = acct_tile_rules(qt->coll, qt->ncomm, qt->nbytes, qt->comm_lo, qt->comm_hi,
+                             qt->bytes_hi, qt->methods, qt->nmethods, cells, r, diags);
     free(cells);
     return rc;
 }

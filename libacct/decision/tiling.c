@@ -21,7 +21,7 @@ struct open_rect {
     int32_t k;
 };
 
-static int cmp_rule(const void *pa, const void *pb)
+int acct_rule_cmp(const void *pa, const void *pb)
 {
     const struct acct_rule *a = pa, *b = pb;
     if (a->comm_min != b->comm_min)
@@ -30,19 +30,20 @@ static int cmp_rule(const void *pa, const void *pb)
 }
 
 static void emit(struct acct_rule *out, size_t *n, const struct open_rect *o, size_t i1,
-                 const int *comm_hi, const uint64_t *bytes_hi,
+                 int comm_lo, const int *comm_hi, const uint64_t *bytes_hi,
                  const struct acct_decision *methods)
 {
     struct acct_rule *r = &out[(*n)++];
     memset(r, 0, sizeof(*r));
-    r->comm_min = o->i0 == 0 ? 1 : comm_hi[o->i0 - 1] + 1;
+    r->comm_min = o->i0 == 0 ? comm_lo : comm_hi[o->i0 - 1] + 1;
     r->comm_max = comm_hi[i1];
     r->bytes_min = o->j0 == 0 ? 0 : bytes_hi[o->j0 - 1] + 1;
     r->bytes_max = bytes_hi[o->j1];
     r->d = methods[o->k];
 }
 
-int acct_tile_rules(enum acct_coll_id coll, size_t ncomm, size_t nbytes, const int *comm_hi,
+int acct_tile_rules(enum acct_coll_id coll, size_t ncomm, size_t nbytes, int comm_lo,
+                    const int *comm_hi,
                     const uint64_t *bytes_hi, const struct acct_decision *methods,
                     size_t nmethods, const int32_t *cells, struct acct_rules *r,
                     struct acct_diags *diags)
@@ -77,7 +78,7 @@ int acct_tile_rules(enum acct_coll_id coll, size_t ncomm, size_t nbytes, const i
                 j1++;
             /* Close open rectangles that end before this run. */
             while (o < nopen && open[o].j0 < j0)
-                emit(out, &nout, &open[o++], i - 1, comm_hi, bytes_hi, methods);
+                emit(out, &nout, &open[o++], i - 1, comm_lo, comm_hi, bytes_hi, methods);
             if (o < nopen && open[o].j0 == j0 && open[o].j1 == j1 && open[o].k == row[j0]) {
                 next[nnext++] = open[o++]; /* continues */
             } else {
@@ -86,21 +87,21 @@ int acct_tile_rules(enum acct_coll_id coll, size_t ncomm, size_t nbytes, const i
             j0 = j1 + 1;
         }
         while (o < nopen)
-            emit(out, &nout, &open[o++], i - 1, comm_hi, bytes_hi, methods);
+            emit(out, &nout, &open[o++], i - 1, comm_lo, comm_hi, bytes_hi, methods);
         struct open_rect *t = open;
         open = next;
         next = t;
         nopen = nnext;
     }
     for (size_t o = 0; o < nopen; o++)
-        emit(out, &nout, &open[o], ncomm - 1, comm_hi, bytes_hi, methods);
+        emit(out, &nout, &open[o], ncomm - 1, comm_lo, comm_hi, bytes_hi, methods);
     if (r->nrules + nout > ACCT_RULES_MAX_RULES) {
         acct_diags_add(diags, 0, 0, "", "%zu rules of %s would exceed the limit of %d rules "
                        "per file", nout, acct_coll_name(coll), ACCT_RULES_MAX_RULES);
         rc = ACCT_RULES_EINVAL;
         goto done;
     }
-    qsort(out, nout, sizeof(*out), cmp_rule);
+    qsort(out, nout, sizeof(*out), acct_rule_cmp);
     struct acct_rule *shrunk = realloc(out, nout * sizeof(*out));
     if (shrunk != NULL)
         out = shrunk;
@@ -119,8 +120,8 @@ done:
 int acct_cells_rules(const struct acct_dmap *m, const int32_t *cells, struct acct_rules *r,
                      struct acct_diags *diags)
 {
-    return acct_tile_rules(m->coll, m->ncomm, m->nbytes, m->comm_hi, m->bytes_hi, m->methods,
-                           m->nmethods, cells, r, diags);
+    return acct_tile_rules(m->coll, m->ncomm, m->nbytes, m->comm_lo[0], m->comm_hi, m->bytes_hi,
+                           m->methods, m->nmethods, cells, r, diags);
 }
 
 int acct_dmap_rules(const struct acct_dmap *m, struct acct_rules *r, struct acct_diags *diags)

@@ -35,6 +35,7 @@ static const char *const source_names[] = {
 static const char *const evidence_names[] = {
     [ACCT_EVIDENCE_MEASURED] = "measured",
     [ACCT_EVIDENCE_MODEL] = "model",
+    [ACCT_EVIDENCE_NONE] = "none",
 };
 
 static const char *const placement_names[] = {
@@ -515,6 +516,17 @@ static void walk_rule(struct rwalk *w, enum acct_coll_id coll, const struct ynod
                 YT_ERR_AT(p, v[R_EVIDENCE], field,
                           "a modelled rule needs provenance.model (the parameters it was "
                           "predicted with)");
+            /* rule 6: without evidence, only the MPI library's own collectives */
+            if (rule.evidence == ACCT_EVIDENCE_NONE && rule_ok &&
+                !(rule.d.alg->flags & ACCT_ALG_NATIVE))
+                YT_ERR_AT(p, v[R_EVIDENCE], field,
+                          "a rule without evidence runs the MPI library's collectives: it "
+                          "needs algorithm: native, not %s",
+                          rule.d.alg->name);
+            else if (rule.evidence == ACCT_EVIDENCE_NONE && rule.runner_up.alg != NULL)
+                YT_ERR_AT(p, v[R_EVIDENCE], field,
+                          "a rule without evidence has no runner-up (exploration would try "
+                          "it where nothing supports it)");
         }
     }
     if (ranges_ok)

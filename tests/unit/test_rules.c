@@ -808,6 +808,7 @@ static void test_evidence(void **state)
     assert_int_equal(r->coll[ACCT_COLL_bcast].v[1].evidence, ACCT_EVIDENCE_MEASURED);
     assert_int_equal(r->coll[ACCT_COLL_bcast].v[2].evidence, ACCT_EVIDENCE_MODEL);
     assert_string_equal(acct_evidence_name(ACCT_EVIDENCE_MODEL), "model");
+    assert_string_equal(acct_evidence_name(ACCT_EVIDENCE_NONE), "none");
 
     /* canonical: measured (the default) left out, model before runner_up;
      * the model's numbers read back equal */
@@ -861,6 +862,34 @@ static void test_evidence(void **state)
     acct_rules_free(r);
 }
 
+/* evidence: none (no measurement, no trusted model: native; below the
+ * smallest measured size, docs/rules.md "Evidence") needs no
+ * provenance.model and reads back as written */
+static void test_evidence_none(void **state)
+{
+    (void)state;
+    struct acct_rules *r = parse_ok(HEAD "  bcast:\n"
+                                         "    - {comm_size: [1, 7], algorithm: native, evidence: none}\n"
+                                         "    - {comm_size: 8, algorithm: binomial}\n");
+    assert_int_equal(r->coll[ACCT_COLL_bcast].v[0].evidence, ACCT_EVIDENCE_NONE);
+    char *out = NULL;
+    size_t outlen = 0;
+    FILE *f = open_memstream(&out, &outlen);
+    assert_int_equal(acct_rules_write(f, r), 0);
+    fclose(f);
+    assert_non_null(strstr(out, "{comm_size: [1, 7], bytes: [0, max], algorithm: native, "
+                                "evidence: none}"));
+    struct acct_rules *r2 = parse_ok(out);
+    assert_true(acct_rules_equal(r, r2));
+    struct acct_table *t = NULL;
+    assert_int_equal(acct_rules_resolve(r2, ACCT_COLL_bcast, 4, &t), ACCT_RULES_OK);
+    assert_true(acct_table_all_native(t));
+    acct_table_free(t);
+    acct_rules_free(r2);
+    acct_rules_free(r);
+    free(out);
+}
+
 static void test_evidence_errors(void **state)
 {
     (void)state;
@@ -877,6 +906,15 @@ static void test_evidence_errors(void **state)
     snprintf(buf, sizeof buf, HEAD_MODEL("%s") "  bcast:\n"
              "    - {comm_size: 2, algorithm: linear, evidence: true}\n", ok);
     expect_error(buf, 1, 6, 0, "collectives.bcast[0].evidence", "");
+    /* no evidence: only the MPI library's collectives, no runner-up */
+    expect_error(HEAD "  bcast:\n    - {comm_size: [1, 7], algorithm: linear, evidence: none}\n",
+                 1, 5, 0, "collectives.bcast[0].evidence",
+                 "a rule without evidence runs the MPI library's collectives: it needs "
+                 "algorithm: native, not linear");
+    expect_error(HEAD "  bcast:\n    - {comm_size: [1, 7], algorithm: native, evidence: none, "
+                 "runner_up: {algorithm: linear}}\n",
+                 1, 5, 0, "collectives.bcast[0].evidence",
+                 "a rule without evidence has no runner-up");
     /* provenance.model: every field checked, with its path */
     expect_error(HEAD_MODEL("{L: 1, o: 1, g: 1, G: 0.01, margin: 0.9}") "  bcast: []\n", 1, 3, 0,
                  "provenance.model.margin", "too small");
@@ -1142,6 +1180,8 @@ static void test_roundtrip_random(void **state)
                 }
                 if (round % 2 && (x & 4))
                     o += (size_t)snprintf(src + o, 65536 - o, ", evidence: model");
+                else if ((a->flags & ACCT_ALG_NATIVE) && !(b != a && (x & 2)) && (x & 8))
+                    o += (size_t)snprintf(src + o, 65536 - o, ", evidence: none");
                 o += (size_t)snprintf(src + o, 65536 - o, "}\n");
                 lo = hi + 1;
             }
@@ -1405,6 +1445,7 @@ int main(void)
         cmocka_unit_test(test_runner_up_and_options),
         cmocka_unit_test(test_runner_up_and_options_errors),
         cmocka_unit_test(test_evidence),
+        cmocka_unit_test(test_evidence_none),
         cmocka_unit_test(test_evidence_errors),
         cmocka_unit_test(test_numbers),
         cmocka_unit_test(test_types),

@@ -341,25 +341,39 @@ out:
 static void print_region_report(enum acct_coll_id coll, const struct acct_extrap_report *r,
                                 double margin, int pmax)
 {
-    if (!r->has_points || r->measured_max >= pmax)
+    if (!r->has_points)
         return;
-    printf(TUNE_NAME ": model regions of %s beyond %d ranks: ", acct_coll_name(coll),
-           r->measured_max);
-    if (r->cells == 0) {
-        printf("none (the model predicts none of the measured methods): larger communicators "
-               "run native\n");
-        return;
+    if (r->measured_max < pmax) { /* above the largest measured size */
+        printf(TUNE_NAME ": model regions of %s beyond %d ranks: ", acct_coll_name(coll),
+               r->measured_max);
+        if (r->cells == 0)
+            printf("none (the model predicts none of the measured methods): larger "
+                   "communicators run native\n");
+        else {
+            printf("model's pick within %gx of the measured best at %zu of %zu cells, median "
+                   "error %.0f %% of %zu predictions: %s",
+                   margin, r->hits, r->cells, r->median_err * 100, r->pairs,
+                   r->trusted ? "trusted" : "not trusted");
+            if (r->trusted)
+                printf(", %zu rows up to %d ranks, %zu rules, measured winner kept at %zu of "
+                       "%zu points (both bands)\n",
+                       r->rows, pmax, r->rules, r->kept, r->points);
+            else
+                printf(": none, larger communicators run native\n");
+        }
     }
-    printf("model's pick within %gx of the measured best at %zu of %zu cells, median error "
-           "%.0f %% of %zu predictions: %s",
-           margin, r->hits, r->cells, r->median_err * 100, r->pairs,
-           r->trusted ? "trusted" : "not trusted");
-    if (r->trusted)
-        printf(", %zu rows up to %d ranks, %zu rules, measured winner kept at %zu of %zu "
-               "points\n",
-               r->rows, pmax, r->rules, r->kept, r->points);
-    else
-        printf(": none, larger communicators run native\n");
+    if (r->measured_min > 1) { /* below the smallest (the same trust) */
+        printf(TUNE_NAME ": model regions of %s below %d ranks: %s", acct_coll_name(coll),
+               r->measured_min, r->trusted ? "trusted" : "not trusted");
+        if (r->rows_below > 0)
+            printf(", %zu rows down to 2 ranks", r->rows_below);
+        printf(", %zu rule%s", r->rules_below, r->rules_below == 1 ? "" : "s");
+        if (r->native_below > 0)
+            printf(", native (evidence: none) at %zu size%s%s", r->native_below,
+                   r->native_below == 1 ? "" : "s",
+                   r->native_below == 1 ? " (one rank: nothing to decide)" : "");
+        printf("\n");
+    }
 }
 
 static int model_regions(const struct tune_opts *o, const struct tune_run_info *run,

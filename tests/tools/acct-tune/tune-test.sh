@@ -216,11 +216,12 @@ budget)
     "$check" "$work/result.yaml" bcast,allreduce 2,3,4 8,1K,64K,256K incomplete || fail "result"
     "$acctctl" validate "$work/rules.yaml" || fail "rules file"
     # no evidence, no rule: a collective the budget stopped before 256K
-    # has no rule reaching "max" bytes (acct_rules_end_bytes), and says so
+    # has no rule reaching "max" bytes (acct_rules_end_bytes), and says so;
+    # a native rule that says it has no evidence (one rank) decides nothing
     for c in bcast allreduce; do
         grep -q "^  - {collective: $c, comm_size: [0-9]*, bytes: 256K," "$work/result.yaml" && continue
         open=$(awk -v c="  $c:" '/^  [a-z_]+:$/ { in_c = ($0 == c) } in_c && /bytes: \[[^]]*, max\]/' \
-            "$work/rules.yaml")
+            "$work/rules.yaml" | grep -v 'algorithm: native, evidence: none}' || true)
         [ -z "$open" ] || fail "$c was not measured at 256K, yet a rule reaches max bytes: $open"
         grep -q "^  $c:$" "$work/rules.yaml" && ! grep -q "acct-tune: $c measured up to .* of the 256K asked for" "$work/log" &&
             fail "no line saying where $c's rules end"
@@ -260,9 +261,9 @@ strategy:*)
 model_regions)
     # a measured run measures the model too; its rules name it, and each
     # collective says whether it got model regions (docs/acct-tune.md,
-    # "Model regions"); modelled rules lie beyond 4 ranks, up to 32
-    # (a small grid: the pLogP measurement costs seconds under load)
-    run 4 --collectives bcast,allreduce --comm-sizes 2,4 --sizes 8,64K --reps 3 \
+    # "Model regions"); modelled rules lie beyond 4 ranks, up to 32, or
+    # below 3 (a small grid: the pLogP measurement costs seconds under load)
+    run 4 --collectives bcast,allreduce --comm-sizes 3,4 --sizes 8,64K --reps 3 \
         --max-comm-size 32 --out result.yaml --rules rules.yaml --ompi-rules ompi.rules >"$work/log" 2>&1 || { cat "$work/log"; fail "acct-tune failed"; }
     cat "$work/log"
     "$acctctl" validate "$work/rules.yaml" || fail "rules file"
@@ -284,17 +285,46 @@ model_regions)
         *) fail "$c: $line" ;;
         esac
     done
-    # every modelled rule lies in (4, 32]
+    # below the smallest measured size (3): the model's decision at 2 ranks
+    # where it is trusted, else native with evidence: none; one rank is
+    # native, evidence: none; no measured rule below 3 (before, the 3-rank
+    # decision was extended down to 1 rank)
+    for c in bcast allreduce; do
+        line=$(grep "^acct-tune: model regions of $c below 3 ranks: " "$work/log") ||
+            fail "no model-regions line below 3 ranks for $c"
+        rules=$(awk -v c="$c" '/^  [a-z_]+:$/{cur=$1} cur==c":" && /comm_size/' "$work/rules.yaml")
+        case $line in
+        *": not trusted, 1 rule, native (evidence: none) at 2 sizes")
+            grep -qF "{comm_size: [1, 2], bytes: [0, max], algorithm: native, evidence: none}" <<<"$rules" ||
+                fail "$c: not trusted, no native rule [1, 2]: $rules" ;;
+        *": trusted, 1 rows down to 2 ranks, "*" native (evidence: none) at 1 size (one rank: nothing to decide)")
+            grep -qF "{comm_size: 1, bytes: [0, max], algorithm: native, evidence: none}" <<<"$rules" &&
+                grep -q "comm_size: 2, .*evidence: model" <<<"$rules" ||
+                fail "$c: trusted, no model rule at 2 ranks and native one rank: $rules" ;;
+        *) fail "$c: $line" ;;
+        esac
+        bad=$(grep -E 'comm_size: (1|2|\[1,|\[2,)' <<<"$rules" | grep -v 'evidence: ' || true)
+        [ -z "$bad" ] || fail "$c: measured rules below 3 ranks: $bad"
+    done
+    # every modelled rule lies in (4, 32] or at 2 ranks
     bad=$(grep 'evidence: model' "$work/rules.yaml" |
         sed -n 's/.*comm_size: \[\{0,1\}\([0-9]*\)[], ]*\([0-9max]*\).*/\1 \2/p' |
-        awk '$1 <= 4 || $2 == "max" || ($2 != "" && $2+0 > 32)')
-    [ -z "$bad" ] || fail "modelled rules outside (4, 32]: $bad"
+        awk '$1 != 2 && ($1 <= 4 || $2 == "max" || ($2 != "" && $2+0 > 32))')
+    [ -z "$bad" ] || fail "modelled rules outside (4, 32] and 2 ranks: $bad"
+    # the Open MPI export: at one rank ACCT says native: the first section
+    # (from 1 rank) holds Open MPI's own decision, algorithm 0
+    [ "$(awk '/^# bcast$/{getline; getline; getline; printf "%s|", $0; getline; print; exit}' \
+        "$work/ompi.rules")" = "1 1|0 0 0 0" ] ||
+        fail "Open MPI export: the first bcast section is not Open MPI's default: $(cat "$work/ompi.rules")"
     # --max-comm-size 0: no model regions, no provenance.model; the model is still measured
     run 4 --collectives bcast --comm-sizes 4 --sizes 64K --reps 3 --max-comm-size 0 \
         --out r0.yaml --rules rules0.yaml >"$work/log0" 2>&1 || { cat "$work/log0"; fail "acct-tune failed"; }
     grep -qE '^model:' "$work/r0.yaml" || fail "--max-comm-size 0: no model section"
     grep -q '^  model: {' "$work/rules0.yaml" && fail "--max-comm-size 0: provenance.model written"
     grep -q 'model regions of' "$work/log0" && fail "--max-comm-size 0: a model-regions line"
+    # and no rule below the measured 4 ranks (native there by absence)
+    grep -qE 'comm_size: (1|2|3|\[[123],)' "$work/rules0.yaml" &&
+        fail "--max-comm-size 0: a rule below 4 ranks: $(cat "$work/rules0.yaml")"
     ;;
 min_time)
     run 4 --collectives bcast --comm-sizes 4 --sizes 8,1M --max-segments 2 --strategy exhaustive --reps 3 \

@@ -96,11 +96,14 @@ static void test_small(void **state)
     for (int c = 0; c < 6; c++)
         assert_true(m->best[c] == best[c]);
     /* extents: geometric midpoints */
-    assert_true(m->comm_lo[0] == 1 && m->comm_hi[0] == 4 && m->comm_lo[1] == 5 &&
-          m->comm_hi[1] == comm[1]); /* never beyond the largest measured size */
+    /* never below the smallest measured size nor beyond the largest (the
+     * model regions, or native, lie there: acct/extrap.h) */
+    assert_true(m->comm_lo[0] == comm[0] && m->comm_hi[0] == 4 && m->comm_lo[1] == 5 &&
+          m->comm_hi[1] == comm[1]);
     assert_true(m->bytes_lo[0] == 0 && m->bytes_hi[0] == 90 && m->bytes_hi[1] == 8192 &&
           m->bytes_hi[2] == UINT64_MAX);
-    assert_true(acct_dmap_row(m, 1) == 0 && acct_dmap_row(m, 4) == 0 && acct_dmap_row(m, 5) == 1);
+    assert_true(acct_dmap_row(m, 1) == 0 && acct_dmap_row(m, 2) == 0 && acct_dmap_row(m, 4) == 0 &&
+                acct_dmap_row(m, 5) == 1);
     assert_true(acct_dmap_col(m, 90) == 0 && acct_dmap_col(m, 91) == 1 && acct_dmap_col(m, 8193) == 2);
 
     struct acct_penalty_stats st;
@@ -122,6 +125,8 @@ static void test_small(void **state)
     assert_true(NEAR(st.pen_max, 100) && NEAR(st.pen_mean, 100.0 / 6) && NEAR(st.pen_median, 0));
     assert_true(acct_qt_lookup(qt, 8, 1024)->alg == m2[0].alg); /* the miss */
     assert_true(acct_qt_lookup(qt, 3, 70000)->alg == m2[1].alg);
+    assert_true(acct_qt_lookup(qt, 1, 1024) == NULL); /* below the smallest measured size */
+    assert_true(acct_qt_lookup(qt, 9, 1024) == NULL); /* beyond the largest */
     acct_qt_free(qt);
     /* exact: SW splits once more */
     struct acct_qt_params pe = ACCT_QT_PARAMS_EXACT;
@@ -152,9 +157,9 @@ static void test_small(void **state)
     assert_true(acct_dmap_rules(m, r, &d) == 0);
     assert_true(r->coll[ACCT_COLL_bcast].n == 4 && r->nrules == 4);
     const struct acct_rule *v = r->coll[ACCT_COLL_bcast].v;
-    assert_true(v[0].comm_min == 1 && v[0].comm_max == 4 && v[0].bytes_min == 0 &&
+    assert_true(v[0].comm_min == 2 && v[0].comm_max == 4 && v[0].bytes_min == 0 &&
           v[0].bytes_max == 8192 && v[0].d.alg == m2[0].alg);
-    assert_true(v[1].comm_min == 1 && v[1].bytes_min == 8193 && v[1].bytes_max == UINT64_MAX &&
+    assert_true(v[1].comm_min == 2 && v[1].bytes_min == 8193 && v[1].bytes_max == UINT64_MAX &&
           v[1].d.alg == m2[1].alg && v[1].d.segment_bytes == 8192);
     assert_true(v[2].comm_min == 5 && v[2].comm_max == comm[1] && v[2].bytes_max == 90);
     assert_true(v[3].comm_min == 5 && v[3].bytes_min == 91);
@@ -339,7 +344,7 @@ static void check_tree(const struct acct_dmap *m, const struct acct_quadtree *qt
     for (int t = 0; t < 2000; t++) {
         int cs = 1 + rand_r(seed) % 2000;
         uint64_t b = (uint64_t)rand_r(seed) << (rand_r(seed) % 30);
-        if (cs > m->comm[m->ncomm - 1]) { /* beyond what was measured: nothing */
+        if (cs > m->comm[m->ncomm - 1] || cs < m->comm[0]) { /* beyond what was measured: nothing */
             assert_true(acct_qt_lookup(qt, cs, b) == NULL);
             continue;
         }
@@ -363,7 +368,7 @@ static void check_tree(const struct acct_dmap *m, const struct acct_quadtree *qt
                 uint64_t b = (uint64_t)rand_r(seed) << (rand_r(seed) % 34);
                 const struct acct_decision *want = acct_qt_lookup(qt, cs, b),
                                            *got = acct_table_lookup(tab, b);
-                if (want == NULL) /* beyond the largest measured size: native */
+                if (want == NULL) /* beyond the measured sizes: native */
                     assert_true(got == NULL || (got->alg->flags & ACCT_ALG_NATIVE));
                 else
                     assert_true(got != NULL && acct_decision_equal(got, want));
@@ -977,7 +982,7 @@ static void test_rows(void **state)
     assert_true(acct_dmap_rules(m, r, &d) == 0);
     const struct acct_rule_list *l = &r->coll[ACCT_COLL_gatherv];
     assert_true(l->n == 3);
-    assert_true(l->v[0].comm_min == 1 && l->v[0].comm_max == 3 && l->v[0].d.alg == ms[2].alg);
+    assert_true(l->v[0].comm_min == 2 && l->v[0].comm_max == 3 && l->v[0].d.alg == ms[2].alg);
     assert_true(l->v[1].comm_min == 4 && l->v[1].comm_max == 5 && l->v[1].d.alg == ms[1].alg);
     assert_true(l->v[2].comm_min == 6 && l->v[2].comm_max == 8 && l->v[2].d.alg == ms[2].alg);
     for (size_t i = 0; i < l->n; i++)

@@ -37,6 +37,7 @@
 #include "acct/dmap.h"
 #include "acct/extrap.h"
 #include "acct/model_space.h"
+#include "acct/model_whatif.h"
 #include "acct/table.h"
 
 static const struct acct_loggp eth = { 50.0, 5.0, 6.0, 0.008 }; /* ~1 Gbit/s Ethernet */
@@ -274,10 +275,11 @@ static double size_score(enum acct_coll_id coll, int p, const struct acct_decisi
  * row, scored over every measured size. Returns the bad rows. */
 static size_t check_sizes(const struct acct_rules *rules, enum acct_coll_id coll,
                           const struct acct_model *mdl, double margin, bool quiet, bool evidence,
-                          size_t *checked)
+                          const int *ps, size_t nps, size_t *checked)
 {
     size_t bad = 0;
-    for (int p = 16; p <= max_comm; p *= 4) {
+    for (size_t a = 0; a < nps; a++) {
+        int p = ps[a];
         struct acct_table *t = NULL;
         acct_assert(acct_rules_resolve(rules, coll, p, &t) == ACCT_RULES_OK, "resolve");
         const struct acct_decision *d = acct_table_lookup(t, 0);
@@ -304,7 +306,11 @@ static size_t check_sizes(const struct acct_rules *rules, enum acct_coll_id coll
     return bad;
 }
 
-static size_t check_rules(const struct acct_rules *rules, bool quiet, bool evidence)
+/* Every collective's decisions at the communicator sizes ps[0..nps) (64
+ * KiB, 256 KiB, 1 MiB; the sizes collapse for the v-collectives) against
+ * the model of provenance.model. Returns the bad points. */
+static size_t check_rules(const struct acct_rules *rules, bool quiet, bool evidence,
+                          const int *ps, size_t nps)
 {
     struct acct_model mdl;
     size_t bad = 0, checked = 0;
@@ -314,10 +320,11 @@ static size_t check_rules(const struct acct_rules *rules, bool quiet, bool evide
     for (int c = 0; c < ACCT_COLL_COUNT; c++) {
         enum acct_coll_id coll = (enum acct_coll_id)c;
         if (!acct_coll_bytes_alike(coll)) {
-            bad += check_sizes(rules, coll, &mdl, margin, quiet, evidence, &checked);
+            bad += check_sizes(rules, coll, &mdl, margin, quiet, evidence, ps, nps, &checked);
             continue;
         }
-        for (int p = 16; p <= max_comm; p *= 4) {
+        for (size_t a = 0; a < nps; a++) {
+            int p = ps[a];
             struct acct_table *t = NULL;
             acct_assert(acct_rules_resolve(rules, coll, p, &t) == ACCT_RULES_OK, "resolve");
             for (size_t j = 0; j < sizeof check_bytes / sizeof *check_bytes; j++) {
@@ -419,14 +426,20 @@ static void test_regions(void **state)
     acct_assert(acct_rules_write(f, rules) == 0 && fclose(f) == 0, "write");
     struct acct_rules *back = NULL;
     acct_diags_reset(&d, "rules");
-    if (acct_rules_parse_buffer("rules", buf, len, &back, &d) != ACCT_RULES_OK)
+    if (acct_rules_parse_buffer("rules", buf, len, &back, &d) != ACCT_RULES_OK) {
         acct_diags_print(&d, stderr);
+        fputs(buf, stderr);
+    }
     acct_assert(back != NULL && acct_rules_equal(back, rules), "the rules read back equal");
     if (getenv("ACCT_TEST_PRINT") != NULL)
         fputs(buf, stdout);
     free(buf);
 
-    size_t bad = check_rules(back, false, true);
+    int ps[16];
+    size_t nps = 0;
+    for (int p = 16; p <= max_comm && nps < 16; p *= 4)
+        ps[nps++] = p;
+    size_t bad = check_rules(back, false, true, ps, nps);
     acct_assert(bad == 0, "%zu decisions outside the margin of the model's best", bad);
     /* nothing beyond max_comm: native */
     for (int c = 0; c < ACCT_COLL_COUNT && max_comm < INT_MAX; c++) {
@@ -438,7 +451,7 @@ static void test_regions(void **state)
         acct_table_free(t);
     }
     /* the check has teeth: "whatever won at 8 ranks" fails it */
-    size_t blind_bad = check_rules(blind, true, false);
+    size_t blind_bad = check_rules(blind, true, false, ps, nps);
     printf("the 8-rank decisions extended to max: %zu points outside the margin\n", blind_bad);
     acct_assert(blind_bad > 0, "the blind extension passes the check: it cannot fail");
 
@@ -455,6 +468,263 @@ static void test_regions(void **state)
     free(all);
 }
 
+/* ---- below the smallest measured size ---------------------------------------------- */
+
+/* The rules of a run tuned at 8 ranks only (the fixture's 8-rank points of
+ * colls), through the text; rep gets acct_extrap_rules' reports. */
+static struct acct_rules *tuned_at_8(const enum acct_coll_id *colls, size_t ncolls,
+                                     bool scramble, const struct acct_model *mdl,
+                                     struct acct_extrap_report rep[ACCT_COLL_COUNT])
+{
+    struct acct_result_point *all = NULL;
+    size_t nall = 0;
+    struct acct_rules *rules = calloc(1, sizeof(*rules));
+    struct acct_diags d = ACCT_DIAGS_INIT;
+    struct acct_penalty_stats st[ACCT_COLL_COUNT];
+
+    acct_assert(rules != NULL, "out of memory");
+    for (size_t c = 0; c < ncolls; c++) {
+        size_t n = 0;
+        struct acct_result_point *v = fixture(colls[c], mdl, scramble, &n);
+        all = realloc(all, (nall + n) * sizeof(*all));
+        acct_assert(all != NULL, "out of memory");
+        for (size_t i = 0; i < n; i++)
+            if (v[i].comm_size == 8)
+                all[nall++] = v[i];
+        free(v);
+    }
+    snprintf(rules->prov.partition, sizeof rules->prov.partition, "eth");
+    snprintf(rules->prov.interconnect, sizeof rules->prov.interconnect, "tcp-1g");
+    rules->prov.version = 1;
+    snprintf(rules->prov.created, sizeof rules->prov.created, "2026-11-27T04:00:00Z");
+    snprintf(rules->prov.tuning_run, sizeof rules->prov.tuning_run, "r-fixture-8");
+    acct_diags_reset(&d, "fixture");
+    acct_assert(acct_decide_from_points(all, nall, NULL, rules, st, &d) == ACCT_RULES_OK,
+                "the measured maps");
+    /* the measured rules hold only where measured: nothing below 8 ranks
+     * (before, the 8-rank decision was extended down to 1 rank) */
+    for (size_t c = 0; c < ncolls; c++)
+        for (size_t i = 0; i < rules->coll[colls[c]].n; i++)
+            acct_assert(rules->coll[colls[c]].v[i].comm_min == 8,
+                        "%s: a measured rule from %d ranks, tuned at 8 only",
+                        acct_coll_name(colls[c]), rules->coll[colls[c]].v[i].comm_min);
+    acct_assert(acct_extrap_rules(all, nall, &eth, "r-fixture-8", ACCT_EXTRAP_MARGIN, 16, rules,
+                                  rep, memo, &d) == ACCT_RULES_OK,
+                "model regions");
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    acct_assert(acct_rules_write(f, rules) == 0 && fclose(f) == 0, "write");
+    struct acct_rules *back = NULL;
+    acct_diags_reset(&d, "rules");
+    if (acct_rules_parse_buffer("rules", buf, len, &back, &d) != ACCT_RULES_OK) {
+        acct_diags_print(&d, stderr);
+        fputs(buf, stderr);
+    }
+    acct_assert(back != NULL && acct_rules_equal(back, rules), "the rules read back equal");
+    if (getenv("ACCT_TEST_PRINT") != NULL)
+        fputs(buf, stdout);
+    free(buf);
+    acct_rules_free(rules);
+    acct_diags_free(&d);
+    free(all);
+    return back;
+}
+
+/* The rule of coll containing (p, m), or NULL. */
+static const struct acct_rule *rule_of(const struct acct_rules *r, enum acct_coll_id coll, int p,
+                                       uint64_t m)
+{
+    for (size_t i = 0; i < r->coll[coll].n; i++)
+        if (acct_rule_contains(&r->coll[coll].v[i], p, m, NULL))
+            return &r->coll[coll].v[i];
+    return NULL;
+}
+
+/* The check's flagged rules below and above 8 ranks. */
+struct flagged {
+    size_t below, above;
+};
+
+static int print_flagged(void *arg, const struct acct_check_finding *f)
+{
+    struct flagged *fl = arg;
+    if (f->flagged) {
+        fl->below += f->r->comm_max < 8;
+        fl->above += f->r->comm_min > 8;
+        fprintf(stderr, "flagged: %s rule [%d, %d] [%llu, %llu] %s (evidence %s): %.2fx at %d "
+                "ranks, %llu B (best %s)\n",
+                acct_coll_name(f->coll), f->r->comm_min, f->r->comm_max,
+                (unsigned long long)f->r->bytes_min, (unsigned long long)f->r->bytes_max,
+                f->r->d.alg->name, acct_evidence_name(f->r->evidence), f->penalty, f->p,
+                (unsigned long long)f->m, f->best.alg != NULL ? f->best.alg->name : "?");
+    }
+    return 0;
+}
+
+/* acctctl check's (and acctd's pre-activation) test with acctd's defaults
+ * (bound 2, closed forms) up to 16 ranks. Not trusted: nothing flagged
+ * (native has no prediction). Trusted: the band below is held to the
+ * standard of the band above: the check flags no more of its rules. Its
+ * closed forms are not the simulator the rows were decided with (inexact
+ * at sizes that are not powers of two) and it samples the edges of every
+ * rule's message sizes, where a decision is its neighbouring measured
+ * size's: on this fixture it flags one rule above 8 (reduce_scatter_block
+ * [9, 16] recursive_halving, 2.2x at 9 ranks) and one below (reduce_scatter
+ * [3, 3] at 90 B, 2.0x). And the Open MPI export: every size below 8 where
+ * ACCT says native is Open MPI's own decision (algorithm 0, or no rule). */
+static void check_and_export(const struct acct_rules *r, const enum acct_coll_id *colls,
+                             size_t ncolls, bool trusted, const char *what)
+{
+    struct acct_model mdl;
+    struct acct_check_summary sum;
+    struct acct_check_opts o = { .bound = 2.0, .max_comm = 16,
+                                 .max_bytes = ACCT_CHECK_DEFAULT_MAX_BYTES,
+                                 .src = ACCT_WHATIF_CLOSED };
+    struct flagged fl = { 0, 0 };
+    acct_assert(acct_extrap_model(&r->prov.model, &mdl) == 0, "provenance.model");
+    acct_assert(acct_check_rules(r, ACCT_COLL_COUNT, &mdl, &o, print_flagged, &fl, &sum) == 0,
+                "check");
+    printf("%s: check: %zu rules, %zu predicted, %zu flagged over 2x (%zu below 8 ranks, %zu "
+           "above)\n",
+           what, sum.rules, sum.predicted, sum.flagged, fl.below, fl.above);
+    acct_assert(trusted ? fl.below <= fl.above : sum.flagged == 0,
+                "%s: %zu rules flagged by the check (%zu below 8 ranks, %zu above)", what,
+                sum.flagged, fl.below, fl.above);
+    acct_assert(trusted || sum.predicted == 0, "%s: native rules predicted", what);
+
+    struct acct_ompi_export_opts eo = { .max_comm_size = 16 };
+    struct acct_diags notes = ACCT_DIAGS_INIT, d = ACCT_DIAGS_INIT;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    acct_assert(acct_export_ompi(f, r, &eo, &notes) == 0 && fclose(f) == 0, "export");
+    struct acct_ompi_rules *om = NULL;
+    acct_assert(acct_ompi_parse_buffer("export.conf", buf, len, &om, &d) == 0,
+                "%s: the export reads back", what);
+    size_t native = 0;
+    for (size_t c = 0; c < ncolls; c++) {
+        int id = acct_ompi_coll_id(colls[c]);
+        for (int p = 1; p < 8 && id >= 0; p++) {
+            struct acct_table *t = NULL;
+            acct_assert(acct_rules_resolve(r, colls[c], p, &t) == ACCT_RULES_OK, "resolve");
+            for (size_t j = 0; j < sizeof check_bytes / sizeof *check_bytes; j++) {
+                uint64_t m = colls[c] == ACCT_COLL_barrier ? 0 : check_bytes[j];
+                const struct acct_decision *want = acct_table_lookup(t, m);
+                if (want != NULL && !(want->alg->flags & ACCT_ALG_NATIVE))
+                    continue;
+                const struct acct_ompi_msg_rule *got =
+                    acct_ompi_lookup(om, id, p, acct_ompi_msg_bytes(colls[c], p, m));
+                acct_assert(got == NULL || got->alg == 0,
+                            "%s: %s at %d ranks, %llu B: native in ACCT, Open MPI algorithm %d",
+                            what, acct_coll_name(colls[c]), p, (unsigned long long)m,
+                            got->alg);
+                native++;
+            }
+            acct_table_free(t);
+        }
+    }
+    printf("%s: Open MPI export: %zu native points below 8 ranks are Open MPI's default\n", what,
+           native);
+    acct_assert(native > 0, "%s: no native point below 8 ranks", what);
+    acct_ompi_rules_free(om);
+    free(buf);
+    acct_diags_free(&notes);
+    acct_diags_free(&d);
+}
+
+static void test_below(void **state)
+{
+    (void)state;
+    struct acct_model mdl = model_of(&eth);
+    struct acct_extrap_report rep[ACCT_COLL_COUNT];
+    enum acct_coll_id all[ACCT_COLL_COUNT], some[ACCT_COLL_COUNT];
+    size_t nall = 0, nsome = 0;
+
+    memo = acct_model_memo_new();
+    acct_assert(memo != NULL, "out of memory");
+    for (int c = 0; c < ACCT_COLL_COUNT; c++) {
+        all[nall++] = (enum acct_coll_id)c;
+        /* the scrambled fixture is not trusted for these (test_trust) */
+        if (acct_coll_bytes_alike((enum acct_coll_id)c) && c != ACCT_COLL_barrier &&
+            c != ACCT_COLL_alltoall)
+            some[nsome++] = (enum acct_coll_id)c;
+    }
+
+    /* (a) not trusted, tuned at 8 only: 1..7 ranks native, evidence: none,
+     * one rule; nothing above 8 either (larger communicators: no rule) */
+    struct acct_rules *r = tuned_at_8(some, nsome, true, &mdl, rep);
+    for (size_t c = 0; c < nsome; c++) {
+        enum acct_coll_id coll = some[c];
+        size_t below = 0;
+        acct_assert(!rep[coll].trusted && rep[coll].measured_min == 8 &&
+                        rep[coll].native_below == 7 && rep[coll].rows_below == 0 &&
+                        rep[coll].rules_below == 1 && rep[coll].rules == 0,
+                    "%s: not trusted: one native rule below 8 (trusted %d, native sizes %zu, "
+                    "rules below %zu, above %zu)",
+                    acct_coll_name(coll), rep[coll].trusted, rep[coll].native_below,
+                    rep[coll].rules_below, rep[coll].rules);
+        for (size_t i = 0; i < r->coll[coll].n; i++) {
+            const struct acct_rule *x = &r->coll[coll].v[i];
+            if (x->comm_min >= 8)
+                continue;
+            below++;
+            acct_assert(x->comm_min == 1 && x->comm_max == 7 && x->bytes_min == 0 &&
+                            x->bytes_max == UINT64_MAX && (x->d.alg->flags & ACCT_ALG_NATIVE) &&
+                            x->evidence == ACCT_EVIDENCE_NONE && x->runner_up.alg == NULL,
+                        "%s: the rule below 8 ranks: [%d, %d] %s evidence %s",
+                        acct_coll_name(coll), x->comm_min, x->comm_max, x->d.alg->name,
+                        acct_evidence_name(x->evidence));
+        }
+        acct_assert(below == 1, "%s: %zu rules below 8 ranks", acct_coll_name(coll), below);
+        for (int p = 1; p <= 16; p++) {
+            struct acct_table *t = NULL;
+            acct_assert(acct_rules_resolve(r, coll, p, &t) == ACCT_RULES_OK, "resolve");
+            acct_assert(p == 8 || acct_table_all_native(t), "%s: %d ranks not native",
+                        acct_coll_name(coll), p);
+            acct_table_free(t);
+        }
+    }
+    check_and_export(r, some, nsome, false, "not trusted");
+    acct_rules_free(r);
+
+    /* (b) trusted, tuned at 8 only: every size from 2 to 7 decided by the
+     * model at that size, within the margin of its best there (check_rules:
+     * the same test as above 8), evidence: model; one rank native,
+     * evidence: none */
+    r = tuned_at_8(all, nall, false, &mdl, rep);
+    for (size_t c = 0; c < nall; c++) {
+        enum acct_coll_id coll = all[c];
+        acct_assert(rep[coll].trusted && rep[coll].rows_below == 6 &&
+                        rep[coll].native_below == 1 && rep[coll].rules > 0,
+                    "%s: trusted: model rows at 2..7 ranks and one native size (rows %zu, "
+                    "native sizes %zu)",
+                    acct_coll_name(coll), rep[coll].rows_below, rep[coll].native_below);
+        for (int p = 1; p < 8; p++)
+            for (size_t j = 0; j < sizeof check_bytes / sizeof *check_bytes; j++) {
+                uint64_t m = coll == ACCT_COLL_barrier || !acct_coll_bytes_alike(coll)
+                                 ? 0 : check_bytes[j];
+                const struct acct_rule *x = rule_of(r, coll, p, m);
+                enum acct_evidence want = p == 1 ? ACCT_EVIDENCE_NONE : ACCT_EVIDENCE_MODEL;
+                acct_assert(x != NULL && x->evidence == want &&
+                                (p > 1 || (x->d.alg->flags & ACCT_ALG_NATIVE)) &&
+                                (p == 1 || x->comm_max < 8),
+                            "%s at %d ranks, %llu B: %s, want evidence %s",
+                            acct_coll_name(coll), p, (unsigned long long)m,
+                            x == NULL ? "no rule" : acct_evidence_name(x->evidence),
+                            acct_evidence_name(want));
+            }
+    }
+    static const int below[] = { 2, 3, 4, 5, 6, 7 };
+    size_t bad = check_rules(r, false, true, below, 6);
+    acct_assert(bad == 0, "%zu decisions below 8 ranks outside the margin of the model's best",
+                bad);
+    check_and_export(r, all, nall, true, "trusted");
+    acct_rules_free(r);
+    acct_model_memo_free(memo);
+    memo = NULL;
+}
+
 int main(int argc, char **argv)
 {
     static const struct acct_test_case cases[] = {
@@ -462,6 +732,7 @@ int main(int argc, char **argv)
         ACCT_TEST_CASE("decide", test_decide),
         ACCT_TEST_CASE("decide_sizes", test_decide_sizes),
         ACCT_TEST_CASE("regions", test_regions),
+        ACCT_TEST_CASE("below", test_below),
     };
     if (argc > 2)
         max_comm = atoi(argv[2]);

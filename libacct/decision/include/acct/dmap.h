@@ -21,12 +21,13 @@
  * Cell (i, j) stands for the rectangle [comm_lo[i], comm_hi[i]] x
  * [bytes_lo[j], bytes_hi[j]] of value space: the boundary between two
  * neighbouring measured sizes a < b is their geometric midpoint, floor(
- * sqrt(a*b)), which belongs to the lower cell; the first cell starts at 1
- * (communicator sizes) or 0 (bytes); the last column ends at UINT64_MAX
- * ("max") but the last row at the largest measured communicator size: no
- * decision for larger communicators (they run native; docs/architecture.md rule 6),
- * acct_qt_lookup gives NULL there. Within that, the cells of a map tile
- * the plane without overlaps.
+ * sqrt(a*b)), which belongs to the lower cell; the first column starts at
+ * 0 and the last ends at UINT64_MAX ("max"), but the rows span only the
+ * measured communicator sizes: the first starts at the smallest, the last
+ * ends at the largest. No decision for smaller or larger communicators
+ * (docs/architecture.md rule 6): acct_qt_lookup gives NULL there, and
+ * acct_extrap_rules (acct/extrap.h) adds model or native regions. Within
+ * that, the cells of a map tile the plane without overlaps.
  *
  * Every function that allocates returns ACCT_RULES_OK (0) or
  * ACCT_RULES_ENOMEM / ACCT_RULES_EINVAL (acct/diag.h); invalid input is
@@ -115,7 +116,8 @@ int acct_dmap_from_points_decided(const struct acct_result_point *pts, size_t np
 
 void acct_dmap_free(struct acct_dmap *m);
 
-/* Row / column of a value (the cell whose extent contains it). */
+/* Row / column of a value (the cell whose extent contains it; a communicator
+ * size outside the measured ones gets the nearest row). */
 size_t acct_dmap_row(const struct acct_dmap *m, int comm_size);
 size_t acct_dmap_col(const struct acct_dmap *m, uint64_t bytes);
 
@@ -182,6 +184,7 @@ struct acct_quadtree {
     struct acct_qt_node *nodes;    /* nodes[0] is the root */
     /* A copy of the map's grid, so lookups need no map. */
     size_t ncomm, nbytes;
+    int comm_lo;                   /* lower bound of the first row: the smallest measured size */
     int *comm_hi;                  /* upper bound of each row's extent */
     uint64_t *bytes_hi;            /* upper bound of each column's extent */
     size_t nmethods;

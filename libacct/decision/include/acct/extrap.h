@@ -1,24 +1,31 @@
-/* Model regions: decisions beyond the largest measured communicator size
- * (no MPI). docs/decisions.md, "Model regions"; issue 21; rule 6 of
- * docs/architecture.md ("no decision without evidence").
+/* Model regions: decisions beyond the measured communicator sizes, above
+ * the largest and below the smallest (no MPI). docs/decisions.md, "Model
+ * regions"; issue 21; rule 6 of docs/architecture.md ("no decision without
+ * evidence").
  *
- * A decision map ends at the largest communicator size its tuning run
- * measured (Pm). acct_extrap_rules() adds, per collective, rows from Pm + 1
- * up to a maximum communicator size P whose decisions come from the
- * calibrated model, marked `evidence: model`:
+ * A decision map spans the communicator sizes its tuning run measured,
+ * from the smallest (Pmin) to the largest (Pm). acct_extrap_rules() adds,
+ * per collective, two bands of rows decided by the calibrated model,
+ * marked `evidence: model` — one code path, mirrored:
  *
- *   rows      (Pm, 2Pm], (2Pm, 4Pm], ... doubling, the last one ending at P;
- *             each row is decided at its top size q (the largest it covers)
- *   columns   the message sizes measured at Pm, with the value-space
- *             bounds of the map (geometric midpoints; the first column
- *             from 0, the last to max); decided at the measured size m
- *   decision  at (q, m): the measured winner w of the cell (Pm, m) when the
+ *   rows      above: (Pm, 2Pm], (2Pm, 4Pm], ... doubling, the last one
+ *             ending at P; below: [Pmin/2, Pmin), [Pmin/4, Pmin/2), ...
+ *             halving (sizes rounded up) down to [1, 1]; each row is
+ *             decided at its size q farthest from the measured edge e
+ *             (Pm above, Pmin below)
+ *   columns   the message sizes measured, with the value-space bounds of
+ *             the map (geometric midpoints; the first column from 0, the
+ *             last to max); decided at the measured size m
+ *   decision  at (q, m): the measured winner w of the cell (e, m) when the
  *             model predicts it within margin x the model's best method
  *             there (acct_model_rank, the method space of acct-tune);
  *             else the model's best; the other one is the rule's runner-up
- *   trust     a collective's model regions are written only if the model
- *             is trusted on its measured cells (acct_extrap_trust);
- *             otherwise none: larger communicators run native
+ *   trust     model rows are written only if the model is trusted on the
+ *             collective's measured cells (acct_extrap_trust); otherwise
+ *             none above (larger communicators run native) and native
+ *             rules with `evidence: none` below
+ *   one rank  native, `evidence: none`, trusted or not: every collective
+ *             is trivial and the runtime runs native there anyway
  *
  * The model is the one a rules file names (provenance.model: LogGP through
  * acct_loggp_to_plogp, acct_model_init's other factors), so that anyone can
@@ -53,11 +60,14 @@
 struct acct_extrap_report {
     bool has_points;     /* the collective had measured points and rules */
     int measured_max;    /* Pm: the largest measured communicator size */
+    int measured_min;    /* Pmin: the smallest measured communicator size */
     size_t cells, hits;  /* measured cells compared; where the model's pick was within margin */
     size_t pairs;        /* (method, cell) predictions compared with measurements */
     double median_err;   /* median relative error over them (NAN: none) */
     bool trusted;
-    size_t rows, rules;  /* model rows and rules written (0 when not trusted) */
+    size_t rows, rules;  /* model rows and rules written above Pm (0 when not trusted) */
+    size_t rows_below, rules_below; /* model rows below Pmin; rules below Pmin (model and native) */
+    size_t native_below; /* communicator sizes below Pmin given native, evidence: none */
     size_t kept;         /* (row, column) points that kept the measured winner */
     size_t points;       /* (row, column) points decided */
 };
@@ -74,10 +84,13 @@ int acct_extrap_trust(const struct acct_result_point *pts, size_t n, enum acct_c
                       struct acct_extrap_report *rep);
 
 /* Appends the model rows of every collective that has rules in *rules
- * (those rules must end at the largest measured size of pts, as the
- * decision maps make them) up to max_comm_size (<= ACCT_EXTRAP_MAX_COMM),
- * with evidence: model (a collective decided from the communicator size
- * alone gets one rule per row, bytes [0, max]: acct_extrap_decide_sizes), and sets rules->prov.model (the LogGP lg, the
+ * (those rules must span the measured sizes of pts, as the decision maps
+ * make them: all evidence: measured, none open-ended or per layout) up to
+ * max_comm_size (<= ACCT_EXTRAP_MAX_COMM) and down to 1 rank, with
+ * evidence: model (a collective decided from the communicator size alone
+ * gets one rule per row, bytes [0, max]: acct_extrap_decide_sizes), or
+ * native with evidence: none below the smallest measured size where the
+ * model is not trusted and at one rank; and sets rules->prov.model (the LogGP lg, the
  * margin, run as the tuning run). rep (may be NULL) gets one report per
  * collective. memo (may be NULL: one for the call) remembers the
  * predictions (acct_model_memo_new): a caller that asks the model again

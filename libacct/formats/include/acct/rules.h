@@ -69,11 +69,14 @@ enum acct_placement {
 
 /* Where a rule's decision comes from (key `evidence` of a rule; docs/rules.md,
  * "Evidence"): measured at the rule's cells (or refined from samples, or
- * written by hand), or predicted by the calibrated model named in
- * provenance.model. Rule 6 of docs/architecture.md: every region says which. */
+ * written by hand), predicted by the calibrated model named in
+ * provenance.model, or none: neither measured nor predicted by a trusted
+ * model, so the rule runs the MPI library's own collectives (algorithm
+ * native only). Rule 6 of docs/architecture.md: every region says which. */
 enum acct_evidence {
     ACCT_EVIDENCE_MEASURED = 0, /* the default: key absent */
     ACCT_EVIDENCE_MODEL,
+    ACCT_EVIDENCE_NONE,
 };
 
 const char *acct_rules_source_name(enum acct_rules_source s);
