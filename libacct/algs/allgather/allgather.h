@@ -51,4 +51,22 @@ static inline void acct_allgather_copy_own(const struct acct_call *c, struct acc
         acct_sched_copy(s, ACCT_BUF_RECV, mine, c->count, buf, off, c->count);
 }
 
+/* Round 0 of the node-aware allgathers (hier_ring, hier_pipelined; h of
+ * ../algs.h): the node's blocks into their places in RECV at the leader,
+ * which copies its own; every other rank sends its own block to the leader
+ * (its own place comes back with the leader's chunks). The round stays open. */
+static inline void acct_allgather_hier_gather(const struct acct_call *c, const struct acct_hier *h,
+                                              struct acct_sched *s)
+{
+    if (h->me != h->leader) {
+        acct_allgather_send_own(c, s, h->leader);
+        return;
+    }
+    for (int i = 1; i < h->ppn; i++) {
+        const int r = acct_hier_member(h, h->node, i);
+        acct_sched_recv(s, r, ACCT_BUF_RECV, (uint64_t)r * c->count, c->count);
+    }
+    acct_allgather_copy_own(c, s, ACCT_BUF_RECV, (uint64_t)h->me * c->count);
+}
+
 #endif

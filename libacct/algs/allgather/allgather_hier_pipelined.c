@@ -29,10 +29,7 @@ struct pipe {
     const struct acct_call *c;
     struct acct_lockstep *t;
     const struct acct_tree *tree;
-    const struct acct_layout *l;
-    int base;        /* members[base ..] are this node's ranks */
     int depth;       /* this rank's depth in its node's tree (0: the leader) */
-    int parent;      /* rank, or -1 */
     int next, prev;  /* leaders' ring neighbours (leader only) */
     int h, nnodes;   /* the hop being placed, nodes */
     uint64_t seg, i; /* segment (elements, 0 = none), the next piece's index */
@@ -48,11 +45,10 @@ static void piece(struct pipe *p, uint64_t off, uint64_t n)
         if (p->h > 0)
             acct_lockstep_msg(p->t, r, false, p->prev, ACCT_BUF_RECV, off, n);
     } else {
-        acct_lockstep_msg(p->t, r, false, p->parent, ACCT_BUF_RECV, off, n);
+        acct_lockstep_msg(p->t, r, false, p->tree->parent, ACCT_BUF_RECV, off, n);
     }
     for (int k = 0; k < p->tree->nchildren; k++)
-        acct_lockstep_msg(p->t, r + 1, true, p->l->members[p->base + p->tree->children[k]],
-                          ACCT_BUF_RECV, off, n);
+        acct_lockstep_msg(p->t, r + 1, true, p->tree->children[k], ACCT_BUF_RECV, off, n);
     p->i++;
 }
 
@@ -70,36 +66,21 @@ static void run_pieces(void *ctx, int i0, int r0, int len)
 
 int acct_allgather_hier_pipelined(const struct acct_call *c, struct acct_sched *s)
 {
-    const struct acct_layout *l = c->layout;
-    if (l == NULL || l->size != c->size)
+    struct acct_hier h;
+    if (acct_hier_init(c, &h) != 0)
         return -1;
     if (c->count == 0)
         return 0;
-    const int me = c->rank, n = l->node[me], nn = l->nnodes, base = l->first[n];
-    const int ppn = acct_layout_ppn(l, n), leader = l->members[base];
-    struct acct_tree t; /* the node's binomial tree, rooted at the leader (local 0) */
-    if (acct_tree_build(ACCT_TREE_BINOMIAL, l->local[me], ppn, 2, &t) != 0)
+    const int n = h.node, nn = h.nnodes;
+    struct acct_tree t; /* the node's binomial tree, rooted at the leader */
+    struct pipe p = {.c = c, .tree = &t, .nnodes = nn, .seg = c->seg};
+    if (acct_hier_tree(&h, &t, &p.depth) != 0)
         return -1;
-    struct pipe p = {.c = c, .tree = &t, .l = l, .base = base, .nnodes = nn, .seg = c->seg,
-                     .parent = t.parent < 0 ? -1 : l->members[base + t.parent],
-                     .next = l->members[l->first[(n + 1) % nn]],
-                     .prev = l->members[l->first[(n - 1 + nn) % nn]]};
-    for (int v = t.parent; v >= 0; p.depth++) { /* walk up to the leader */
-        struct acct_tree up;
-        if (acct_tree_build(ACCT_TREE_BINOMIAL, v, ppn, 2, &up) != 0)
-            return -1;
-        v = up.parent;
-    }
+    acct_hier_ring(&h, &p.next, &p.prev);
 
-    /* round 0: the node's blocks into their places at the leader */
-    if (me == leader) {
-        for (int i = 1; i < ppn; i++)
-            acct_sched_recv(s, l->members[base + i], ACCT_BUF_RECV,
-                            (uint64_t)l->members[base + i] * c->count, c->count);
-        acct_allgather_copy_own(c, s, ACCT_BUF_RECV, (uint64_t)me * c->count);
-    } else {
-        acct_allgather_send_own(c, s, leader); /* its own place comes back with hop 0 */
-    }
+    /* round 0: the node's blocks into their places at the leader (its own
+     * place comes back to a non-leader with hop 0) */
+    acct_allgather_hier_gather(c, &h, s);
     acct_sched_round(s);
 
     struct acct_lockstep ls;
@@ -107,7 +88,7 @@ int acct_allgather_hier_pipelined(const struct acct_call *c, struct acct_sched *
     p.t = &ls;
     for (p.h = 0; p.h < nn; p.h++) {
         p.i = 0;
-        acct_layout_runs(l, (n - p.h + nn) % nn, run_pieces, &p);
+        acct_layout_runs(h.l, (n - p.h + nn) % nn, run_pieces, &p);
     }
     int rc = acct_lockstep_emit(&ls, s);
     acct_lockstep_free(&ls);

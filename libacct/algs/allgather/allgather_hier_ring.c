@@ -27,46 +27,39 @@ static void chunk(const struct acct_call *c, struct acct_sched *s, int j, int pe
 
 int acct_allgather_hier_ring(const struct acct_call *c, struct acct_sched *s)
 {
-    const struct acct_layout *l = c->layout;
-    if (l == NULL || l->size != c->size)
+    struct acct_hier h;
+    if (acct_hier_init(c, &h) != 0)
         return -1;
     if (c->count == 0)
         return 0;
-    const int me = c->rank, n = l->node[me], nn = l->nnodes, base = l->first[n];
-    const int ppn = acct_layout_ppn(l, n), leader = l->members[base];
-    const int next = l->members[l->first[(n + 1) % nn]];
-    const int prev = l->members[l->first[(n - 1 + nn) % nn]];
-    struct acct_tree t; /* the node's binomial tree, rooted at the leader (local 0) */
-    if (acct_tree_build(ACCT_TREE_BINOMIAL, l->local[me], ppn, 2, &t) != 0)
+    const int n = h.node, nn = h.nnodes;
+    int next, prev;
+    acct_hier_ring(&h, &next, &prev);
+    struct acct_tree t; /* the node's binomial tree, rooted at the leader */
+    if (acct_hier_tree(&h, &t, NULL) != 0)
         return -1;
-    const int parent = t.parent < 0 ? -1 : l->members[base + t.parent];
 #define CHUNK(k) ((n - (k) + nn) % nn) /* node of chunk k at this node */
 
-    if (me == leader) {
-        for (int i = 1; i < ppn; i++)
-            acct_sched_recv(s, l->members[base + i], ACCT_BUF_RECV,
-                            (uint64_t)l->members[base + i] * c->count, c->count);
-        acct_allgather_copy_own(c, s, ACCT_BUF_RECV, (uint64_t)me * c->count);
-        acct_sched_round(s);
+    acct_allgather_hier_gather(c, &h, s);
+    acct_sched_round(s);
+    if (h.me == h.leader) {
         for (int k = 1; k <= nn; k++) {
             if (k < nn) {
                 chunk(c, s, CHUNK(k - 1), next, true);
                 chunk(c, s, CHUNK(k), prev, false);
             }
             for (int i = 0; i < t.nchildren; i++)
-                chunk(c, s, CHUNK(k - 1), l->members[base + t.children[i]], true);
+                chunk(c, s, CHUNK(k - 1), t.children[i], true);
             acct_sched_round(s);
         }
         return 0;
     }
-    acct_allgather_send_own(c, s, leader);
-    acct_sched_round(s);
     for (int k = 0; k <= nn; k++) {
         if (k < nn)
-            chunk(c, s, CHUNK(k), parent, false);
+            chunk(c, s, CHUNK(k), t.parent, false);
         if (k >= 1)
             for (int i = 0; i < t.nchildren; i++)
-                chunk(c, s, CHUNK(k - 1), l->members[base + t.children[i]], true);
+                chunk(c, s, CHUNK(k - 1), t.children[i], true);
         if (t.nchildren > 0) /* a leaf keeps every receive in one round */
             acct_sched_round(s);
     }

@@ -26,17 +26,18 @@
 #include "../cost.h"
 
 struct pipe {
-    const struct acct_layout *l;
+    const struct acct_hier *hier; /* this rank's node (../algs.h) */
     struct acct_lockstep *t;
-    int node, idx, ppn, h, nnodes, rb;
+    int idx, ppn, h, nnodes, rb;
     int hb; /* rounds before B: h, or 1 for the leaders' copy into RECV when h is 0 */
     enum acct_buf in;
     uint64_t seg, aslots, bslots, piece;
 };
 
-static int member(const struct acct_layout *l, int node, int idx)
+/* The rank of this node's idx-th rank. */
+static int member(const struct pipe *p, int idx)
 {
-    return l->members[l->first[node] + idx];
+    return acct_hier_member(p->hier, p->hier->node, idx);
 }
 
 /* A: the partial of segment s [off, off + n) up the node's binomial tree
@@ -50,12 +51,12 @@ static void phase_reduce(const struct pipe *p, uint32_t r0, uint64_t s, uint64_t
         if (p->idx & (bit - 1))
             break;
         if (p->idx & bit) {
-            acct_lockstep_msg(p->t, r0 + (uint32_t)j, true, member(p->l, p->node, p->idx - bit),
+            acct_lockstep_msg(p->t, r0 + (uint32_t)j, true, member(p, p->idx - bit),
                               acc, off, n);
             return;
         }
         if (p->idx + bit < p->ppn) {
-            acct_lockstep_msg(p->t, r0 + (uint32_t)j, false, member(p->l, p->node, p->idx + bit),
+            acct_lockstep_msg(p->t, r0 + (uint32_t)j, false, member(p, p->idx + bit),
                               ACCT_BUF_TMP0, slot, n);
             if (acc != ACCT_BUF_RECV)
                 acct_lockstep_local(p->t, r0 + (uint32_t)j, false, acc, off, ACCT_BUF_RECV, off, n);
@@ -74,28 +75,27 @@ static void phase_bcast(const struct pipe *p, uint32_t r0, uint64_t off, uint64_
     for (int k = 0; k < p->h; k++) {
         const int bit = 1 << (p->h - 1 - k);
         if ((p->idx & (2 * bit - 1)) == 0 && p->idx + bit < p->ppn)
-            acct_lockstep_msg(p->t, r0 + (uint32_t)k, true, member(p->l, p->node, p->idx + bit),
+            acct_lockstep_msg(p->t, r0 + (uint32_t)k, true, member(p, p->idx + bit),
                               ACCT_BUF_RECV, off, n);
         else if ((p->idx & (2 * bit - 1)) == bit)
-            acct_lockstep_msg(p->t, r0 + (uint32_t)k, false, member(p->l, p->node, p->idx - bit),
+            acct_lockstep_msg(p->t, r0 + (uint32_t)k, false, member(p, p->idx - bit),
                               ACCT_BUF_RECV, off, n);
     }
 }
 
 int acct_allreduce_hier_pipelined(const struct acct_call *c, struct acct_sched *s)
 {
-    const struct acct_layout *l = c->layout;
-    if (l == NULL || !c->commutative || l->size != c->size)
+    struct acct_hier hier;
+    if (!c->commutative || acct_hier_init(c, &hier) != 0)
         return -1;
     if (c->count == 0)
         return 0;
     struct acct_lockstep t;
     const uint64_t nsegs = acct_nsegs(c->count, c->seg);
-    struct pipe p = {.l = l, .t = &t, .node = l->node[c->rank], .idx = l->local[c->rank],
-                     .h = cost_clog2(l->max_ppn), .nnodes = l->nnodes,
+    struct pipe p = {.hier = &hier, .t = &t, .idx = hier.local, .ppn = hier.ppn,
+                     .h = cost_clog2(hier.l->max_ppn), .nnodes = hier.nnodes,
                      .in = acct_allreduce_input(c),
                      .seg = acct_seg_len(c->count, c->seg, 0)};
-    p.ppn = acct_layout_ppn(l, p.node);
     p.hb = p.h > 0 || p.in == ACCT_BUF_RECV ? p.h : 1;
     p.rb = p.nnodes > 1 ? 2 * (p.nnodes - 1) : 0;
     p.aslots = nsegs < (uint64_t)p.h + 1 ? nsegs : (uint64_t)p.h + 1;
@@ -105,15 +105,15 @@ int acct_allreduce_hier_pipelined(const struct acct_call *c, struct acct_sched *
         acct_sched_tmp(s, ACCT_BUF_TMP0, ACCT_BUF_RECV, p.aslots * p.seg);
     if (p.rb > 0 && p.idx == 0)
         acct_sched_tmp(s, ACCT_BUF_TMP1, ACCT_BUF_RECV, p.bslots * p.piece);
+    int next, prev; /* the leaders' ring */
+    acct_hier_ring(&hier, &next, &prev);
     acct_lockstep_init(&t);
     for (uint64_t k = 0; k < nsegs; k++) {
         const uint64_t off = k * p.seg, n = acct_seg_len(c->count, c->seg, k);
         const uint32_t r0 = (uint32_t)k;
         phase_reduce(&p, r0, k, off, n);
         if (p.rb > 0 && p.idx == 0)
-            acct_lockstep_ring(&t, r0 + (uint32_t)p.hb, p.node, p.nnodes,
-                               member(l, (p.node + p.nnodes - 1) % p.nnodes, 0),
-                               member(l, (p.node + 1) % p.nnodes, 0), off, n,
+            acct_lockstep_ring(&t, r0 + (uint32_t)p.hb, hier.node, p.nnodes, prev, next, off, n,
                                (k % p.bslots) * p.piece);
         phase_bcast(&p, r0 + (uint32_t)(p.hb + p.rb), off, n);
     }

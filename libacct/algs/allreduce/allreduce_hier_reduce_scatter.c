@@ -20,20 +20,15 @@
 #include "../algs.h"
 #include "../cost.h"
 
-static int member(const struct acct_layout *l, int node, int idx)
-{
-    return l->members[l->first[node] + idx];
-}
-
 int acct_allreduce_hier_reduce_scatter(const struct acct_call *c, struct acct_sched *s)
 {
-    const struct acct_layout *l = c->layout;
-    if (l == NULL || !c->commutative || l->size != c->size)
+    struct acct_hier h;
+    if (!c->commutative || acct_hier_init(c, &h) != 0)
         return -1;
     if (c->count == 0)
         return 0;
-    const int node = l->node[c->rank], idx = l->local[c->rank], r = acct_layout_ppn(l, node);
-    const int q = l->max_ppn, nn = l->nnodes;
+    const struct acct_layout *l = h.l;
+    const int node = h.node, idx = h.local, r = h.ppn, q = l->max_ppn, nn = h.nnodes;
     const uint32_t last = nn > 1 ? (uint32_t)(2 * (nn - 1) + 1) : 1;
     const enum acct_buf in = acct_allreduce_input(c);
     uint64_t off, len, owned = 0, nowned = 0, piece = 0;
@@ -57,12 +52,12 @@ int acct_allreduce_hier_reduce_scatter(const struct acct_call *c, struct acct_sc
     for (int j = 0; j < q; j++) {
         acct_allreduce_split(c->count, (uint64_t)q, (uint64_t)j, &off, &len);
         if (j % r != idx) {
-            acct_lockstep_msg(&t, 0, true, member(l, node, j % r), in, off, len);
+            acct_lockstep_msg(&t, 0, true, acct_hier_member(&h, node, j % r), in, off, len);
             continue;
         }
         for (int k = 0, kk = 0; k < r; k++)
             if (k != idx)
-                acct_lockstep_msg(&t, 0, false, member(l, node, k), ACCT_BUF_TMP0,
+                acct_lockstep_msg(&t, 0, false, acct_hier_member(&h, node, k), ACCT_BUF_TMP0,
                                   (uint64_t)kk++ * owned + o, len);
         if (in != ACCT_BUF_RECV)
             acct_lockstep_local(&t, 0, false, in, off, ACCT_BUF_RECV, off, len);
@@ -75,20 +70,20 @@ int acct_allreduce_hier_reduce_scatter(const struct acct_call *c, struct acct_sc
     for (int j = idx, jj = 0; nn > 1 && j < q; j += r, jj++) {
         const int left = (node + nn - 1) % nn, right = (node + 1) % nn;
         acct_allreduce_split(c->count, (uint64_t)q, (uint64_t)j, &off, &len);
-        acct_lockstep_ring(&t, 1, node, nn, member(l, left, j % acct_layout_ppn(l, left)),
-                           member(l, right, j % acct_layout_ppn(l, right)), off, len,
+        acct_lockstep_ring(&t, 1, node, nn, acct_hier_member(&h, left, j % acct_layout_ppn(l, left)),
+                           acct_hier_member(&h, right, j % acct_layout_ppn(l, right)), off, len,
                            (uint64_t)jj * piece);
     }
     /* 3: allgather of the reduced slices within the node */
     for (int j = 0; j < q; j++) {
         acct_allreduce_split(c->count, (uint64_t)q, (uint64_t)j, &off, &len);
         if (j % r != idx) {
-            acct_lockstep_msg(&t, last, false, member(l, node, j % r), ACCT_BUF_RECV, off, len);
+            acct_lockstep_msg(&t, last, false, acct_hier_member(&h, node, j % r), ACCT_BUF_RECV, off, len);
             continue;
         }
         for (int k = 0; k < r; k++)
             if (k != idx)
-                acct_lockstep_msg(&t, last, true, member(l, node, k), ACCT_BUF_RECV, off, len);
+                acct_lockstep_msg(&t, last, true, acct_hier_member(&h, node, k), ACCT_BUF_RECV, off, len);
     }
     int rc = acct_lockstep_emit(&t, s);
     acct_lockstep_free(&t);

@@ -15,16 +15,14 @@
 #include "../algs.h"
 #include "../cost.h"
 
-#include <stdlib.h>
-
 /* The flat allreduce the leaders run, for a call among nnodes leaders;
  * NULL when only native could run it (then the whole call is native). */
-static const struct acct_alg *inter_alg(const struct acct_call *c, const char *name,
-                                        struct acct_call *x)
+static const struct acct_alg *inter_alg(const struct acct_call *c, const struct acct_hier *h,
+                                        const char *name, struct acct_call *x)
 {
     *x = *c;
-    x->rank = c->layout->node[c->rank];
-    x->size = c->layout->nnodes;
+    x->rank = h->node;
+    x->size = h->nnodes;
     x->root = -1;
     x->in_place = true;
     x->layout = NULL;
@@ -39,36 +37,30 @@ static const struct acct_alg *inter_alg(const struct acct_call *c, const char *n
 
 int acct_allreduce_nodes(const struct acct_call *c, struct acct_sched *s, const char *inter)
 {
-    const struct acct_layout *l = c->layout;
+    struct acct_hier h;
     struct acct_call x;
-    if (l == NULL || !c->commutative || l->size != c->size)
+    if (!c->commutative || acct_hier_init(c, &h) != 0)
         return -1;
-    const struct acct_alg *a = l->nnodes > 1 ? inter_alg(c, inter, &x) : NULL;
-    if (l->nnodes > 1 && a == NULL)
+    const struct acct_alg *a = h.nnodes > 1 ? inter_alg(c, &h, inter, &x) : NULL;
+    if (h.nnodes > 1 && a == NULL)
         return -1; /* every rank resolves the same leaders' call */
-    const int n = l->node[c->rank];
-    const int *mine = &l->members[l->first[n]];
-    const struct acct_call local = {.coll = ACCT_COLL_reduce, .rank = l->local[c->rank],
-                                    .size = acct_layout_ppn(l, n), .root = 0, .count = c->count,
-                                    .seg = c->seg, .commutative = true};
+    const int *mine = &h.l->members[h.base];
+    const struct acct_call local = {.coll = ACCT_COLL_reduce, .rank = h.local, .size = h.ppn,
+                                    .root = 0, .count = c->count, .seg = c->seg,
+                                    .commutative = true};
     struct acct_sched sub;
-    int *leaders = malloc((size_t)l->nnodes * sizeof *leaders);
-    int rc = leaders == NULL ? -1 : 0;
     acct_sched_init(&sub);
 
     /* 1: reduce into the leader */
-    if (rc == 0)
-        rc = acct_reduce_tree_io(&local, &sub, ACCT_REDUCE_TREE_BINOMIAL, 2,
+    int rc = acct_reduce_tree_io(&local, &sub, ACCT_REDUCE_TREE_BINOMIAL, 2,
                                  acct_allreduce_input(c), ACCT_BUF_RECV, ACCT_BUF_TMP0);
     if (rc == 0)
         acct_sched_append(s, &sub, mine);
     /* 2: among the leaders, in place in RECV */
-    if (rc == 0 && a != NULL && l->local[c->rank] == 0) {
-        for (int i = 0; i < l->nnodes; i++)
-            leaders[i] = l->members[l->first[i]];
+    if (rc == 0 && a != NULL && h.me == h.leader) {
         rc = acct_alg_schedule(a, &x, &sub);
         if (rc == 0)
-            acct_sched_append(s, &sub, leaders);
+            rc = acct_hier_append_leaders(&h, s, &sub);
     }
     /* 3: broadcast from the leader */
     if (rc == 0) {
@@ -80,7 +72,6 @@ int acct_allreduce_nodes(const struct acct_call *c, struct acct_sched *s, const 
             acct_sched_append(s, &sub, mine);
     }
     acct_sched_free(&sub);
-    free(leaders);
     return rc;
 }
 

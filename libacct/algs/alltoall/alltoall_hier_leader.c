@@ -51,18 +51,18 @@ static void compose_run(void *ctx, int i0, int r0, int len)
 
 int acct_alltoall_hier_leader(const struct acct_call *c, struct acct_sched *s)
 {
-    const struct acct_layout *l = c->layout;
-    if (l == NULL || l->size != c->size || c->in_place)
+    struct acct_hier h;
+    if (c->in_place || acct_hier_init(c, &h) != 0)
         return -1;
+    const struct acct_layout *l = h.l;
     const uint64_t n = c->count, sn = c->scount, p = (uint64_t)c->size;
     if (n == 0)
         return 0;
-    const int me = c->rank, nd = l->node[me], nn = l->nnodes, base = l->first[nd];
-    const int q = acct_layout_ppn(l, nd), leader = l->members[base];
+    const int nd = h.node, nn = h.nnodes, base = h.base, q = h.ppn;
 
-    if (me != leader) {
-        acct_sched_send(s, leader, ACCT_BUF_SEND, 0, p * sn);
-        acct_sched_recv(s, leader, ACCT_BUF_RECV, 0, p * n);
+    if (h.me != h.leader) {
+        acct_sched_send(s, h.leader, ACCT_BUF_SEND, 0, p * sn);
+        acct_sched_recv(s, h.leader, ACCT_BUF_RECV, 0, p * n);
         return 0;
     }
     acct_sched_tmp(s, ACCT_BUF_TMP0, ACCT_BUF_RECV, (uint64_t)q * p * n);
@@ -70,13 +70,13 @@ int acct_alltoall_hier_leader(const struct acct_call *c, struct acct_sched *s)
 
     /* Round 0: gather the node's rows, pack the chunks. */
     for (int i = 1; i < q; i++)
-        acct_sched_recv(s, l->members[base + i], ACCT_BUF_TMP0, (uint64_t)i * p * n, p * n);
+        acct_sched_recv(s, acct_hier_member(&h, nd, i), ACCT_BUF_TMP0, (uint64_t)i * p * n, p * n);
     acct_sched_copy(s, ACCT_BUF_SEND, 0, p * sn, ACCT_BUF_TMP0, 0, p * n);
     for (int j = 0; j < nn && !acct_sched_failed(s); j++) {
         const int qj = acct_layout_ppn(l, j);
         const uint64_t chunk = (uint64_t)q * (uint64_t)l->first[j];
         for (int dj = 0; dj < qj; dj++) {
-            const uint64_t d = (uint64_t)l->members[l->first[j] + dj];
+            const uint64_t d = (uint64_t)acct_hier_member(&h, j, dj);
             for (int i = 0; i < q; i++)
                 acct_sched_copy(s, ACCT_BUF_TMP0, ((uint64_t)i * p + d) * n, n, ACCT_BUF_TMP1,
                                 (chunk + (uint64_t)dj * (uint64_t)q + (uint64_t)i) * n, n);
@@ -87,10 +87,10 @@ int acct_alltoall_hier_leader(const struct acct_call *c, struct acct_sched *s)
     /* Round 1: the leaders' exchange, then this node's results. */
     for (int k = 1; k < nn; k++) {
         const int to = (nd + k) % nn, from = (nd - k + nn) % nn;
-        acct_sched_send(s, l->members[l->first[to]], ACCT_BUF_TMP1,
+        acct_sched_send(s, acct_hier_leader(&h, to), ACCT_BUF_TMP1,
                         (uint64_t)q * (uint64_t)l->first[to] * n,
                         (uint64_t)q * (uint64_t)acct_layout_ppn(l, to) * n);
-        acct_sched_recv(s, l->members[l->first[from]], ACCT_BUF_TMP0,
+        acct_sched_recv(s, acct_hier_leader(&h, from), ACCT_BUF_TMP0,
                         (uint64_t)q * (uint64_t)l->first[from] * n,
                         (uint64_t)q * (uint64_t)acct_layout_ppn(l, from) * n);
     }
@@ -108,7 +108,8 @@ int acct_alltoall_hier_leader(const struct acct_call *c, struct acct_sched *s)
 
     /* Round 2: each rank's result. */
     for (int dn = 1; dn < q; dn++)
-        acct_sched_send(s, l->members[base + dn], ACCT_BUF_TMP1, (uint64_t)(dn - 1) * p * n, p * n);
+        acct_sched_send(s, acct_hier_member(&h, nd, dn), ACCT_BUF_TMP1, (uint64_t)(dn - 1) * p * n,
+                        p * n);
     return 0;
 }
 

@@ -8,45 +8,35 @@
 #include "../algs.h"
 #include "../cost.h"
 
-#include <stdlib.h>
-
 int acct_barrier_hier_dissemination(const struct acct_call *c, struct acct_sched *s)
 {
-    const struct acct_layout *l = c->layout;
-    if (l == NULL || l->size != c->size)
+    struct acct_hier h;
+    struct acct_tree t; /* the node's binomial tree, rooted at the leader */
+    if (acct_hier_init(c, &h) != 0 || acct_hier_tree(&h, &t, NULL) != 0)
         return -1;
-    const int n = l->node[c->rank], base = l->first[n], ppn = acct_layout_ppn(l, n);
-    struct acct_tree t; /* the node's binomial tree, rooted at the leader (local 0) */
-    if (acct_tree_build(ACCT_TREE_BINOMIAL, l->local[c->rank], ppn, 2, &t) != 0)
-        return -1;
-    const int parent = t.parent < 0 ? -1 : l->members[base + t.parent];
     int rc = 0;
 
     for (int i = 0; i < t.nchildren; i++) /* up: my subtree has arrived */
-        acct_sched_recv(s, l->members[base + t.children[i]], ACCT_BUF_RECV, 0, 0);
+        acct_sched_recv(s, t.children[i], ACCT_BUF_RECV, 0, 0);
     acct_sched_round(s);
-    if (parent >= 0) {
-        acct_sched_send(s, parent, ACCT_BUF_RECV, 0, 0);
-        acct_sched_recv(s, parent, ACCT_BUF_RECV, 0, 0); /* the release */
+    if (t.parent >= 0) {
+        acct_sched_send(s, t.parent, ACCT_BUF_RECV, 0, 0);
+        acct_sched_recv(s, t.parent, ACCT_BUF_RECV, 0, 0); /* the release */
         acct_sched_round(s);
-    } else if (l->nnodes > 1) { /* the leaders' barrier */
+    } else if (h.nnodes > 1) { /* the leaders' barrier */
         struct acct_sched sub;
         struct acct_call x = *c;
-        int *leaders = malloc((size_t)l->nnodes * sizeof *leaders);
         acct_sched_init(&sub);
-        x.rank = n;
-        x.size = l->nnodes;
+        x.rank = h.node;
+        x.size = h.nnodes;
         x.layout = NULL;
-        rc = leaders == NULL ? -1 : acct_barrier_dissemination(&x, &sub);
-        for (int i = 0; rc == 0 && i < l->nnodes; i++)
-            leaders[i] = l->members[l->first[i]];
+        rc = acct_barrier_dissemination(&x, &sub);
         if (rc == 0)
-            acct_sched_append(s, &sub, leaders);
+            rc = acct_hier_append_leaders(&h, s, &sub);
         acct_sched_free(&sub);
-        free(leaders);
     }
     for (int i = 0; i < t.nchildren; i++) /* down */
-        acct_sched_send(s, l->members[base + t.children[i]], ACCT_BUF_RECV, 0, 0);
+        acct_sched_send(s, t.children[i], ACCT_BUF_RECV, 0, 0);
     return rc;
 }
 

@@ -56,9 +56,11 @@ int acct_bcast_tree(const struct acct_call *c, struct acct_sched *s, enum acct_t
 int acct_bcast_nodes(const struct acct_call *c, struct acct_sched *s, enum acct_tree_kind inter,
                      int fanout)
 {
+    struct acct_hier h;
     struct acct_tree t;
 
-    if (acct_layout_tree(c->layout, c->rank, c->root, inter, fanout, ACCT_BCAST_INTRA, 2, &t) != 0)
+    if (acct_hier_init(c, &h) != 0 ||
+        acct_layout_tree(h.l, c->rank, c->root, inter, fanout, ACCT_BCAST_INTRA, 2, &t) != 0)
         return -1;
     return acct_bcast_over(c, s, &t);
 }

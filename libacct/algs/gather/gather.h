@@ -11,6 +11,8 @@
 #include "acct/layout.h"
 #include "acct/topo.h"
 
+struct acct_hier; /* ../algs.h */
+
 /* The blocks of a rooted gather/scatter, cut in granules.
  *
  * A block is `count` receive-type elements or `scount` send-type elements
@@ -65,20 +67,24 @@ int acct_gather_blocks_chain(int v, int size, int fanout, struct acct_gather_cha
  * after node in node-vrank order, each node's in its members' order. */
 struct acct_gather_nodes {
     const struct acct_layout *l;
+    int root;      /* the call's root */
     int root_node; /* node of node vrank 0 */
     int v;         /* this rank's node's vrank */
     int span;      /* nodes in its subtree, [v, v + span) */
     struct acct_tree t; /* over node vranks */
 };
 
-/* *out for rank's node in a call rooted at root. Returns 0 or -1. */
-int acct_gather_nodes_build(const struct acct_layout *l, int root, int rank,
-                            struct acct_gather_nodes *out);
+/* *out for the calling rank's node (h, a rooted call's). Returns 0 or -1. */
+int acct_gather_nodes_build(const struct acct_hier *h, struct acct_gather_nodes *out);
 
-/* The node of node vrank w. */
+/* The node of node vrank w, and its leader (rank). */
 static inline int acct_gather_nodes_node(const struct acct_gather_nodes *t, int w)
 {
     return acct_rank(w, t->root_node, t->l->nnodes);
+}
+static inline int acct_gather_nodes_leader(const struct acct_gather_nodes *t, int w)
+{
+    return acct_layout_leader(t->l, acct_gather_nodes_node(t, w), t->root);
 }
 
 /* Ranks on the nodes of node vranks [v, u): the blocks before node u's in
@@ -104,17 +110,21 @@ void acct_gather_nodes_copy(const struct acct_gather_nodes *t, int v, int span,
                             struct acct_gather_nodes_copy *m);
 
 /* The intra-node phase of the node-aware gathers and scatters (hier_linear,
- * hier_binomial), on c->layout with this rank its node's leader (the root
+ * hier_binomial), with this rank (h, ../algs.h) its node's leader (the root
  * on the root's node). Gather: the root copies its own block and receives
  * its node's blocks in place; another leader receives its node's blocks
  * into scratch ACCT_BUF_TMP0, block i at local index i, and copies its own.
  * Scatter, the other way: the root sends its node's blocks from its send
  * buffer and copies its own; another leader sends them from TMP0 and
  * copies its own out. */
-void acct_gather_intra_root(const struct acct_call *c, struct acct_sched *s);
-void acct_gather_intra_leader(const struct acct_call *c, struct acct_sched *s);
-void acct_scatter_intra_root(const struct acct_call *c, struct acct_sched *s);
-void acct_scatter_intra_leader(const struct acct_call *c, struct acct_sched *s);
+void acct_gather_intra_root(const struct acct_call *c, const struct acct_hier *h,
+                            struct acct_sched *s);
+void acct_gather_intra_leader(const struct acct_call *c, const struct acct_hier *h,
+                              struct acct_sched *s);
+void acct_scatter_intra_root(const struct acct_call *c, const struct acct_hier *h,
+                             struct acct_sched *s);
+void acct_scatter_intra_leader(const struct acct_call *c, const struct acct_hier *h,
+                               struct acct_sched *s);
 
 /* The registered algorithms: builder and closed form of each
  * (ACCT_ALG_FUNCTIONS, acct/alg.h). */

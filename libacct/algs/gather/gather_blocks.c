@@ -93,12 +93,13 @@ int acct_gather_blocks_chain(int v, int size, int fanout, struct acct_gather_cha
     return 0;
 }
 
-int acct_gather_nodes_build(const struct acct_layout *l, int root, int rank,
-                            struct acct_gather_nodes *out)
+int acct_gather_nodes_build(const struct acct_hier *h, struct acct_gather_nodes *out)
 {
+    const struct acct_layout *l = h->l;
     out->l = l;
-    out->root_node = l->node[root];
-    out->v = acct_vrank(l->node[rank], out->root_node, l->nnodes);
+    out->root = h->root;
+    out->root_node = l->node[h->root];
+    out->v = acct_vrank(h->node, out->root_node, l->nnodes);
     if (acct_tree_build(ACCT_TREE_BINOMIAL, out->v, l->nnodes, 2, &out->t) != 0)
         return -1;
     out->span = acct_tree_span(ACCT_TREE_BINOMIAL, out->v, l->nnodes, 2);
@@ -156,52 +157,54 @@ void acct_gather_nodes_copy(const struct acct_gather_nodes *t, int v, int span,
 
 /* ---- the intra-node phase of the node-aware gathers and scatters ---- */
 
-void acct_gather_intra_root(const struct acct_call *c, struct acct_sched *s)
+/* One message with each other rank of this node, in the node's order:
+ * SEND or RECV of buf at block (by_rank ? its rank : its index in the
+ * node) of `block` elements. */
+static void intra_msgs(const struct acct_hier *h, struct acct_sched *s, bool send,
+                       enum acct_buf buf, bool by_rank, uint64_t block)
 {
-    const struct acct_layout *l = c->layout;
-    const int me = c->rank, n = l->node[me], base = l->first[n], ppn = acct_layout_ppn(l, n);
-    if (!c->in_place)
-        acct_sched_copy(s, ACCT_BUF_SEND, 0, c->scount, ACCT_BUF_RECV, (uint64_t)me * c->count,
-                        c->count);
-    for (int i = base; i < base + ppn; i++)
-        if (l->members[i] != me)
-            acct_sched_recv(s, l->members[i], ACCT_BUF_RECV, (uint64_t)l->members[i] * c->count,
-                            c->count);
+    for (int i = 0; i < h->ppn; i++) {
+        const int r = acct_hier_member(h, h->node, i);
+        if (r == h->me)
+            continue;
+        const uint64_t off = (uint64_t)(by_rank ? r : i) * block;
+        if (send)
+            acct_sched_send(s, r, buf, off, block);
+        else
+            acct_sched_recv(s, r, buf, off, block);
+    }
 }
 
-void acct_gather_intra_leader(const struct acct_call *c, struct acct_sched *s)
+void acct_gather_intra_root(const struct acct_call *c, const struct acct_hier *h,
+                            struct acct_sched *s)
 {
-    const struct acct_layout *l = c->layout;
-    const int me = c->rank, n = l->node[me], base = l->first[n], ppn = acct_layout_ppn(l, n);
-    for (int i = 0; i < ppn; i++)
-        if (l->members[base + i] != me)
-            acct_sched_recv(s, l->members[base + i], ACCT_BUF_TMP0, (uint64_t)i * c->scount,
-                            c->scount);
+    if (!c->in_place)
+        acct_sched_copy(s, ACCT_BUF_SEND, 0, c->scount, ACCT_BUF_RECV, (uint64_t)h->me * c->count,
+                        c->count);
+    intra_msgs(h, s, false, ACCT_BUF_RECV, true, c->count);
+}
+
+void acct_gather_intra_leader(const struct acct_call *c, const struct acct_hier *h,
+                              struct acct_sched *s)
+{
+    intra_msgs(h, s, false, ACCT_BUF_TMP0, false, c->scount);
     acct_sched_copy(s, ACCT_BUF_SEND, 0, c->scount, ACCT_BUF_TMP0,
-                    (uint64_t)l->local[me] * c->scount, c->scount);
+                    (uint64_t)h->local * c->scount, c->scount);
 }
 
-void acct_scatter_intra_root(const struct acct_call *c, struct acct_sched *s)
+void acct_scatter_intra_root(const struct acct_call *c, const struct acct_hier *h,
+                             struct acct_sched *s)
 {
-    const struct acct_layout *l = c->layout;
-    const int me = c->rank, n = l->node[me], base = l->first[n], ppn = acct_layout_ppn(l, n);
-    for (int i = base; i < base + ppn; i++)
-        if (l->members[i] != me)
-            acct_sched_send(s, l->members[i], ACCT_BUF_SEND, (uint64_t)l->members[i] * c->scount,
-                            c->scount);
+    intra_msgs(h, s, true, ACCT_BUF_SEND, true, c->scount);
     if (!c->in_place)
-        acct_sched_copy(s, ACCT_BUF_SEND, (uint64_t)me * c->scount, c->scount, ACCT_BUF_RECV, 0,
-                        c->count);
+        acct_sched_copy(s, ACCT_BUF_SEND, (uint64_t)h->me * c->scount, c->scount, ACCT_BUF_RECV,
+                        0, c->count);
 }
 
-void acct_scatter_intra_leader(const struct acct_call *c, struct acct_sched *s)
+void acct_scatter_intra_leader(const struct acct_call *c, const struct acct_hier *h,
+                               struct acct_sched *s)
 {
-    const struct acct_layout *l = c->layout;
-    const int me = c->rank, n = l->node[me], base = l->first[n], ppn = acct_layout_ppn(l, n);
-    for (int i = 0; i < ppn; i++)
-        if (l->members[base + i] != me)
-            acct_sched_send(s, l->members[base + i], ACCT_BUF_TMP0, (uint64_t)i * c->count,
-                            c->count);
-    acct_sched_copy(s, ACCT_BUF_TMP0, (uint64_t)l->local[me] * c->count, c->count, ACCT_BUF_RECV, 0,
+    intra_msgs(h, s, true, ACCT_BUF_TMP0, false, c->count);
+    acct_sched_copy(s, ACCT_BUF_TMP0, (uint64_t)h->local * c->count, c->count, ACCT_BUF_RECV, 0,
                     c->count);
 }

@@ -20,7 +20,7 @@ static void root_phase(const struct acct_call *c, struct acct_sched *s,
     const struct acct_layout *l = t->l;
     bool copies = false;
     for (int i = 0; i < t->t.nchildren; i++) {
-        const int ch = t->t.children[i], peer = acct_layout_leader(l, acct_gather_nodes_node(t, ch), c->root);
+        const int ch = t->t.children[i], peer = acct_gather_nodes_leader(t, ch);
         const int span = acct_tree_span(ACCT_TREE_BINOMIAL, ch, l->nnodes, 2);
         const uint64_t n = (uint64_t)acct_gather_nodes_ranks(t, ch, ch + span) * c->count;
         int first;
@@ -49,41 +49,33 @@ static void root_phase(const struct acct_call *c, struct acct_sched *s,
 
 int acct_gather_hier_binomial(const struct acct_call *c, struct acct_sched *s)
 {
-    const struct acct_layout *l = c->layout;
-    if (l == NULL || l->size != c->size)
-        return -1;
-    const int me = c->rank, n = l->node[me];
-    const int leader = acct_layout_leader(l, n, c->root);
+    struct acct_hier h;
     struct acct_gather_nodes t;
-    if (acct_gather_nodes_build(l, c->root, me, &t) != 0)
+    if (acct_hier_init(c, &h) != 0 || acct_gather_nodes_build(&h, &t) != 0)
         return -1;
-    if (me != leader) {
-        if (c->scount > 0)
-            acct_sched_send(s, leader, ACCT_BUF_SEND, 0, c->scount);
+    switch (acct_hier_rooted_role(c, &h, s, true)) {
+    case ACCT_HIER_DONE:
         return 0;
-    }
-    if (me == c->root) {
-        if (c->count == 0)
-            return 0;
-        acct_gather_intra_root(c, s);
+    case ACCT_HIER_ROOT:
+        acct_gather_intra_root(c, &h, s);
         root_phase(c, s, &t);
         return 0;
+    case ACCT_HIER_LEADER:
+        break;
     }
-    if (c->scount == 0) /* a non-root knows only its own (send) count */
-        return 0;
     const uint64_t blocks = (uint64_t)acct_gather_nodes_ranks(&t, t.v, t.v + t.span);
     acct_sched_tmp(s, ACCT_BUF_TMP0, ACCT_BUF_SEND, blocks * c->scount);
-    acct_gather_intra_leader(c, s); /* its node's blocks first */
+    acct_gather_intra_leader(c, &h, s); /* its node's blocks first */
     for (int i = 0; i < t.t.nchildren; i++) {
         const int ch = t.t.children[i];
-        const int span = acct_tree_span(ACCT_TREE_BINOMIAL, ch, l->nnodes, 2);
-        acct_sched_recv(s, acct_layout_leader(l, acct_gather_nodes_node(&t, ch), c->root),
-                        ACCT_BUF_TMP0, (uint64_t)acct_gather_nodes_ranks(&t, t.v, ch) * c->scount,
+        const int span = acct_tree_span(ACCT_TREE_BINOMIAL, ch, h.nnodes, 2);
+        acct_sched_recv(s, acct_gather_nodes_leader(&t, ch), ACCT_BUF_TMP0,
+                        (uint64_t)acct_gather_nodes_ranks(&t, t.v, ch) * c->scount,
                         (uint64_t)acct_gather_nodes_ranks(&t, ch, ch + span) * c->scount);
     }
     acct_sched_round(s);
-    acct_sched_send(s, acct_layout_leader(l, acct_gather_nodes_node(&t, t.t.parent), c->root),
-                    ACCT_BUF_TMP0, 0, blocks * c->scount);
+    acct_sched_send(s, acct_gather_nodes_leader(&t, t.t.parent), ACCT_BUF_TMP0, 0,
+                    blocks * c->scount);
     return 0;
 }
 

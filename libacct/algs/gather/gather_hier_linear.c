@@ -11,35 +11,29 @@
 
 int acct_gather_hier_linear(const struct acct_call *c, struct acct_sched *s)
 {
-    const struct acct_layout *l = c->layout;
-    if (l == NULL || l->size != c->size)
+    struct acct_hier h;
+    if (acct_hier_init(c, &h) != 0)
         return -1;
-    const int me = c->rank, n = l->node[me], ppn = acct_layout_ppn(l, n);
-    const int leader = acct_layout_leader(l, n, c->root);
-    if (me != leader) {
-        if (c->scount > 0)
-            acct_sched_send(s, leader, ACCT_BUF_SEND, 0, c->scount);
+    switch (acct_hier_rooted_role(c, &h, s, true)) {
+    case ACCT_HIER_DONE:
         return 0;
-    }
-    if (me == c->root) {
-        if (c->count == 0)
-            return 0;
-        acct_gather_intra_root(c, s);
-        for (int j = 0; j < l->nnodes; j++)
-            if (j != n) {
-                struct acct_run_msg m = {s, false, acct_layout_leader(l, j, c->root), ACCT_BUF_RECV,
-                                         true, c->count};
-                acct_layout_runs(l, j, acct_run_msg, &m);
+    case ACCT_HIER_ROOT:
+        acct_gather_intra_root(c, &h, s);
+        for (int j = 0; j < h.nnodes; j++)
+            if (j != h.node) {
+                struct acct_run_msg m = {s, false, acct_hier_leader(&h, j), ACCT_BUF_RECV, true,
+                                         c->count};
+                acct_layout_runs(h.l, j, acct_run_msg, &m);
             }
         return 0;
+    case ACCT_HIER_LEADER:
+        break;
     }
-    if (c->scount == 0) /* a non-root knows only its own (send) count */
-        return 0;
-    acct_sched_tmp(s, ACCT_BUF_TMP0, ACCT_BUF_SEND, (uint64_t)ppn * c->scount);
-    acct_gather_intra_leader(c, s);
+    acct_sched_tmp(s, ACCT_BUF_TMP0, ACCT_BUF_SEND, (uint64_t)h.ppn * c->scount);
+    acct_gather_intra_leader(c, &h, s);
     acct_sched_round(s);
     struct acct_run_msg m = {s, true, c->root, ACCT_BUF_TMP0, false, c->scount};
-    acct_layout_runs(l, n, acct_run_msg, &m);
+    acct_layout_runs(h.l, h.node, acct_run_msg, &m);
     return 0;
 }
 

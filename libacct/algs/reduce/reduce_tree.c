@@ -355,13 +355,14 @@ int acct_reduce_nodes_io(const struct acct_call *c, struct acct_sched *s,
                          enum acct_buf out, enum acct_buf tmp)
 {
     struct rnode rn;
+    struct acct_hier h;
 
-    if (!c->commutative || c->layout == NULL)
+    if (!c->commutative || acct_hier_init(c, &h) != 0)
         return -1; /* a node's ranks need not be a contiguous range */
     int rc = trivial(c, s, own, out);
     if (rc != 0)
         return rc < 0 ? -1 : 0;
-    if (acct_layout_tree(c->layout, c->rank, c->root, inter, fanout, ACCT_REDUCE_INTRA, 2, &rn.tr) != 0)
+    if (acct_layout_tree(h.l, c->rank, c->root, inter, fanout, ACCT_REDUCE_INTRA, 2, &rn.tr) != 0)
         return -1;
     rn.t = c->rank;
     rn.troot = c->root;

@@ -35,7 +35,7 @@ static void root_phase(const struct acct_call *c, struct acct_sched *s,
     }
     acct_sched_round(s);
     for (int i = 0; i < t->t.nchildren; i++) {
-        const int ch = t->t.children[i], peer = acct_layout_leader(l, acct_gather_nodes_node(t, ch), c->root);
+        const int ch = t->t.children[i], peer = acct_gather_nodes_leader(t, ch);
         const int span = acct_tree_span(ACCT_TREE_BINOMIAL, ch, l->nnodes, 2);
         const uint64_t n = (uint64_t)acct_gather_nodes_ranks(t, ch, ch + span) * c->scount;
         if (acct_gather_nodes_contiguous(t, ch, span, &first))
@@ -49,42 +49,34 @@ static void root_phase(const struct acct_call *c, struct acct_sched *s,
 
 int acct_scatter_hier_binomial(const struct acct_call *c, struct acct_sched *s)
 {
-    const struct acct_layout *l = c->layout;
-    if (l == NULL || l->size != c->size)
-        return -1;
-    const int me = c->rank, n = l->node[me];
-    const int leader = acct_layout_leader(l, n, c->root);
+    struct acct_hier h;
     struct acct_gather_nodes t;
-    if (acct_gather_nodes_build(l, c->root, me, &t) != 0)
+    if (acct_hier_init(c, &h) != 0 || acct_gather_nodes_build(&h, &t) != 0)
         return -1;
-    if (me != leader) {
-        if (c->count > 0)
-            acct_sched_recv(s, leader, ACCT_BUF_RECV, 0, c->count);
+    switch (acct_hier_rooted_role(c, &h, s, false)) {
+    case ACCT_HIER_DONE:
         return 0;
-    }
-    if (me == c->root) {
-        if (c->scount == 0)
-            return 0;
+    case ACCT_HIER_ROOT:
         root_phase(c, s, &t); /* the other nodes first: the longer way */
-        acct_scatter_intra_root(c, s);
+        acct_scatter_intra_root(c, &h, s);
         return 0;
+    case ACCT_HIER_LEADER:
+        break;
     }
-    if (c->count == 0) /* a non-root knows only its own (receive) count */
-        return 0;
     const uint64_t blocks = (uint64_t)acct_gather_nodes_ranks(&t, t.v, t.v + t.span);
     acct_sched_tmp(s, ACCT_BUF_TMP0, ACCT_BUF_RECV, blocks * c->count);
-    acct_sched_recv(s, acct_layout_leader(l, acct_gather_nodes_node(&t, t.t.parent), c->root),
-                    ACCT_BUF_TMP0, 0, blocks * c->count);
+    acct_sched_recv(s, acct_gather_nodes_leader(&t, t.t.parent), ACCT_BUF_TMP0, 0,
+                    blocks * c->count);
     acct_sched_round(s);
     for (int i = 0; i < t.t.nchildren; i++) { /* the other nodes first */
         const int ch = t.t.children[i];
-        const int span = acct_tree_span(ACCT_TREE_BINOMIAL, ch, l->nnodes, 2);
-        acct_sched_send(s, acct_layout_leader(l, acct_gather_nodes_node(&t, ch), c->root),
-                        ACCT_BUF_TMP0, (uint64_t)acct_gather_nodes_ranks(&t, t.v, ch) * c->count,
+        const int span = acct_tree_span(ACCT_TREE_BINOMIAL, ch, h.nnodes, 2);
+        acct_sched_send(s, acct_gather_nodes_leader(&t, ch), ACCT_BUF_TMP0,
+                        (uint64_t)acct_gather_nodes_ranks(&t, t.v, ch) * c->count,
                         (uint64_t)acct_gather_nodes_ranks(&t, ch, ch + span) * c->count);
         acct_sched_round(s); /* one child at a time, largest subtree first */
     }
-    acct_scatter_intra_leader(c, s);
+    acct_scatter_intra_leader(c, &h, s);
     return 0;
 }
 

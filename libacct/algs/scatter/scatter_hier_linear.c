@@ -10,35 +10,29 @@
 
 int acct_scatter_hier_linear(const struct acct_call *c, struct acct_sched *s)
 {
-    const struct acct_layout *l = c->layout;
-    if (l == NULL || l->size != c->size)
+    struct acct_hier h;
+    if (acct_hier_init(c, &h) != 0)
         return -1;
-    const int me = c->rank, n = l->node[me], ppn = acct_layout_ppn(l, n);
-    const int leader = acct_layout_leader(l, n, c->root);
-    if (me != leader) {
-        if (c->count > 0)
-            acct_sched_recv(s, leader, ACCT_BUF_RECV, 0, c->count);
+    switch (acct_hier_rooted_role(c, &h, s, false)) {
+    case ACCT_HIER_DONE:
         return 0;
-    }
-    if (me == c->root) {
-        if (c->scount == 0)
-            return 0;
-        for (int j = 0; j < l->nnodes; j++) /* the other nodes first: the longer way */
-            if (j != n) {
-                struct acct_run_msg m = {s, true, acct_layout_leader(l, j, c->root), ACCT_BUF_SEND,
-                                         true, c->scount};
-                acct_layout_runs(l, j, acct_run_msg, &m);
+    case ACCT_HIER_ROOT:
+        for (int j = 0; j < h.nnodes; j++) /* the other nodes first: the longer way */
+            if (j != h.node) {
+                struct acct_run_msg m = {s, true, acct_hier_leader(&h, j), ACCT_BUF_SEND, true,
+                                         c->scount};
+                acct_layout_runs(h.l, j, acct_run_msg, &m);
             }
-        acct_scatter_intra_root(c, s);
+        acct_scatter_intra_root(c, &h, s);
         return 0;
+    case ACCT_HIER_LEADER:
+        break;
     }
-    if (c->count == 0) /* a non-root knows only its own (receive) count */
-        return 0;
-    acct_sched_tmp(s, ACCT_BUF_TMP0, ACCT_BUF_RECV, (uint64_t)ppn * c->count);
+    acct_sched_tmp(s, ACCT_BUF_TMP0, ACCT_BUF_RECV, (uint64_t)h.ppn * c->count);
     struct acct_run_msg m = {s, false, c->root, ACCT_BUF_TMP0, false, c->count};
-    acct_layout_runs(l, n, acct_run_msg, &m);
+    acct_layout_runs(h.l, h.node, acct_run_msg, &m);
     acct_sched_round(s);
-    acct_scatter_intra_leader(c, s);
+    acct_scatter_intra_leader(c, &h, s);
     return 0;
 }
 
