@@ -38,7 +38,8 @@
 
 struct opts {
     const char *state, *plogp, *report, *noise;
-    double pair_duplex; /* --pair-duplex D: nodes.pair_duplex_factor (a hypothesis test) */
+    double pair_duplex; /* --pair-duplex D: nodes.pair_duplex_factor, instead of the
+                           levels' measured one (0: not given) */
     const char *levels; /* --levels PREFIX: PREFIX.intra, .inter, .nic (acct-tune --plogp-out) */
     size_t row_stride, col_stride;
     double model_margin;
@@ -380,6 +381,8 @@ static int read_levels(const char *prefix, struct acct_model_nodes *n, char *err
             n->nic_bidir_pairs = (int)v;
         else if (sscanf(line, "bidir_gap_factor %lf", &v) == 1)
             n->nic_bidir_factor = v;
+        else if (sscanf(line, "pair_duplex_factor %lf", &v) == 1)
+            n->pair_duplex_factor = v;
         else if (sscanf(line, "ranks_per_node %lf", &v) == 1)
             n->ranks_per_node = (int)v;
         else if (sscanf(line, "placement %63s", word) == 1 &&
@@ -398,6 +401,8 @@ static int read_levels(const char *prefix, struct acct_model_nodes *n, char *err
         n->nic_pairs = 0, n->nic_gap_factor = 0; /* not measured */
     if (n->nic_bidir_pairs < 2 || !(n->nic_bidir_factor >= 1))
         n->nic_bidir_pairs = 0, n->nic_bidir_factor = 0; /* not measured (older files) */
+    if (!(n->pair_duplex_factor >= 1 && n->pair_duplex_factor <= 100))
+        n->pair_duplex_factor = 0; /* not measured (older files) */
     return 0;
 }
 
@@ -829,9 +834,10 @@ static int model_report(const struct tune_state *st, const struct acct_model *md
     }
     if (mdl->nodes.ranks_per_node > 0)
         printf("NIC factor: one way %g at %d pairs; two-way %g at %d pairs (0: not measured); "
-               "pair both ways %g (--pair-duplex, assumed; 0: no such term)\n",
+               "pair both ways %g (%s; 0: no such term)\n",
                mdl->nodes.nic_gap_factor, mdl->nodes.nic_pairs, mdl->nodes.nic_bidir_factor,
-               mdl->nodes.nic_bidir_pairs, mdl->nodes.pair_duplex_factor);
+               mdl->nodes.nic_bidir_pairs, mdl->nodes.pair_duplex_factor,
+               o->pair_duplex > 0 ? "--pair-duplex" : "measured, the levels' .nic file");
     printf("model validity: %s\n\n",
            bad ? "NOT valid (a table the model uses is not a network's; the figures below are "
                  "what it would predict)"
@@ -979,8 +985,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "acct-tune-replay: %s\n", err);
         goto out;
     }
-    if (o.levels != NULL)
-        mdl.nodes.pair_duplex_factor = o.pair_duplex; /* assumed, not measured: 0 = none */
+    if (o.levels != NULL && o.pair_duplex > 0)
+        mdl.nodes.pair_duplex_factor = o.pair_duplex; /* given: instead of the measured one */
     if (o.levels != NULL)
         o.nodes_rpn = mdl.nodes.ranks_per_node;
     size_t nps = find_planes(&st, &o, ps);

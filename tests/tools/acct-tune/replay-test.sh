@@ -65,6 +65,15 @@ cp "$dir/replay-plogp.txt" "$t.intra"
 cp "$dir/replay-plogp.txt" "$t.inter"
 "$replay" --plogp "$dir/replay-plogp.txt" --levels "$t" --model-report "$dir/replay-fixture.state" |
     grep -qE '^\| all \| 6 \| 135 \|' || { echo "FAIL: --levels dropped the fixture's points"; fail=1; }
+# the levels' measured pair-duplex factor (acct-tune writes it in .nic) is
+# the model's; --pair-duplex D is taken instead
+printf 'pair_duplex_factor 1.25\n' >>"$t.nic"
+"$replay" --plogp "$dir/replay-plogp.txt" --levels "$t" --model-report "$dir/replay-fixture.state" |
+    grep -qF 'pair both ways 1.25 (measured, the levels'"'"' .nic file;' ||
+    { echo "FAIL: the .nic file's pair_duplex_factor not used"; fail=1; }
+"$replay" --plogp "$dir/replay-plogp.txt" --levels "$t" --pair-duplex 2 --model-report \
+    "$dir/replay-fixture.state" | grep -qF 'pair both ways 2 (--pair-duplex;' ||
+    { echo "FAIL: --pair-duplex not taken over the .nic file's factor"; fail=1; }
 rm -f "$t" "$t.nic" "$t.intra" "$t.inter"
 # one noisy timing (docs/acct-tune.md "Noisy steps"): bcast on 8 ranks at 1 MiB
 # on the emulated cluster beside a busy loop, every flat method and segment
