@@ -51,6 +51,9 @@ struct opts {
                           * spanning nodes with some node holding 2 or more ranks, as
                           * acct-tune measured them (0: no layout, none) */
     bool model_report;
+    bool run_methods;    /* --run-methods: a point's methods are the algorithms the journal
+                          * holds at (collective, size): a run from before an algorithm was
+                          * registered keeps its points */
     uint64_t min_bytes;  /* planes start at this message size (smaller points left out) */
     bool pen_min;        /* penalties on each experiment's minimum, not its median */
     double keep;         /* plane: a full search started from a hint measures only the
@@ -202,6 +205,16 @@ static int point_init(struct point *x, const struct tune_state *st, const struct
                 (acct_algs[st->v[i].alg].flags & ACCT_ALG_NODES);
     if (tune_methods(coll, p, nodes, &x->methods, &x->nm) != 0 || x->nm > 256)
         return -1;
+    size_t keep = 0;
+    for (size_t i = 0; i < x->nm; i++) {
+        bool held = !o->run_methods;
+        for (size_t j = 0; !held && j < st->n; j++)
+            held = st->v[j].coll == (int32_t)coll && st->v[j].comm_size == p &&
+                   &acct_algs[st->v[j].alg] == x->methods[i].d.alg;
+        if (held)
+            x->methods[keep++] = x->methods[i];
+    }
+    x->nm = keep;
     x->nsegs = tune_segments(m, o->min_segment, o->max_segments, x->segs);
     for (size_t i = 0; i < x->nm; i++) {
         x->mbest[i] = INFINITY;
@@ -428,7 +441,7 @@ static int usage(void)
             "         [--model-margin X] [--lookahead N] [--noise-band X] [--keep X] [--check X]\n"
             "         [--penalty-on min|median] [--noise STATE2] [--min-bytes B]\n"
             "         [--min-segment SIZE] [--max-segments N]\n"
-            "         [--model-report] [--report FILE] STATE\n");
+            "         [--model-report] [--run-methods] [--report FILE] STATE\n");
     return 2;
 }
 
@@ -493,6 +506,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
             o->pen_min = strcmp(argv[++i], "min") == 0;
         else if (strcmp(a, "--model-report") == 0)
             o->model_report = true;
+        else if (strcmp(a, "--run-methods") == 0)
+            o->run_methods = true;
         else if (strcmp(a, "--min-segment") == 0 && more) {
             char msg[128];
             if (acct_size_parse(argv[++i], &o->min_segment, msg, sizeof msg) != ACCT_STATS_OK ||

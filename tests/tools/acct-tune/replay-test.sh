@@ -88,6 +88,15 @@ grep -qE '^\| smgd \|.*\| 0\.00% \| 0\.00% \| 0\.0% \| 1/1 \|$' <<<"$out4" ||
     { echo "FAIL: smgd missed pipeline:32K after one noisy step"; echo "$out4"; fail=1; }
 grep -qE 'smgd: [1-9][0-9]* seeds .*, [1-9][0-9]* improved' <<<"$out4" ||
     { echo "FAIL: no winning seed reported"; fail=1; }
+# --run-methods: a journal from before an algorithm was registered (here:
+# bcast linear's experiments left out) has no complete point; with it, the
+# point's methods are the journal's and every point stays
+grep -v '^m bcast [0-9]* [0-9]* linear ' "$dir/replay-fixture.state" >"$t.state"
+"$replay" --plogp "$dir/replay-plogp.txt" --model-report "$t.state" | grep -qE '^\| all \|' &&
+    { echo "FAIL: a point without bcast linear counted complete"; fail=1; }
+"$replay" --plogp "$dir/replay-plogp.txt" --model-report --run-methods "$t.state" |
+    grep -qE '^\| all \| 6 \| 129 \|' || { echo "FAIL: --run-methods dropped points"; fail=1; }
+rm -f "$t.state"
 "$replay" --plogp "$dir/replay-plogp.txt" --min-segment 0 "$dir/replay-fixture.state" >/dev/null 2>&1
 [ $? = 2 ] || { echo "FAIL: --min-segment 0 accepted"; fail=1; }
 # a journal that does not exist, a bad pLogP file: exit 1 with one message
