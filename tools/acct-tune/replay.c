@@ -852,7 +852,9 @@ static int model_report(const struct tune_state *st, const struct acct_model *md
                "pair both ways %g (%s; 0: no such term)\n",
                mdl->nodes.nic_gap_factor, mdl->nodes.nic_pairs, mdl->nodes.nic_bidir_factor,
                mdl->nodes.nic_bidir_pairs, mdl->nodes.pair_duplex_factor,
-               o->pair_duplex > 0 ? "--pair-duplex" : "measured, the levels' .nic file");
+               o->pair_duplex > 0                   ? "--pair-duplex"
+               : mdl->nodes.pair_duplex_factor > 0 ? "measured, the levels' .nic file"
+                                                   : "not measured");
     printf("model validity: %s\n\n",
            bad ? "NOT valid (a table the model uses is not a network's; the figures below are "
                  "what it would predict)"
