@@ -212,12 +212,14 @@ int req_get_model(struct acctd *d, struct client *c, const struct acct_msg *m,
             ACCT_T_MODEL_INTRA_GB_US, ACCT_T_MODEL_INTER_L_US, ACCT_T_MODEL_INTER_O_US,
             ACCT_T_MODEL_INTER_G_US, ACCT_T_MODEL_INTER_GB_US, ACCT_T_MODEL_NIC_PAIRS,
             ACCT_T_MODEL_NIC_FACTOR, ACCT_T_MODEL_NIC_BIDIR_PAIRS,
-            ACCT_T_MODEL_NIC_BIDIR_FACTOR };
+            ACCT_T_MODEL_NIC_BIDIR_FACTOR, ACCT_T_MODEL_PAIR_DUPLEX };
         double lv[STORE_LEVELS_N];
         if (store_model_levels_get(d->store, v.tuning_run, lv) == 0)
             for (int k = 0; k < STORE_LEVELS_N; k++) {
                 if (lt[k] == ACCT_T_MODEL_NIC_BIDIR_FACTOR && lv[k - 1] < 2)
                     continue; /* the two-way factor: only when measured */
+                if (lt[k] == ACCT_T_MODEL_PAIR_DUPLEX && !(lv[k] >= 1))
+                    continue; /* the pair-duplex factor: only when measured */
                 if (lt[k] == ACCT_T_MODEL_NIC_PAIRS || lt[k] == ACCT_T_MODEL_NIC_BIDIR_PAIRS)
                     acct_put_u64(out, lt[k], (uint64_t)lv[k]);
                 else

@@ -467,13 +467,15 @@ static const struct yt_key model_all_keys[GM_N] = {
     [GM_INTRA] = { "intra", false }, [GM_INTER] = { "inter", false },
     [GM_NIC] = { "nic", false },
 };
-enum { GN_PAIRS, GN_FACTOR, GN_BPAIRS, GN_BFACTOR, GN_N };
+enum { GN_PAIRS, GN_FACTOR, GN_BPAIRS, GN_BFACTOR, GN_DUPLEX, GN_N };
 static const struct yt_key nic_keys[GN_N] = {
-    [GN_PAIRS] = { "pairs", true },
-    [GN_FACTOR] = { "gap_factor", true },
+    [GN_PAIRS] = { "pairs", false },             /* the NIC factor (k >= 2 pairs) */
+    [GN_FACTOR] = { "gap_factor", false },
     [GN_BPAIRS] = { "bidir_pairs", false },     /* the two-way factor: optional */
     [GN_BFACTOR] = { "bidir_gap_factor", false },
+    [GN_DUPLEX] = { "pair_duplex_factor", false }, /* one pair both ways: optional */
 };
+#define PAIR_DUPLEX_MAX ACCT_RESULT_PAIR_DUPLEX_MAX
 
 /* A whole number of pairs in [2, 1048576] at model.nic.FIELD. */
 static bool nic_pairs_at(struct rctx *c, const struct ynode *y, const char *field, int *out)
@@ -533,11 +535,34 @@ static void walk_model(struct rctx *c, const struct ynode *y)
                                               nv, nk)) {
         if (!m->has_levels)
             YT_ERR_AT(c->p, v[GM_NIC], "model.nic", "needs model.intra and model.inter");
-        if (nv[GN_PAIRS] != NULL)
+        /* pairs and gap_factor come together; a layout whose nodes do not
+         * both hold two ranks has only the pair-duplex factor */
+        if ((nv[GN_PAIRS] != NULL) != (nv[GN_FACTOR] != NULL))
+            YT_ERR_AT(c->p, nv[GN_PAIRS] ? nv[GN_PAIRS] : nv[GN_FACTOR],
+                      nv[GN_PAIRS] ? "model.nic.pairs" : "model.nic.gap_factor",
+                      "pairs and gap_factor come together (the NIC factor)");
+        if (nv[GN_PAIRS] == NULL && nv[GN_FACTOR] == NULL && nv[GN_DUPLEX] == NULL)
+            YT_ERR_AT(c->p, v[GM_NIC], "model.nic",
+                      "needs pairs and gap_factor, pair_duplex_factor, or both");
+        if (nv[GN_PAIRS] != NULL && nv[GN_FACTOR] != NULL) {
             nic_pairs_at(c, nv[GN_PAIRS], "model.nic.pairs", &m->nic_pairs);
-        if (nv[GN_FACTOR] != NULL)
             acct_yt_get_number(c->p, nv[GN_FACTOR], "model.nic.gap_factor", 1, false,
                                &m->nic_gap_factor);
+        }
+        if ((nv[GN_BPAIRS] != NULL || nv[GN_BFACTOR] != NULL) && nv[GN_PAIRS] == NULL)
+            YT_ERR_AT(c->p, nv[GN_BPAIRS] ? nv[GN_BPAIRS] : nv[GN_BFACTOR],
+                      nv[GN_BPAIRS] ? "model.nic.bidir_pairs" : "model.nic.bidir_gap_factor",
+                      "the two-way factor needs pairs and gap_factor");
+        double d = 0;
+        if (nv[GN_DUPLEX] != NULL &&
+            acct_yt_get_number(c->p, nv[GN_DUPLEX], "model.nic.pair_duplex_factor", 1, false,
+                               &d)) {
+            if (d > PAIR_DUPLEX_MAX)
+                YT_ERR_AT(c->p, nv[GN_DUPLEX], "model.nic.pair_duplex_factor",
+                          "%g is too large: the maximum is %d", d, PAIR_DUPLEX_MAX);
+            else
+                m->pair_duplex_factor = d;
+        }
         if ((nv[GN_BPAIRS] != NULL) != (nv[GN_BFACTOR] != NULL))
             YT_ERR_AT(c->p, nv[GN_BPAIRS] ? nv[GN_BPAIRS] : nv[GN_BFACTOR],
                       nv[GN_BPAIRS] ? "model.nic.bidir_pairs" : "model.nic.bidir_gap_factor",
@@ -1179,7 +1204,8 @@ bool acct_result_equal(const struct acct_result *a, const struct acct_result *b)
                                  m->nic_pairs == n->nic_pairs &&
                                  m->nic_gap_factor == n->nic_gap_factor &&
                                  m->nic_bidir_pairs == n->nic_bidir_pairs &&
-                                 m->nic_bidir_gap_factor == n->nic_bidir_gap_factor)) &&
+                                 m->nic_bidir_gap_factor == n->nic_bidir_gap_factor &&
+                                 m->pair_duplex_factor == n->pair_duplex_factor)) &&
                 a->npoints == b->npoints && (a->rules == NULL) == (b->rules == NULL);
     for (size_t i = 0; same && i < x->nhosts; i++)
         same = strcmp(x->hosts[i], y->hosts[i]) == 0;
@@ -1371,12 +1397,21 @@ int acct_result_write(FILE *f, const struct acct_result *r)
             }
             fputs("}\n", f);
         }
-        if (r->model.has_levels && r->model.nic_pairs >= 2) {
-            fprintf(f, "  nic: {pairs: %d, gap_factor: ", r->model.nic_pairs);
-            acct_yt_write_number(f, r->model.nic_gap_factor);
-            if (r->model.nic_bidir_pairs >= 2) {
+        bool duplex = r->model.pair_duplex_factor >= 1;
+        if (r->model.has_levels && (r->model.nic_pairs >= 2 || duplex)) {
+            fputs("  nic: {", f);
+            if (r->model.nic_pairs >= 2) {
+                fprintf(f, "pairs: %d, gap_factor: ", r->model.nic_pairs);
+                acct_yt_write_number(f, r->model.nic_gap_factor);
+            }
+            if (r->model.nic_pairs >= 2 && r->model.nic_bidir_pairs >= 2) {
                 fprintf(f, ", bidir_pairs: %d, bidir_gap_factor: ", r->model.nic_bidir_pairs);
                 acct_yt_write_number(f, r->model.nic_bidir_gap_factor);
+            }
+            if (duplex) {
+                fputs(r->model.nic_pairs >= 2 ? ", pair_duplex_factor: " : "pair_duplex_factor: ",
+                      f);
+                acct_yt_write_number(f, r->model.pair_duplex_factor);
             }
             fputs("}\n", f);
         }

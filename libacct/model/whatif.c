@@ -235,7 +235,7 @@ int acct_whatif_model_loggp(double L_us, double o_us, double g_us, double G_us_p
 
 int acct_whatif_model_levels(const double intra[4], const double inter[4], int nic_pairs,
                              double nic_gap_factor, int bidir_pairs, double bidir_factor,
-                             struct acct_model *out)
+                             double pair_duplex, struct acct_model *out)
 {
     struct acct_loggp a = { intra[0], intra[1], intra[2], intra[3] };
     struct acct_loggp e = { inter[0], inter[1], inter[2], inter[3] };
@@ -243,12 +243,14 @@ int acct_whatif_model_levels(const double intra[4], const double inter[4], int n
 
     if (acct_loggp_to_plogp(&a, &n.intra) != 0 || acct_loggp_to_plogp(&e, &n.inter) != 0 ||
         (nic_pairs != 0 && (nic_pairs < 2 || !(nic_gap_factor >= 1))) ||
-        (bidir_pairs != 0 && (bidir_pairs < 2 || !(bidir_factor >= 1))))
+        (bidir_pairs != 0 && (bidir_pairs < 2 || !(bidir_factor >= 1))) ||
+        (pair_duplex != 0 && !(pair_duplex >= 1 && isfinite(pair_duplex))))
         return -1;
     n.nic_pairs = nic_pairs;
     n.nic_gap_factor = nic_pairs != 0 ? nic_gap_factor : 0;
     n.nic_bidir_pairs = bidir_pairs;
     n.nic_bidir_factor = bidir_pairs != 0 ? bidir_factor : 0;
+    n.pair_duplex_factor = pair_duplex;
     out->nodes = n;
     return 0;
 }
@@ -414,7 +416,7 @@ int acct_whatif_model_file(const char *path, struct acct_model *out, const char 
                  (const double[4]){ r->model.inter.L_us, r->model.inter.o_us,
                                     r->model.inter.g_us, r->model.inter.G_us_per_byte },
                  r->model.nic_pairs, r->model.nic_gap_factor, r->model.nic_bidir_pairs,
-                 r->model.nic_bidir_gap_factor, out) != 0)
+                 r->model.nic_bidir_gap_factor, r->model.pair_duplex_factor, out) != 0)
         acct_diags_add(d, 0, 0, "model.intra", "the levels do not convert to pLogP");
     else
         rc = 0;

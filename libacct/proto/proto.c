@@ -120,6 +120,7 @@ static const struct tag_def tags[] = {
                                       "MODEL_NIC_BIDIR_PAIRS"},
     [ACCT_T_MODEL_NIC_BIDIR_FACTOR] = {ACCT_T_MODEL_NIC_BIDIR_FACTOR, ACCT_KIND_F64,
                                        "MODEL_NIC_BIDIR_FACTOR"},
+    [ACCT_T_MODEL_PAIR_DUPLEX] = {ACCT_T_MODEL_PAIR_DUPLEX, ACCT_KIND_F64, "MODEL_PAIR_DUPLEX"},
 };
 
 /* Indexed by tag: the decoder looks a kind up per field. */

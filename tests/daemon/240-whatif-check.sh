@@ -61,9 +61,10 @@ expect "$T/out" "as version 3 of eth/tcp-1g"
 ctl 0 whatif allreduce --version 3 -n 8 -b 1M -f tsv
 cp "$T/out" "$T/flat.tsv"
 ctl 0 whatif allreduce --version 3 -n 8 -b 1M
-expect "$T/out" "levels: intra G 0.00015, inter G 0.0836 us/B, NIC x2.17 (2 pairs), two-way x2.6 (2 pairs)"
-# the model store keeps the two-way factor with the version's run (schema 6)
-[ "$(sqlite3 "$DB" "SELECT nic_pairs, nic_gap_factor, nic_bidir_pairs, nic_bidir_gap_factor FROM model_levels WHERE run_id = 'r-20261127T080000Z-eth-levels'")" = "2|2.17|2|2.6" ] ||
+expect "$T/out" "levels: intra G 0.00015, inter G 0.0836 us/B, NIC x2.17 (2 pairs), two-way x2.6 (2 pairs), pair duplex x1.29"
+# the model store keeps the two-way factor (schema 6) and the pair-duplex
+# factor (schema 7) with the version's run
+[ "$(sqlite3 "$DB" "SELECT nic_pairs, nic_gap_factor, nic_bidir_pairs, nic_bidir_gap_factor, pair_duplex_factor FROM model_levels WHERE run_id = 'r-20261127T080000Z-eth-levels'")" = "2|2.17|2|2.6|1.29" ] ||
     fail "model_levels of the levels run: $(sqlite3 "$DB" 'SELECT * FROM model_levels')"
 ctl 0 whatif allreduce --version 3 -n 8 -b 1M --ranks-per-node 2 -f tsv
 cp "$T/out" "$T/laid.tsv"
@@ -74,6 +75,26 @@ awk -v f="$(ring "$T/flat.tsv")" -v l="$(ring "$T/laid.tsv")" \
 ctl 0 export --version 3 -o "$T/v3.yaml"
 ctl 0 whatif allreduce --rules "$T/v3.yaml" --model "$D/result-eth-levels.yaml" -n 8 -b 1M --ranks-per-node 2 -f tsv
 cmp -s "$T/out" "$T/laid.tsv" || fail "whatif with levels through acctd differs from offline: $(diff "$T/out" "$T/laid.tsv")"
+# the pair-duplex factor came through GET_MODEL and is used: a node each
+# (no NIC sharing, whose factors 2.17/2.6 would cover it at 2 per node),
+# without it (the same result, the key removed) recursive doubling
+# (inter-node pairs exchanging both ways) is predicted faster, the ring
+# (one way per peer) the same
+ctl 0 whatif allreduce --version 3 -n 8 -b 1M --ranks-per-node 1 -f tsv
+cp "$T/out" "$T/dx1.tsv"
+sed 's/, pair_duplex_factor: 1.29//' "$D/result-eth-levels.yaml" >"$T/nodx.yaml"
+ctl 0 whatif allreduce --rules "$T/v3.yaml" --model "$T/nodx.yaml" -n 8 -b 1M --ranks-per-node 1 -f tsv
+cp "$T/out" "$T/nodx.tsv"
+rd() { awk -F'\t' 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i } $c["method"] == "recursive_doubling" { print $c["predicted_us"] }' "$1"; }
+awk -v d="$(rd "$T/dx1.tsv")" -v n="$(rd "$T/nodx.tsv")" 'BEGIN { exit !(n > 0 && d > 1.05 * n && d <= 1.29 * n * 1.000001) }' ||
+    fail "recursive_doubling with the pair-duplex factor 1.29 $(rd "$T/dx1.tsv") us, without $(rd "$T/nodx.tsv") us: want 1.05x to 1.29x"
+[ -n "$(ring "$T/dx1.tsv")" ] && [ "$(ring "$T/dx1.tsv")" = "$(ring "$T/nodx.tsv")" ] ||
+    fail "the ring changed with the pair-duplex factor: $(ring "$T/dx1.tsv") vs $(ring "$T/nodx.tsv")"
+# acctd's check (before an activation) costs with it too: as offline
+ctl 0 check --version 3 --max-comm-size 64 --all --ranks-per-node 2 -f tsv
+cp "$T/out" "$T/check3.tsv"
+ctl 0 check --rules "$T/v3.yaml" --model "$D/result-eth-levels.yaml" --max-comm-size 64 --all --ranks-per-node 2 -f tsv
+cmp -s "$T/out" "$T/check3.tsv" || fail "check with the pair-duplex factor through acctd differs from offline: $(diff "$T/out" "$T/check3.tsv")"
 ctl 0 whatif allreduce --rules "$T/v3.yaml" --model "$D/result-eth-levels.yaml" -n 8 -b 1M
 expect "$T/out" "result-eth-levels.yaml (tuning result, with intra/inter levels and NIC factor)"
 
@@ -81,11 +102,12 @@ expect "$T/out" "result-eth-levels.yaml (tuning result, with intra/inter levels 
 # still loads: stored as 0 (not measured), and GET_MODEL leaves it out
 ctl 0 import "$D/result-eth-levels-check.yaml"
 expect "$T/out" "as version 4 of eth/tcp-1g"
-[ "$(sqlite3 "$DB" "SELECT nic_pairs, nic_bidir_pairs, nic_bidir_gap_factor FROM model_levels WHERE run_id = 'r-20261127T090000Z-eth-check'")" = "2|0|0.0" ] ||
+[ "$(sqlite3 "$DB" "SELECT nic_pairs, nic_bidir_pairs, nic_bidir_gap_factor, pair_duplex_factor FROM model_levels WHERE run_id = 'r-20261127T090000Z-eth-check'")" = "2|0|0.0|0.0" ] ||
     fail "model_levels of an older result: $(sqlite3 "$DB" 'SELECT * FROM model_levels')"
 ctl 0 whatif allreduce --version 4 -n 8 -b 1M
 expect "$T/out" "NIC x2.17 (2 pairs)"
 grep -q "two-way" "$T/out" && fail "an older result's model names a two-way factor: $(grep model: "$T/out")"
+grep -q "pair duplex" "$T/out" && fail "an older result's model names a pair-duplex factor: $(grep model: "$T/out")"
 
 # no such version, no such partition
 ctl 2 whatif bcast --version 99 -n 8 -b 1K

@@ -474,6 +474,52 @@ static void test_model_levels(void **state)
              "  inter: {L: 90, o: 4, g: 9, G: 0.085}\n"
              "  nic: {pairs: 2, gap_factor: 2, bidir_pairs: 2, bidir_gap_factor: 0.9}\n");
     expect(buf, "t.yaml:16:68: model.nic.bidir_gap_factor: 0.9 is too small: the minimum is 1\n");
+    /* the pair-duplex factor (model.nic.pair_duplex_factor): optional,
+     * beside the NIC factors or alone (nodes that do not both hold two
+     * ranks); read, written back; absent above (0: not measured) */
+    static const char *const duplex_good[] = {
+        "  nic: {pairs: 2, gap_factor: 2.12, bidir_pairs: 2, bidir_gap_factor: 2.17, "
+        "pair_duplex_factor: 1.2905811623246493}\n",
+        "  nic: {pair_duplex_factor: 1.2905811623246493}\n",
+        "  nic: {pairs: 2, gap_factor: 1.5, pair_duplex_factor: 1}\n",
+    };
+    for (size_t i = 0; i < sizeof duplex_good / sizeof duplex_good[0]; i++) {
+        snprintf(buf, sizeof(buf), MODEL_LEVELS "%s",
+                 "  intra: {L: 0.5, o: 0.25, g: 0.5, G: 0.0002}\n"
+                 "  inter: {L: 90, o: 4, g: 9, G: 0.085}\n",
+                 duplex_good[i]);
+        r = parse_ok(buf);
+        assert_true(r->model.pair_duplex_factor == (i < 2 ? 1.2905811623246493 : 1));
+        assert_int_equal(r->model.nic_pairs, i == 1 ? 0 : 2);
+        check_roundtrip(r);
+        acct_result_free(r);
+    }
+    static const struct {
+        const char *nic, *msg;
+    } duplex_bad[] = {
+        { "  nic: {pairs: 2, gap_factor: 2, pair_duplex_factor: 0.9}\n",
+          "t.yaml:16:54: model.nic.pair_duplex_factor: 0.9 is too small: the minimum is 1\n" },
+        { "  nic: {pairs: 2, gap_factor: 2, pair_duplex_factor: 17}\n",
+          "t.yaml:16:54: model.nic.pair_duplex_factor: 17 is too large: the maximum is 16\n" },
+        { "  nic: {pairs: 2, gap_factor: 2, pair_duplex_factor: -1}\n",
+          "t.yaml:16:54: model.nic.pair_duplex_factor: -1 is too small: the minimum is 1\n" },
+        { "  nic: {pair_duplex_factor: fast}\n",
+          "t.yaml:16:29: model.nic.pair_duplex_factor: expected a number such as 0, 12 or "
+          "14400.5, got \"fast\"\n" },
+        { "  nic: {pairs: 2, pair_duplex_factor: 1.3}\n",
+          "t.yaml:16:16: model.nic.pairs: pairs and gap_factor come together (the NIC "
+          "factor)\n" },
+        { "  nic: {bidir_pairs: 2, bidir_gap_factor: 2, pair_duplex_factor: 1.3}\n",
+          "t.yaml:16:22: model.nic.bidir_pairs: the two-way factor needs pairs and "
+          "gap_factor\n" },
+    };
+    for (size_t i = 0; i < sizeof duplex_bad / sizeof duplex_bad[0]; i++) {
+        snprintf(buf, sizeof(buf), MODEL_LEVELS "%s",
+                 "  intra: {L: 0.5, o: 0.25, g: 0.5, G: 0.0002}\n"
+                 "  inter: {L: 90, o: 4, g: 9, G: 0.085}\n",
+                 duplex_bad[i].nic);
+        expect(buf, duplex_bad[i].msg);
+    }
     snprintf(buf, sizeof(buf), MODEL_LEVELS, "  intra: {L: 0.5, o: 0.25, g: 0.5, G: 0.0002}\n");
     expect(buf, "t.yaml:14:10: model: intra and inter come together (an intra-node and an "
                 "inter-node pair)\n");

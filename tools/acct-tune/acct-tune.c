@@ -266,9 +266,12 @@ static int measure_checked(int a, int b, const uint64_t *sizes, size_t nsizes,
 
 /* Issue 21: an intra-node pair (rank 0 and the next rank on its node) and
  * an inter-node pair (rank 0 and the lowest rank elsewhere) measured apart
- * (a pair that is ranks 0 and 1 reuses net), and the NIC factor of k pairs
- * between those two nodes (k = the fewer ranks of the two, >= 2). The
- * inter-node sizes cost ~0.1 s per MiB at 100 Mbit/s: fewer repetitions.
+ * (a pair that is ranks 0 and 1 reuses net), the pair-duplex factor of the
+ * inter-node pair (both ways at once against one way: 7 interleaved
+ * repetitions of 4 x 512 KiB each, ratio of the medians; ~2 s at 100
+ * Mbit/s), and the NIC factor of k pairs between those two nodes (k = the
+ * fewer ranks of the two, >= 2). The inter-node sizes cost ~0.1 s per MiB
+ * at 100 Mbit/s: fewer repetitions.
  * Fills mdl->nodes and run->model's levels when the layout has both pairs;
  * collective over the world. 0, or -1 (agreed, message in x->err). */
 static int measure_levels(struct tune_ctx *x, struct tune_run_info *run, struct acct_model *mdl,
@@ -309,6 +312,13 @@ static int measure_levels(struct tune_ctx *x, struct tune_run_info *run, struct 
         n->inter = mdl->net;
     else if (rc == 0)
         rc = measure_checked(0, inter, sizes, nsizes, &slow, "inter", &n->inter);
+    struct acct_plogp_duplex dx = {0};
+    if (rc == 0) {
+        rc = acct_plogp_pair_duplex(MPI_COMM_WORLD, 0, inter, 512 * 1024, 4, 7, &dx);
+        /* beyond the result's bound the pair was not timed as a link (a
+         * host that did not schedule a rank): not used, as not measured */
+        n->pair_duplex_factor = dx.factor <= ACCT_RESULT_PAIR_DUPLEX_MAX ? dx.factor : 0;
+    }
     int k = na < nb ? na : nb;
     if (rc == 0 && k >= 2) {
         rc = acct_plogp_nic_factor(MPI_COMM_WORLD, a, b, k, 256 * 1024, 4, 5, &n->nic_gap_factor);
@@ -321,8 +331,8 @@ static int measure_levels(struct tune_ctx *x, struct tune_run_info *run, struct 
     }
     if (rc != 0) {
         snprintf(x->err, sizeof(x->err),
-                 "measuring the intra-node (0, %d) / inter-node (0, %d) pLogP or the NIC factor "
-                 "failed", intra, inter);
+                 "measuring the intra-node (0, %d) / inter-node (0, %d) pLogP, the pair-duplex "
+                 "or the NIC factor failed", intra, inter);
     } else {
         /* the labels' layout (ACCT_LAYOUT's pretence included): the most
          * ranks on a node; cyclic when rank 1 is on another node than 0 */
@@ -342,6 +352,12 @@ static int measure_levels(struct tune_ctx *x, struct tune_run_info *run, struct 
         run->model.nic_gap_factor = k >= 2 ? n->nic_gap_factor : 0;
         run->model.nic_bidir_pairs = k >= 2 ? n->nic_bidir_pairs : 0;
         run->model.nic_bidir_gap_factor = k >= 2 ? n->nic_bidir_factor : 0;
+        run->model.pair_duplex_factor = n->pair_duplex_factor;
+        if (rank == 0)
+            fprintf(stderr, "acct-tune: pair duplex (ranks 0, %d): both ways %.2f ms, one way "
+                    "%.2f ms (medians of 7): factor %.3f%s\n", inter, 1e3 * dx.both_median_s,
+                    1e3 * dx.one_median_s, dx.factor,
+                    n->pair_duplex_factor > 0 ? "" : " (not a link's: not used)");
     }
     free(label);
     return rc;
@@ -349,7 +365,8 @@ static int measure_levels(struct tune_ctx *x, struct tune_run_info *run, struct 
 
 /* Write the levels beside --plogp-out FILE: FILE.intra, FILE.inter (pLogP
  * tables) and FILE.nic ("acct-nic 1", pairs, gap_factor, ranks_per_node,
- * placement) for acct-tune-replay --plogp-intra/--plogp-inter/--nic. */
+ * placement, the two-way and the pair-duplex factor when measured) for
+ * acct-tune-replay --plogp-intra/--plogp-inter/--nic. */
 static int write_levels(const char *path, const struct acct_model_nodes *n, char *err, size_t len)
 {
     char p[4096];
@@ -370,6 +387,8 @@ static int write_levels(const char *path, const struct acct_model_nodes *n, char
     if (n->nic_bidir_pairs >= 2)
         fprintf(f, "bidir_pairs %d\nbidir_gap_factor %.17g\n", n->nic_bidir_pairs,
                 n->nic_bidir_factor);
+    if (n->pair_duplex_factor >= 1)
+        fprintf(f, "pair_duplex_factor %.17g\n", n->pair_duplex_factor);
     if (fclose(f) != 0) {
         snprintf(err, len, "%.400s: %s", p, strerror(errno));
         return -1;

@@ -416,3 +416,76 @@ static int nic_factor(MPI_Comm comm, const int *a, const int *b, int k, uint64_t
     *factor = together / alone > 1 ? together / alone : 1;
     return 0;
 }
+
+/* One repetition of the pair-duplex patterns at this rank: a -> b (both
+ * false) or a <-> b; the time from the call to this rank's last
+ * completion (0 at the other ranks). */
+static int duplex_once(MPI_Comm comm, int me, int a, int b, bool both, char *buf, char *rbuf,
+                       int m, int stream, double *out)
+{
+    MPI_Request req[2 * 16];
+    int n = 0, rc = MPI_SUCCESS, peer = me == a ? b : me == b ? a : -1;
+    double t0 = MPI_Wtime();
+    bool send = me == a || (both && me == b), recv = me == b || (both && me == a);
+    for (int s = 0; s < stream && rc == MPI_SUCCESS && peer >= 0; s++) {
+        if (recv)
+            rc = MPI_Irecv(rbuf + (size_t)s * (size_t)m, m, MPI_BYTE, peer, TAG_DATA, comm,
+                           &req[n++]);
+        if (send && rc == MPI_SUCCESS)
+            rc = MPI_Isend(buf, m, MPI_BYTE, peer, TAG_DATA, comm, &req[n++]);
+    }
+    if (rc == MPI_SUCCESS && n > 0)
+        rc = MPI_Waitall(n, req, MPI_STATUSES_IGNORE);
+    *out = peer >= 0 ? MPI_Wtime() - t0 : 0;
+    return rc;
+}
+
+int acct_plogp_pair_duplex(MPI_Comm comm, int a, int b, uint64_t m, int stream, int reps,
+                           struct acct_plogp_duplex *out)
+{
+    enum { MAX_REPS = 100 };
+    int np = 0, me = 0;
+    if (comm == MPI_COMM_NULL || out == NULL || m < 1 || m > ACCT_PLOGP_MAX_BYTES ||
+        stream < 1 || stream > 16 || reps < 1 || reps > MAX_REPS ||
+        MPI_Comm_size(comm, &np) != MPI_SUCCESS || a < 0 || a >= np || b < 0 || b >= np ||
+        a == b)
+        return -1;
+    MPI_Comm c = MPI_COMM_NULL;
+    if (MPI_Comm_dup(comm, &c) != MPI_SUCCESS)
+        return -1;
+    MPI_Comm_rank(c, &me);
+    bool peer = me == a || me == b;
+    char *buf = peer ? malloc((size_t)m) : NULL;
+    char *rbuf = peer ? malloc((size_t)m * (size_t)stream) : NULL;
+    int have = !peer || (buf != NULL && rbuf != NULL), all = 0;
+    int rc = MPI_Allreduce(&have, &all, 1, MPI_INT, MPI_MIN, c);
+    double t[2][MAX_REPS], v = 0;
+    if (rc == MPI_SUCCESS && all) {
+        if (peer)
+            memset(buf, 0x5a, (size_t)m);
+        rc = duplex_once(c, me, a, b, true, buf, rbuf, (int)m, 1, &v); /* warm-up */
+        for (int i = 0; i < reps && rc == MPI_SUCCESS; i++)
+            for (int both = 0; both < 2 && rc == MPI_SUCCESS; both++) {
+                rc = MPI_Barrier(c);
+                if (rc == MPI_SUCCESS)
+                    rc = duplex_once(c, me, a, b, both, buf, rbuf, (int)m, stream, &v);
+                if (rc == MPI_SUCCESS) /* every rank holds the slowest: all decide alike */
+                    rc = MPI_Allreduce(&v, &t[both][i], 1, MPI_DOUBLE, MPI_MAX, c);
+            }
+    }
+    free(buf);
+    free(rbuf);
+    MPI_Comm_free(&c);
+    if (rc != MPI_SUCCESS || !all)
+        return -1;
+    struct acct_plogp_duplex d;
+    d.one_least_s = minimum(t[0], reps);
+    d.both_least_s = minimum(t[1], reps);
+    d.one_median_s = median(t[0], reps);
+    d.both_median_s = median(t[1], reps);
+    if (!(d.one_median_s > 0))
+        return -1;
+    d.factor = d.both_median_s / d.one_median_s > 1 ? d.both_median_s / d.one_median_s : 1;
+    *out = d;
+    return 0;
+}

@@ -57,4 +57,26 @@ int acct_plogp_nic_factor(MPI_Comm comm, const int *a, const int *b, int k, uint
 int acct_plogp_nic_bidir_factor(MPI_Comm comm, const int *a, const int *b, int k, uint64_t m,
                                 int stream, int reps, double *factor);
 
+/* Pair duplex (issue 21; docs/models.md "The pair-duplex factor"):
+ * collective over comm. One pair of distinct ranks a, b (on two nodes):
+ * "one way", a streams `stream` messages of m bytes to b; "both ways", a
+ * and b each stream them to the other at once (nonblocking sends and
+ * receives). reps repetitions of each, interleaved (the host's load hits
+ * both alike), after a warm-up exchange; each timed from a barrier to the
+ * slowest rank's last completion. The factor is the ratio of the medians
+ * (a robust statistic on a shared host: a few preempted repetitions do not
+ * move it), at least 1: 1 when the pair's link is full duplex, 2 when its
+ * two ways do not overlap. It is the model's pair_duplex_factor
+ * (acct/model.h). stream in [1, 16], reps in [1, 100], m in [1,
+ * ACCT_PLOGP_MAX_BYTES]. Every rank returns the same: 0, or -1 (bad
+ * arguments, out of memory, MPI error) with *out untouched.
+ * tools/perf/acct-pair-duplex reports the same measurement. */
+struct acct_plogp_duplex {
+    double one_median_s, one_least_s;   /* a -> b alone */
+    double both_median_s, both_least_s; /* a <-> b at once */
+    double factor;                      /* both_median_s / one_median_s, at least 1 */
+};
+int acct_plogp_pair_duplex(MPI_Comm comm, int a, int b, uint64_t m, int stream, int reps,
+                           struct acct_plogp_duplex *out);
+
 #endif

@@ -38,7 +38,8 @@
 
 struct opts {
     const char *state, *plogp, *report, *noise;
-    double pair_duplex; /* --pair-duplex D: nodes.pair_duplex_factor (a hypothesis test) */
+    double pair_duplex; /* --pair-duplex D: nodes.pair_duplex_factor, instead of the
+                           levels' measured one (0: not given) */
     const char *levels; /* --levels PREFIX: PREFIX.intra, .inter, .nic (acct-tune --plogp-out) */
     size_t row_stride, col_stride;
     double model_margin;
@@ -50,6 +51,9 @@ struct opts {
                           * spanning nodes with some node holding 2 or more ranks, as
                           * acct-tune measured them (0: no layout, none) */
     bool model_report;
+    bool run_methods;    /* --run-methods: a point's methods are the algorithms the journal
+                          * holds at (collective, size): a run from before an algorithm was
+                          * registered keeps its points */
     uint64_t min_bytes;  /* planes start at this message size (smaller points left out) */
     bool pen_min;        /* penalties on each experiment's minimum, not its median */
     double keep;         /* plane: a full search started from a hint measures only the
@@ -201,6 +205,16 @@ static int point_init(struct point *x, const struct tune_state *st, const struct
                 (acct_algs[st->v[i].alg].flags & ACCT_ALG_NODES);
     if (tune_methods(coll, p, nodes, &x->methods, &x->nm) != 0 || x->nm > 256)
         return -1;
+    size_t keep = 0;
+    for (size_t i = 0; i < x->nm; i++) {
+        bool held = !o->run_methods;
+        for (size_t j = 0; !held && j < st->n; j++)
+            held = st->v[j].coll == (int32_t)coll && st->v[j].comm_size == p &&
+                   &acct_algs[st->v[j].alg] == x->methods[i].d.alg;
+        if (held)
+            x->methods[keep++] = x->methods[i];
+    }
+    x->nm = keep;
     x->nsegs = tune_segments(m, o->min_segment, o->max_segments, x->segs);
     for (size_t i = 0; i < x->nm; i++) {
         x->mbest[i] = INFINITY;
@@ -380,6 +394,8 @@ static int read_levels(const char *prefix, struct acct_model_nodes *n, char *err
             n->nic_bidir_pairs = (int)v;
         else if (sscanf(line, "bidir_gap_factor %lf", &v) == 1)
             n->nic_bidir_factor = v;
+        else if (sscanf(line, "pair_duplex_factor %lf", &v) == 1)
+            n->pair_duplex_factor = v;
         else if (sscanf(line, "ranks_per_node %lf", &v) == 1)
             n->ranks_per_node = (int)v;
         else if (sscanf(line, "placement %63s", word) == 1 &&
@@ -398,6 +414,8 @@ static int read_levels(const char *prefix, struct acct_model_nodes *n, char *err
         n->nic_pairs = 0, n->nic_gap_factor = 0; /* not measured */
     if (n->nic_bidir_pairs < 2 || !(n->nic_bidir_factor >= 1))
         n->nic_bidir_pairs = 0, n->nic_bidir_factor = 0; /* not measured (older files) */
+    if (!(n->pair_duplex_factor >= 1 && n->pair_duplex_factor <= 100))
+        n->pair_duplex_factor = 0; /* not measured (older files) */
     return 0;
 }
 
@@ -423,7 +441,7 @@ static int usage(void)
             "         [--model-margin X] [--lookahead N] [--noise-band X] [--keep X] [--check X]\n"
             "         [--penalty-on min|median] [--noise STATE2] [--min-bytes B]\n"
             "         [--min-segment SIZE] [--max-segments N]\n"
-            "         [--model-report] [--report FILE] STATE\n");
+            "         [--model-report] [--run-methods] [--report FILE] STATE\n");
     return 2;
 }
 
@@ -488,6 +506,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
             o->pen_min = strcmp(argv[++i], "min") == 0;
         else if (strcmp(a, "--model-report") == 0)
             o->model_report = true;
+        else if (strcmp(a, "--run-methods") == 0)
+            o->run_methods = true;
         else if (strcmp(a, "--min-segment") == 0 && more) {
             char msg[128];
             if (acct_size_parse(argv[++i], &o->min_segment, msg, sizeof msg) != ACCT_STATS_OK ||
@@ -829,9 +849,12 @@ static int model_report(const struct tune_state *st, const struct acct_model *md
     }
     if (mdl->nodes.ranks_per_node > 0)
         printf("NIC factor: one way %g at %d pairs; two-way %g at %d pairs (0: not measured); "
-               "pair both ways %g (--pair-duplex, assumed; 0: no such term)\n",
+               "pair both ways %g (%s; 0: no such term)\n",
                mdl->nodes.nic_gap_factor, mdl->nodes.nic_pairs, mdl->nodes.nic_bidir_factor,
-               mdl->nodes.nic_bidir_pairs, mdl->nodes.pair_duplex_factor);
+               mdl->nodes.nic_bidir_pairs, mdl->nodes.pair_duplex_factor,
+               o->pair_duplex > 0                   ? "--pair-duplex"
+               : mdl->nodes.pair_duplex_factor > 0 ? "measured, the levels' .nic file"
+                                                   : "not measured");
     printf("model validity: %s\n\n",
            bad ? "NOT valid (a table the model uses is not a network's; the figures below are "
                  "what it would predict)"
@@ -979,8 +1002,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "acct-tune-replay: %s\n", err);
         goto out;
     }
-    if (o.levels != NULL)
-        mdl.nodes.pair_duplex_factor = o.pair_duplex; /* assumed, not measured: 0 = none */
+    if (o.levels != NULL && o.pair_duplex > 0)
+        mdl.nodes.pair_duplex_factor = o.pair_duplex; /* given: instead of the measured one */
     if (o.levels != NULL)
         o.nodes_rpn = mdl.nodes.ranks_per_node;
     size_t nps = find_planes(&st, &o, ps);

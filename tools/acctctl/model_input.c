@@ -65,9 +65,13 @@ static int daemon_model(struct acctctl_conn *conn, uint64_t v, int rpn, struct a
         if (bpairs != 0 && acct_get_f64(conn->msg.body, conn->msg.len,
                                         ACCT_T_MODEL_NIC_BIDIR_FACTOR, &bidir) != 0)
             bpairs = 0;
+        /* the pair-duplex factor (acctd >= schema 7, when the run measured it) */
+        double duplex = 0;
+        if (acct_get_f64(conn->msg.body, conn->msg.len, ACCT_T_MODEL_PAIR_DUPLEX, &duplex) != 0)
+            duplex = 0;
         if (pairs > 1024 || bpairs > 1024 ||
-            acct_whatif_model_levels(l, l + 4, (int)pairs, nic, (int)bpairs, bidir, &mi->mdl) !=
-                0) {
+            acct_whatif_model_levels(l, l + 4, (int)pairs, nic, (int)bpairs, bidir, duplex,
+                                     &mi->mdl) != 0) {
             fprintf(stderr, ACCTCTL_NAME " %s: acctd's model levels of version %llu are not "
                             "usable\n",
                     conn->common->cmd, (unsigned long long)v);
@@ -81,6 +85,10 @@ static int daemon_model(struct acctctl_conn *conn, uint64_t v, int rpn, struct a
         if (bpairs != 0)
             snprintf(mi->model_from + len, sizeof(mi->model_from) - len,
                      ", two-way x%g (%d pairs)", bidir, (int)bpairs);
+        len = strlen(mi->model_from);
+        if (duplex != 0)
+            snprintf(mi->model_from + len, sizeof(mi->model_from) - len,
+                     ", pair duplex x%g", duplex);
     }
     rc = 0;
 out:

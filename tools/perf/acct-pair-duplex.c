@@ -11,6 +11,9 @@
  *   pair both   0 <-> 1 at once (nonblocking): T / T1 is the one-pair
  *               two-way factor the model's pair_duplex_factor stands for
  *               (1: the pair is full duplex; 2: its two ways do not overlap)
+ *               -- these two are acct-tune's own measurement of it
+ *               (acct_plogp_pair_duplex, tools/acct-tune/plogp.c: one way
+ *               and both ways interleaved, ratio of the medians)
  *   fan out     0 -> 1 and 0 -> 2 at once: two flows out of one node,
  *               T / (2 T1) (1: the link out is shared without loss)
  *   leader      0 <-> 1 and 0 <-> 2 at once: alltoall hier_leader's leader
@@ -18,13 +21,16 @@
  *               their bytes at the one-way speed; 2: as measured in the
  *               hier_leader runs)
  *
- * Prints one line per pattern: median and least of the repetitions in ms
- * and the ratios of medians. Needs at least 2 ranks (3 for the last two).
+ * The two three-rank patterns are interleaved with each other after the
+ * pair's. Prints one line per pattern: median and least of the repetitions
+ * in ms and the ratios of medians. Needs at least 2 ranks (3 for the last two).
  * MPI errors are fatal (the default handler). */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "plogp.h"
 
 enum { ONE_WAY, PAIR_BOTH, FAN_OUT, LEADER, NPAT };
 static const char *const names[NPAT] = {"one way", "pair both", "fan out", "leader"};
@@ -35,42 +41,25 @@ static int cmp_d(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Post this rank's part of pattern pat; wait for all of it. */
+/* Post this rank's part of a three-rank pattern (FAN_OUT, LEADER: rank 0
+ * with peers 1 and 2); wait for all of it. The pair's patterns are
+ * acct_plogp_pair_duplex's. */
 static void run(int pat, int me, char *sbuf, char *rbuf, int m, int stream)
 {
     MPI_Request rq[64];
-    int n = 0;
-    int peers[2] = {1, 2}, np = 0;
-    int send = 0, recv = 0; /* to/from rank 0's peers (rank 0), or rank 0 (others) */
-    switch (pat) {
-    case ONE_WAY:
-        np = 1, send = me == 0, recv = me == 1;
-        break;
-    case PAIR_BOTH:
-        np = 1, send = recv = me <= 1;
-        break;
-    case FAN_OUT:
-        np = 2, send = me == 0, recv = me == 1 || me == 2;
-        break;
-    default:
-        np = 2, send = recv = me <= 2;
-        break;
-    }
+    int n = 0, both = pat == LEADER;
     if (me == 0) {
-        for (int p = 0; p < np; p++)
+        for (int p = 1; p <= 2; p++)
             for (int s = 0; s < stream; s++) {
-                if (recv && pat != FAN_OUT && pat != ONE_WAY)
-                    MPI_Irecv(rbuf + (size_t)(p * stream + s) * (size_t)m, m, MPI_BYTE, peers[p],
+                if (both)
+                    MPI_Irecv(rbuf + (size_t)((p - 1) * stream + s) * (size_t)m, m, MPI_BYTE, p,
                               1, MPI_COMM_WORLD, &rq[n++]);
-                if (send)
-                    MPI_Isend(sbuf, m, MPI_BYTE, peers[p], 1, MPI_COMM_WORLD, &rq[n++]);
+                MPI_Isend(sbuf, m, MPI_BYTE, p, 1, MPI_COMM_WORLD, &rq[n++]);
             }
-    } else if (me <= np) {
+    } else if (me <= 2) {
         for (int s = 0; s < stream; s++) {
-            if (recv)
-                MPI_Irecv(rbuf + (size_t)s * (size_t)m, m, MPI_BYTE, 0, 1, MPI_COMM_WORLD,
-                          &rq[n++]);
-            if (send && pat != FAN_OUT && pat != ONE_WAY)
+            MPI_Irecv(rbuf + (size_t)s * (size_t)m, m, MPI_BYTE, 0, 1, MPI_COMM_WORLD, &rq[n++]);
+            if (both)
                 MPI_Isend(sbuf, m, MPI_BYTE, 0, 1, MPI_COMM_WORLD, &rq[n++]);
         }
     }
@@ -106,11 +95,20 @@ int main(int argc, char **argv)
     static double all_t[NPAT][100];
     double med[NPAT] = {0}, least[NPAT] = {0};
     int npat = np >= 3 ? NPAT : 2;
-    run(PAIR_BOTH, me, sbuf, rbuf, (int)m, 1); /* warm-up: connections */
+    /* the pair's two patterns: acct-tune's measurement of the factor */
+    struct acct_plogp_duplex d;
+    if (acct_plogp_pair_duplex(MPI_COMM_WORLD, 0, 1, (uint64_t)m, stream, reps, &d) != 0) {
+        if (me == 0)
+            fprintf(stderr, "acct-pair-duplex: the pair's measurement failed\n");
+        MPI_Finalize();
+        return 1;
+    }
+    med[ONE_WAY] = d.one_median_s, least[ONE_WAY] = d.one_least_s;
+    med[PAIR_BOTH] = d.both_median_s, least[PAIR_BOTH] = d.both_least_s;
     if (np >= 3)
-        run(LEADER, me, sbuf, rbuf, (int)m, 1);
-    for (int i = 0; i < reps; i++)
-        for (int pat = 0; pat < npat; pat++) { /* interleaved: the host's load hits all */
+        run(LEADER, me, sbuf, rbuf, (int)m, 1); /* warm-up: connections */
+    for (int i = 0; i < reps && np >= 3; i++)
+        for (int pat = FAN_OUT; pat < NPAT; pat++) { /* interleaved: the host's load hits both */
             MPI_Barrier(MPI_COMM_WORLD);
             double t0 = MPI_Wtime();
             run(pat, me, sbuf, rbuf, (int)m, stream);
@@ -119,7 +117,7 @@ int main(int argc, char **argv)
             if (me == 0)
                 all_t[pat][i] = slowest;
         }
-    for (int pat = 0; pat < npat && me == 0; pat++) {
+    for (int pat = FAN_OUT; pat < npat && me == 0; pat++) {
         qsort(all_t[pat], (size_t)reps, sizeof all_t[pat][0], cmp_d);
         med[pat] = all_t[pat][reps / 2];
         least[pat] = all_t[pat][0];

@@ -65,6 +65,15 @@ cp "$dir/replay-plogp.txt" "$t.intra"
 cp "$dir/replay-plogp.txt" "$t.inter"
 "$replay" --plogp "$dir/replay-plogp.txt" --levels "$t" --model-report "$dir/replay-fixture.state" |
     grep -qE '^\| all \| 6 \| 135 \|' || { echo "FAIL: --levels dropped the fixture's points"; fail=1; }
+# the levels' measured pair-duplex factor (acct-tune writes it in .nic) is
+# the model's; --pair-duplex D is taken instead
+printf 'pair_duplex_factor 1.25\n' >>"$t.nic"
+"$replay" --plogp "$dir/replay-plogp.txt" --levels "$t" --model-report "$dir/replay-fixture.state" |
+    grep -qF 'pair both ways 1.25 (measured, the levels'"'"' .nic file;' ||
+    { echo "FAIL: the .nic file's pair_duplex_factor not used"; fail=1; }
+"$replay" --plogp "$dir/replay-plogp.txt" --levels "$t" --pair-duplex 2 --model-report \
+    "$dir/replay-fixture.state" | grep -qF 'pair both ways 2 (--pair-duplex;' ||
+    { echo "FAIL: --pair-duplex not taken over the .nic file's factor"; fail=1; }
 rm -f "$t" "$t.nic" "$t.intra" "$t.inter"
 # one noisy timing (docs/acct-tune.md "Noisy steps"): bcast on 8 ranks at 1 MiB
 # on the emulated cluster beside a busy loop, every flat method and segment
@@ -79,6 +88,15 @@ grep -qE '^\| smgd \|.*\| 0\.00% \| 0\.00% \| 0\.0% \| 1/1 \|$' <<<"$out4" ||
     { echo "FAIL: smgd missed pipeline:32K after one noisy step"; echo "$out4"; fail=1; }
 grep -qE 'smgd: [1-9][0-9]* seeds .*, [1-9][0-9]* improved' <<<"$out4" ||
     { echo "FAIL: no winning seed reported"; fail=1; }
+# --run-methods: a journal from before an algorithm was registered (here:
+# bcast linear's experiments left out) has no complete point; with it, the
+# point's methods are the journal's and every point stays
+grep -v '^m bcast [0-9]* [0-9]* linear ' "$dir/replay-fixture.state" >"$t.state"
+"$replay" --plogp "$dir/replay-plogp.txt" --model-report "$t.state" | grep -qE '^\| all \|' &&
+    { echo "FAIL: a point without bcast linear counted complete"; fail=1; }
+"$replay" --plogp "$dir/replay-plogp.txt" --model-report --run-methods "$t.state" |
+    grep -qE '^\| all \| 6 \| 129 \|' || { echo "FAIL: --run-methods dropped points"; fail=1; }
+rm -f "$t.state"
 "$replay" --plogp "$dir/replay-plogp.txt" --min-segment 0 "$dir/replay-fixture.state" >/dev/null 2>&1
 [ $? = 2 ] || { echo "FAIL: --min-segment 0 accepted"; fail=1; }
 # a journal that does not exist, a bad pLogP file: exit 1 with one message

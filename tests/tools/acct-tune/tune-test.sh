@@ -129,12 +129,15 @@ nodes)
     grep -Eq 'algorithm: hier_' "$work/result.yaml" ||
         fail "the tuning result records no node-aware measurement"
     # issue 21: two pretended nodes of 2 ranks: the intra-node pair (0, 1),
-    # the inter-node pair (0, 2) and the NIC factors of 2 pairs measured,
-    # one way and two-way (docs/tuning-result.md "model.nic")
+    # the inter-node pair (0, 2), the NIC factors of 2 pairs, one way and
+    # two-way, and the inter pair's pair-duplex factor (>= 1) measured
+    # (docs/tuning-result.md "model.nic")
     grep -Eq '^  intra: \{L: [0-9.e+-]+, o: ' "$work/result.yaml" &&
         grep -Eq '^  inter: \{L: [0-9.e+-]+, o: ' "$work/result.yaml" &&
-        grep -Eq '^  nic: \{pairs: 2, gap_factor: [0-9.e+-]+, bidir_pairs: [0-9]+, bidir_gap_factor: [0-9.e+-]+\}$' "$work/result.yaml" ||
-        fail "the result's model has no intra/inter levels or NIC factor: $(sed -n '/^model:/,/^measurements/p' "$work/result.yaml")"
+        grep -Eq '^  nic: \{pairs: 2, gap_factor: [0-9.e+-]+, bidir_pairs: [0-9]+, bidir_gap_factor: [0-9.e+-]+, pair_duplex_factor: [0-9.e+]+\}$' "$work/result.yaml" ||
+        fail "the result's model has no intra/inter levels, NIC or pair-duplex factor: $(sed -n '/^model:/,/^measurements/p' "$work/result.yaml")"
+    d=$(sed -n 's/^  nic: {.*pair_duplex_factor: \([0-9.e+]*\)}$/\1/p' "$work/result.yaml")
+    awk -v d="$d" 'BEGIN { exit !(d >= 1 && d <= 16) }' || fail "pair_duplex_factor $d: not in [1, 16]"
     ;;
 race)
     # --race (docs/acct-tune.md "Racing"): every point raced; the result's

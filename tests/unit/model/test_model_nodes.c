@@ -437,14 +437,97 @@ static void whatif_two_way(void **state)
     struct acct_model mdl;
     acct_model_init(&mdl);
     const double a[4] = { 0.5, 0.25, 0.5, 0.0002 }, e[4] = { 90, 4, 9, 0.085 };
-    assert_int_equal(acct_whatif_model_levels(a, e, 2, 2.12, 3, 2.5, &mdl), 0);
+    assert_int_equal(acct_whatif_model_levels(a, e, 2, 2.12, 3, 2.5, 0, &mdl), 0);
     assert_int_equal(mdl.nodes.nic_bidir_pairs, 3);
     assert_true(mdl.nodes.nic_bidir_factor == 2.5);
-    assert_int_equal(acct_whatif_model_levels(a, e, 2, 2.12, 0, 7, &mdl), 0);
+    assert_int_equal(acct_whatif_model_levels(a, e, 2, 2.12, 0, 7, 0, &mdl), 0);
     assert_int_equal(mdl.nodes.nic_bidir_pairs, 0);
     assert_true(mdl.nodes.nic_bidir_factor == 0);
-    assert_int_equal(acct_whatif_model_levels(a, e, 2, 2.12, 2, 0.5, &mdl), -1);
-    assert_int_equal(acct_whatif_model_levels(a, e, 2, 2.12, 1, 2.5, &mdl), -1);
+    assert_int_equal(acct_whatif_model_levels(a, e, 2, 2.12, 2, 0.5, 0, &mdl), -1);
+    assert_int_equal(acct_whatif_model_levels(a, e, 2, 2.12, 1, 2.5, 0, &mdl), -1);
+}
+
+/* The pair-duplex factor travels from a tuning result
+ * (model.nic.pair_duplex_factor, acct-tune's measurement) into the model
+ * (acct_whatif_model_file; acct_whatif_model_levels as acctd's levels and
+ * acctctl use it). With it, a two-way exchange between nodes (allreduce
+ * recursive doubling: every inter-node pair exchanges both ways in a
+ * round) is predicted slower; one-way traffic (bcast binomial, the ring
+ * allgather: other peers each way) is predicted exactly as without it. A
+ * result without it loads with 0 (off); a bad value is refused. */
+static double load_predict(const char *nic, enum acct_coll_id coll, const char *alg, int rpn,
+                           double *duplex)
+{
+    char path[] = "/tmp/acct-test-duplex-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    assert_non_null(f);
+    fprintf(f,
+            "acct_tuning_result: 1\n"
+            "run: {id: r-1, partition: eth, interconnect: tcp-1g, started: "
+            "\"2026-11-22T15:00:00Z\", finished: \"2026-11-22T15:09:12Z\", complete: true, "
+            "strategy: smgd, source: measured, experiment_seconds: 1.5, experiments: 2}\n"
+            "conditions: {hosts: [n1, n2, n3, n4], ranks: 8, ranks_per_node: 2, placement: "
+            "block, mpi_library: Open MPI 4.1.4, acct_version: 0.1.0}\n"
+            "rules:\n  acct_rules: 1\n"
+            "  provenance: {partition: eth, interconnect: tcp-1g, version: 1, source: measured, "
+            "created: \"2026-11-22T15:09:12Z\"}\n  collectives: {}\n"
+            "model:\n  L: 1\n  o: 0\n  g: 0\n  G: 0\n"
+            "  intra: {L: 0.5, o: 0.25, g: 0.5, G: 0.0002}\n"
+            "  inter: {L: 90, o: 4, g: 9, G: 0.085}\n%smeasurements: []\n",
+            nic);
+    assert_int_equal(fclose(f), 0);
+    struct acct_model mdl;
+    struct acct_diags d = ACCT_DIAGS_INIT;
+    int rc = acct_whatif_model_file(path, &mdl, NULL, &d);
+    unlink(path);
+    acct_diags_free(&d);
+    assert_int_equal(rc, 0);
+    *duplex = mdl.nodes.pair_duplex_factor;
+    mdl.nodes.ranks_per_node = rpn; /* the layout asked about (acctctl --ranks-per-node) */
+    struct acct_decision dec = {.alg = acct_alg_find(coll, alg)};
+    assert_non_null(dec.alg);
+    double t = acct_model_predict(coll, &dec, 4, 1u << 20, &mdl);
+    assert_false(isnan(t));
+    return t;
+}
+
+static void whatif_pair_duplex(void **state)
+{
+    (void)state;
+    static const char with[] = "  nic: {pairs: 2, gap_factor: 1.5, pair_duplex_factor: 1.6}\n",
+                      without[] = "  nic: {pairs: 2, gap_factor: 1.5}\n";
+    double dw = 0, dn = -1;
+    /* a node each: every exchange of recursive doubling is between nodes */
+    double rd_with = load_predict(with, ACCT_COLL_allreduce, "recursive_doubling", 1, &dw);
+    double rd_without = load_predict(without, ACCT_COLL_allreduce, "recursive_doubling", 1, &dn);
+    assert_true(dw == 1.6);
+    assert_true(dn == 0);
+    /* both ways: the inter gaps (1 MiB at G 0.085 us/B, ~89 ms per step)
+     * dominate, so the prediction grows by most of D, never beyond it */
+    assert_true(rd_with > 1.3 * rd_without);
+    assert_true(rd_with <= 1.6 * rd_without * (1 + 1e-9));
+    static const struct {
+        enum acct_coll_id coll;
+        const char *alg;
+    } one_way[] = { { ACCT_COLL_bcast, "binomial" }, { ACCT_COLL_allgather, "ring" },
+                    { ACCT_COLL_bcast, "chain" } };
+    for (size_t i = 0; i < sizeof one_way / sizeof one_way[0]; i++) {
+        double a = load_predict(with, one_way[i].coll, one_way[i].alg, 1, &dw);
+        double b = load_predict(without, one_way[i].coll, one_way[i].alg, 1, &dn);
+        assert_close(a, b, 1e-12);
+    }
+    /* acctd's levels: 0 is off, >= 1 is taken, below 1 is refused */
+    struct acct_model mdl;
+    acct_model_init(&mdl);
+    const double a[4] = { 0.5, 0.25, 0.5, 0.0002 }, e[4] = { 90, 4, 9, 0.085 };
+    assert_int_equal(acct_whatif_model_levels(a, e, 2, 1.5, 0, 0, 1.29, &mdl), 0);
+    assert_true(mdl.nodes.pair_duplex_factor == 1.29);
+    assert_int_equal(acct_whatif_model_levels(a, e, 2, 1.5, 0, 0, 0, &mdl), 0);
+    assert_true(mdl.nodes.pair_duplex_factor == 0);
+    assert_int_equal(acct_whatif_model_levels(a, e, 2, 1.5, 0, 0, 0.5, &mdl), -1);
+    assert_int_equal(acct_whatif_model_levels(a, e, 2, 1.5, 0, 0, NAN, &mdl), -1);
 }
 
 /* gather and scatter hier_linear / hier_binomial (ACCT_ALG_LEVELS): with a
@@ -579,6 +662,7 @@ int main(void)
         cmocka_unit_test(nic_two_way),
         cmocka_unit_test(nic_ingress),
         cmocka_unit_test(pair_duplex),
+        cmocka_unit_test(whatif_pair_duplex),
         cmocka_unit_test(consistency),
         cmocka_unit_test(checks),
         cmocka_unit_test(whatif_two_way),

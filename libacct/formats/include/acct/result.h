@@ -140,7 +140,14 @@ struct acct_result_model {
      * none): nic_bidir_pairs pairs exchanging both ways at once */
     int nic_bidir_pairs;         /* 0: not measured, else >= 2 */
     double nic_bidir_gap_factor; /* >= 1 when nic_bidir_pairs >= 2 */
+    /* the pair-duplex factor D (model.nic.pair_duplex_factor; optional,
+     * older files have none): one inter-node pair exchanging both ways at
+     * once against one way, the model's nodes.pair_duplex_factor */
+    double pair_duplex_factor;   /* 0: not measured, else in [1, ACCT_RESULT_PAIR_DUPLEX_MAX] */
 };
+/* The largest pair-duplex factor a result holds: two ways that do not
+ * overlap at all give 2; beyond a few the measurement was not a link's. */
+#define ACCT_RESULT_PAIR_DUPLEX_MAX 16
 
 /* The noise a run measured under (docs/tuning-result.md "noise";
  * acct-tune writes it on every run since issue 23). */

@@ -112,8 +112,10 @@ struct acct_model_nodes {
     double pair_duplex_factor; /* > 1: an inter-node message between two ranks that also
                                   exchange the other way in that round has its gap times
                                   at least this (one pair both ways against one way); 0 or
-                                  1: no such term (acct-tune does not measure it;
-                                  acct-tune-replay --pair-duplex sets it to test it) */
+                                  1: no such term. acct-tune measures it
+                                  (acct_plogp_pair_duplex; result
+                                  model.nic.pair_duplex_factor); acct-tune-replay
+                                  --pair-duplex sets it to test a value */
 };
 
 struct acct_model_memo;
