@@ -211,6 +211,28 @@ out:
     return rc;
 }
 
+/* The first column of table that `from` lists and `in` does not (both
+ * prepared "SELECT name FROM pragma_table_info(?1)"), copied into c:
+ * true when there is one. */
+static bool missing_column(sqlite3_stmt *from, sqlite3_stmt *in, const char *table, char *c,
+                           size_t clen)
+{
+    bool missing = false;
+
+    sqlite3_reset(from);
+    sqlite3_bind_text(from, 1, table, -1, SQLITE_TRANSIENT);
+    while (!missing && sqlite3_step(from) == SQLITE_ROW) {
+        bool found = false;
+        snprintf(c, clen, "%s", (const char *)sqlite3_column_text(from, 0));
+        sqlite3_reset(in);
+        sqlite3_bind_text(in, 1, table, -1, SQLITE_TRANSIENT);
+        while (!found && sqlite3_step(in) == SQLITE_ROW)
+            found = strcmp((const char *)sqlite3_column_text(in, 0), c) == 0;
+        missing = !found;
+    }
+    return missing;
+}
+
 /* The store's schema against the one its version stands for: every table,
  * column, index and trigger the migrations up to s->schema create (built
  * in memory from the same SQL), with no column this acctd does not know in
@@ -261,37 +283,18 @@ static int verify_schema(struct store *s, char *err, size_t errlen)
         if (strcmp(type, "table") != 0)
             continue;
         /* the columns, both ways */
-        sqlite3_reset(cols);
-        sqlite3_bind_text(cols, 1, name, -1, SQLITE_TRANSIENT);
-        while (sqlite3_step(cols) == SQLITE_ROW) {
-            const char *c = (const char *)sqlite3_column_text(cols, 0);
-            bool found = false;
-            sqlite3_reset(col);
-            sqlite3_bind_text(col, 1, name, -1, SQLITE_TRANSIENT);
-            while (!found && sqlite3_step(col) == SQLITE_ROW)
-                found = strcmp((const char *)sqlite3_column_text(col, 0), c) == 0;
-            if (!found) {
-                snprintf(err, errlen, "the store says schema version %d but table %s has no column %s",
-                         s->schema, name, c);
-                goto out;
-            }
+        char c[128];
+        if (missing_column(cols, col, name, c, sizeof c)) {
+            snprintf(err, errlen, "the store says schema version %d but table %s has no column %s",
+                     s->schema, name, c);
+            goto out;
         }
-        sqlite3_reset(col);
-        sqlite3_bind_text(col, 1, name, -1, SQLITE_TRANSIENT);
-        while (sqlite3_step(col) == SQLITE_ROW) {
-            const char *c = (const char *)sqlite3_column_text(col, 0);
-            bool found = false;
-            sqlite3_reset(cols);
-            sqlite3_bind_text(cols, 1, name, -1, SQLITE_TRANSIENT);
-            while (!found && sqlite3_step(cols) == SQLITE_ROW)
-                found = strcmp((const char *)sqlite3_column_text(cols, 0), c) == 0;
-            if (!found) {
-                snprintf(err, errlen,
-                         "the store says schema version %d but table %s has a column %s that "
-                         "schema version %d does not have",
-                         s->schema, name, c, s->schema);
-                goto out;
-            }
+        if (missing_column(col, cols, name, c, sizeof c)) {
+            snprintf(err, errlen,
+                     "the store says schema version %d but table %s has a column %s that "
+                     "schema version %d does not have",
+                     s->schema, name, c, s->schema);
+            goto out;
         }
     }
     rc = 0;
