@@ -9,6 +9,9 @@ set -u
 . "$(dirname "$0")/testlib.sh"
 
 skip_without_cluster
+# up and down of the machine's one cluster: take turns with with-cluster.sh
+# and the demo (without it this test tore down a demo's cluster mid-run)
+cluster_lock cluster.up_down
 D=${ACCT_CLUSTER_DIR:-/run/acct-cluster}
 nodes=(acct-n1 acct-n2 acct-n3 acct-n4)
 export ACCT_CLUSTER_NODES=4

@@ -71,6 +71,29 @@ show() {
   if [[ -f $1 ]]; then head -n "${2:-40}" "$1"; fi
 }
 
+# ---- one cluster per machine ------------------------------------------------
+
+# cluster_lock WHO: take the machine's cluster lock (${ACCT_CLUSTER_DIR}.lock,
+# /run/acct-cluster.lock by default) on descriptor 9 for the rest of the
+# calling script, waiting at most ACCT_CLUSTER_LOCK_WAIT seconds (900), and
+# write the caller's pid into it; exits 1 naming the lock when it stays
+# taken. Every namespace, interface and daemon of the emulated cluster has a
+# fixed name: ctest's RESOURCE_LOCK serialises the tests of one ctest run,
+# this lock everything else (two build trees, the demo, a developer's run).
+cluster_lock() {
+  local who=$1 lock=${ACCT_CLUSTER_DIR:-/run/acct-cluster}.lock holder
+  exec 9>>"$lock"
+  if ! flock -n 9; then
+    holder=$(cat "$lock" 2>/dev/null || true)
+    echo "$who: the cluster is in use (lock $lock, held by pid ${holder:-?}); waiting up to ${ACCT_CLUSTER_LOCK_WAIT:-900} s"
+    if ! flock -w "${ACCT_CLUSTER_LOCK_WAIT:-900}" 9; then
+      echo "$who: ERROR: the cluster is still in use after ${ACCT_CLUSTER_LOCK_WAIT:-900} s (lock $lock)" >&2
+      exit 1
+    fi
+  fi
+  echo $$ >"$lock" # the same file (a rename would make a second lock)
+}
+
 # ---- per-node acctd (cluster tests and scripts/acct-demo) --------------------
 #
 #   noderun NODE                 the host's view of NODE's private /run/acct

@@ -35,17 +35,7 @@ state_dir=${ACCT_CLUSTER_DIR:-/run/acct-cluster}
 # name. ctest's RESOURCE_LOCK serialises the tests of one ctest run; this
 # lock serialises everything else (two build trees, a developer's run). The
 # holder's pid is written into the file; the wait is bounded.
-lock=$state_dir.lock
-exec 9>>"$lock"
-if ! flock -n 9; then
-  holder=$(cat "$lock" 2>/dev/null || true)
-  echo "with-cluster: the cluster is in use (lock $lock, held by pid ${holder:-?}); waiting up to ${ACCT_CLUSTER_LOCK_WAIT:-900} s"
-  if ! flock -w "${ACCT_CLUSTER_LOCK_WAIT:-900}" 9; then
-    echo "with-cluster: ERROR: the cluster is still in use after ${ACCT_CLUSTER_LOCK_WAIT:-900} s (lock $lock)" >&2
-    exit 1
-  fi
-fi
-echo $$ >"$lock" # the same file (a rename would make a second lock)
+cluster_lock with-cluster
 
 cleanup() {
   local rc=$? f
