@@ -365,6 +365,27 @@ static size_t check_rules(const struct acct_rules *rules, bool quiet, bool evide
     return bad;
 }
 
+/* rules through the file's text, as libacct and acctd read them: written,
+ * parsed back and compared (printed with ACCT_TEST_PRINT set) */
+static struct acct_rules *read_back(const struct acct_rules *rules, struct acct_diags *d)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    acct_assert(acct_rules_write(f, rules) == 0 && fclose(f) == 0, "write");
+    struct acct_rules *back = NULL;
+    acct_diags_reset(d, "rules");
+    if (acct_rules_parse_buffer("rules", buf, len, &back, d) != ACCT_RULES_OK) {
+        acct_diags_print(d, stderr);
+        fputs(buf, stderr);
+    }
+    acct_assert(back != NULL && acct_rules_equal(back, rules), "the rules read back equal");
+    if (getenv("ACCT_TEST_PRINT") != NULL)
+        fputs(buf, stdout);
+    free(buf);
+    return back;
+}
+
 static void test_regions(void **state)
 {
     (void)state;
@@ -420,20 +441,7 @@ static void test_regions(void **state)
     }
 
     /* through the file's text, as libacct and acctd read it */
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    acct_assert(acct_rules_write(f, rules) == 0 && fclose(f) == 0, "write");
-    struct acct_rules *back = NULL;
-    acct_diags_reset(&d, "rules");
-    if (acct_rules_parse_buffer("rules", buf, len, &back, &d) != ACCT_RULES_OK) {
-        acct_diags_print(&d, stderr);
-        fputs(buf, stderr);
-    }
-    acct_assert(back != NULL && acct_rules_equal(back, rules), "the rules read back equal");
-    if (getenv("ACCT_TEST_PRINT") != NULL)
-        fputs(buf, stdout);
-    free(buf);
+    struct acct_rules *back = read_back(rules, &d);
 
     int ps[16];
     size_t nps = 0;
@@ -511,20 +519,7 @@ static struct acct_rules *tuned_at_8(const enum acct_coll_id *colls, size_t ncol
     acct_assert(acct_extrap_rules(all, nall, &eth, "r-fixture-8", ACCT_EXTRAP_MARGIN, 16, rules,
                                   rep, memo, &d) == ACCT_RULES_OK,
                 "model regions");
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    acct_assert(acct_rules_write(f, rules) == 0 && fclose(f) == 0, "write");
-    struct acct_rules *back = NULL;
-    acct_diags_reset(&d, "rules");
-    if (acct_rules_parse_buffer("rules", buf, len, &back, &d) != ACCT_RULES_OK) {
-        acct_diags_print(&d, stderr);
-        fputs(buf, stderr);
-    }
-    acct_assert(back != NULL && acct_rules_equal(back, rules), "the rules read back equal");
-    if (getenv("ACCT_TEST_PRINT") != NULL)
-        fputs(buf, stdout);
-    free(buf);
+    struct acct_rules *back = read_back(rules, &d);
     acct_rules_free(rules);
     acct_diags_free(&d);
     free(all);
