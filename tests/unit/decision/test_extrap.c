@@ -365,6 +365,16 @@ static size_t check_rules(const struct acct_rules *rules, bool quiet, bool evide
     return bad;
 }
 
+/* the fixtures' provenance: eth over tcp-1g, version 1, tuning run RUN */
+static void fixture_prov(struct acct_rules *rules, const char *run)
+{
+    snprintf(rules->prov.partition, sizeof rules->prov.partition, "eth");
+    snprintf(rules->prov.interconnect, sizeof rules->prov.interconnect, "tcp-1g");
+    rules->prov.version = 1;
+    snprintf(rules->prov.created, sizeof rules->prov.created, "2026-11-27T04:00:00Z");
+    snprintf(rules->prov.tuning_run, sizeof rules->prov.tuning_run, "%s", run);
+}
+
 /* rules through the file's text, as libacct and acctd read them: written,
  * parsed back and compared (printed with ACCT_TEST_PRINT set) */
 static struct acct_rules *read_back(const struct acct_rules *rules, struct acct_diags *d)
@@ -409,11 +419,7 @@ static void test_regions(void **state)
         nall += n;
         free(v);
     }
-    snprintf(rules->prov.partition, sizeof rules->prov.partition, "eth");
-    snprintf(rules->prov.interconnect, sizeof rules->prov.interconnect, "tcp-1g");
-    rules->prov.version = 1;
-    snprintf(rules->prov.created, sizeof rules->prov.created, "2026-11-27T04:00:00Z");
-    snprintf(rules->prov.tuning_run, sizeof rules->prov.tuning_run, "r-fixture");
+    fixture_prov(rules, "r-fixture");
     acct_diags_reset(&d, "fixture");
     acct_assert(acct_decide_from_points(all, nall, NULL, rules, st, &d) == ACCT_RULES_OK,
                 "the measured maps");
@@ -501,11 +507,7 @@ static struct acct_rules *tuned_at_8(const enum acct_coll_id *colls, size_t ncol
                 all[nall++] = v[i];
         free(v);
     }
-    snprintf(rules->prov.partition, sizeof rules->prov.partition, "eth");
-    snprintf(rules->prov.interconnect, sizeof rules->prov.interconnect, "tcp-1g");
-    rules->prov.version = 1;
-    snprintf(rules->prov.created, sizeof rules->prov.created, "2026-11-27T04:00:00Z");
-    snprintf(rules->prov.tuning_run, sizeof rules->prov.tuning_run, "r-fixture-8");
+    fixture_prov(rules, "r-fixture-8");
     acct_diags_reset(&d, "fixture");
     acct_assert(acct_decide_from_points(all, nall, NULL, rules, st, &d) == ACCT_RULES_OK,
                 "the measured maps");
