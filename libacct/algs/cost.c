@@ -98,56 +98,6 @@ double acct_cost_tree_path(const struct acct_cost *c, enum acct_tree_kind kind, 
     return ok ? (double)(ns - 1) * c0 * cost_g(c, s) + best : NAN;
 }
 
-/* The node-aware tree of acct/layout.h (inter tree `inter` of fan-out k
- * among c->nodes node leaders, an `intra` tree on each node; ranks in
- * blocks, the first p % nodes nodes one rank larger), by the same longest
- * path as acct_cost_tree_path: a node that has a segment at D(v) serves its
- * children in order (inter-node first), the j-th at D(v) + j g(s) + L, and
- * the root's c0 sends per segment pace the rest. With reduce, the mirror
- * image plus one reduction of s bytes per child on the way up. One network
- * for both phases (intra-node parameters: issue 21's calibration). With
- * nodes 0 or p it is the flat inter tree. */
-double acct_cost_nodes_tree_path(const struct acct_cost *c, enum acct_tree_kind inter, int k,
-                                 enum acct_tree_kind intra, uint64_t s, uint64_t ns, bool reduce)
-{
-    const int p = c->p, nodes = c->nodes > 0 && c->nodes <= p ? c->nodes : p;
-    int *key = calloc((size_t)p, sizeof *key), *order = calloc((size_t)p, sizeof *order);
-    double *d = calloc((size_t)p, sizeof *d), best = 0;
-    struct acct_layout l = {0};
-    struct acct_tree t;
-    int c0 = 0, head = 0, tail = 0;
-    bool ok = key != NULL && order != NULL && d != NULL;
-    for (int r = 0, n = 0, left = 0; ok && r < p; r++) { /* blocks: p/nodes, some one more */
-        if (left == 0)
-            left = p / nodes + (n++ < p % nodes ? 1 : 0);
-        key[r] = n;
-        left--;
-    }
-    ok = ok && acct_layout_build(&l, p, key) == 0;
-    if (ok)
-        order[tail++] = 0;
-    while (ok && head < tail) {
-        int v = order[head++];
-        if (acct_layout_tree(&l, v, 0, inter, k, intra, 2, &t) != 0) {
-            ok = false;
-            break;
-        }
-        if (v == 0)
-            c0 = t.nchildren;
-        for (int j = 0; j < t.nchildren && tail < p; j++) {
-            int w = t.children[j];
-            d[w] = d[v] + (j + 1) * (cost_g(c, s) + (reduce ? cost_gamma(c, s) : 0)) + cost_L(c);
-            best = d[w] > best ? d[w] : best;
-            order[tail++] = w;
-        }
-    }
-    acct_layout_free(&l);
-    free(key);
-    free(order);
-    free(d);
-    return ok ? (double)(ns - 1) * c0 * (cost_g(c, s) + (reduce ? cost_gamma(c, s) : 0)) + best : NAN;
-}
-
 /* Binomial trees of blocks, any P (root 0): a subtree is the vrank range
  * [v, v + span), its data span m bytes.
  *   down (scatter; bytes = 0: the tournament's wake-up): a node that has

@@ -129,8 +129,6 @@ double acct_cost_chains_up(const struct acct_cost *c, int f, uint64_t s, uint64_
 double acct_cost_knomial(const struct acct_cost *c, int k, uint64_t s, uint64_t ns);
 double acct_cost_tree_path(const struct acct_cost *c, enum acct_tree_kind kind, int k, uint64_t s,
                            uint64_t ns);
-double acct_cost_nodes_tree_path(const struct acct_cost *c, enum acct_tree_kind inter, int k,
-                                 enum acct_tree_kind intra, uint64_t s, uint64_t ns, bool reduce);
 double acct_cost_binary(const struct acct_cost *c, uint64_t s, uint64_t ns);
 double acct_cost_binomial_up(const struct acct_cost *c, uint64_t x, double *u);
 double acct_cost_binomial_up_at(const struct acct_cost *c, uint64_t x, double *u, double leaf,

@@ -8,6 +8,18 @@
 
 #include <math.h>
 
+/* The NIC sharing of the model's layout, for the closed forms that cost
+ * it (struct acct_cost.nic_share, nic_factor). */
+static double nic_share(const void *mdl, int c_out, int c_in)
+{
+    return acct_model_nic_share(mdl, c_out, c_in);
+}
+
+static double nic_factor(const void *mdl, int flows)
+{
+    return acct_model_nic_factor(mdl, flows);
+}
+
 double acct_model_closed_form(enum acct_coll_id coll, const struct acct_decision *dec, int p,
                               uint64_t bytes, const struct acct_model *mdl)
 {
@@ -31,7 +43,11 @@ double acct_model_closed_form(enum acct_coll_id coll, const struct acct_decision
                           .delta_us_per_byte = mdl->delta_us_per_byte,
                           .p = p,
                           .m = coll == ACCT_COLL_barrier ? 0 : bytes,
-                          .seg = (a->flags & ACCT_ALG_SEGMENTED) ? dec->segment_bytes : 0};
+                          .seg = (a->flags & ACCT_ALG_SEGMENTED) ? dec->segment_bytes : 0,
+                          .nic_share = levels ? nic_share : NULL,
+                          .nic_factor = levels ? nic_factor : NULL,
+                          .nic_ctx = levels ? mdl : NULL,
+                          .pair_duplex = levels ? mdl->nodes.pair_duplex_factor : 0};
     if (a->flags & ACCT_ALG_FANOUT) {
         c.fanout = dec->fanout > 0 ? dec->fanout : a->fanout_default;
         if (c.fanout < a->fanout_min || c.fanout > a->fanout_max)

@@ -23,7 +23,7 @@
  * Cost (pLogP, ../cost.h): acct_allgather_hier_pipelined_cost at the end
  * of this file. */
 #include "../algs.h"
-#include "../cost.h"
+#include "../cost_nodes.h"
 
 struct pipe {
     const struct acct_call *c;
@@ -101,8 +101,10 @@ int acct_allgather_hier_pipelined(const struct acct_call *c, struct acct_sched *
  * the pieces of the hops h with 0 <= t - 1 - h < ns to the next leader
  * (h < N - 1) and to its d children, and receives those with
  * 0 <= t - h < ns (h >= 1) -- ranges of h, counted in O(1) per round; a round costs its sends' gaps, or its
- * receives' if more, plus L. Before: the gather, (q - 1) g(m) + L; after:
- * the last piece's d - 1 further levels, (d - k) g(s) + L at level k; and
+ * receives' if more, plus L (ring pieces at the inter-node level e, the
+ * children's at the intra-node level a; L_e in a round with a ring piece,
+ * else L_a). Before: the gather, (q - 1) g_a(m) + L_a; after: the last
+ * piece's d - 1 further levels, (d - k) g_a(s) + L_a at level k; and
  * the own block's copy delta m. An estimate (docs/models.md, "Node-aware
  * methods"): the simulator runs the schedule itself. One rank per node
  * (nodes 0): a segmented ring among all P ranks. */
@@ -113,14 +115,15 @@ static int64_t span(int64_t lo, int64_t hi) /* integers in [lo, hi] */
 
 double acct_allgather_hier_pipelined_cost(const struct acct_cost *c)
 {
-    const int nodes = c->nodes > 0 && c->nodes <= c->p ? c->nodes : c->p;
-    const int q = (c->p + nodes - 1) / nodes, d = cost_clog2(q);
+    const struct cost_nodes nd = cost_nodes(c);
+    const int q = nd.q, nodes = nd.nodes, d = cost_clog2(q);
     uint64_t s, ns;
     if (!cost_segs(c, (uint64_t)q * c->m, &s, &ns))
         return NAN;
-    double total = c->delta_us_per_byte * (double)c->m;
+    const double ge = cost_g(c, s), ga = cost_g_intra(c, s), la = cost_L_intra(c);
+    double total = cost_delta(c, c->m);
     if (q > 1)
-        total += (q - 1) * cost_g(c, c->m) + cost_L(c);
+        total += (q - 1) * cost_g_intra(c, c->m) + la;
     const int64_t n = (int64_t)ns, last = nodes - 1;
     for (int64_t t = 1; t <= n + last; t++) { /* the hops h in a range, counted */
         const int64_t lo = t - n > 0 ? t - n : 0;
@@ -129,11 +132,12 @@ double acct_allgather_hier_pipelined_cost(const struct acct_cost *c)
         const int64_t ring_in = span(t - n + 1 > 1 ? t - n + 1 : 1, t < last ? t : last);
         if (ring_out + d * tree + ring_in == 0) /* the last hop's round without children */
             continue;
-        const double out = (double)(ring_out + d * tree) * cost_g(c, s);
-        const double in = (double)ring_in * cost_g(c, s);
-        total += (out > in ? out : in) + cost_L(c);
+        const double out = (double)ring_out * ge + (double)(d * tree) * ga;
+        const double in = (double)ring_in * ge;
+        const double lat = ring_out + ring_in > 0 ? cost_L(c) : la;
+        total += (out > in ? out : in) + lat;
     }
     for (int k = 1; k < d; k++)
-        total += (d - k) * cost_g(c, s) + cost_L(c);
+        total += (d - k) * ga + la;
     return total;
 }

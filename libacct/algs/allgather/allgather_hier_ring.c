@@ -15,7 +15,7 @@
  * blocks once, where a flat ring moves every block through every rank.
  * Cost (pLogP, ../cost.h): acct_allgather_hier_ring_cost at the end of this file. */
 #include "../algs.h"
-#include "../cost.h"
+#include "../cost_nodes.h"
 
 /* Node j's blocks in RECV to or from peer: a message per run of
  * consecutive ranks, in rank order (both ends cut them alike). */
@@ -67,19 +67,28 @@ int acct_allgather_hier_ring(const struct acct_call *c, struct acct_sched *s)
     return 0;
 }
 
-/* An estimate with N = c->nodes nodes of q = ceil(P/N) ranks, chunks of
- * B = q m bytes, d = ceil(log2 q) (the tree's depth and the leader's
- * children): the gather (q - 1) g(m) + L, the ring (N - 1)(max(1, d) g(B)
- * + L) (the leader also feeds its children each round), the last chunk
- * down the tree d g(B) + d (g(B) + L), and the own block's copy delta m.
- * One rank per node (nodes 0): the flat ring's (P - 1)(g(m) + L). */
+/* An estimate with N nodes of q ranks (cost_nodes.h), chunks of B = q m
+ * bytes, d = ceil(log2 q) (the tree's depth and the leader's children),
+ * the intra-node level a and the inter-node level e: the gather
+ * (q - 1) g_a(m) + L_a, N - 1 ring rounds of
+ * max(g_e(B) + L_e, g_e(B) + d g_a(B) + L_a) (the leader sends the ring's
+ * chunk, then feeds its children; the next chunk arrives from the
+ * previous leader), the last chunk down the tree d g_a(B) + d (g_a(B) +
+ * L_a), and the own block's copy delta m. One leader per node crosses
+ * nodes: no NIC sharing. One rank per node (no layout): the flat ring's
+ * (P - 1)(g(m) + L). */
 double acct_allgather_hier_ring_cost(const struct acct_cost *c)
 {
-    const int nodes = c->nodes > 0 && c->nodes <= c->p ? c->nodes : c->p;
-    const int q = (c->p + nodes - 1) / nodes, d = cost_clog2(q);
-    const uint64_t b = (uint64_t)q * c->m;
-    double t = (nodes - 1) * ((d > 1 ? d : 1) * cost_g(c, b) + cost_L(c));
-    if (q > 1)
-        t += (q - 1) * cost_g(c, c->m) + cost_L(c) + d * cost_g(c, b) + d * (cost_g(c, b) + cost_L(c));
-    return t + c->delta_us_per_byte * (double)c->m;
+    const struct cost_nodes n = cost_nodes(c);
+    const int d = cost_clog2(n.q);
+    const uint64_t b = (uint64_t)n.q * c->m;
+    const double ge = cost_g(c, b), ga = cost_g_intra(c, b), la = cost_L_intra(c);
+    double t = 0;
+    if (n.nodes > 1) {
+        const double ring = ge + cost_L(c), feed = ge + d * ga + (d > 0 ? la : 0);
+        t += (n.nodes - 1) * (ring > feed ? ring : feed);
+    }
+    if (n.q > 1)
+        t += (n.q - 1) * cost_g_intra(c, c->m) + la + d * ga + d * (ga + la);
+    return t + cost_delta(c, c->m);
 }

@@ -23,7 +23,7 @@
  * Cost (pLogP, ../cost.h): acct_allreduce_hier_pipelined_cost at the end of
  * this file. */
 #include "../algs.h"
-#include "../cost.h"
+#include "../cost_nodes.h"
 
 struct pipe {
     const struct acct_hier *hier; /* this rank's node (../algs.h) */
@@ -127,7 +127,9 @@ int acct_allreduce_hier_pipelined(const struct acct_call *c, struct acct_sched *
  * receives a(t) segments from children (A) and sends c(t) to children (C),
  * sends and receives b(t) ring pieces of s / N bytes and reduces what it
  * received; a round costs its sends' gaps, or its receives' if more, plus
- * L and the reductions. An estimate (docs/models.md, "Node-aware methods"):
+ * L and the reductions (the segments at the intra-node level a, the ring
+ * pieces at the inter-node level e; L_e in a round with ring pieces, else
+ * L_a; one leader per node crosses nodes). An estimate (docs/models.md, "Node-aware methods"):
  * the simulator runs the schedule itself. */
 /* How many integers [lo, hi] and [x, y] share. */
 static int64_t overlap(int64_t lo, int64_t hi, int64_t x, int64_t y)
@@ -138,15 +140,17 @@ static int64_t overlap(int64_t lo, int64_t hi, int64_t x, int64_t y)
 
 double acct_allreduce_hier_pipelined_cost(const struct acct_cost *c)
 {
-    const int nodes = c->nodes > 0 && c->nodes <= c->p ? c->nodes : c->p;
+    const struct cost_nodes nd = cost_nodes(c);
+    const int nodes = nd.nodes;
     uint64_t s, ns;
     if (!cost_segs(c, c->m, &s, &ns))
         return NAN;
-    const int ppn = (c->p + nodes - 1) / nodes, h = cost_clog2(ppn);
+    const int ppn = nd.q, h = cost_clog2(ppn);
     const int rb = nodes > 1 ? 2 * (nodes - 1) : 0;
     const uint64_t piece = (s + (uint64_t)nodes - 1) / (uint64_t)nodes;
     const int64_t rounds = (int64_t)ns - 1 + 2 * h + rb;
     const int64_t w = 2 * (int64_t)h + rb; /* the rounds a segment is in flight */
+    const double gp = cost_g(c, piece), gs = cost_g_intra(c, s);
     double total = 0;
     for (int64_t t = 0; t < rounds; t++) {
         /* segments in A, B, C at round t: segment k is at its step j = t - k
@@ -157,11 +161,11 @@ double acct_allreduce_hier_pipelined_cost(const struct acct_cost *c)
         const int64_t jhi = t < w - 1 ? t : w - 1;
         int64_t a = overlap(jlo, jhi, 0, h - 1), b = overlap(jlo, jhi, h, h + rb - 1);
         int64_t d = overlap(jlo, jhi, h + rb, w - 1);
-        double out = (double)b * cost_g(c, piece) + (double)d * cost_g(c, s);
-        double in = (double)b * cost_g(c, piece) + (double)a * cost_g(c, s);
+        double out = (double)b * gp + (double)d * gs;
+        double in = (double)b * gp + (double)a * gs;
         double red = cost_gamma(c, (uint64_t)a * s + (uint64_t)(b > 0 ? b : 0) * piece);
         if (a + b + d > 0)
-            total += (out > in ? out : in) + cost_L(c) + red;
+            total += (out > in ? out : in) + (b > 0 ? cost_L(c) : cost_L_intra(c)) + red;
     }
     return total;
 }

@@ -18,7 +18,7 @@
  * Cost (pLogP, ../cost.h): acct_allreduce_hier_reduce_scatter_cost at the
  * end of this file. */
 #include "../algs.h"
-#include "../cost.h"
+#include "../cost_nodes.h"
 
 int acct_allreduce_hier_reduce_scatter(const struct acct_call *c, struct acct_sched *s)
 {
@@ -90,22 +90,82 @@ int acct_allreduce_hier_reduce_scatter(const struct acct_call *c, struct acct_sc
     return rc;
 }
 
-/* ppn = ceil(p / nodes) ranks per node (one without a layout), slices of
- * m / ppn bytes: (ppn - 1) g(m / ppn) + L + (ppn - 1) gamma m / ppn for the
- * reduce-scatter, a ring of one slice among the nodes (the rings of the
- * node's slices run side by side: the model has no shared link), and
- * (ppn - 1) g(m / ppn) + L for the allgather. */
+/* N nodes of q ranks (cost_nodes.h), slices of x = m / q bytes, ring
+ * pieces of b = x / N, the intra-node level a and the inter-node level e.
+ * Round 0 (intra): rank i sends its q - 1 foreign slices one gap apart in
+ * slice order; rank k's slice reaches rank i as its (i or i - 1)-th send, so
+ * rank i takes its q - 1 partials done at
+ *   E0(i) = max(max(max(i, 1) g_a(x) + L_a, or_a(x)) + (q - 2) g_a(x),
+ *               (q - 2) g_a(x) + os_a(x)) + delta x + (q - 1) gamma x
+ * (its own slice copied from the input, the partials reduced). The q
+ * rings of a node (one per slice, among its owners on the N nodes) run in
+ * the same rounds: the q ranks of a node send and receive between nodes
+ * at once, so a ring message's gap is g_e(b) f_out (cost_nic_out(q, q))
+ * and a receive gap g_e(b) f_in (cost_nic_in(q, 1)); on two nodes left
+ * and right are one rank, both ways at once: at least g_e(b) D
+ * (pair_duplex). Each of the 2 (N - 1) ring rounds takes
+ * max(g' + L_e, or_e(b), g_in), plus gamma b in the first N - 1:
+ *   S(i) = E0(i) + 2 (N - 1) max(...) + (N - 1) gamma b
+ * Round last (intra): owner k sends its slice to the others one gap apart
+ * from S(k); rank i takes them in arrival order (completion max(arrival,
+ * S(i) + or_a(x), previous + g_a(x))). T = the latest rank's end, O(q^2).
+ * Exact on full nodes with q dividing m and N dividing m / q (the slices
+ * and pieces equal). One rank per node (no layout): the flat ring on P
+ * ranks with the own slice's copy. */
 double acct_allreduce_hier_reduce_scatter_cost(const struct acct_cost *c)
 {
-    const int nodes = c->nodes > 0 && c->nodes <= c->p ? c->nodes : c->p;
-    const int ppn = (c->p + nodes - 1) / nodes;
-    const uint64_t slice = (c->m + (uint64_t)ppn - 1) / (uint64_t)ppn;
-    double t = 0;
-    if (ppn > 1)
-        t += 2 * ((ppn - 1) * cost_g(c, slice) + cost_L(c)) + (ppn - 1) * cost_gamma(c, slice);
-    if (nodes > 1) {
-        const uint64_t b = (slice + (uint64_t)nodes - 1) / (uint64_t)nodes;
-        t += 2.0 * (nodes - 1) * (cost_g(c, b) + cost_L(c)) + (nodes - 1) * cost_gamma(c, b);
+    const struct cost_nodes n = cost_nodes(c);
+    const int q = n.q, nn = n.nodes;
+    const uint64_t x = (c->m + (uint64_t)q - 1) / (uint64_t)q;
+    const uint64_t b = (x + (uint64_t)nn - 1) / (uint64_t)nn;
+    const double ga = cost_g_intra(c, x), la = cost_L_intra(c);
+    double ring = 0;
+    if (nn > 1) {
+        const double ge = cost_g(c, b);
+        double gs = ge * cost_nic_out(c, q, q), gr = ge * cost_nic_in(c, q, 1);
+        if (nn == 2 && c->pair_duplex > 1) {
+            gs = fmax(gs, ge * c->pair_duplex);
+            gr = fmax(gr, ge * c->pair_duplex);
+        }
+        const double round = fmax(fmax(gs + cost_L(c), cost_or(c, b)), gr);
+        ring = 2.0 * (nn - 1) * round + (nn - 1) * cost_gamma(c, b);
     }
+    double *st = malloc((size_t)q * sizeof *st), *arr = malloc((size_t)q * sizeof *arr);
+    if (st == NULL || arr == NULL) {
+        free(st);
+        free(arr);
+        return NAN;
+    }
+    for (int i = 0; i < q; i++) {
+        double e0 = cost_delta(c, x) + (q - 1) * cost_gamma(c, x);
+        if (q > 1)
+            e0 += fmax(fmax((i > 1 ? i : 1) * ga + la, cost_or_intra(c, x)) + (q - 2) * ga,
+                       (q - 2) * ga + cost_os_intra(c, x));
+        st[i] = e0 + ring;
+    }
+    double t = 0;
+    for (int i = 0; i < q; i++) {
+        double end = st[i];
+        int na = 0;
+        for (int k = 0; k < q; k++)
+            if (k != i) {
+                const int pos = i < k ? i : i - 1;
+                double a = st[k] + (pos + 1) * ga + la;
+                int j = na++;
+                for (; j > 0 && arr[j - 1] > a; j--) /* insertion by arrival */
+                    arr[j] = arr[j - 1];
+                arr[j] = a;
+            }
+        double done = -INFINITY;
+        for (int j = 0; j < na; j++) {
+            done = fmax(fmax(arr[j], st[i] + cost_or_intra(c, x)), done + ga);
+            end = fmax(end, done);
+        }
+        if (q > 1)
+            end = fmax(end, st[i] + (q - 2) * ga + cost_os_intra(c, x));
+        t = fmax(t, end);
+    }
+    free(st);
+    free(arr);
     return t;
 }

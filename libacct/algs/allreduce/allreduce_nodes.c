@@ -13,7 +13,7 @@
  * Each phase is built on its own, for the ranks it involves, and appended
  * with its ranks mapped (acct_sched_append). */
 #include "../algs.h"
-#include "../cost.h"
+#include "../cost_nodes.h"
 
 /* The flat allreduce the leaders run, for a call among nnodes leaders;
  * NULL when only native could run it (then the whole call is native). */
@@ -75,26 +75,35 @@ int acct_allreduce_nodes(const struct acct_call *c, struct acct_sched *s, const 
     return rc;
 }
 
-/* Phase 1 and 3 on ppn = ceil(p / nodes) ranks (binomial longest paths, one
- * reduction of each segment per tree level on the way up) plus the leaders'
- * allreduce among `nodes` ranks by its own closed form; one network for
- * both (intra-node parameters: issue 21's calibration). */
+/* The three phases one after the other, each by its flat form on its
+ * level (cost_nodes.h): phase 1 reduce binomial on q ranks and phase 3
+ * bcast binomial on q ranks at the intra-node level, phase 2 the leaders'
+ * allreduce (the algorithm the builder resolves for N leaders) on N ranks
+ * at the inter-node level. One leader per node crosses nodes: no NIC
+ * sharing. The leaders of full nodes end phase 1 together, so phase 2
+ * starts alike on every node. */
 double acct_allreduce_nodes_cost(const struct acct_cost *c, const char *inter)
 {
-    const int nodes = c->nodes > 0 && c->nodes <= c->p ? c->nodes : c->p;
-    const struct acct_alg *a = acct_alg_find(ACCT_COLL_allreduce, inter);
+    const struct cost_nodes n = cost_nodes(c);
     uint64_t s, ns;
-    if (a == NULL || a->cost == NULL || !cost_segs(c, c->m, &s, &ns))
+    if (!cost_segs(c, c->m, &s, &ns))
         return NAN;
-    struct acct_cost x = *c;
-    x.p = (c->p + nodes - 1) / nodes;
-    double intra = 0;
-    if (x.p > 1)
-        intra = 2 * acct_cost_tree_path(&x, ACCT_TREE_BINOMIAL, 2, s, ns) +
-                cost_clog2(x.p) * cost_gamma(c, c->m);
-    x.p = nodes;
-    x.nodes = 0;
-    x.seg = (a->flags & ACCT_ALG_SEGMENTED) ? c->seg : 0;
-    x.fanout = 0;
-    return intra + (nodes > 1 ? a->cost(&x) : 0);
+    double t = 0;
+    if (n.q > 1) {
+        struct acct_cost x = cost_phase(c, n.q, true, c->m, c->seg, 0);
+        t += acct_cost_alg(ACCT_COLL_reduce, "binomial", &x) +
+             acct_cost_alg(ACCT_COLL_bcast, "binomial", &x);
+    }
+    if (n.nodes > 1) {
+        struct acct_call lc = {.coll = ACCT_COLL_allreduce, .size = n.nodes, .root = -1,
+                               .count = c->m, .scount = c->m, .seg = c->seg, .in_place = true,
+                               .commutative = true};
+        const struct acct_alg *a = acct_alg_resolve(acct_alg_find(ACCT_COLL_allreduce, inter), &lc);
+        if (a == NULL || (a->flags & ACCT_ALG_NATIVE) || a->cost == NULL)
+            return NAN;
+        struct acct_cost x = cost_phase(c, n.nodes, false, c->m,
+                                        (a->flags & ACCT_ALG_SEGMENTED) ? c->seg : 0, 0);
+        t += acct_cost_alg(ACCT_COLL_allreduce, a->name, &x);
+    }
+    return t;
 }

@@ -30,7 +30,7 @@
  * and calls without a layout (its fallback, linear, runs).
  * Cost (pLogP, ../cost.h): acct_alltoall_hier_leader_cost at the end of this file. */
 #include "../algs.h"
-#include "../cost.h"
+#include "../cost_nodes.h"
 
 /* One copy per run of node j's ranks: TMP0 blocks
  * [src + i0, len) -> dst buffer blocks [r0, len) (dst_row's rank order). */
@@ -113,20 +113,39 @@ int acct_alltoall_hier_leader(const struct acct_call *c, struct acct_sched *s)
     return 0;
 }
 
-/* An estimate with N = c->nodes nodes of q = ceil(P/N) ranks and m-byte
- * blocks: the gather to the leader (q - 1) g(P m) + L, the packing and the
- * composing 2 delta q P m, the exchange (N - 1) g(q^2 m) + L, and the
- * results back (q - 1) g(P m) + L. One rank per node (nodes 0): N = P,
- * the flat linear exchange of single blocks. */
+/* N nodes of q ranks (cost_nodes.h), m-byte blocks, rows of R = P m and
+ * chunks of C = q^2 m bytes, the intra-node level a and the inter-node
+ * level e, round by round at a leader:
+ *   round 0  its q - 1 ranks' rows, one receive gap apart, then the copy
+ *            of its own row and the packing of q P blocks:
+ *            E0 = max(g_a(R) + L_a, or_a(R)) + (q - 2) g_a(R) + delta R
+ *                 + delta q R                        (q = 1: 2 delta R)
+ *   round 1  N - 1 chunks sent one gap apart; the k-th leader's chunk for
+ *            this node is its k-th send, here at E0 + k g_e(C) + L_e:
+ *            E1 = max(E0 + g_e(C) + L_e, E0 + or_e(C)) + (N - 2) g_e(C)
+ *                 (or the last send's E0 + (N - 2) g_e(C) + os_e(C))
+ *                 + delta (C + q R)   (the own chunk, the composing)
+ *   round 2  the q - 1 rows back one gap apart:
+ *            T = E1 + max((q - 1) g_a(R) + L_a, (q - 2) g_a(R) + os_a(R))
+ * One leader per node crosses nodes (its N - 1 flows in are each its own
+ * link's without a measured NIC factor, f(n) = n). Exact on full nodes.
+ * One rank per node (no layout): N = P, rounds 1 only. */
 double acct_alltoall_hier_leader_cost(const struct acct_cost *c)
 {
-    const int nodes = c->nodes > 0 && c->nodes <= c->p ? c->nodes : c->p;
-    const int q = (c->p + nodes - 1) / nodes;
+    const struct cost_nodes n = cost_nodes(c);
+    const int q = n.q, nn = n.nodes;
     const uint64_t row = (uint64_t)c->p * c->m, chunk = (uint64_t)q * (uint64_t)q * c->m;
-    double t = 2.0 * cost_delta(c, (uint64_t)q * row);
-    if (nodes > 1)
-        t += (nodes - 1) * cost_g(c, chunk) + cost_L(c);
+    double t = cost_delta(c, row) + cost_delta(c, (uint64_t)q * row);
+    const double ga = cost_g_intra(c, row);
     if (q > 1)
-        t += 2.0 * ((q - 1) * cost_g(c, row) + cost_L(c));
+        t += fmax(ga + cost_L_intra(c), cost_or_intra(c, row)) + (q - 2) * ga;
+    if (nn > 1) {
+        const double ge = cost_g(c, chunk);
+        const double in = fmax(ge + cost_L(c), cost_or(c, chunk)) + (nn - 2) * ge;
+        t += fmax(in, (nn - 2) * ge + cost_os(c, chunk));
+    }
+    t += cost_delta(c, chunk) + cost_delta(c, (uint64_t)q * row);
+    if (q > 1)
+        t += fmax((q - 1) * ga + cost_L_intra(c), (q - 2) * ga + cost_os_intra(c, row));
     return t;
 }

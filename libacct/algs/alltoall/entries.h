@@ -13,6 +13,6 @@
      .cost = acct_alltoall_gather_scatter_cost, .ompi = ACCT_ALG_OMPI_NONE,
      .description = "all blocks gathered at rank 0, transposed, scattered (simple baseline)"},
     {.coll = ACCT_COLL_alltoall, .name = "hier_leader", .fallback = "linear",
-     .build = acct_alltoall_hier_leader, .flags = ACCT_ALG_NODES,
+     .build = acct_alltoall_hier_leader, .flags = ACCT_ALG_NODES | ACCT_ALG_LEVELS,
      .cost = acct_alltoall_hier_leader_cost, .ompi = ACCT_ALG_OMPI_NONE,
      .description = "node-aware: node leaders gather their ranks' blocks, exchange one message per pair of nodes, and hand each rank its result"},

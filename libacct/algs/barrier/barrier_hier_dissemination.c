@@ -6,7 +6,7 @@
  * between nodes instead of ceil(log2 P); every message is empty.
  * Cost (pLogP, ../cost.h): acct_barrier_hier_dissemination_cost at the end of this file. */
 #include "../algs.h"
-#include "../cost.h"
+#include "../cost_nodes.h"
 
 int acct_barrier_hier_dissemination(const struct acct_call *c, struct acct_sched *s)
 {
@@ -40,15 +40,24 @@ int acct_barrier_hier_dissemination(const struct acct_call *c, struct acct_sched
     return rc;
 }
 
-/* N = c->nodes nodes of q = ceil(P/N) ranks, d = ceil(log2 q): up and down
- * the node's tree, 2 d (g(0) + L) on its longest path (a node serves its
- * children one gap apart: + (d - 1) g(0) each way, as the binomial tree
- * path), and ceil(log2 N)(g(0) + L) among the leaders. An estimate; one
- * rank per node: the flat dissemination's form. */
+/* N nodes of q ranks (cost_nodes.h): the arrival up the node's binomial
+ * tree at the intra-node level (gather binomial's recursion of empty
+ * messages: U, the leader's last receive), the leaders' dissemination
+ * among N at the inter-node level, ceil(log2 N)(g_e(0) + L_e), started
+ * alike on full nodes, then the release down the node's tree from there
+ * (scatter binomial's recursion of empty messages). One rank per node
+ * (no layout): the flat dissemination's form. */
 double acct_barrier_hier_dissemination_cost(const struct acct_cost *c)
 {
-    const int nodes = c->nodes > 0 && c->nodes <= c->p ? c->nodes : c->p;
-    const int q = (c->p + nodes - 1) / nodes, d = cost_clog2(q);
-    double hop = cost_g(c, 0) + cost_L(c);
-    return cost_clog2(nodes) * hop + (q > 1 ? 2 * (d * hop + (d - 1) * cost_g(c, 0)) : 0);
+    const struct cost_nodes n = cost_nodes(c);
+    struct acct_cost xe = cost_phase(c, n.nodes, false, 0, 0, 0);
+    double t = acct_cost_alg(ACCT_COLL_barrier, "dissemination", &xe);
+    if (n.q == 1 || isnan(t))
+        return t;
+    struct acct_cost xa = cost_phase(c, n.q, true, 0, 0, 0);
+    double *u = calloc((size_t)n.q, sizeof *u);
+    double up = u != NULL ? acct_cost_binomial_up(&xa, 0, u) : NAN;
+    free(u);
+    const double start = up + t;
+    return isnan(up) ? NAN : acct_cost_binomial_down(&xa, 0, &start);
 }

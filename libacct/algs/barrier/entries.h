@@ -17,6 +17,6 @@
      .cost = acct_barrier_recursive_doubling_cost, .ompi = {3, "recursive_doubling", true},
      .description = "pairwise exchanges with rank XOR 2^k; extra ranks report to a partner"},
     {.coll = ACCT_COLL_barrier, .name = "hier_dissemination", .fallback = "dissemination",
-     .build = acct_barrier_hier_dissemination, .flags = ACCT_ALG_NODES,
+     .build = acct_barrier_hier_dissemination, .flags = ACCT_ALG_NODES | ACCT_ALG_LEVELS,
      .cost = acct_barrier_hier_dissemination_cost, .ompi = ACCT_ALG_OMPI_NONE,
      .description = "node-aware: up a binomial tree to each node's leader, dissemination among leaders, release down the tree"},

@@ -3,7 +3,7 @@
  * (acct_bcast_nodes, acct/layout.h).
  * Cost (pLogP, ../cost.h): acct_bcast_hier_binomial_cost at the end of this file. */
 #include "../algs.h"
-#include "../cost.h"
+#include "../cost_nodes.h"
 
 int acct_bcast_hier_binomial(const struct acct_call *c, struct acct_sched *s)
 {

@@ -4,7 +4,7 @@
  * the message once.
  * Cost (pLogP, ../cost.h): acct_bcast_hier_chain_cost at the end of this file. */
 #include "../algs.h"
-#include "../cost.h"
+#include "../cost_nodes.h"
 
 int acct_bcast_hier_chain(const struct acct_call *c, struct acct_sched *s)
 {

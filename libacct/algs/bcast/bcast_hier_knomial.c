@@ -3,7 +3,7 @@
  * both (acct_bcast_nodes, acct/layout.h).
  * Cost (pLogP, ../cost.h): acct_bcast_hier_knomial_cost at the end of this file. */
 #include "../algs.h"
-#include "../cost.h"
+#include "../cost_nodes.h"
 
 int acct_bcast_hier_knomial(const struct acct_call *c, struct acct_sched *s)
 {

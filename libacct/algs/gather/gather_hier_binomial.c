@@ -12,7 +12,7 @@
  * instead of hier_linear's N - 1.
  * Cost (pLogP, ../cost.h): acct_gather_hier_binomial_cost at the end of this file. */
 #include "../algs.h"
-#include "../cost.h"
+#include "../cost_nodes.h"
 
 static void root_phase(const struct acct_call *c, struct acct_sched *s,
                        const struct acct_gather_nodes *t)
@@ -96,8 +96,8 @@ int acct_gather_hier_binomial(const struct acct_call *c, struct acct_sched *s)
  * rank per node (no layout): gather binomial's with the copies. */
 double acct_gather_hier_binomial_cost(const struct acct_cost *c)
 {
-    const int nodes = c->nodes > 0 && c->nodes <= c->p ? c->nodes : c->p;
-    const int q = (c->p + nodes - 1) / nodes;
+    const struct cost_nodes n = cost_nodes(c);
+    const int nodes = n.nodes, q = n.q;
     const uint64_t b = (uint64_t)q * c->m;
     const double dm = cost_delta(c, c->m), ga = cost_g_intra(c, c->m);
     const double arr = ga + cost_L_intra(c), orr = cost_or_intra(c, c->m);

@@ -7,7 +7,7 @@
  * messages and its own node's blocks instead of P - 1 blocks.
  * Cost (pLogP, ../cost.h): acct_gather_hier_linear_cost at the end of this file. */
 #include "../algs.h"
-#include "../cost.h"
+#include "../cost_nodes.h"
 
 int acct_gather_hier_linear(const struct acct_call *c, struct acct_sched *s)
 {
@@ -56,8 +56,8 @@ int acct_gather_hier_linear(const struct acct_call *c, struct acct_sched *s)
  * no layout): the flat tree's (P - 1) g(m) + L and the copies. */
 double acct_gather_hier_linear_cost(const struct acct_cost *c)
 {
-    const int nodes = c->nodes > 0 && c->nodes <= c->p ? c->nodes : c->p;
-    const int q = (c->p + nodes - 1) / nodes;
+    const struct cost_nodes n = cost_nodes(c);
+    const int nodes = n.nodes, q = n.q;
     const uint64_t b = (uint64_t)q * c->m;
     const double dm = cost_delta(c, c->m), ga = cost_g_intra(c, c->m);
     const double arr = ga + cost_L_intra(c), orr = cost_or_intra(c, c->m);

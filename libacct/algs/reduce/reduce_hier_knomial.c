@@ -4,7 +4,7 @@
  * message once.
  * Cost (pLogP, ../cost.h): acct_reduce_hier_knomial_cost at the end of this file. */
 #include "../algs.h"
-#include "../cost.h"
+#include "../cost_nodes.h"
 
 int acct_reduce_hier_knomial(const struct acct_call *c, struct acct_sched *s)
 {

@@ -12,7 +12,7 @@
  * node-aggregated messages instead of hier_linear's N - 1.
  * Cost (pLogP, ../cost.h): acct_scatter_hier_binomial_cost at the end of this file. */
 #include "../algs.h"
-#include "../cost.h"
+#include "../cost_nodes.h"
 
 static void root_phase(const struct acct_call *c, struct acct_sched *s,
                        const struct acct_gather_nodes *t)
@@ -97,8 +97,8 @@ int acct_scatter_hier_binomial(const struct acct_call *c, struct acct_sched *s)
  * layout): scatter binomial's and the copy. */
 double acct_scatter_hier_binomial_cost(const struct acct_cost *c)
 {
-    const int nodes = c->nodes > 0 && c->nodes <= c->p ? c->nodes : c->p;
-    const int q = (c->p + nodes - 1) / nodes;
+    const struct cost_nodes n = cost_nodes(c);
+    const int nodes = n.nodes, q = n.q;
     const uint64_t b = (uint64_t)q * c->m;
     const double h = acct_scatter_hier_nodes_tail(c, q);
     if (nodes == 1)

@@ -6,7 +6,7 @@
  * hands each rank of its node its block.
  * Cost (pLogP, ../cost.h): acct_scatter_hier_linear_cost at the end of this file. */
 #include "../algs.h"
-#include "../cost.h"
+#include "../cost_nodes.h"
 
 int acct_scatter_hier_linear(const struct acct_call *c, struct acct_sched *s)
 {
@@ -60,8 +60,8 @@ double acct_scatter_hier_nodes_tail(const struct acct_cost *c, int q)
 
 double acct_scatter_hier_linear_cost(const struct acct_cost *c)
 {
-    const int nodes = c->nodes > 0 && c->nodes <= c->p ? c->nodes : c->p;
-    const int q = (c->p + nodes - 1) / nodes;
+    const struct cost_nodes n = cost_nodes(c);
+    const int nodes = n.nodes, q = n.q;
     const uint64_t b = (uint64_t)q * c->m;
     double t = acct_scatter_hier_nodes_tail(c, q);
     if (nodes > 1)

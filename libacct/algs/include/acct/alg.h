@@ -103,6 +103,18 @@ struct acct_cost {
     int nodes;    /* nodes the p ranks span, in blocks (ACCT_ALG_NODES); 0 = one per rank */
     const struct acct_plogp *intra; /* ACCT_ALG_LEVELS with nodes: the intra-node level (net
                                        is then the inter-node one); NULL: net for both */
+    /* ACCT_ALG_LEVELS with nodes: the simulator's NIC sharing (acct/model.h,
+     * struct acct_model_nodes; NULL: none). nic_share(nic_ctx, c_out, c_in)
+     * scales an inter-node send's gap when c_out ranks of a node send and
+     * c_in receive between nodes in the same round; nic_factor(nic_ctx, n)
+     * is the node's link in shared by n flows (a rank taking n_r of them
+     * scales its receive gaps by nic_factor / n_r, at least 1);
+     * pair_duplex (> 1) floors the gap of a message between two ranks that
+     * also exchange the other way in that round (0: none). */
+    double (*nic_share)(const void *nic_ctx, int c_out, int c_in);
+    double (*nic_factor)(const void *nic_ctx, int flows);
+    const void *nic_ctx;
+    double pair_duplex;
 };
 
 /* The algorithm's time for c by its formula, NAN where it has none (the
