@@ -120,15 +120,21 @@ int acct_alltoall_hier_leader(const struct acct_call *c, struct acct_sched *s)
  *            of its own row and the packing of q P blocks:
  *            E0 = max(g_a(R) + L_a, or_a(R)) + (q - 2) g_a(R) + delta R
  *                 + delta q R                        (q = 1: 2 delta R)
- *   round 1  N - 1 chunks sent one gap apart; the k-th leader's chunk for
- *            this node is its k-th send, here at E0 + k g_e(C) + L_e:
- *            E1 = max(E0 + g_e(C) + L_e, E0 + or_e(C)) + (N - 2) g_e(C)
- *                 (or the last send's E0 + (N - 2) g_e(C) + os_e(C))
+ *   round 1  N - 1 chunks sent one gap g_s apart; the k-th leader's chunk
+ *            for this node is its k-th send, here at E0 + k g_s + L_e,
+ *            taken one receive gap g_r apart:
+ *            E1 = E0 + max(or_e(C) + (N - 2) g_r,
+ *                          L_e + max((N - 1) g_s, g_s + (N - 2) g_r))
+ *                 (or the last send's E0 + (N - 2) g_s + os_e(C))
  *                 + delta (C + q R)   (the own chunk, the composing)
+ *            g_s = g_e(C) max(f_out(1, 1), D), g_r = g_e(C) max(f(N - 1) /
+ *            (N - 1), D): the leader also receives from every leader it
+ *            sends to (the pair-duplex factor D), and its N - 1 flows in
+ *            share the node's link (the simulator's NIC sharing;
+ *            g_s = g_r = g_e(C) without a measured factor)
  *   round 2  the q - 1 rows back one gap apart:
  *            T = E1 + max((q - 1) g_a(R) + L_a, (q - 2) g_a(R) + os_a(R))
- * One leader per node crosses nodes (its N - 1 flows in are each its own
- * link's without a measured NIC factor, f(n) = n). Exact on full nodes.
+ * Exact on full nodes, with and without the measured NIC factors.
  * One rank per node (no layout): N = P, rounds 1 only. */
 double acct_alltoall_hier_leader_cost(const struct acct_cost *c)
 {
@@ -140,9 +146,15 @@ double acct_alltoall_hier_leader_cost(const struct acct_cost *c)
     if (q > 1)
         t += fmax(ga + cost_L_intra(c), cost_or_intra(c, row)) + (q - 2) * ga;
     if (nn > 1) {
-        const double ge = cost_g(c, chunk);
-        const double in = fmax(ge + cost_L(c), cost_or(c, chunk)) + (nn - 2) * ge;
-        t += fmax(in, (nn - 2) * ge + cost_os(c, chunk));
+        /* a leader receives from every leader it sends to: each message is
+         * one way of a pair both ways (pair_duplex), and its N - 1 flows
+         * in share the node's link (cost_nic_in) */
+        const double ge = cost_g(c, chunk), d = c->pair_duplex > 1 ? c->pair_duplex : 1;
+        const double gs = ge * fmax(cost_nic_out(c, 1, 1), d);
+        const double gr = ge * fmax(cost_nic_in(c, nn - 1, nn - 1), d);
+        const double in = fmax(cost_or(c, chunk) + (nn - 2) * gr,
+                               cost_L(c) + fmax((nn - 1) * gs, gs + (nn - 2) * gr));
+        t += fmax(in, (nn - 2) * gs + cost_os(c, chunk));
     }
     t += cost_delta(c, chunk) + cost_delta(c, (uint64_t)q * row);
     if (q > 1)

@@ -44,7 +44,9 @@ int acct_barrier_hier_dissemination(const struct acct_call *c, struct acct_sched
  * tree at the intra-node level (gather binomial's recursion of empty
  * messages: U, the leader's last receive), the leaders' dissemination
  * among N at the inter-node level, ceil(log2 N)(g_e(0) + L_e), started
- * alike on full nodes, then the release down the node's tree from there
+ * alike on full nodes (N = 2^k: the last round's partner is both the
+ * leader it sends to and the one it hears from, its gap g_e(0) D with the
+ * pair-duplex factor D), then the release down the node's tree from there
  * (scatter binomial's recursion of empty messages). One rank per node
  * (no layout): the flat dissemination's form. */
 double acct_barrier_hier_dissemination_cost(const struct acct_cost *c)
@@ -52,6 +54,8 @@ double acct_barrier_hier_dissemination_cost(const struct acct_cost *c)
     const struct cost_nodes n = cost_nodes(c);
     struct acct_cost xe = cost_phase(c, n.nodes, false, 0, 0, 0);
     double t = acct_cost_alg(ACCT_COLL_barrier, "dissemination", &xe);
+    if (n.nodes > 1 && cost_pow2(n.nodes) && c->pair_duplex > 1)
+        t += (c->pair_duplex - 1) * cost_g(c, 0); /* the last round's partner both ways */
     if (n.q == 1 || isnan(t))
         return t;
     struct acct_cost xa = cost_phase(c, n.q, true, 0, 0, 0);
