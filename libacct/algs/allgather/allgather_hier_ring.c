@@ -75,7 +75,8 @@ int acct_allgather_hier_ring(const struct acct_call *c, struct acct_sched *s)
  * chunk, then feeds its children; the next chunk arrives from the
  * previous leader), the last chunk down the tree d g_a(B) + d (g_a(B) +
  * L_a), and the own block's copy delta m. One leader per node crosses
- * nodes: no NIC sharing. One rank per node (no layout): the flat ring's
+ * nodes (the pair-duplex factor of a two-node ring left out). One rank
+ * per node (no layout): the flat ring's
  * (P - 1)(g(m) + L). */
 double acct_allgather_hier_ring_cost(const struct acct_cost *c)
 {

@@ -80,8 +80,9 @@ int acct_allreduce_nodes(const struct acct_call *c, struct acct_sched *s, const 
  * bcast binomial on q ranks at the intra-node level, phase 2 the leaders'
  * allreduce (the algorithm the builder resolves for N leaders) on N ranks
  * at the inter-node level. One leader per node crosses nodes: no NIC
- * sharing. The leaders of full nodes end phase 1 together, so phase 2
- * starts alike on every node. */
+ * sharing, but the flat form leaves out the pair-duplex factor of the
+ * leaders' exchanges (docs/models.md). The leaders of full nodes end
+ * phase 1 together, so phase 2 starts alike on every node. */
 double acct_allreduce_nodes_cost(const struct acct_cost *c, const char *inter)
 {
     const struct cost_nodes n = cost_nodes(c);

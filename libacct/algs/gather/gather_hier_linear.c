@@ -47,11 +47,14 @@ int acct_gather_hier_linear(const struct acct_call *c, struct acct_sched *s)
  * arrive meanwhile), so its receives start at delta m; its node's blocks
  * are done at R = max(g_a(m) + L_a, delta m + or_a(m)) + (q - 2) g_a(m)
  * (q = 1: 0), and the N - 1 node messages, all arriving at
- * A = E + g_e(q m) + L_e, one receive gap apart after them:
- *   T = max(A, delta m + or_e(q m), R + g_e(q m)) + (N - 2) g_e(q m)
+ * A = E + g_e(q m) + L_e, one receive gap g_r apart after them, g_r =
+ * g_e(q m) max(1, f(N - 1) / (N - 1)) (the N - 1 flows into the root's
+ * node share its link: the simulator's NIC sharing, cost_nic_in):
+ *   T = max(A, delta m + or_e(q m), R + g_r) + (N - 2) g_r
  *   T = R                                                 (one node)
  * Equals the simulation for ranks in blocks on full nodes (N divides P),
- * without NIC sharing (docs/models.md, "Node-aware methods"); other
+ * with and without a measured NIC factor (docs/models.md, "Node-aware
+ * methods"); other
  * layouts: an estimate with the largest node. One rank per node (q = 1,
  * no layout): the flat tree's (P - 1) g(m) + L and the copies. */
 double acct_gather_hier_linear_cost(const struct acct_cost *c)
@@ -65,7 +68,9 @@ double acct_gather_hier_linear_cost(const struct acct_cost *c)
     const double r = q > 1 ? fmax(arr, dm + orr) + (q - 2) * ga : 0;
     if (nodes == 1)
         return r;
-    const double ge = cost_g(c, b);
-    const double first = fmax(fmax(e + ge + cost_L(c), dm + cost_or(c, b)), r + ge);
-    return first + (nodes - 2) * ge;
+    /* the root takes the N - 1 node messages one receive gap gr apart: its
+     * N - 1 flows in share its node's link (cost_nic_in) */
+    const double ge = cost_g(c, b), gr = ge * cost_nic_in(c, nodes - 1, nodes - 1);
+    const double first = fmax(fmax(e + ge + cost_L(c), dm + cost_or(c, b)), r + gr);
+    return first + (nodes - 2) * gr;
 }

@@ -91,7 +91,7 @@ int acct_scatter_hier_binomial(const struct acct_call *c, struct acct_sched *s)
  *   T = max_v (D(v) + sum_j s(span_j q m)) + H
  *     = sum_{j<k} g_e(2^j q m) + k L_e + H    (N = 2^k, os_e <= g_e there)
  * Equals the simulation for ranks in blocks on full nodes (N divides P),
- * without NIC sharing (docs/models.md); other layouts:
+ * with and without a measured NIC factor (docs/models.md); other layouts:
  * an estimate with the largest node (the root's copies into scratch when a
  * subtree's ranks are not consecutive are left out). One rank per node (no
  * layout): scatter binomial's and the copy. */

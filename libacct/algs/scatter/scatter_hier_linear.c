@@ -46,7 +46,7 @@ int acct_scatter_hier_linear(const struct acct_call *c, struct acct_sched *s)
  *                                        after the others, within this)
  *   T = H                               (one node)
  * Equals the simulation for ranks in blocks on full nodes (N divides P),
- * without NIC sharing (docs/models.md); other layouts:
+ * with and without a measured NIC factor (docs/models.md); other layouts:
  * an estimate with the largest node. One rank per node (no layout): the
  * flat tree's (P - 1) g(m) + L and the copy. */
 double acct_scatter_hier_nodes_tail(const struct acct_cost *c, int q)

@@ -84,7 +84,7 @@ static const struct claim claims[] = {
     {"allgather", "hier_pipelined", NEVER, false, 0.35},
     {"alltoall", "hier_leader", ALWAYS, true, 1e-9},
     {"barrier", "hier_dissemination", ALWAYS, true, 1e-9},
-    {"gather", "hier_linear", ALWAYS, false, 0.2},
+    {"gather", "hier_linear", ALWAYS, true, 1e-9},
     {"gather", "hier_binomial", ALWAYS, false, 0.2},
     {"scatter", "hier_linear", ALWAYS, true, 1e-9},
     {"scatter", "hier_binomial", ALWAYS, true, 1e-9},
