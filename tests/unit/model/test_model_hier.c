@@ -11,7 +11,8 @@
  * unsegmented and with segments of a quarter of the message. The forms
  * the table marks exact must be within 1e-9; the others within their
  * stated bound (the worst error measured here, with a margin; the same
- * figures are in docs/models.md). Each method's worst error is printed. */
+ * figures are in docs/models.md). Each method's worst error is printed;
+ * HIER_VERBOSE=1 in the environment prints every point that is not exact. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
