@@ -490,14 +490,14 @@ static void whatif_two_way(void **state)
     struct acct_model mdl;
     acct_model_init(&mdl);
     const double a[4] = { 0.5, 0.25, 0.5, 0.0002 }, e[4] = { 90, 4, 9, 0.085 };
-    assert_int_equal(acct_whatif_model_levels(a, e, 2, 2.12, 3, 2.5, 0, &mdl), 0);
+    assert_int_equal(acct_whatif_model_levels(a, e, 2, 2.12, 3, 2.5, 0, 0, &mdl), 0);
     assert_int_equal(mdl.nodes.nic_bidir_pairs, 3);
     assert_true(mdl.nodes.nic_bidir_factor == 2.5);
-    assert_int_equal(acct_whatif_model_levels(a, e, 2, 2.12, 0, 7, 0, &mdl), 0);
+    assert_int_equal(acct_whatif_model_levels(a, e, 2, 2.12, 0, 7, 0, 0, &mdl), 0);
     assert_int_equal(mdl.nodes.nic_bidir_pairs, 0);
     assert_true(mdl.nodes.nic_bidir_factor == 0);
-    assert_int_equal(acct_whatif_model_levels(a, e, 2, 2.12, 2, 0.5, 0, &mdl), -1);
-    assert_int_equal(acct_whatif_model_levels(a, e, 2, 2.12, 1, 2.5, 0, &mdl), -1);
+    assert_int_equal(acct_whatif_model_levels(a, e, 2, 2.12, 2, 0.5, 0, 0, &mdl), -1);
+    assert_int_equal(acct_whatif_model_levels(a, e, 2, 2.12, 1, 2.5, 0, 0, &mdl), -1);
 }
 
 /* The pair-duplex factor travels from a tuning result
@@ -575,12 +575,24 @@ static void whatif_pair_duplex(void **state)
     struct acct_model mdl;
     acct_model_init(&mdl);
     const double a[4] = { 0.5, 0.25, 0.5, 0.0002 }, e[4] = { 90, 4, 9, 0.085 };
-    assert_int_equal(acct_whatif_model_levels(a, e, 2, 1.5, 0, 0, 1.29, &mdl), 0);
+    assert_int_equal(acct_whatif_model_levels(a, e, 2, 1.5, 0, 0, 1.29, 0, &mdl), 0);
     assert_true(mdl.nodes.pair_duplex_factor == 1.29);
-    assert_int_equal(acct_whatif_model_levels(a, e, 2, 1.5, 0, 0, 0, &mdl), 0);
+    assert_int_equal(acct_whatif_model_levels(a, e, 2, 1.5, 0, 0, 0, 0, &mdl), 0);
     assert_true(mdl.nodes.pair_duplex_factor == 0);
-    assert_int_equal(acct_whatif_model_levels(a, e, 2, 1.5, 0, 0, 0.5, &mdl), -1);
-    assert_int_equal(acct_whatif_model_levels(a, e, 2, 1.5, 0, 0, NAN, &mdl), -1);
+    assert_int_equal(acct_whatif_model_levels(a, e, 2, 1.5, 0, 0, 0.5, 0, &mdl), -1);
+    assert_int_equal(acct_whatif_model_levels(a, e, 2, 1.5, 0, 0, NAN, 0, &mdl), -1);
+    /* its overlap (model.nic.pair_duplex_overlap_bytes, acctd's levels):
+     * carried into the model; the first c bytes of each step's message
+     * overlap, so the prediction lies between the term off and the factor
+     * on the whole message */
+    assert_int_equal(acct_whatif_model_levels(a, e, 2, 1.5, 0, 0, 1.29, 196608, &mdl), 0);
+    assert_true(mdl.nodes.pair_duplex_overlap_bytes == 196608);
+    static const char overlap[] = "  nic: {pairs: 2, gap_factor: 1.5, pair_duplex_factor: 1.6, "
+                                  "pair_duplex_overlap_bytes: 262144}\n";
+    double dov = 0;
+    double rd_ov = load_predict(overlap, ACCT_COLL_allreduce, "recursive_doubling", 1, &dov);
+    assert_true(dov == 1.6);
+    assert_true(rd_ov > rd_without * (1 + 1e-6) && rd_ov < rd_with * (1 - 1e-6));
 }
 
 /* gather and scatter hier_linear / hier_binomial (ACCT_ALG_LEVELS): with a
