@@ -124,9 +124,10 @@ struct acct_model_nodes {
                                   its RDMA put, and two puts the opposite ways over one
                                   connection do not overlap; docs/performance.md 16,
                                   "Session 35"); m <= c: g(m). 0: the factor on the
-                                  whole message, D g(m). acct-tune-replay
-                                  --pair-duplex-overlap sets it; acct-tune does not
-                                  measure it yet */
+                                  whole message, D g(m). acct-tune measures it with D
+                                  (acct_plogp_pair_overlap; result
+                                  model.nic.pair_duplex_overlap_bytes);
+                                  acct-tune-replay --pair-duplex-overlap sets it */
 };
 
 struct acct_model_memo;
