@@ -113,8 +113,9 @@ int acctd_check_version(struct acctd *d, int64_t version, const struct policy *p
     int lr = store_model_levels_get(d->store, v.tuning_run, lv);
     if (acct_whatif_model_loggp(p[0], p[1], p[2], p[3], &mdl) != 0 || lr < 0 ||
         (lr == 0 && (lv[8] < 0 || lv[8] > 1024 || lv[10] < 0 || lv[10] > 1024 ||
+                     !(lv[13] >= 0 && lv[13] <= 1073741824.0) ||
                      acct_whatif_model_levels(lv, lv + 4, (int)lv[8], lv[9], (int)lv[10],
-                                              lv[11], lv[12], &mdl) != 0)) ||
+                                              lv[11], lv[12], (uint64_t)lv[13], &mdl) != 0)) ||
         acct_rules_parse_buffer(name, v.rules_text, strlen(v.rules_text), &rules, &pd) !=
             ACCT_RULES_OK) {
         acct_diags_free(&pd);

@@ -212,7 +212,7 @@ int req_get_model(struct acctd *d, struct client *c, const struct acct_msg *m,
             ACCT_T_MODEL_INTRA_GB_US, ACCT_T_MODEL_INTER_L_US, ACCT_T_MODEL_INTER_O_US,
             ACCT_T_MODEL_INTER_G_US, ACCT_T_MODEL_INTER_GB_US, ACCT_T_MODEL_NIC_PAIRS,
             ACCT_T_MODEL_NIC_FACTOR, ACCT_T_MODEL_NIC_BIDIR_PAIRS,
-            ACCT_T_MODEL_NIC_BIDIR_FACTOR, ACCT_T_MODEL_PAIR_DUPLEX };
+            ACCT_T_MODEL_NIC_BIDIR_FACTOR, ACCT_T_MODEL_PAIR_DUPLEX, ACCT_T_MODEL_PAIR_OVERLAP };
         double lv[STORE_LEVELS_N];
         if (store_model_levels_get(d->store, v.tuning_run, lv) == 0)
             for (int k = 0; k < STORE_LEVELS_N; k++) {
@@ -220,7 +220,10 @@ int req_get_model(struct acctd *d, struct client *c, const struct acct_msg *m,
                     continue; /* the two-way factor: only when measured */
                 if (lt[k] == ACCT_T_MODEL_PAIR_DUPLEX && !(lv[k] >= 1))
                     continue; /* the pair-duplex factor: only when measured */
-                if (lt[k] == ACCT_T_MODEL_NIC_PAIRS || lt[k] == ACCT_T_MODEL_NIC_BIDIR_PAIRS)
+                if (lt[k] == ACCT_T_MODEL_PAIR_OVERLAP && (!(lv[k - 1] >= 1) || !(lv[k] > 0)))
+                    continue; /* its overlap: only when measured and not 0 */
+                if (lt[k] == ACCT_T_MODEL_NIC_PAIRS || lt[k] == ACCT_T_MODEL_NIC_BIDIR_PAIRS ||
+                    lt[k] == ACCT_T_MODEL_PAIR_OVERLAP)
                     acct_put_u64(out, lt[k], (uint64_t)lv[k]);
                 else
                     acct_put_f64(out, lt[k], lv[k]);

@@ -585,8 +585,8 @@ int store_model_levels_get(struct store *s, const char *run_id, double v[STORE_L
     if (prep(s,
              "SELECT intra_l_us, intra_o_us, intra_g_us, intra_g_us_per_byte, inter_l_us, "
              "inter_o_us, inter_g_us, inter_g_us_per_byte, nic_pairs, nic_gap_factor, "
-             "nic_bidir_pairs, nic_bidir_gap_factor, pair_duplex_factor FROM model_levels "
-             "WHERE run_id = ?1",
+             "nic_bidir_pairs, nic_bidir_gap_factor, pair_duplex_factor, "
+             "pair_duplex_overlap_bytes FROM model_levels WHERE run_id = ?1",
              &st) != 0)
         goto out;
     sqlite3_bind_text(st, 1, run_id, -1, SQLITE_TRANSIENT);
@@ -933,11 +933,13 @@ static int insert_run(struct store *s, const struct acct_result *r, const char *
         goto out;
     const struct acct_result_loggp *ia = &r->model.intra, *ie = &r->model.inter;
     if (r->model.present && r->model.has_levels &&
-        RUN(s, "INSERT INTO model_levels VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14)",
+        RUN(s, "INSERT INTO model_levels VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,"
+               "?15)",
             VT(r->id), VD(ia->L_us), VD(ia->o_us), VD(ia->g_us), VD(ia->G_us_per_byte),
             VD(ie->L_us), VD(ie->o_us), VD(ie->g_us), VD(ie->G_us_per_byte),
             VI(r->model.nic_pairs), VD(r->model.nic_gap_factor), VI(r->model.nic_bidir_pairs),
-            VD(r->model.nic_bidir_gap_factor), VD(r->model.pair_duplex_factor)) != 0)
+            VD(r->model.nic_bidir_gap_factor), VD(r->model.pair_duplex_factor),
+            VD((double)r->model.pair_duplex_overlap_bytes)) != 0)
         goto out;
     rc = 0;
 out:

@@ -75,10 +75,11 @@ int store_result_text(struct store *s, const char *run_id, char **text, size_t *
 /* The run's levels (model_levels, issue 21): intra L, o, g, G, inter L, o,
  * g, G, NIC pairs (0: not measured), NIC gap factor, two-way pairs (0: not
  * measured; runs stored before schema 6), two-way factor, pair-duplex
- * factor (0: not measured; runs stored before schema 7) in
+ * factor (0: not measured; runs stored before schema 7), its overlap in
+ * bytes (0: the whole message; runs stored before schema 8) in
  * v[0 .. STORE_LEVELS_N - 1]. 0, 1 if the run stored none, -1 on a store
  * error. */
-#define STORE_LEVELS_N 13
+#define STORE_LEVELS_N 14
 int store_model_levels_get(struct store *s, const char *run_id, double v[STORE_LEVELS_N]);
 /* The active version of a pair. 0, 1 (none), -1. */
 int store_active_get(struct store *s, const char *partition, const char *interconnect,

@@ -467,13 +467,14 @@ static const struct yt_key model_all_keys[GM_N] = {
     [GM_INTRA] = { "intra", false }, [GM_INTER] = { "inter", false },
     [GM_NIC] = { "nic", false },
 };
-enum { GN_PAIRS, GN_FACTOR, GN_BPAIRS, GN_BFACTOR, GN_DUPLEX, GN_N };
+enum { GN_PAIRS, GN_FACTOR, GN_BPAIRS, GN_BFACTOR, GN_DUPLEX, GN_OVERLAP, GN_N };
 static const struct yt_key nic_keys[GN_N] = {
     [GN_PAIRS] = { "pairs", false },             /* the NIC factor (k >= 2 pairs) */
     [GN_FACTOR] = { "gap_factor", false },
     [GN_BPAIRS] = { "bidir_pairs", false },     /* the two-way factor: optional */
     [GN_BFACTOR] = { "bidir_gap_factor", false },
     [GN_DUPLEX] = { "pair_duplex_factor", false }, /* one pair both ways: optional */
+    [GN_OVERLAP] = { "pair_duplex_overlap_bytes", false }, /* its overlap: optional */
 };
 #define PAIR_DUPLEX_MAX ACCT_RESULT_PAIR_DUPLEX_MAX
 
@@ -562,6 +563,20 @@ static void walk_model(struct rctx *c, const struct ynode *y)
                           "%g is too large: the maximum is %d", d, PAIR_DUPLEX_MAX);
             else
                 m->pair_duplex_factor = d;
+        }
+        double ov = 0;
+        if (nv[GN_OVERLAP] != NULL && nv[GN_DUPLEX] == NULL)
+            YT_ERR_AT(c->p, nv[GN_OVERLAP], "model.nic.pair_duplex_overlap_bytes",
+                      "needs pair_duplex_factor (the overlap is the factor's)");
+        else if (nv[GN_OVERLAP] != NULL &&
+                 acct_yt_get_number(c->p, nv[GN_OVERLAP], "model.nic.pair_duplex_overlap_bytes",
+                                    0, false, &ov)) {
+            if (ov != (double)(uint64_t)ov || ov > (double)ACCT_RESULT_PAIR_OVERLAP_MAX)
+                YT_ERR_AT(c->p, nv[GN_OVERLAP], "model.nic.pair_duplex_overlap_bytes",
+                          "%g is not a whole number of bytes in [0, %llu]", ov,
+                          (unsigned long long)ACCT_RESULT_PAIR_OVERLAP_MAX);
+            else
+                m->pair_duplex_overlap_bytes = (uint64_t)ov;
         }
         if ((nv[GN_BPAIRS] != NULL) != (nv[GN_BFACTOR] != NULL))
             YT_ERR_AT(c->p, nv[GN_BPAIRS] ? nv[GN_BPAIRS] : nv[GN_BFACTOR],
@@ -1205,7 +1220,9 @@ bool acct_result_equal(const struct acct_result *a, const struct acct_result *b)
                                  m->nic_gap_factor == n->nic_gap_factor &&
                                  m->nic_bidir_pairs == n->nic_bidir_pairs &&
                                  m->nic_bidir_gap_factor == n->nic_bidir_gap_factor &&
-                                 m->pair_duplex_factor == n->pair_duplex_factor)) &&
+                                 m->pair_duplex_factor == n->pair_duplex_factor &&
+                                 m->pair_duplex_overlap_bytes ==
+                                     n->pair_duplex_overlap_bytes)) &&
                 a->npoints == b->npoints && (a->rules == NULL) == (b->rules == NULL);
     for (size_t i = 0; same && i < x->nhosts; i++)
         same = strcmp(x->hosts[i], y->hosts[i]) == 0;
@@ -1412,6 +1429,9 @@ int acct_result_write(FILE *f, const struct acct_result *r)
                 fputs(r->model.nic_pairs >= 2 ? ", pair_duplex_factor: " : "pair_duplex_factor: ",
                       f);
                 acct_yt_write_number(f, r->model.pair_duplex_factor);
+                if (r->model.pair_duplex_overlap_bytes > 0)
+                    fprintf(f, ", pair_duplex_overlap_bytes: %llu",
+                            (unsigned long long)r->model.pair_duplex_overlap_bytes);
             }
             fputs("}\n", f);
         }

@@ -62,6 +62,7 @@ static uint64_t fingerprint(const struct acct_model *mdl)
         h = mix(h, &nd->nic_bidir_factor, sizeof nd->nic_bidir_factor);
         h = mix(h, &nd->nic_bidir_pairs, sizeof nd->nic_bidir_pairs);
         h = mix(h, &nd->pair_duplex_factor, sizeof nd->pair_duplex_factor);
+        h = mix(h, &nd->pair_duplex_overlap_bytes, sizeof nd->pair_duplex_overlap_bytes);
     }
     h = mix(h, &mdl->gamma_us_per_byte, sizeof mdl->gamma_us_per_byte);
     h = mix(h, &mdl->delta_us_per_byte, sizeof mdl->delta_us_per_byte);

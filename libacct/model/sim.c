@@ -156,6 +156,7 @@ struct sim {
     uint8_t *both;  /* with nodes and a pair duplex factor: per step, 1 when the rank
                        sends to and receives from that inter-node peer in the round */
     struct rx { double arrival; uint64_t step; } *rxs; /* scratch: one round's receives */
+    struct acct_model_round *rounds; /* with mdl->round_fn: per rank's round (g's numbering) */
 };
 
 /* The table of a message between ranks a and b (net without a layout). */
@@ -173,6 +174,20 @@ static double gap_of(const struct sim *s, const struct acct_plogp *net, uint64_t
 {
     return s->nodes && net == &s->mdl->nodes.inter ? acct_model_stream_g(net, m)
                                                    : acct_plogp_g(net, m);
+}
+
+/* The gap of an m-byte inter-node message between two ranks that also
+ * exchange the other way in the round (acct_model_nodes.pair_duplex_factor
+ * D and pair_duplex_overlap_bytes c): D g(m) with c = 0; else its first c
+ * bytes overlap the other way and the rest costs D times, g(m) +
+ * (D - 1) g(m - c), and g(m) when m <= c. */
+static double duplex_gap(const struct sim *s, const struct acct_plogp *net, uint64_t m)
+{
+    const double d = s->mdl->nodes.pair_duplex_factor;
+    const uint64_t c = s->mdl->nodes.pair_duplex_overlap_bytes;
+    if (c == 0)
+        return gap_of(s, net, m) * d;
+    return m <= c ? gap_of(s, net, m) : gap_of(s, net, m) + (d - 1) * gap_of(s, net, m - c);
 }
 
 /* Rank r enters round q at time t0: fix the start of each send. */
@@ -196,8 +211,7 @@ static void enter_round(struct sim *s, int r, uint32_t q, double t0)
             if (net == &s->mdl->nodes.inter) {
                 gap *= s->share[g->round_at[r] + q];
                 if (s->both != NULL && s->both[i])
-                    gap = fmax(gap, gap_of(s, net, g->count[i]) *
-                                        s->mdl->nodes.pair_duplex_factor);
+                    gap = fmax(gap, duplex_gap(s, net, g->count[i]));
             }
             s->gap[i] = gap;
         }
@@ -261,6 +275,14 @@ static void on_round_done(void *ctx, int r, uint32_t q)
     double e = me->start;
 
     prog_round(g, r, q, &first, &end);
+    if (s->rounds != NULL)
+        for (uint64_t i = first; i < end; i++)
+            if (g->kind[i] == ACCT_STEP_SEND || g->kind[i] == ACCT_STEP_RECV) {
+                struct acct_model_round *t = &s->rounds[g->round_at[r] + q];
+                bool intra = s->mdl->nodes.ranks_per_node > 0 &&
+                             tab(s, r, g->peer[i]) == &s->mdl->nodes.intra;
+                *(intra ? &t->intra_bytes : &t->inter_bytes) += g->count[i];
+            }
     for (uint64_t i = first; i < end; i++) {
         if (g->kind[i] == ACCT_STEP_SEND) {
             double done = s->t[i] + acct_plogp_os(tab(s, r, g->peer[i]), g->count[i]);
@@ -293,13 +315,21 @@ static void on_round_done(void *ctx, int r, uint32_t q)
         if (s->nodes && net == &s->mdl->nodes.inter) {
             gap *= s->inshare[g->round_at[r] + q]; /* the node's ingress, shared */
             if (s->both != NULL && s->both[s->rxs[k].step])
-                gap = fmax(gap, gap_of(s, net, m) * s->mdl->nodes.pair_duplex_factor);
+                gap = fmax(gap, duplex_gap(s, net, m));
         }
         double link = me->rx + gap;
         done = cpu > done ? cpu : done;
         done = link > done ? link : done;
         me->rx = done;
         e = done > e ? done : e;
+    }
+    if (s->rounds != NULL) {
+        struct acct_model_round *t = &s->rounds[g->round_at[r] + q];
+        t->rank = r;
+        t->round = q;
+        t->start_us = me->start;
+        t->local_us = me->local;
+        t->end_us = e + me->local;
     }
     e += me->local;
     me->end = e;
@@ -327,6 +357,9 @@ static int sim_alloc(struct sim *s, const struct prog *g, const struct acct_mode
     s->rk = calloc((size_t)g->size, sizeof *s->rk);
     s->t = calloc(g->nsteps ? g->nsteps : 1, sizeof *s->t);
     s->rxs = malloc((g->most ? g->most : 1) * sizeof *s->rxs);
+    if (mdl->round_fn != NULL &&
+        (s->rounds = calloc(g->nrounds ? g->nrounds : 1, sizeof *s->rounds)) == NULL)
+        return -1;
     if (s->nodes) {
         s->gap = calloc(g->nsteps ? g->nsteps : 1, sizeof *s->gap);
         s->share = calloc(g->nrounds ? g->nrounds : 1, sizeof *s->share);
@@ -349,6 +382,7 @@ static void sim_free(struct sim *s)
     free(s->share);
     free(s->inshare);
     free(s->both);
+    free(s->rounds);
 }
 
 /* Pair duplex (acct_model_nodes.pair_duplex_factor): mark every inter-node
@@ -783,6 +817,8 @@ static int simulate_full(const struct acct_alg *alg, const struct acct_call *cal
     for (int r = 0; r < p; r++)
         t = s.rk[r].end > t ? s.rk[r].end : t;
     *t_us = t;
+    for (uint64_t i = 0; s.rounds != NULL && i < g.nrounds; i++)
+        mdl->round_fn(mdl->round_ctx, &s.rounds[i]);
     rc = 0;
 out:
     sim_free(&s);
@@ -941,7 +977,7 @@ int acct_model_simulate_view(const struct acct_alg *alg, const struct acct_call 
     sc.step_limit = (uint32_t)(budget_of(mdl) / sizeof(struct acct_step) < UINT32_MAX - 1
                                    ? budget_of(mdl) / sizeof(struct acct_step)
                                    : UINT32_MAX - 1);
-    if (view != ACCT_MODEL_VIEW_FULL) {
+    if (view != ACCT_MODEL_VIEW_FULL && mdl->round_fn == NULL) {
         int s = try_symmetric(alg, call, mdl, &sc, t_us, &why, err, errlen);
         if (s == 0) {
             if (how != NULL)

@@ -235,7 +235,7 @@ int acct_whatif_model_loggp(double L_us, double o_us, double g_us, double G_us_p
 
 int acct_whatif_model_levels(const double intra[4], const double inter[4], int nic_pairs,
                              double nic_gap_factor, int bidir_pairs, double bidir_factor,
-                             double pair_duplex, struct acct_model *out)
+                             double pair_duplex, uint64_t pair_overlap, struct acct_model *out)
 {
     struct acct_loggp a = { intra[0], intra[1], intra[2], intra[3] };
     struct acct_loggp e = { inter[0], inter[1], inter[2], inter[3] };
@@ -251,6 +251,7 @@ int acct_whatif_model_levels(const double intra[4], const double inter[4], int n
     n.nic_bidir_pairs = bidir_pairs;
     n.nic_bidir_factor = bidir_pairs != 0 ? bidir_factor : 0;
     n.pair_duplex_factor = pair_duplex;
+    n.pair_duplex_overlap_bytes = pair_overlap;
     out->nodes = n;
     return 0;
 }
@@ -416,7 +417,8 @@ int acct_whatif_model_file(const char *path, struct acct_model *out, const char 
                  (const double[4]){ r->model.inter.L_us, r->model.inter.o_us,
                                     r->model.inter.g_us, r->model.inter.G_us_per_byte },
                  r->model.nic_pairs, r->model.nic_gap_factor, r->model.nic_bidir_pairs,
-                 r->model.nic_bidir_gap_factor, r->model.pair_duplex_factor, out) != 0)
+                 r->model.nic_bidir_gap_factor, r->model.pair_duplex_factor,
+                 r->model.pair_duplex_overlap_bytes, out) != 0)
         acct_diags_add(d, 0, 0, "model.intra", "the levels do not convert to pLogP");
     else
         rc = 0;

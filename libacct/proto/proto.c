@@ -121,6 +121,7 @@ static const struct tag_def tags[] = {
     [ACCT_T_MODEL_NIC_BIDIR_FACTOR] = {ACCT_T_MODEL_NIC_BIDIR_FACTOR, ACCT_KIND_F64,
                                        "MODEL_NIC_BIDIR_FACTOR"},
     [ACCT_T_MODEL_PAIR_DUPLEX] = {ACCT_T_MODEL_PAIR_DUPLEX, ACCT_KIND_F64, "MODEL_PAIR_DUPLEX"},
+    [ACCT_T_MODEL_PAIR_OVERLAP] = {ACCT_T_MODEL_PAIR_OVERLAP, ACCT_KIND_U64, "MODEL_PAIR_OVERLAP"},
 };
 
 /* Indexed by tag: the decoder looks a kind up per field. */

@@ -61,10 +61,10 @@ expect "$T/out" "as version 3 of eth/tcp-1g"
 ctl 0 whatif allreduce --version 3 -n 8 -b 1M -f tsv
 cp "$T/out" "$T/flat.tsv"
 ctl 0 whatif allreduce --version 3 -n 8 -b 1M
-expect "$T/out" "levels: intra G 0.00015, inter G 0.0836 us/B, NIC x2.17 (2 pairs), two-way x2.6 (2 pairs), pair duplex x1.29"
-# the model store keeps the two-way factor (schema 6) and the pair-duplex
-# factor (schema 7) with the version's run
-[ "$(sqlite3 "$DB" "SELECT nic_pairs, nic_gap_factor, nic_bidir_pairs, nic_bidir_gap_factor, pair_duplex_factor FROM model_levels WHERE run_id = 'r-20261127T080000Z-eth-levels'")" = "2|2.17|2|2.6|1.29" ] ||
+expect "$T/out" "levels: intra G 0.00015, inter G 0.0836 us/B, NIC x2.17 (2 pairs), two-way x2.6 (2 pairs), pair duplex x1.29 beyond 196608 bytes"
+# the model store keeps the two-way factor (schema 6), the pair-duplex
+# factor (schema 7) and its overlap (schema 8) with the version's run
+[ "$(sqlite3 "$DB" "SELECT nic_pairs, nic_gap_factor, nic_bidir_pairs, nic_bidir_gap_factor, pair_duplex_factor, pair_duplex_overlap_bytes FROM model_levels WHERE run_id = 'r-20261127T080000Z-eth-levels'")" = "2|2.17|2|2.6|1.29|196608.0" ] ||
     fail "model_levels of the levels run: $(sqlite3 "$DB" 'SELECT * FROM model_levels')"
 ctl 0 whatif allreduce --version 3 -n 8 -b 1M --ranks-per-node 2 -f tsv
 cp "$T/out" "$T/laid.tsv"
@@ -82,12 +82,20 @@ cmp -s "$T/out" "$T/laid.tsv" || fail "whatif with levels through acctd differs 
 # (one way per peer) the same
 ctl 0 whatif allreduce --version 3 -n 8 -b 1M --ranks-per-node 1 -f tsv
 cp "$T/out" "$T/dx1.tsv"
-sed 's/, pair_duplex_factor: 1.29//' "$D/result-eth-levels.yaml" >"$T/nodx.yaml"
+sed 's/, pair_duplex_factor: 1.29, pair_duplex_overlap_bytes: 196608//' "$D/result-eth-levels.yaml" >"$T/nodx.yaml"
 ctl 0 whatif allreduce --rules "$T/v3.yaml" --model "$T/nodx.yaml" -n 8 -b 1M --ranks-per-node 1 -f tsv
 cp "$T/out" "$T/nodx.tsv"
 rd() { awk -F'\t' 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i } $c["method"] == "recursive_doubling" { print $c["predicted_us"] }' "$1"; }
 awk -v d="$(rd "$T/dx1.tsv")" -v n="$(rd "$T/nodx.tsv")" 'BEGIN { exit !(n > 0 && d > 1.05 * n && d <= 1.29 * n * 1.000001) }' ||
     fail "recursive_doubling with the pair-duplex factor 1.29 $(rd "$T/dx1.tsv") us, without $(rd "$T/nodx.tsv") us: want 1.05x to 1.29x"
+# its overlap came through too: the same result with the factor on the
+# whole message (overlap 0) predicts recursive doubling slower, as acctd's
+# would without the overlap
+sed 's/, pair_duplex_overlap_bytes: 196608//' "$D/result-eth-levels.yaml" >"$T/noov.yaml"
+ctl 0 whatif allreduce --rules "$T/v3.yaml" --model "$T/noov.yaml" -n 8 -b 1M --ranks-per-node 1 -f tsv
+cp "$T/out" "$T/noov.tsv"
+awk -v d="$(rd "$T/dx1.tsv")" -v w="$(rd "$T/noov.tsv")" 'BEGIN { exit !(d > 0 && w > 1.01 * d) }' ||
+    fail "recursive_doubling with the overlap through acctd $(rd "$T/dx1.tsv") us, the factor on the whole message offline $(rd "$T/noov.tsv") us: want the latter slower"
 [ -n "$(ring "$T/dx1.tsv")" ] && [ "$(ring "$T/dx1.tsv")" = "$(ring "$T/nodx.tsv")" ] ||
     fail "the ring changed with the pair-duplex factor: $(ring "$T/dx1.tsv") vs $(ring "$T/nodx.tsv")"
 # acctd's check (before an activation) costs with it too: as offline

@@ -482,6 +482,8 @@ static void test_model_levels(void **state)
         "pair_duplex_factor: 1.2905811623246493}\n",
         "  nic: {pair_duplex_factor: 1.2905811623246493}\n",
         "  nic: {pairs: 2, gap_factor: 1.5, pair_duplex_factor: 1}\n",
+        "  nic: {pairs: 4, gap_factor: 4.33, pair_duplex_factor: 1.2905811623246493, "
+        "pair_duplex_overlap_bytes: 196608}\n",
     };
     for (size_t i = 0; i < sizeof duplex_good / sizeof duplex_good[0]; i++) {
         snprintf(buf, sizeof(buf), MODEL_LEVELS "%s",
@@ -489,8 +491,9 @@ static void test_model_levels(void **state)
                  "  inter: {L: 90, o: 4, g: 9, G: 0.085}\n",
                  duplex_good[i]);
         r = parse_ok(buf);
-        assert_true(r->model.pair_duplex_factor == (i < 2 ? 1.2905811623246493 : 1));
-        assert_int_equal(r->model.nic_pairs, i == 1 ? 0 : 2);
+        assert_true(r->model.pair_duplex_factor == (i != 2 ? 1.2905811623246493 : 1));
+        assert_int_equal(r->model.nic_pairs, i == 1 ? 0 : i == 3 ? 4 : 2);
+        assert_true(r->model.pair_duplex_overlap_bytes == (i == 3 ? 196608u : 0u));
         check_roundtrip(r);
         acct_result_free(r);
     }
@@ -503,6 +506,15 @@ static void test_model_levels(void **state)
           "t.yaml:16:54: model.nic.pair_duplex_factor: 17 is too large: the maximum is 16\n" },
         { "  nic: {pairs: 2, gap_factor: 2, pair_duplex_factor: -1}\n",
           "t.yaml:16:54: model.nic.pair_duplex_factor: -1 is too small: the minimum is 1\n" },
+        { "  nic: {pairs: 2, gap_factor: 2, pair_duplex_overlap_bytes: 196608}\n",
+          "t.yaml:16:61: model.nic.pair_duplex_overlap_bytes: needs pair_duplex_factor (the "
+          "overlap is the factor's)\n" },
+        { "  nic: {pair_duplex_factor: 2, pair_duplex_overlap_bytes: 1.5}\n",
+          "t.yaml:16:59: model.nic.pair_duplex_overlap_bytes: 1.5 is not a whole number of "
+          "bytes in [0, 1073741824]\n" },
+        { "  nic: {pair_duplex_factor: 2, pair_duplex_overlap_bytes: -1}\n",
+          "t.yaml:16:59: model.nic.pair_duplex_overlap_bytes: -1 is too small: the minimum is "
+          "0\n" },
         { "  nic: {pair_duplex_factor: fast}\n",
           "t.yaml:16:29: model.nic.pair_duplex_factor: expected a number such as 0, 12 or "
           "14400.5, got \"fast\"\n" },

@@ -312,12 +312,17 @@ static int measure_levels(struct tune_ctx *x, struct tune_run_info *run, struct 
         n->inter = mdl->net;
     else if (rc == 0)
         rc = measure_checked(0, inter, sizes, nsizes, &slow, "inter", &n->inter);
-    struct acct_plogp_duplex dx = {0};
+    /* the pair duplex: one message each way at 1 and 4 MiB (the leaders'
+     * exchange of a node-aware method), its factor and overlap (session
+     * 35; streamed messages overlap and hid it: session 34's 4 x 512 KiB) */
+    struct acct_plogp_overlap dx = {0};
     if (rc == 0) {
-        rc = acct_plogp_pair_duplex(MPI_COMM_WORLD, 0, inter, 512 * 1024, 4, 7, &dx);
+        rc = acct_plogp_pair_overlap(MPI_COMM_WORLD, 0, inter, 1u << 20, 4u << 20, 5, &dx);
         /* beyond the result's bound the pair was not timed as a link (a
          * host that did not schedule a rank): not used, as not measured */
-        n->pair_duplex_factor = dx.factor <= ACCT_RESULT_PAIR_DUPLEX_MAX ? dx.factor : 0;
+        bool ok = dx.factor <= ACCT_RESULT_PAIR_DUPLEX_MAX;
+        n->pair_duplex_factor = ok ? dx.factor : 0;
+        n->pair_duplex_overlap_bytes = ok && dx.factor > 1 ? dx.overlap_bytes : 0;
     }
     int k = na < nb ? na : nb;
     if (rc == 0 && k >= 2) {
@@ -353,10 +358,14 @@ static int measure_levels(struct tune_ctx *x, struct tune_run_info *run, struct 
         run->model.nic_bidir_pairs = k >= 2 ? n->nic_bidir_pairs : 0;
         run->model.nic_bidir_gap_factor = k >= 2 ? n->nic_bidir_factor : 0;
         run->model.pair_duplex_factor = n->pair_duplex_factor;
+        run->model.pair_duplex_overlap_bytes = n->pair_duplex_overlap_bytes;
         if (rank == 0)
-            fprintf(stderr, "acct-tune: pair duplex (ranks 0, %d): both ways %.2f ms, one way "
-                    "%.2f ms (medians of 7): factor %.3f%s\n", inter, 1e3 * dx.both_median_s,
-                    1e3 * dx.one_median_s, dx.factor,
+            fprintf(stderr, "acct-tune: pair duplex (ranks 0, %d), one message each way: 1 MiB "
+                    "%.2f ms both ways, %.2f ms one way; 4 MiB %.2f ms, %.2f ms (medians of 5): "
+                    "factor %.3f beyond %llu bytes%s\n", inter, 1e3 * dx.at1.both_median_s,
+                    1e3 * dx.at1.one_median_s, 1e3 * dx.at2.both_median_s,
+                    1e3 * dx.at2.one_median_s, dx.factor,
+                    (unsigned long long)n->pair_duplex_overlap_bytes,
                     n->pair_duplex_factor > 0 ? "" : " (not a link's: not used)");
     }
     free(label);
@@ -388,7 +397,8 @@ static int write_levels(const char *path, const struct acct_model_nodes *n, char
         fprintf(f, "bidir_pairs %d\nbidir_gap_factor %.17g\n", n->nic_bidir_pairs,
                 n->nic_bidir_factor);
     if (n->pair_duplex_factor >= 1)
-        fprintf(f, "pair_duplex_factor %.17g\n", n->pair_duplex_factor);
+        fprintf(f, "pair_duplex_factor %.17g\npair_duplex_overlap_bytes %llu\n",
+                n->pair_duplex_factor, (unsigned long long)n->pair_duplex_overlap_bytes);
     if (fclose(f) != 0) {
         snprintf(err, len, "%.400s: %s", p, strerror(errno));
         return -1;

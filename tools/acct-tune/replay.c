@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "acct/alg.h"
+#include "acct/force.h"
 #include "acct/model.h"
 #include "acct/stats.h"
 #include "plane.h"
@@ -40,6 +41,11 @@ struct opts {
     const char *state, *plogp, *report, *noise;
     double pair_duplex; /* --pair-duplex D: nodes.pair_duplex_factor, instead of the
                            levels' measured one (0: not given) */
+    double pair_overlap; /* --pair-duplex-overlap C: nodes.pair_duplex_overlap_bytes,
+                            instead of the .nic file's (-1: not given) */
+    const char *trace;   /* --trace SPEC: print the simulated rounds of one call, exit */
+    double trace_bytes;  /* --trace-bytes B */
+    double trace_ranks;  /* --trace-ranks P */
     const char *levels; /* --levels PREFIX: PREFIX.intra, .inter, .nic (acct-tune --plogp-out) */
     size_t row_stride, col_stride;
     double model_margin;
@@ -396,6 +402,9 @@ static int read_levels(const char *prefix, struct acct_model_nodes *n, char *err
             n->nic_bidir_factor = v;
         else if (sscanf(line, "pair_duplex_factor %lf", &v) == 1)
             n->pair_duplex_factor = v;
+        else if (sscanf(line, "pair_duplex_overlap_bytes %lf", &v) == 1 && v >= 0 &&
+                 v <= 1073741824.0)
+            n->pair_duplex_overlap_bytes = (uint64_t)v;
         else if (sscanf(line, "ranks_per_node %lf", &v) == 1)
             n->ranks_per_node = (int)v;
         else if (sscanf(line, "placement %63s", word) == 1 &&
@@ -419,6 +428,56 @@ static int read_levels(const char *prefix, struct acct_model_nodes *n, char *err
     return 0;
 }
 
+/* ---- --trace: one call's simulated rounds ------------------------------------------ */
+
+static void trace_round(void *ctx, const struct acct_model_round *r)
+{
+    (void)ctx;
+    printf("%d\t%u\t%.1f\t%.1f\t%.1f\t%.1f\t%llu\t%llu\n", r->rank, r->round, r->start_us,
+           r->end_us, r->end_us - r->start_us, r->local_us, (unsigned long long)r->intra_bytes,
+           (unsigned long long)r->inter_bytes);
+}
+
+/* Simulate SPEC (ACCT_FORCE syntax, one collective) at --trace-bytes on
+ * --trace-ranks ranks with every rank (the model as the other options made
+ * it) and print each rank's rounds: the trace of docs/models.md "The
+ * simulator". 0, or 1 with a message. */
+static int trace(const struct opts *o, struct acct_model *mdl)
+{
+    struct acct_force f;
+    struct acct_diags d = {0};
+    char err[512];
+    if (acct_force_parse(o->trace, &f, &d) != 0 || f.count != 1 || !(o->trace_bytes >= 1) ||
+        !(o->trace_ranks >= 2)) {
+        fprintf(stderr, "acct-tune-replay: --trace needs one valid COLL=ALG[:SEG[:FANOUT]] "
+                        "(\"%s\"), --trace-bytes and --trace-ranks\n", o->trace);
+        acct_diags_free(&d);
+        return 1;
+    }
+    acct_diags_free(&d);
+    int c = 0;
+    while (!f.forced[c])
+        c++;
+    struct acct_call call;
+    acct_model_call((enum acct_coll_id)c, &f.d[c], (int)o->trace_ranks, (uint64_t)o->trace_bytes,
+                    0, &call);
+    double t = 0;
+    printf("# %s, %.0f bytes, %.0f ranks%s; every rank's rounds (us)\n"
+           "rank\tround\tstart\tend\tlength\tlocal\tintra_bytes\tinter_bytes\n",
+           o->trace, o->trace_bytes, o->trace_ranks,
+           mdl->nodes.ranks_per_node > 0 ? ", the levels' layout" : ", one network");
+    mdl->round_fn = trace_round;
+    int rc = acct_model_simulate_view(f.d[c].alg, &call, mdl, ACCT_MODEL_VIEW_FULL, &t, NULL, err,
+                                      sizeof err);
+    mdl->round_fn = NULL;
+    if (rc != 0) {
+        fprintf(stderr, "acct-tune-replay: --trace %s: %s\n", o->trace, err);
+        return 1;
+    }
+    printf("# predicted %.1f us\n", t);
+    return 0;
+}
+
 /* ---- the run ----------------------------------------------------------------------- */
 
 enum { S_EXH, S_MGD, S_SMGD, S_PIPE, S_MODEL, S_HYBRID, S_COMBO, S_COMBO_SMGD, S_N };
@@ -436,7 +495,8 @@ static int usage(void)
 {
     fprintf(stderr,
             "usage: acct-tune-replay [--plogp FILE] [--levels PREFIX] [--pair-duplex D]\n"
-            "         [--row-stride N]\n"
+            "         [--pair-duplex-overlap BYTES] [--row-stride N]\n"
+            "         [--trace COLL=ALG[:SEG[:FANOUT]] --trace-bytes B --trace-ranks P]\n"
             "         [--col-stride N]\n"
             "         [--model-margin X] [--lookahead N] [--noise-band X] [--keep X] [--check X]\n"
             "         [--penalty-on min|median] [--noise STATE2] [--min-bytes B]\n"
@@ -464,7 +524,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 {
     double v = 0;
     int rc = 0;
-    *o = (struct opts){ .row_stride = 3, .col_stride = 3, .model_margin = 1.0, .lookahead = 2,
+    *o = (struct opts){ .pair_overlap = -1, .row_stride = 3, .col_stride = 3, .model_margin = 1.0, .lookahead = 2,
                         .noise_band = 0.05,
                         .min_segment = 1024, .max_segments = 12, .keep = -1 };
     for (int i = 1; i < argc; i++) {
@@ -477,6 +537,17 @@ static int parse_args(int argc, char **argv, struct opts *o)
         else if (strcmp(a, "--pair-duplex") == 0 && more &&
                  (rc = num(a, argv[++i], 1, 100, &v)) == 0)
             o->pair_duplex = v;
+        else if (strcmp(a, "--pair-duplex-overlap") == 0 && more &&
+                 (rc = num(a, argv[++i], 0, 1073741824.0, &v)) == 0)
+            o->pair_overlap = v;
+        else if (strcmp(a, "--trace") == 0 && more)
+            o->trace = argv[++i];
+        else if (strcmp(a, "--trace-bytes") == 0 && more &&
+                 (rc = num(a, argv[++i], 1, 1073741824.0, &v)) == 0)
+            o->trace_bytes = v;
+        else if (strcmp(a, "--trace-ranks") == 0 && more &&
+                 (rc = num(a, argv[++i], 2, 65536, &v)) == 0)
+            o->trace_ranks = v;
         else if (strcmp(a, "--report") == 0 && more)
             o->report = argv[++i];
         else if (strcmp(a, "--row-stride") == 0 && more &&
@@ -849,12 +920,14 @@ static int model_report(const struct tune_state *st, const struct acct_model *md
     }
     if (mdl->nodes.ranks_per_node > 0)
         printf("NIC factor: one way %g at %d pairs; two-way %g at %d pairs (0: not measured); "
-               "pair both ways %g (%s; 0: no such term)\n",
+               "pair both ways %g (%s; 0: no such term), beyond the first %llu bytes of a "
+               "message (0: all of it)\n",
                mdl->nodes.nic_gap_factor, mdl->nodes.nic_pairs, mdl->nodes.nic_bidir_factor,
                mdl->nodes.nic_bidir_pairs, mdl->nodes.pair_duplex_factor,
                o->pair_duplex > 0                   ? "--pair-duplex"
                : mdl->nodes.pair_duplex_factor > 0 ? "measured, the levels' .nic file"
-                                                   : "not measured");
+                                                   : "not measured",
+               (unsigned long long)mdl->nodes.pair_duplex_overlap_bytes);
     printf("model validity: %s\n\n",
            bad ? "NOT valid (a table the model uses is not a network's; the figures below are "
                  "what it would predict)"
@@ -1004,8 +1077,15 @@ int main(int argc, char **argv)
     }
     if (o.levels != NULL && o.pair_duplex > 0)
         mdl.nodes.pair_duplex_factor = o.pair_duplex; /* given: instead of the measured one */
+    if (o.levels != NULL && o.pair_overlap >= 0)
+        mdl.nodes.pair_duplex_overlap_bytes = (uint64_t)o.pair_overlap;
     if (o.levels != NULL)
         o.nodes_rpn = mdl.nodes.ranks_per_node;
+    if (o.trace != NULL) {
+        rc = mp != NULL ? trace(&o, &mdl) : (fprintf(stderr, "acct-tune-replay: --trace needs "
+                                                             "--plogp\n"), 1);
+        goto out;
+    }
     size_t nps = find_planes(&st, &o, ps);
     print_planes(&o, ps, nps);
     for (int s = 0; s < S_N; s++) {

@@ -69,9 +69,14 @@ static int daemon_model(struct acctctl_conn *conn, uint64_t v, int rpn, struct a
         double duplex = 0;
         if (acct_get_f64(conn->msg.body, conn->msg.len, ACCT_T_MODEL_PAIR_DUPLEX, &duplex) != 0)
             duplex = 0;
+        /* its overlap (acctd >= schema 8, when measured and not 0) */
+        uint64_t overlap = 0;
+        if (acct_get_u64(conn->msg.body, conn->msg.len, ACCT_T_MODEL_PAIR_OVERLAP, &overlap) != 0)
+            overlap = 0;
         if (pairs > 1024 || bpairs > 1024 ||
+            overlap > ((uint64_t)1 << 30) ||
             acct_whatif_model_levels(l, l + 4, (int)pairs, nic, (int)bpairs, bidir, duplex,
-                                     &mi->mdl) != 0) {
+                                     overlap, &mi->mdl) != 0) {
             fprintf(stderr, ACCTCTL_NAME " %s: acctd's model levels of version %llu are not "
                             "usable\n",
                     conn->common->cmd, (unsigned long long)v);
@@ -89,6 +94,10 @@ static int daemon_model(struct acctctl_conn *conn, uint64_t v, int rpn, struct a
         if (duplex != 0)
             snprintf(mi->model_from + len, sizeof(mi->model_from) - len,
                      ", pair duplex x%g", duplex);
+        len = strlen(mi->model_from);
+        if (duplex != 0 && overlap != 0)
+            snprintf(mi->model_from + len, sizeof(mi->model_from) - len,
+                     " beyond %llu bytes", (unsigned long long)overlap);
     }
     rc = 0;
 out:

@@ -74,6 +74,34 @@ printf 'pair_duplex_factor 1.25\n' >>"$t.nic"
 "$replay" --plogp "$dir/replay-plogp.txt" --levels "$t" --pair-duplex 2 --model-report \
     "$dir/replay-fixture.state" | grep -qF 'pair both ways 2 (--pair-duplex;' ||
     { echo "FAIL: --pair-duplex not taken over the .nic file's factor"; fail=1; }
+# the overlap of the pair's two ways (pair_duplex_overlap_bytes in .nic,
+# --pair-duplex-overlap instead): said in the header
+printf 'pair_duplex_overlap_bytes 196608\n' >>"$t.nic"
+"$replay" --plogp "$dir/replay-plogp.txt" --levels "$t" --model-report "$dir/replay-fixture.state" |
+    grep -qF 'beyond the first 196608 bytes of a message' ||
+    { echo "FAIL: the .nic file's pair_duplex_overlap_bytes not used"; fail=1; }
+"$replay" --plogp "$dir/replay-plogp.txt" --levels "$t" --pair-duplex-overlap 0 --model-report \
+    "$dir/replay-fixture.state" | grep -qF 'beyond the first 0 bytes of a message' ||
+    { echo "FAIL: --pair-duplex-overlap not taken over the .nic file's"; fail=1; }
+# --trace: one call's simulated rounds, every rank's (allgather hier_ring on
+# 2 nodes x 2: the leaders 0 and 2 exchange their nodes' 2 MiB, 4 MiB
+# sent and received between nodes in the leader's round 1); the
+# exchange both ways costs more with the factor on the whole message than
+# beyond an overlap, and more than without the term
+pred() { "$replay" --plogp "$dir/replay-plogp.txt" --levels "$t" "$@" --trace allgather=hier_ring \
+    --trace-bytes 1048576 --trace-ranks 4 "$dir/replay-fixture.state" | sed -n 's/^# predicted \([0-9.]*\) us$/\1/p'; }
+tr=$("$replay" --plogp "$dir/replay-plogp.txt" --levels "$t" --trace allgather=hier_ring \
+    --trace-bytes 1048576 --trace-ranks 4 "$dir/replay-fixture.state")
+[ "$(grep -cE '^[0-3]	[0-9]+	' <<<"$tr")" -ge 8 ] && grep -qE '^0	1	.*	4194304$' <<<"$tr" ||
+    { echo "FAIL: --trace rounds"; echo "$tr"; fail=1; }
+p_off=$(pred --pair-duplex 1) p_all=$(pred --pair-duplex 2 --pair-duplex-overlap 0)
+p_ovl=$(pred --pair-duplex 2 --pair-duplex-overlap 196608)
+awk -v a="$p_off" -v b="$p_ovl" -v c="$p_all" 'BEGIN { exit !(a > 0 && a < b && b < c) }' ||
+    { echo "FAIL: --trace predictions off $p_off < overlap $p_ovl < whole $p_all"; fail=1; }
+"$replay" --plogp "$dir/replay-plogp.txt" --levels "$t" --trace allgather=nosuch --trace-bytes 1 \
+    --trace-ranks 4 "$dir/replay-fixture.state" >/dev/null 2>"$t.err" && fail=1
+grep -qF -- '--trace needs one valid' "$t.err" || { echo "FAIL: a bad --trace accepted"; fail=1; }
+rm -f "$t.err"
 rm -f "$t" "$t.nic" "$t.intra" "$t.inter"
 # one noisy timing (docs/acct-tune.md "Noisy steps"): bcast on 8 ranks at 1 MiB
 # on the emulated cluster beside a busy loop, every flat method and segment

@@ -117,7 +117,7 @@ scan)
 nodes)
     mpix=(-x ACCT_REPORT="$work/report.yaml" -x ACCT_LAYOUT=2)
     run 4 --collectives bcast,allreduce --comm-sizes 2,4 --sizes 64K,256K --budget 60s --reps 5 \
-        --out result.yaml --rules rules.yaml || fail "acct-tune failed"
+        --out result.yaml --rules rules.yaml --plogp-out plogp || fail "acct-tune failed"
     "$check" "$work/result.yaml" bcast,allreduce 2,4 64K,256K complete || fail "result"
     "$acctctl" validate "$work/rules.yaml" || fail "rules file"
     for c in bcast allreduce; do
@@ -134,10 +134,15 @@ nodes)
     # (docs/tuning-result.md "model.nic")
     grep -Eq '^  intra: \{L: [0-9.e+-]+, o: ' "$work/result.yaml" &&
         grep -Eq '^  inter: \{L: [0-9.e+-]+, o: ' "$work/result.yaml" &&
-        grep -Eq '^  nic: \{pairs: 2, gap_factor: [0-9.e+-]+, bidir_pairs: [0-9]+, bidir_gap_factor: [0-9.e+-]+, pair_duplex_factor: [0-9.e+]+\}$' "$work/result.yaml" ||
+        grep -Eq '^  nic: \{pairs: 2, gap_factor: [0-9.e+-]+, bidir_pairs: [0-9]+, bidir_gap_factor: [0-9.e+-]+, pair_duplex_factor: [0-9.e+]+(, pair_duplex_overlap_bytes: [0-9]+)?\}$' "$work/result.yaml" ||
         fail "the result's model has no intra/inter levels, NIC or pair-duplex factor: $(sed -n '/^model:/,/^measurements/p' "$work/result.yaml")"
-    d=$(sed -n 's/^  nic: {.*pair_duplex_factor: \([0-9.e+]*\)}$/\1/p' "$work/result.yaml")
+    d=$(sed -n 's/^  nic: {.*pair_duplex_factor: \([0-9.e+]*\)[,}].*$/\1/p' "$work/result.yaml")
     awk -v d="$d" 'BEGIN { exit !(d >= 1 && d <= 16) }' || fail "pair_duplex_factor $d: not in [1, 16]"
+    # its overlap (one message each way at 1 and 4 MiB, session 35): in the
+    # .nic file beside it, at most the smaller size, 0 when the factor is 1
+    c=$(sed -n 's/^pair_duplex_overlap_bytes \([0-9]*\)$/\1/p' "$work/plogp.nic")
+    awk -v c="$c" -v d="$d" 'BEGIN { exit !(c != "" && c <= 1048576 && (d > 1 || c == 0)) }' ||
+        fail "pair_duplex_overlap_bytes '$c' (factor $d) in $work/plogp.nic"
     ;;
 race)
     # --race (docs/acct-tune.md "Racing"): every point raced; the result's

@@ -199,22 +199,27 @@ static void stream_floor(void **state)
 static int build_xchg(const struct acct_call *c, struct acct_sched *s)
 {
     int peer = c->rank ^ 2;
-    acct_sched_recv(s, peer, ACCT_BUF_RECV, 0, 1);
-    acct_sched_send(s, peer, ACCT_BUF_RECV, 0, 1);
+    acct_sched_recv(s, peer, ACCT_BUF_RECV, 0, c->count);
+    acct_sched_send(s, peer, ACCT_BUF_RECV, 0, c->count);
     return 0;
 }
 
 static const struct acct_alg xchg = {.coll = ACCT_COLL_bcast, .name = "xchg",
                                      .description = "test", .build = build_xchg};
 
-static double run_xchg(int p, const struct acct_model *mdl)
+static double run_xchg_bytes(int p, uint64_t bytes, const struct acct_model *mdl)
 {
-    struct acct_call c = {.coll = ACCT_COLL_bcast, .size = p, .root = 0, .count = 1};
+    struct acct_call c = {.coll = ACCT_COLL_bcast, .size = p, .root = 0, .count = bytes};
     double t = NAN;
     char err[256];
     if (acct_model_simulate_call(&xchg, &c, mdl, &t, err, sizeof err) != 0)
         fail_msg("%s", err);
     return t;
+}
+
+static double run_xchg(int p, const struct acct_model *mdl)
+{
+    return run_xchg_bytes(p, 1, mdl);
 }
 
 /* Two ways at once: the two-way factor applies where a node's ranks both
@@ -323,6 +328,54 @@ static void pair_duplex(void **state)
     char err[256];
     assert_int_equal(acct_model_check(&mdl, err, sizeof err), -1);
     assert_non_null(strstr(err, "nodes.pair_duplex_factor"));
+}
+
+/* The pair duplex's overlap (pair_duplex_overlap_bytes c): of an m-byte
+ * message both ways between one pair, the first c bytes overlap the other
+ * way and the rest costs D times: g(m) + (D - 1) g(m - c); nothing extra
+ * for m <= c; c = 0 is D g(m), the factor on the whole message as before.
+ * An inter table linear in m (g = 1 + 0.01 (m - 1) us), a node each. */
+static void pair_duplex_overlap(void **state)
+{
+    (void)state;
+    static const struct acct_plogp LIN = {.L_us = 50, .n = 2, .m = {1, 1048576},
+                                          .os_us = {1, 1}, .or_us = {1, 1},
+                                          .g_us = {1, 1 + 0.01 * 1048575}};
+    const uint64_t mib = 1048576, c = 196608;
+#define G(m) (1 + 0.01 * (double)((m) - 1))
+    struct acct_model mdl;
+    two_level(&mdl, 1, false, 1.5, 2);
+    mdl.nodes.inter = LIN;
+    assert_close(run_xchg_bytes(4, mib, &mdl), G(mib) + 50, 1e-9);       /* term off */
+    mdl.nodes.pair_duplex_factor = 2;
+    assert_close(run_xchg_bytes(4, mib, &mdl), 2 * G(mib) + 50, 1e-9);   /* c = 0: D g(m) */
+    mdl.nodes.pair_duplex_overlap_bytes = c;
+    assert_close(run_xchg_bytes(4, mib, &mdl), G(mib) + G(mib - c) + 50, 1e-9);
+    assert_close(run_xchg_bytes(4, c, &mdl), G(c) + 50, 1e-9);           /* m <= c: g(m) */
+    assert_close(run_xchg_bytes(4, 65536, &mdl), G(65536) + 50, 1e-9);
+    mdl.nodes.pair_duplex_factor = 1.5;
+    assert_close(run_xchg_bytes(4, 4 * mib, &mdl),
+                 acct_model_stream_g(&LIN, 4 * mib) + 0.5 * acct_model_stream_g(&LIN, 4 * mib - c) +
+                     50,
+                 1e-9);
+    mdl.nodes.pair_duplex_factor = 0;                                   /* off: c alone is nothing */
+    assert_close(run_xchg_bytes(4, mib, &mdl), G(mib) + 50, 1e-9);
+    /* a changed overlap is another model for the prediction memo */
+    struct acct_model a, b;
+    two_level(&a, 2, false, 1.5, 2);
+    a.nodes.pair_duplex_factor = 2;
+    b = a;
+    b.nodes.pair_duplex_overlap_bytes = c;
+    struct acct_model_memo *memo = acct_model_memo_new();
+    struct acct_decision d = {0};
+    uint64_t ka = 0, kb = 0;
+    double t = 0;
+    assert_non_null(memo);
+    assert_false(acct_model_memo_get(memo, &a, ACCT_COLL_bcast, &d, 4, mib, &t, NULL, &ka));
+    assert_false(acct_model_memo_get(memo, &b, ACCT_COLL_bcast, &d, 4, mib, &t, NULL, &kb));
+    assert_true(ka != kb);
+    acct_model_memo_free(memo);
+#undef G
 }
 
 /* The tables of docs/performance.md section 16: the fast partition's inter
@@ -437,14 +490,14 @@ static void whatif_two_way(void **state)
     struct acct_model mdl;
     acct_model_init(&mdl);
     const double a[4] = { 0.5, 0.25, 0.5, 0.0002 }, e[4] = { 90, 4, 9, 0.085 };
-    assert_int_equal(acct_whatif_model_levels(a, e, 2, 2.12, 3, 2.5, 0, &mdl), 0);
+    assert_int_equal(acct_whatif_model_levels(a, e, 2, 2.12, 3, 2.5, 0, 0, &mdl), 0);
     assert_int_equal(mdl.nodes.nic_bidir_pairs, 3);
     assert_true(mdl.nodes.nic_bidir_factor == 2.5);
-    assert_int_equal(acct_whatif_model_levels(a, e, 2, 2.12, 0, 7, 0, &mdl), 0);
+    assert_int_equal(acct_whatif_model_levels(a, e, 2, 2.12, 0, 7, 0, 0, &mdl), 0);
     assert_int_equal(mdl.nodes.nic_bidir_pairs, 0);
     assert_true(mdl.nodes.nic_bidir_factor == 0);
-    assert_int_equal(acct_whatif_model_levels(a, e, 2, 2.12, 2, 0.5, 0, &mdl), -1);
-    assert_int_equal(acct_whatif_model_levels(a, e, 2, 2.12, 1, 2.5, 0, &mdl), -1);
+    assert_int_equal(acct_whatif_model_levels(a, e, 2, 2.12, 2, 0.5, 0, 0, &mdl), -1);
+    assert_int_equal(acct_whatif_model_levels(a, e, 2, 2.12, 1, 2.5, 0, 0, &mdl), -1);
 }
 
 /* The pair-duplex factor travels from a tuning result
@@ -522,12 +575,24 @@ static void whatif_pair_duplex(void **state)
     struct acct_model mdl;
     acct_model_init(&mdl);
     const double a[4] = { 0.5, 0.25, 0.5, 0.0002 }, e[4] = { 90, 4, 9, 0.085 };
-    assert_int_equal(acct_whatif_model_levels(a, e, 2, 1.5, 0, 0, 1.29, &mdl), 0);
+    assert_int_equal(acct_whatif_model_levels(a, e, 2, 1.5, 0, 0, 1.29, 0, &mdl), 0);
     assert_true(mdl.nodes.pair_duplex_factor == 1.29);
-    assert_int_equal(acct_whatif_model_levels(a, e, 2, 1.5, 0, 0, 0, &mdl), 0);
+    assert_int_equal(acct_whatif_model_levels(a, e, 2, 1.5, 0, 0, 0, 0, &mdl), 0);
     assert_true(mdl.nodes.pair_duplex_factor == 0);
-    assert_int_equal(acct_whatif_model_levels(a, e, 2, 1.5, 0, 0, 0.5, &mdl), -1);
-    assert_int_equal(acct_whatif_model_levels(a, e, 2, 1.5, 0, 0, NAN, &mdl), -1);
+    assert_int_equal(acct_whatif_model_levels(a, e, 2, 1.5, 0, 0, 0.5, 0, &mdl), -1);
+    assert_int_equal(acct_whatif_model_levels(a, e, 2, 1.5, 0, 0, NAN, 0, &mdl), -1);
+    /* its overlap (model.nic.pair_duplex_overlap_bytes, acctd's levels):
+     * carried into the model; the first c bytes of each step's message
+     * overlap, so the prediction lies between the term off and the factor
+     * on the whole message */
+    assert_int_equal(acct_whatif_model_levels(a, e, 2, 1.5, 0, 0, 1.29, 196608, &mdl), 0);
+    assert_true(mdl.nodes.pair_duplex_overlap_bytes == 196608);
+    static const char overlap[] = "  nic: {pairs: 2, gap_factor: 1.5, pair_duplex_factor: 1.6, "
+                                  "pair_duplex_overlap_bytes: 262144}\n";
+    double dov = 0;
+    double rd_ov = load_predict(overlap, ACCT_COLL_allreduce, "recursive_doubling", 1, &dov);
+    assert_true(dov == 1.6);
+    assert_true(rd_ov > rd_without * (1 + 1e-6) && rd_ov < rd_with * (1 - 1e-6));
 }
 
 /* gather and scatter hier_linear / hier_binomial (ACCT_ALG_LEVELS): with a
@@ -662,6 +727,7 @@ int main(void)
         cmocka_unit_test(nic_two_way),
         cmocka_unit_test(nic_ingress),
         cmocka_unit_test(pair_duplex),
+        cmocka_unit_test(pair_duplex_overlap),
         cmocka_unit_test(whatif_pair_duplex),
         cmocka_unit_test(consistency),
         cmocka_unit_test(checks),

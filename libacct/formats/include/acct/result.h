@@ -144,10 +144,17 @@ struct acct_result_model {
      * older files have none): one inter-node pair exchanging both ways at
      * once against one way, the model's nodes.pair_duplex_factor */
     double pair_duplex_factor;   /* 0: not measured, else in [1, ACCT_RESULT_PAIR_DUPLEX_MAX] */
+    /* its overlap c (model.nic.pair_duplex_overlap_bytes; optional, with
+     * pair_duplex_factor): a message's first c bytes overlap the other
+     * way, the factor applies to the rest (the model's
+     * nodes.pair_duplex_overlap_bytes); 0: the whole message */
+    uint64_t pair_duplex_overlap_bytes; /* <= ACCT_RESULT_PAIR_OVERLAP_MAX */
 };
 /* The largest pair-duplex factor a result holds: two ways that do not
  * overlap at all give 2; beyond a few the measurement was not a link's. */
 #define ACCT_RESULT_PAIR_DUPLEX_MAX 16
+/* The largest overlap a result holds (1 GiB). */
+#define ACCT_RESULT_PAIR_OVERLAP_MAX ((uint64_t)1 << 30)
 
 /* The noise a run measured under (docs/tuning-result.md "noise";
  * acct-tune writes it on every run since issue 23). */

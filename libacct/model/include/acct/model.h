@@ -116,9 +116,34 @@ struct acct_model_nodes {
                                   (acct_plogp_pair_duplex; result
                                   model.nic.pair_duplex_factor); acct-tune-replay
                                   --pair-duplex sets it to test a value */
+    uint64_t pair_duplex_overlap_bytes; /* c: with pair_duplex_factor D > 1, such a
+                                  message of m > c bytes costs g(m) + (D - 1) g(m - c)
+                                  (its first c bytes overlap the other way, the rest
+                                  does not: Open MPI 4.1's TCP path sends a message's
+                                  first 64 + 128 KiB by send/receive and the rest by
+                                  its RDMA put, and two puts the opposite ways over one
+                                  connection do not overlap; docs/performance.md 16,
+                                  "Session 35"); m <= c: g(m). 0: the factor on the
+                                  whole message, D g(m). acct-tune measures it with D
+                                  (acct_plogp_pair_overlap; result
+                                  model.nic.pair_duplex_overlap_bytes);
+                                  acct-tune-replay --pair-duplex-overlap sets it */
 };
 
 struct acct_model_memo;
+
+/* One rank's round as the full simulation timed it (the trace: struct
+ * acct_model.round_fn): the round's start and end (its communication's end
+ * plus its local steps, local_us), and the bytes its sends and receives
+ * moved within its node (intra) and between nodes (inter; without a layout
+ * every message counts as inter). */
+struct acct_model_round {
+    int rank;
+    uint32_t round;
+    double start_us, end_us, local_us;
+    uint64_t intra_bytes, inter_bytes;
+};
+typedef void (*acct_model_round_fn)(void *ctx, const struct acct_model_round *r);
 
 /* Everything a prediction needs. */
 struct acct_model {
@@ -130,6 +155,12 @@ struct acct_model {
                                  (Barchet-Estefanel & Mounié 2004, Table 3; 0.4 there) */
     size_t sim_budget_bytes;  /* the simulator's memory budget; 0 = ACCT_MODEL_SIM_BUDGET */
     struct acct_model_memo *memo; /* NULL, or acct_model_predict_how's memo (below) */
+    acct_model_round_fn round_fn; /* not a parameter: when set, acct_model_simulate_view
+                                     simulates every rank (never the symmetric view) and
+                                     reports each rank's rounds to it, with round_ctx,
+                                     ranks in order and each rank's rounds in order
+                                     (acct-tune-replay --trace) */
+    void *round_ctx;
 };
 
 

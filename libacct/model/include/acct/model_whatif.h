@@ -95,13 +95,14 @@ int acct_whatif_model_loggp(double L_us, double o_us, double g_us, double G_us_p
  * inter LogGP as L, o, g, G each, the NIC factor of nic_pairs pairs
  * (nic_pairs 0: not measured) and the two-way factor of bidir_pairs pairs
  * (model.nic.bidir_*; bidir_pairs 0: not measured, older results and
- * stores) and the pair-duplex factor (model.nic.pair_duplex_factor; 0:
- * not measured, else >= 1). out->nodes.ranks_per_node stays 0: a
+ * stores), the pair-duplex factor (model.nic.pair_duplex_factor; 0:
+ * not measured, else >= 1) and its overlap in bytes
+ * (model.nic.pair_duplex_overlap_bytes; 0: the whole message). out->nodes.ranks_per_node stays 0: a
  * prediction for a layout sets it (acctctl whatif --ranks-per-node). 0 or
  * -1 (out unchanged). */
 int acct_whatif_model_levels(const double intra[4], const double inter[4], int nic_pairs,
                              double nic_gap_factor, int bidir_pairs, double bidir_factor,
-                             double pair_duplex, struct acct_model *out);
+                             double pair_duplex, uint64_t pair_overlap, struct acct_model *out);
 
 /* Does mdl carry the two calibrated levels (acct_whatif_model_levels)? */
 bool acct_whatif_has_levels(const struct acct_model *mdl);

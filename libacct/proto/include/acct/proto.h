@@ -192,6 +192,7 @@ enum acct_tag {
     ACCT_T_MODEL_NIC_BIDIR_PAIRS = 145,  /* U64: two-way NIC factor's pairs; 0 = not measured */
     ACCT_T_MODEL_NIC_BIDIR_FACTOR = 146, /* F64: its per-pair gap multiplier (both ways) */
     ACCT_T_MODEL_PAIR_DUPLEX = 147, /* F64: one inter-node pair both ways / one way (>= 1) */
+    ACCT_T_MODEL_PAIR_OVERLAP = 148, /* U64: its overlap in bytes (0: the whole message) */
 };
 
 /* Kind of a tag; ACCT_KIND_UNKNOWN for tags this build does not know. */
