@@ -41,11 +41,28 @@ static inline struct acct_cost cost_phase(const struct acct_cost *c, int p, bool
     x.nic_share = NULL;
     x.nic_factor = NULL;
     x.pair_duplex = 0;
+    x.pair_duplex_overlap = 0;
     x.p = p;
     x.m = m;
     x.seg = seg;
     x.fanout = fanout;
     return x;
+}
+
+/* The gap of an x-byte inter-node message between two ranks that also
+ * exchange the other way in the round, as the simulator costs it
+ * (libacct/model/sim.c duplex_gap; D = pair_duplex, c =
+ * pair_duplex_overlap): D g(x) with c = 0; else g(x) for x <= c and
+ * g(x) + (D - 1) g(x - c) above; g(x) without a factor above 1. */
+static inline double cost_duplex_g(const struct acct_cost *c, uint64_t x)
+{
+    if (!(c->pair_duplex > 1))
+        return cost_g(c, x);
+    if (c->pair_duplex_overlap == 0)
+        return c->pair_duplex * cost_g(c, x);
+    return x <= c->pair_duplex_overlap
+               ? cost_g(c, x)
+               : cost_g(c, x) + (c->pair_duplex - 1) * cost_g(c, x - c->pair_duplex_overlap);
 }
 
 /* The factor on an inter-node send's gap when c_out ranks of a node send

@@ -47,7 +47,8 @@ double acct_model_closed_form(enum acct_coll_id coll, const struct acct_decision
                           .nic_share = levels ? nic_share : NULL,
                           .nic_factor = levels ? nic_factor : NULL,
                           .nic_ctx = levels ? mdl : NULL,
-                          .pair_duplex = levels ? mdl->nodes.pair_duplex_factor : 0};
+                          .pair_duplex = levels ? mdl->nodes.pair_duplex_factor : 0,
+                          .pair_duplex_overlap = levels ? mdl->nodes.pair_duplex_overlap_bytes : 0};
     if (a->flags & ACCT_ALG_FANOUT) {
         c.fanout = dec->fanout > 0 ? dec->fanout : a->fanout_default;
         if (c.fanout < a->fanout_min || c.fanout > a->fanout_max)

@@ -102,8 +102,8 @@ int acct_allreduce_hier_reduce_scatter(const struct acct_call *c, struct acct_sc
  * the same rounds: the q ranks of a node send and receive between nodes
  * at once, so a ring message's gap is g_e(b) f_out (cost_nic_out(q, q))
  * and a receive gap g_e(b) f_in (cost_nic_in(q, 1)); on two nodes left
- * and right are one rank, both ways at once: at least g_e(b) D
- * (pair_duplex). Each of the 2 (N - 1) ring rounds takes
+ * and right are one rank, both ways at once: at least the duplex gap
+ * (cost_duplex_g). Each of the 2 (N - 1) ring rounds takes
  * max(g' + L_e, or_e(b), g_in), plus gamma b in the first N - 1:
  *   S(i) = E0(i) + 2 (N - 1) max(...) + (N - 1) gamma b
  * Round last (intra): owner k sends its slice to the others one gap apart
@@ -124,8 +124,8 @@ double acct_allreduce_hier_reduce_scatter_cost(const struct acct_cost *c)
         const double ge = cost_g(c, b);
         double gs = ge * cost_nic_out(c, q, q), gr = ge * cost_nic_in(c, q, 1);
         if (nn == 2 && c->pair_duplex > 1) {
-            gs = fmax(gs, ge * c->pair_duplex);
-            gr = fmax(gr, ge * c->pair_duplex);
+            gs = fmax(gs, cost_duplex_g(c, b));
+            gr = fmax(gr, cost_duplex_g(c, b));
         }
         const double round = fmax(fmax(gs + cost_L(c), cost_or(c, b)), gr);
         ring = 2.0 * (nn - 1) * round + (nn - 1) * cost_gamma(c, b);

@@ -149,9 +149,9 @@ double acct_alltoall_hier_leader_cost(const struct acct_cost *c)
         /* a leader receives from every leader it sends to: each message is
          * one way of a pair both ways (pair_duplex), and its N - 1 flows
          * in share the node's link (cost_nic_in) */
-        const double ge = cost_g(c, chunk), d = c->pair_duplex > 1 ? c->pair_duplex : 1;
-        const double gs = ge * fmax(cost_nic_out(c, 1, 1), d);
-        const double gr = ge * fmax(cost_nic_in(c, nn - 1, nn - 1), d);
+        const double ge = cost_g(c, chunk), gd = cost_duplex_g(c, chunk);
+        const double gs = fmax(ge * cost_nic_out(c, 1, 1), gd);
+        const double gr = fmax(ge * cost_nic_in(c, nn - 1, nn - 1), gd);
         const double in = fmax(cost_or(c, chunk) + (nn - 2) * gr,
                                cost_L(c) + fmax((nn - 1) * gs, gs + (nn - 2) * gr));
         t += fmax(in, (nn - 2) * gs + cost_os(c, chunk));

@@ -54,8 +54,8 @@ double acct_barrier_hier_dissemination_cost(const struct acct_cost *c)
     const struct cost_nodes n = cost_nodes(c);
     struct acct_cost xe = cost_phase(c, n.nodes, false, 0, 0, 0);
     double t = acct_cost_alg(ACCT_COLL_barrier, "dissemination", &xe);
-    if (n.nodes > 1 && cost_pow2(n.nodes) && c->pair_duplex > 1)
-        t += (c->pair_duplex - 1) * cost_g(c, 0); /* the last round's partner both ways */
+    if (n.nodes > 1 && cost_pow2(n.nodes))
+        t += cost_duplex_g(c, 0) - cost_g(c, 0); /* the last round's partner both ways */
     if (n.q == 1 || isnan(t))
         return t;
     struct acct_cost xa = cost_phase(c, n.q, true, 0, 0, 0);

@@ -110,11 +110,15 @@ struct acct_cost {
      * is the node's link in shared by n flows (a rank taking n_r of them
      * scales its receive gaps by nic_factor / n_r, at least 1);
      * pair_duplex (> 1) floors the gap of a message between two ranks that
-     * also exchange the other way in that round (0: none). */
+     * also exchange the other way in that round (0: none);
+     * pair_duplex_overlap: its first bytes that overlap the other way
+     * (acct_model_nodes.pair_duplex_overlap_bytes; 0: the whole message
+     * costs pair_duplex times, cost_duplex_g). */
     double (*nic_share)(const void *nic_ctx, int c_out, int c_in);
     double (*nic_factor)(const void *nic_ctx, int flows);
     const void *nic_ctx;
     double pair_duplex;
+    uint64_t pair_duplex_overlap;
 };
 
 /* The algorithm's time for c by its formula, NAN where it has none (the
