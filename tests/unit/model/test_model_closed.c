@@ -175,10 +175,8 @@ static void plogp_all_costs(void **state)
 /* Closed forms that are estimates when P is not a power of two
  * (docs/models.md, "Accuracy"); every other one is exact at any P. */
 static const char *const pow2_only[] = {
-    "barrier/tournament", "barrier/recursive_doubling", "reduce/binary", "reduce/binomial",
-    "reduce/in_order_binary", "allreduce/reduce_bcast", "allreduce/recursive_doubling",
-    "alltoall/bruck", "reduce_scatter_block/reduce_scatter",
-    "reduce_scatter_block/recursive_halving", "reduce_scatter/reduce_scatterv",
+    "barrier/tournament", "barrier/recursive_doubling", "allreduce/recursive_doubling",
+    "alltoall/bruck", "reduce_scatter_block/recursive_halving",
     "scan/recursive_doubling", "exscan/recursive_doubling", NULL,
 };
 
