@@ -175,8 +175,7 @@ static void plogp_all_costs(void **state)
 /* Closed forms that are estimates when P is not a power of two
  * (docs/models.md, "Accuracy"); every other one is exact at any P. */
 static const char *const pow2_only[] = {
-    "barrier/tournament", "barrier/recursive_doubling", "allreduce/recursive_doubling",
-    "alltoall/bruck", "reduce_scatter_block/recursive_halving",
+    "barrier/tournament", "reduce_scatter_block/recursive_halving",
     "scan/recursive_doubling", "exscan/recursive_doubling", NULL,
 };
 
