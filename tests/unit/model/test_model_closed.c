@@ -175,7 +175,7 @@ static void plogp_all_costs(void **state)
 /* Closed forms that are estimates when P is not a power of two
  * (docs/models.md, "Accuracy"); every other one is exact at any P. */
 static const char *const pow2_only[] = {
-    "barrier/tournament", "reduce_scatter_block/recursive_halving",
+    "barrier/tournament",
     "scan/recursive_doubling", "exscan/recursive_doubling", NULL,
 };
 
