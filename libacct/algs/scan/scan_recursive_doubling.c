@@ -58,12 +58,74 @@ int acct_scan_recursive_doubling(const struct acct_call *c, struct acct_sched *s
     return 0;
 }
 
-/* ceil(log2 P) exchanges of m bytes, each followed at the highest rank
- * (always the upper partner) by two reductions; before them the copies of
- * the input into the result and the partial:
- *   2 delta m + ceil(log2 P)(g(m) + L + 2 gamma m). */
+/* The rounds the builders emit (scan and, with exclusive, exscan), per
+ * rank in the simulator's semantics: round 0 copies the input (scan: into
+ * the result and the partial, 2 delta m; exscan: the partial, delta m);
+ * in step mask a rank whose partner y = r ^ mask exists sends at
+ * t = max(nic, R), receives y's partial at t(y) + g(m) + L, done at
+ * max(arrival, R + or(m), previous receive + g(m)), and ends at
+ * max(R, t + os(m), done) plus its local work: the lower partner one
+ * reduction, the upper two (exscan: a copy instead of the second the first
+ * time). A rank without a partner skips the step, so for P not a power of
+ * two the ranks' paths differ: O(P log P). */
+double acct_scan_rd_rounds_cost(const struct acct_cost *c, bool exclusive)
+{
+    const int p = c->p;
+    const uint64_t m = c->m;
+    const double g = cost_g(c, m), L = cost_L(c), os = cost_os(c, m), orx = cost_or(c, m);
+    const double gm = cost_gamma(c, m), dm = cost_delta(c, m);
+    double *end = calloc((size_t)p, sizeof *end), *nic = calloc((size_t)p, sizeof *nic);
+    double *rx = calloc((size_t)p, sizeof *rx), *ts = calloc((size_t)p, sizeof *ts), t = NAN;
+    bool *have = calloc((size_t)p, sizeof *have);
+    if (end == NULL || nic == NULL || rx == NULL || ts == NULL || have == NULL)
+        goto out;
+    for (int r = 0; r < p; r++)
+        end[r] = (exclusive ? 1 : 2) * dm;
+    for (int mask = 1; mask < p; mask <<= 1) {
+        for (int r = 0; r < p; r++)
+            ts[r] = nic[r] > end[r] ? nic[r] : end[r];
+        for (int r = 0; r < p; r++) {
+            const int y = r ^ mask;
+            if (y >= p)
+                continue;
+            const double R = end[r];
+            double done = ts[y] + g + L;
+            done = R + orx > done ? R + orx : done;
+            done = rx[r] + g > done ? rx[r] + g : done;
+            rx[r] = done;
+            nic[r] = ts[r] + g;
+            double e = ts[r] + os > R ? ts[r] + os : R;
+            e = done > e ? done : e;
+            if (r > y) {
+                e += gm + (exclusive && !have[r] ? dm : gm);
+                have[r] = true;
+            } else {
+                e += gm;
+            }
+            end[r] = e;
+        }
+    }
+    t = 0;
+    for (int r = 0; r < p; r++)
+        t = end[r] > t ? end[r] : t;
+out:
+    free(end);
+    free(nic);
+    free(rx);
+    free(ts);
+    free(have);
+    return t;
+}
+
+/* P = 2^k: ceil(log2 P) exchanges of m bytes, each followed at the highest
+ * rank (always the upper partner) by two reductions; before them the
+ * copies of the input into the result and the partial:
+ *   2 delta m + ceil(log2 P)(g(m) + L + 2 gamma m).
+ * Other P: the rounds, per rank (acct_scan_rd_rounds_cost). */
 double acct_scan_recursive_doubling_cost(const struct acct_cost *c)
 {
+    if (!cost_pow2(c->p))
+        return c->p >= 1 && c->m > 0 ? acct_scan_rd_rounds_cost(c, false) : NAN;
     return 2 * cost_delta(c, c->m) +
            cost_clog2(c->p) * (cost_g(c, c->m) + cost_L(c) + 2 * cost_gamma(c, c->m));
 }

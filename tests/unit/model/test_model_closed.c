@@ -176,7 +176,7 @@ static void plogp_all_costs(void **state)
  * (docs/models.md, "Accuracy"); every other one is exact at any P. */
 static const char *const pow2_only[] = {
     "barrier/tournament",
-    "scan/recursive_doubling", "exscan/recursive_doubling", NULL,
+    NULL,
 };
 
 static void any_size(void **state)
