@@ -172,13 +172,6 @@ static void plogp_all_costs(void **state)
     sweep(&mdl, "plogp+gamma+delta", true, true);
 }
 
-/* Closed forms that are estimates when P is not a power of two
- * (docs/models.md, "Accuracy"); every other one is exact at any P. */
-static const char *const pow2_only[] = {
-    "barrier/tournament",
-    NULL,
-};
-
 static void any_size(void **state)
 {
     (void)state;
@@ -191,8 +184,7 @@ static void any_size(void **state)
         set ? fixture_plogp(&mdl, 0.0001, 0) : fixture_loggp(&mdl, 0.001, 0);
         for (int i = 0; i < acct_alg_count(); i++) {
             const struct acct_alg *a = &acct_algs[i];
-            if (a->build == NULL || listed(pow2_only, a) ||
-                listed(reductions_approximate, a))
+            if (a->build == NULL || listed(reductions_approximate, a))
                 continue;
             for (size_t pi = 0; pi < sizeof ps / sizeof *ps; pi++)
                 for (size_t mi = 0; mi < sizeof ms / sizeof *ms; mi++)
