@@ -122,32 +122,34 @@ double acct_allreduce_prepost_cost(const struct acct_cost *c)
 int acct_rd_exchanges_cost(const struct acct_cost *c, int p2, int rem, uint64_t x, double late_start,
                            double late_rx, double add, double *end, double *nic)
 {
-    double *rx = calloc((size_t)p2, sizeof *rx), *t = calloc((size_t)p2, sizeof *t);
+    double *rx = malloc((size_t)p2 * sizeof *rx);
     const double g = cost_g(c, x), L = cost_L(c), os = cost_os(c, x), orx = cost_or(c, x);
-    if (rx == NULL || t == NULL) {
-        free(rx);
-        free(t);
+    if (rx == NULL)
         return -1;
-    }
     for (int i = 0; i < p2; i++) {
         end[i] = i < rem ? late_start : 0;
         rx[i] = i < rem ? late_rx : 0;
         nic[i] = 0;
     }
-    for (int mask = 1; mask < p2; mask <<= 1) {
-        for (int i = 0; i < p2; i++)
-            t[i] = nic[i] > end[i] ? nic[i] : end[i];
+    for (int mask = 1; mask < p2; mask <<= 1)
         for (int i = 0; i < p2; i++) {
-            double done = t[i ^ mask] + g + L, r = end[i];
-            done = r + orx > done ? r + orx : done;
-            done = rx[i] + g > done ? rx[i] + g : done;
-            rx[i] = done;
-            nic[i] = t[i] + g;
-            double e = t[i] + os > r ? t[i] + os : r;
-            end[i] = (done > e ? done : e) + add;
+            if (i & mask)
+                continue;
+            const int j = i | mask; /* the pair, both sides from the old times */
+            const double ti = nic[i] > end[i] ? nic[i] : end[i];
+            const double tj = nic[j] > end[j] ? nic[j] : end[j];
+            for (int side = 0; side < 2; side++) {
+                const int a = side ? j : i;
+                const double t = side ? tj : ti, ty = side ? ti : tj, r = end[a];
+                double done = ty + g + L;
+                done = r + orx > done ? r + orx : done;
+                done = rx[a] + g > done ? rx[a] + g : done;
+                rx[a] = done;
+                nic[a] = t + g;
+                double e = t + os > r ? t + os : r;
+                end[a] = (done > e ? done : e) + add;
+            }
         }
-    }
     free(rx);
-    free(t);
     return 0;
 }

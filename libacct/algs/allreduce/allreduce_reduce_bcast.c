@@ -119,6 +119,10 @@ double acct_allreduce_reduce_bcast_cost(const struct acct_cost *c)
     uint64_t s, ns;
     if (!cost_segs(c, c->m, &s, &ns))
         return NAN;
-    return acct_reduce_tree_cost(c, ACCT_REDUCE_TREE_BINOMIAL, s, ns) +
-           acct_cost_binomial_tree(c);
+    /* the bcast: the segmented binomial tree's path (acct_cost_tree_path's
+     * (ns - 1) c0 g(s) + max D, c0 = ceil(log2 P) root children), by span */
+    const double bcast = cost_pow2(c->p) ? acct_cost_binomial_tree(c)
+                                         : (double)(ns - 1) * cost_clog2(c->p) * cost_g(c, s) +
+                                               acct_binomial_span_path(c, s, false);
+    return acct_reduce_tree_cost(c, ACCT_REDUCE_TREE_BINOMIAL, s, ns) + bcast;
 }

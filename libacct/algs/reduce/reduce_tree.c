@@ -402,12 +402,23 @@ int acct_reduce_nodes(const struct acct_call *c, struct acct_sched *s, enum acct
  * size (a binomial subtree's span n has children of spans min(2^j, n - 2^j);
  * a level-order subtree is heap-shaped; an in-order subtree of range n has
  * children of n - 1 - floor(n/2) and floor(n/2)); there are O(log P) sizes,
- * each costed once: O(ns log^2 P). Copies (delta) are left out: the
- * reduce's commutative schedule has none off the in-place root. */
+ * each costed once.
+ *   Many segments: the rounds are a max-plus recurrence with the same
+ * constants every round, so they become periodic. Once a node's state
+ * (R, its last receive, nic) has moved by the same D over a round, and
+ * every child either sends with the same period D from that round on, or
+ * is slower than D in nothing (period <= D) and already arrives before
+ * R + or (where it stays and binds nothing), every later round is the same
+ * round shifted by D: the rounds up to ns - 1 are skipped exactly. So the
+ * cost is O(log^2 P) times the rounds to the steady state, not O(ns).
+ * Copies (delta) are left out: the reduce's commutative schedule has none
+ * off the in-place root. */
 struct rtree_shape {
-    int n;             /* subtree size */
-    double *send;      /* per segment: when the subtree's root sends it up */
-    double fin;        /* the latest round end in the subtree (root not sending) */
+    int n;          /* subtree size (negative: the root's entry) */
+    double *send;   /* send[k], k < len: when the subtree's root sends segment k up */
+    uint64_t len;   /* send[k] for k >= len: send[len - 1] + (k - len + 1) period */
+    double period;
+    double fin;     /* the latest round end in the subtree */
 };
 
 struct rtree_memo {
@@ -417,6 +428,11 @@ struct rtree_memo {
     int n;
     struct rtree_shape shape[192];
 };
+
+static double rtree_send(const struct rtree_shape *sh, uint64_t k)
+{
+    return k < sh->len ? sh->send[k] : sh->send[sh->len - 1] + (double)(k - sh->len + 1) * sh->period;
+}
 
 static int rtree_children(enum acct_reduce_tree kind, int n, int *size)
 {
@@ -457,6 +473,27 @@ static int rtree_cmp(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* Equal periods: the same up to rounding in the last bits of t. */
+static bool rtree_same(double a, double b, double t)
+{
+    return fabs(a - b) <= 1e-13 * (fabs(t) > 1 ? fabs(t) : 1);
+}
+
+/* Append send time t for segment k (growing the array). */
+static int rtree_push(struct rtree_shape *me, uint64_t *cap, double t)
+{
+    if (me->len == *cap) {
+        uint64_t nc = *cap ? 2 * *cap : 64;
+        double *ns = realloc(me->send, (size_t)nc * sizeof *ns);
+        if (ns == NULL)
+            return -1;
+        me->send = ns;
+        *cap = nc;
+    }
+    me->send[me->len++] = t;
+    return 0;
+}
+
 /* The shape of an n-rank subtree (costed on first use); NULL on failure. */
 static const struct rtree_shape *rtree_shape(struct rtree_memo *mm, int n, bool root)
 {
@@ -470,6 +507,7 @@ static const struct rtree_shape *rtree_shape(struct rtree_memo *mm, int n, bool 
     const int d = rtree_children(mm->kind, n, size);
     const uint64_t s = mm->s, ns = mm->ns;
     const double g = cost_g(c, s), L = cost_L(c), os = cost_os(c, s), orx = cost_or(c, s);
+    const double red = d > 0 ? d * cost_gamma(c, s) : 0;
     const struct rtree_shape *ch[ACCT_TREE_MAX_CHILDREN];
     double a[ACCT_TREE_MAX_CHILDREN], fin = 0;
     if (d < 0 || d > ACCT_TREE_MAX_CHILDREN)
@@ -479,46 +517,78 @@ static const struct rtree_shape *rtree_shape(struct rtree_memo *mm, int n, bool 
             return NULL;
         fin = ch[j]->fin > fin ? ch[j]->fin : fin;
     }
-    struct rtree_shape *me = &mm->shape[mm->n];
+    struct rtree_shape *me = &mm->shape[mm->n++];
+    uint64_t cap = 0;
     me->n = root ? -n : n; /* the root's entry is never looked up */
-    me->send = calloc((size_t)ns, sizeof *me->send);
-    if (me->send == NULL)
-        return NULL;
-    mm->n++;
+    if (d == 0) { /* a leaf: every segment in one round, one gap apart */
+        if (rtree_push(me, &cap, 0) != 0)
+            return NULL;
+        me->period = g;
+        me->fin = (double)(ns - 1) * g + os;
+        return me;
+    }
     double r = 0, nic = 0, rx = 0;
-    if (d == 0) {
-        for (uint64_t k = 0; k < ns; k++)
-            me->send[k] = (double)k * g;
-        r = ns > 0 ? me->send[ns - 1] + os : 0;
-    } else {
-        for (uint64_t k = 0; k <= ns; k++) {
-            double e = r;
-            if (k >= 1 && !root) {
-                double t = nic > r ? nic : r;
-                me->send[k - 1] = t;
-                nic = t + g;
-                e = t + os > e ? t + os : e;
+    for (uint64_t k = 0; k <= ns; k++) {
+        const double r0 = r, nic0 = nic, rx0 = rx;
+        double e = r;
+        if (k >= 1 && !root) {
+            double t = nic > r ? nic : r;
+            if (rtree_push(me, &cap, t) != 0)
+                return NULL;
+            nic = t + g;
+            e = t + os > e ? t + os : e;
+        }
+        if (k < ns) {
+            for (int j = 0; j < d; j++)
+                a[j] = rtree_send(ch[j], k) + g + L;
+            qsort(a, (size_t)d, sizeof *a, rtree_cmp);
+            for (int j = 0; j < d; j++) {
+                double done = a[j];
+                done = r + orx > done ? r + orx : done;
+                done = rx + g > done ? rx + g : done;
+                rx = done;
+                e = done > e ? done : e;
             }
-            if (k < ns) {
-                for (int j = 0; j < d; j++)
-                    a[j] = ch[j]->send[k] + g + L;
-                qsort(a, (size_t)d, sizeof *a, rtree_cmp);
-                for (int j = 0; j < d; j++) {
-                    double done = a[j];
-                    done = r + orx > done ? r + orx : done;
-                    done = rx + g > done ? rx + g : done;
-                    rx = done;
-                    e = done > e ? done : e;
+            e += red;
+        }
+        r = e;
+        /* steady: round k moved the whole state by D, and every child's
+         * input repeats with period D from round k on, or is early (at or
+         * before R + or, so it binds nothing) with a period <= D: every
+         * round up to ns - 1 is round k shifted by D */
+        const double dd = r - r0;
+        if (k >= 1 && k + 1 < ns && rtree_same(rx - rx0, dd, r) &&
+            (root || rtree_same(nic - nic0, dd, r))) {
+            bool steady = true;
+            for (int j = 0; j < d && steady; j++) {
+                const double arr = rtree_send(ch[j], k) + g + L;
+                steady = k + 1 >= ch[j]->len &&
+                         (rtree_same(ch[j]->period, dd, r) ||
+                          (ch[j]->period <= dd && arr <= r0 + orx));
+            }
+            if (steady) {
+                const double skip = (double)(ns - 1 - k) * dd; /* to the start of round ns */
+                r += skip;
+                rx += skip;
+                nic += skip;
+                me->period = dd;
+                double e3 = r; /* round ns: the last send */
+                if (!root) {
+                    double t = nic > r ? nic : r;
+                    e3 = t + os > e3 ? t + os : e3;
                 }
-                e += d * cost_gamma(c, s);
+                r = e3;
+                goto done;
             }
-            r = e;
         }
     }
+    me->period = me->len >= 2 ? me->send[me->len - 1] - me->send[me->len - 2] : g;
+done:
+    if (me->len == 0 && rtree_push(me, &cap, 0) != 0) /* the root: never read */
+        return NULL;
     me->fin = r > fin ? r : fin;
     return me;
 }
-
 double acct_reduce_tree_cost(const struct acct_cost *c, enum acct_reduce_tree kind, uint64_t s,
                              uint64_t ns)
 {

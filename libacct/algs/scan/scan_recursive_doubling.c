@@ -68,52 +68,52 @@ int acct_scan_recursive_doubling(const struct acct_call *c, struct acct_sched *s
  * reduction, the upper two (exscan: a copy instead of the second the first
  * time). A rank without a partner skips the step, so for P not a power of
  * two the ranks' paths differ: O(P log P). */
+struct rd_rank {
+    double end, nic, rx; /* round end; link free to send; last receive done */
+};
+
+/* One rank's side of an exchange: its send at t, the partner's at ty. */
+static void rd_side(struct rd_rank *x, double t, double ty, double g, double L, double os,
+                    double orx, double local)
+{
+    const double r = x->end;
+    double done = ty + g + L;
+    done = r + orx > done ? r + orx : done;
+    done = x->rx + g > done ? x->rx + g : done;
+    x->rx = done;
+    x->nic = t + g;
+    double e = t + os > r ? t + os : r;
+    x->end = (done > e ? done : e) + local;
+}
+
 double acct_scan_rd_rounds_cost(const struct acct_cost *c, bool exclusive)
 {
     const int p = c->p;
     const uint64_t m = c->m;
     const double g = cost_g(c, m), L = cost_L(c), os = cost_os(c, m), orx = cost_or(c, m);
     const double gm = cost_gamma(c, m), dm = cost_delta(c, m);
-    double *end = calloc((size_t)p, sizeof *end), *nic = calloc((size_t)p, sizeof *nic);
-    double *rx = calloc((size_t)p, sizeof *rx), *ts = calloc((size_t)p, sizeof *ts), t = NAN;
-    bool *have = calloc((size_t)p, sizeof *have);
-    if (end == NULL || nic == NULL || rx == NULL || ts == NULL || have == NULL)
-        goto out;
+    struct rd_rank *k = malloc((size_t)p * sizeof *k);
+    double t = NAN;
+    if (k == NULL)
+        return NAN;
     for (int r = 0; r < p; r++)
-        end[r] = (exclusive ? 1 : 2) * dm;
-    for (int mask = 1; mask < p; mask <<= 1) {
-        for (int r = 0; r < p; r++)
-            ts[r] = nic[r] > end[r] ? nic[r] : end[r];
+        k[r] = (struct rd_rank){(exclusive ? 1 : 2) * dm, 0, 0};
+    for (int mask = 1; mask < p; mask <<= 1)
         for (int r = 0; r < p; r++) {
-            const int y = r ^ mask;
-            if (y >= p)
+            const int y = r | mask; /* pairs (r, y), r the lower; y >= p: r skips */
+            if ((r & mask) != 0 || y >= p)
                 continue;
-            const double R = end[r];
-            double done = ts[y] + g + L;
-            done = R + orx > done ? R + orx : done;
-            done = rx[r] + g > done ? rx[r] + g : done;
-            rx[r] = done;
-            nic[r] = ts[r] + g;
-            double e = ts[r] + os > R ? ts[r] + os : R;
-            e = done > e ? done : e;
-            if (r > y) {
-                e += gm + (exclusive && !have[r] ? dm : gm);
-                have[r] = true;
-            } else {
-                e += gm;
-            }
-            end[r] = e;
+            const double tr = k[r].nic > k[r].end ? k[r].nic : k[r].end;
+            const double ty = k[y].nic > k[y].end ? k[y].nic : k[y].end;
+            /* the upper partner had a result before iff it was upper before */
+            const double up = gm + (exclusive && (y & (mask - 1)) == 0 ? dm : gm);
+            rd_side(&k[r], tr, ty, g, L, os, orx, gm);
+            rd_side(&k[y], ty, tr, g, L, os, orx, up);
         }
-    }
     t = 0;
     for (int r = 0; r < p; r++)
-        t = end[r] > t ? end[r] : t;
-out:
-    free(end);
-    free(nic);
-    free(rx);
-    free(ts);
-    free(have);
+        t = k[r].end > t ? k[r].end : t;
+    free(k);
     return t;
 }
 
