@@ -243,6 +243,41 @@ static void any_size(void **state)
     assert_true(compared > 500);
 }
 
+/* Many segments: the tree reduces skip their periodic rounds
+ * (reduce_tree.c, acct_reduce_tree_cost); the skip must be exact. */
+static void many_segments(void **state)
+{
+    (void)state;
+    static const char *const algs[][2] = {
+        {"reduce", "binomial"}, {"reduce", "binary"}, {"reduce", "in_order_binary"},
+        {"allreduce", "reduce_bcast"},
+    };
+    static const int ps[] = {5, 48, 100};
+    static const uint64_t segs[] = {1024, 4096};
+    struct acct_model mdl;
+    int failures = 0, compared = 0;
+    for (int set = 0; set < 2; set++) {
+        set ? fixture_plogp(&mdl, 0.0001, 0) : fixture_loggp(&mdl, 0.001, 0);
+        for (size_t i = 0; i < sizeof algs / sizeof *algs; i++) {
+            enum acct_coll_id coll;
+            assert_int_equal(acct_coll_from_name(algs[i][0], &coll), 0);
+            const struct acct_alg *a = acct_alg_find(coll, algs[i][1]);
+            assert_non_null(a);
+            for (size_t pi = 0; pi < sizeof ps / sizeof *ps; pi++)
+                for (size_t si = 0; si < sizeof segs / sizeof *segs; si++) {
+                    struct tally t = {0, 0, 0};
+                    check_point(a, ps[pi], 1u << 20, segs[si], 0, &mdl,
+                                set ? "plogp, many segments" : "loggp, many segments", &t);
+                    failures += t.mismatched + t.missing;
+                    compared += t.compared;
+                }
+        }
+    }
+    print_message("[many segments] %d points compared\n", compared);
+    assert_int_equal(failures, 0);
+    assert_int_equal(compared, 2 * 4 * 3 * 2);
+}
+
 /* The paper forms themselves at small sizes, by hand: a guard that the
  * formulas are the papers', not fitted to the simulator. LogGP numbers
  * converted: one message costs L + 2o + (m - 1)G. */
@@ -343,6 +378,7 @@ int main(void)
         cmocka_unit_test(plogp_table),      cmocka_unit_test(plogp_all_costs),
         cmocka_unit_test(paper_forms),      cmocka_unit_test(closed_form_edges),
         cmocka_unit_test(root_invariance),  cmocka_unit_test(any_size),
+        cmocka_unit_test(many_segments),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
