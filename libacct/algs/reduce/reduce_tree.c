@@ -410,7 +410,9 @@ int acct_reduce_nodes(const struct acct_call *c, struct acct_sched *s, enum acct
  * is slower than D in nothing (period <= D) and already arrives before
  * R + or (where it stays and binds nothing), every later round is the same
  * round shifted by D: the rounds up to ns - 1 are skipped exactly. So the
- * cost is O(log^2 P) times the rounds to the steady state, not O(ns).
+ * cost is O(log^2 P) times the rounds to the steady state, not O(ns);
+ * a subtree not steady within RTREE_MAX_ROUNDS rounds gives NAN (no
+ * closed form), never ns send times in memory.
  * Copies (delta) are left out: the reduce's commutative schedule has none
  * off the in-place root. */
 struct rtree_shape {
@@ -479,9 +481,15 @@ static bool rtree_same(double a, double b, double t)
     return fabs(a - b) <= 1e-13 * (fabs(t) > 1 ? fabs(t) : 1);
 }
 
+/* Rounds a subtree may take to reach its steady state before the closed
+ * form gives up (NAN: no closed form here) rather than keep ns times. */
+#define RTREE_MAX_ROUNDS 16384u
+
 /* Append send time t for segment k (growing the array). */
 static int rtree_push(struct rtree_shape *me, uint64_t *cap, double t)
 {
+    if (me->len >= RTREE_MAX_ROUNDS)
+        return -1;
     if (me->len == *cap) {
         uint64_t nc = *cap ? 2 * *cap : 64;
         double *ns = realloc(me->send, (size_t)nc * sizeof *ns);
