@@ -98,5 +98,14 @@ ACCT_ALG_FUNCTIONS(allreduce, hier_reduce_scatter);
 /* The pre/post step of the non-power-of-two allreduces, a part of their
  * closed forms (pLogP; ../cost.h). */
 double acct_allreduce_prepost_cost(const struct acct_cost *c);
+/* The recursive-doubling exchanges after a non-power-of-two pre-step, any
+ * P (allreduce recursive_doubling, barrier recursive_doubling;
+ * allreduce_common.c states the recurrence): p2 ranks x, those below rem
+ * entering the first exchange at late_start with their receive side busy
+ * until late_rx, the others at 0; per exchange x bytes each way, then add
+ * of local work. Fills end[x] (the last exchange's end) and nic[x] (when
+ * x's link is free to send again); 0, or -1 without memory. */
+int acct_rd_exchanges_cost(const struct acct_cost *c, int p2, int rem, uint64_t x, double late_start,
+                           double late_rx, double add, double *end, double *nic);
 
 #endif

@@ -110,3 +110,46 @@ double acct_allreduce_prepost_cost(const struct acct_cost *c)
 {
     return cost_pow2(c->p) ? 0 : 2 * (cost_g(c, c->m) + cost_L(c)) + cost_gamma(c, c->m);
 }
+
+/* The exchanges of recursive doubling in the simulator's pLogP semantics
+ * (acct/model.h): in exchange mask (1, 2, 4, ... < p2) rank x starts at
+ * R(x), sends x bytes to y = x ^ mask at t(x) = max(nic(x), R(x)) (nic(x) =
+ * t(x) + g after it), receives y's x bytes at t(y) + g + L, done at
+ * max(arrival, R(x) + or, rx(x) + g) (rx: its previous receive), and ends
+ * at max(R(x), t(x) + os, done) + add. Per rank, O(p2 log p2): the ranks
+ * that entered late (below rem) and the others mix in every exchange, so
+ * their times differ from rank to rank. */
+int acct_rd_exchanges_cost(const struct acct_cost *c, int p2, int rem, uint64_t x, double late_start,
+                           double late_rx, double add, double *end, double *nic)
+{
+    double *rx = malloc((size_t)p2 * sizeof *rx);
+    const double g = cost_g(c, x), L = cost_L(c), os = cost_os(c, x), orx = cost_or(c, x);
+    if (rx == NULL)
+        return -1;
+    for (int i = 0; i < p2; i++) {
+        end[i] = i < rem ? late_start : 0;
+        rx[i] = i < rem ? late_rx : 0;
+        nic[i] = 0;
+    }
+    for (int mask = 1; mask < p2; mask <<= 1)
+        for (int i = 0; i < p2; i++) {
+            if (i & mask)
+                continue;
+            const int j = i | mask; /* the pair, both sides from the old times */
+            const double ti = nic[i] > end[i] ? nic[i] : end[i];
+            const double tj = nic[j] > end[j] ? nic[j] : end[j];
+            for (int side = 0; side < 2; side++) {
+                const int a = side ? j : i;
+                const double t = side ? tj : ti, ty = side ? ti : tj, r = end[a];
+                double done = ty + g + L;
+                done = r + orx > done ? r + orx : done;
+                done = rx[a] + g > done ? rx[a] + g : done;
+                rx[a] = done;
+                nic[a] = t + g;
+                double e = t + os > r ? t + os : r;
+                end[a] = (done > e ? done : e) + add;
+            }
+        }
+    free(rx);
+    return 0;
+}

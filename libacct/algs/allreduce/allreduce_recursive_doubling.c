@@ -52,10 +52,43 @@ int acct_allreduce_recursive_doubling(const struct acct_call *c, struct acct_sch
     return 0;
 }
 
-/* k (g(m) + L) + k gamma m (P = 2^k; + the pre/post step otherwise,
- * k = floor(log2 P)). */
+/* P = 2^k: k (g(m) + L + gamma m). Other P, the rounds the builder emits
+ * (p2 = 2^floor(log2 P), rem = P - p2): an odd rank 2x + 1 < 2 rem receives
+ * its even neighbour's m bytes (sent at 0) and combines, entering the
+ * exchanges as new rank x at D = max(g(m) + L, or(m)) + gamma m, while new
+ * ranks x >= rem enter at 0; the k exchanges (acct_rd_exchanges_cost,
+ * per rank: late and early ranks meet in every exchange); then each odd
+ * rank sends the result to its even neighbour, whose receive round began
+ * when its pre-step send completed (os(m)). The latest rank end. */
 double acct_allreduce_recursive_doubling_cost(const struct acct_cost *c)
 {
-    int k = cost_ilog2(c->p);
-    return k * (cost_g(c, c->m) + cost_L(c) + c->gamma_us_per_byte * (double)c->m) + acct_allreduce_prepost_cost(c);
+    const uint64_t m = c->m;
+    const int p = c->p, p2 = acct_allreduce_pof2_size(p), rem = p - p2;
+    const double g = cost_g(c, m), L = cost_L(c), os = cost_os(c, m), orx = cost_or(c, m);
+    const double gm = cost_gamma(c, m);
+    if (p < 2 || m == 0)
+        return p >= 1 ? 0 : NAN;
+    if (rem == 0)
+        return cost_ilog2(p) * (g + L + gm);
+    double *end = calloc((size_t)p2, sizeof *end), *nic = calloc((size_t)p2, sizeof *nic), t = NAN;
+    double pre = g + L > orx ? g + L : orx;
+    pre = g > pre ? g : pre;
+    if (end != NULL && nic != NULL &&
+        acct_rd_exchanges_cost(c, p2, rem, m, pre + gm, pre, gm, end, nic) == 0) {
+        t = 0;
+        for (int x = 0; x < p2; x++) {
+            double e = end[x];
+            if (x < rem) { /* the post-step to rank 2x */
+                double s = nic[x] > end[x] ? nic[x] : end[x], done = s + g + L;
+                e = s + os > e ? s + os : e;
+                done = os + orx > done ? os + orx : done;
+                done = g > done ? g : done;
+                e = done > e ? done : e;
+            }
+            t = e > t ? e : t;
+        }
+    }
+    free(end);
+    free(nic);
+    return t;
 }

@@ -107,14 +107,22 @@ int acct_allreduce_reduce_bcast(const struct acct_call *c, struct acct_sched *s)
     return acct_bcast_binomial(&b, s);
 }
 
-/* Segmented binomial reduce then bcast: 2 T_binomial(s). */
+/* Segmented binomial reduce then bcast, any P: the reduce's rounds are
+ * those of the tree reduce (acct_reduce_tree_cost, reduce_tree.c: leaves
+ * send every segment in one round, a node receives segment k from all its
+ * children while sending k - 1 up, then reduces), and the bcast starts at
+ * the root when the reduce ends there (every other rank is in its bcast
+ * round by then): T = T_reduce + T_bcast binomial. For P = 2^k:
+ * 2 T_binomial(s) + k (k + 1) / 2 gamma s. */
 double acct_allreduce_reduce_bcast_cost(const struct acct_cost *c)
 {
     uint64_t s, ns;
     if (!cost_segs(c, c->m, &s, &ns))
         return NAN;
-    int k = cost_ilog2(c->p);
-    if (!cost_pow2(c->p))
-        k = cost_clog2(c->p);
-    return 2 * acct_cost_knomial(c, 2, s, ns) + k * (k + 1) / 2 * cost_gamma(c, s);
+    /* the bcast: the segmented binomial tree's path (acct_cost_tree_path's
+     * (ns - 1) c0 g(s) + max D, c0 = ceil(log2 P) root children), by span */
+    const double bcast = cost_pow2(c->p) ? acct_cost_binomial_tree(c)
+                                         : (double)(ns - 1) * cost_clog2(c->p) * cost_g(c, s) +
+                                               acct_binomial_span_path(c, s, false);
+    return acct_reduce_tree_cost(c, ACCT_REDUCE_TREE_BINOMIAL, s, ns) + bcast;
 }

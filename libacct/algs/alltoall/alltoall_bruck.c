@@ -81,9 +81,21 @@ int acct_alltoall_bruck(const struct acct_call *c, struct acct_sched *s)
     return 0;
 }
 
-/* k (g(P m / 2) + L) (P = 2^k; March Table 4 "Bruck's Indexing" in pLogP
- * terms, 001 style), plus copies. */
+/* One exchange per bit d = 1, 2, 4, ... < P, every rank alike: the
+ * message of step d carries the b_d blocks whose index in [0, P) has bit d
+ * set (b_d = floor(P / 2d) d + max(0, P mod 2d - d): P / 2 for P = 2^k,
+ * fewer on the last steps otherwise), sent and received at once:
+ *   sum_d (g(b_d m) + L)
+ * (P = 2^k: k (g(P m / 2) + L), March Table 4 "Bruck's Indexing" in pLogP
+ * terms, 001 style); the copies are left out. */
 double acct_alltoall_bruck_cost(const struct acct_cost *c)
 {
-    return cost_clog2(c->p) * (cost_g(c, (uint64_t)c->p / 2 * c->m) + cost_L(c));
+    double t = 0;
+    const int64_t p = c->p;
+    for (int64_t d = 1; d < p; d <<= 1) {
+        const int64_t rest = p % (2 * d) - d;
+        const uint64_t b = (uint64_t)(p / (2 * d) * d + (rest > 0 ? rest : 0));
+        t += cost_g(c, b * c->m) + cost_L(c);
+    }
+    return t;
 }

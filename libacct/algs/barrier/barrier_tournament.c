@@ -33,15 +33,78 @@ int acct_barrier_tournament(const struct acct_call *c, struct acct_sched *s)
     return 0;
 }
 
-/* Binomial gather then binomial bcast of 0 bytes: 2 ceil(log2 P)(g(0) + L). */
+static int by_time(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* P = 2^k: binomial gather then binomial bcast of 0 bytes,
+ * 2 k (g(0) + L). Other P, the rounds the builder emits, per rank (the
+ * tree's parent of r is r & (r - 1), below r; O(P)), g, os, or of 0 bytes:
+ *   up (ranks from the highest): r posts its losers' receives at 0 and
+ *     takes them in arrival order (loser w's report at U(w) + g + L), each
+ *     done at max(arrival, or, previous + g): U(r) the last (0 for a leaf);
+ *   r != 0 reports at U(r), its wake-up round starting at U(r) + os: the
+ *     wake-up is done at W(r) = max(arrival, U(r) + os + or, its last
+ *     receive + g);
+ *   down (ranks from 0): from W(r) (rank 0: U(0)), or once its report's
+ *     gap has passed, r wakes its losers largest subtree first, one gap
+ *     apart, each arriving g + L after its send.
+ * The latest rank end (a wake-up, or a send's completion, + os). */
 double acct_barrier_tournament_cost(const struct acct_cost *c)
 {
-    if (cost_pow2(c->p))
-        return 2.0 * cost_clog2(c->p) * (cost_g(c, 0) + cost_L(c));
-    /* other P: the arrival up the binomial tree, then the wake-up down it */
-    double *u = calloc((size_t)c->p, sizeof *u), t = NAN;
-    if (u != NULL && !isnan(acct_cost_binomial_up(c, 0, u)))
-        t = acct_cost_binomial_down(c, 0, u);
-    free(u);
+    const int p = c->p;
+    if (p < 1)
+        return NAN;
+    if (cost_pow2(p))
+        return 2.0 * cost_clog2(p) * (cost_g(c, 0) + cost_L(c));
+    const double g = cost_g(c, 0), L = cost_L(c), os = cost_os(c, 0), orx = cost_or(c, 0);
+    int top = 1;
+    while (top < p)
+        top <<= 1;
+    double *up = calloc((size_t)p, sizeof *up), *last = calloc((size_t)p, sizeof *last);
+    double *wake = calloc((size_t)p, sizeof *wake), t = NAN;
+    if (up == NULL || last == NULL || wake == NULL)
+        goto out;
+    for (int r = p - 1; r >= 0; r--) {
+        double a[32];
+        int n = 0;
+        for (int jump = 1; jump < top && (r & jump) == 0; jump <<= 1)
+            if (r + jump < p)
+                a[n++] = up[r + jump] + g + L;
+        qsort(a, (size_t)n, sizeof *a, by_time);
+        double rx = 0;
+        for (int j = 0; j < n; j++) {
+            double done = a[j] > orx ? a[j] : orx;
+            rx = rx + g > done ? rx + g : done;
+        }
+        up[r] = n > 0 ? rx : 0;
+        last[r] = rx;
+    }
+    t = 0;
+    for (int r = 0; r < p; r++) {
+        double start = up[0], nic = 0;
+        if (r != 0) {
+            const double ws = up[r] + os;
+            double done = wake[r] > ws + orx ? wake[r] : ws + orx;
+            done = last[r] + g > done ? last[r] + g : done;
+            start = done > ws ? done : ws;
+            nic = up[r] + g;
+        }
+        double e = start;
+        for (int jump = top >> 1; jump >= 1; jump >>= 1)
+            if ((r & (2 * jump - 1)) == 0 && r + jump < p) {
+                const double s = nic > start ? nic : start;
+                nic = s + g;
+                wake[r + jump] = s + g + L;
+                e = s + os > e ? s + os : e;
+            }
+        t = e > t ? e : t;
+    }
+out:
+    free(up);
+    free(last);
+    free(wake);
     return t;
 }

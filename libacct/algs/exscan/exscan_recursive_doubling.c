@@ -58,11 +58,15 @@ int acct_exscan_recursive_doubling(const struct acct_call *c, struct acct_sched 
     return 0;
 }
 
-/* The recursive-doubling scan's exchanges; at the highest rank the first
- * step copies instead of reducing into the result:
- *   2 delta m + ceil(log2 P)(g(m) + L) + (2 ceil(log2 P) - 1) gamma m. */
+/* P = 2^k: the recursive-doubling scan's exchanges; at the highest rank
+ * the first step copies instead of reducing into the result:
+ *   2 delta m + ceil(log2 P)(g(m) + L) + (2 ceil(log2 P) - 1) gamma m.
+ * Other P: the rounds, per rank (acct_scan_rd_rounds_cost,
+ * scan/scan_recursive_doubling.c). */
 double acct_exscan_recursive_doubling_cost(const struct acct_cost *c)
 {
+    if (!cost_pow2(c->p))
+        return c->p >= 1 && c->m > 0 ? acct_scan_rd_rounds_cost(c, true) : NAN;
     const int k = cost_clog2(c->p);
     return 2 * cost_delta(c, c->m) + k * (cost_g(c, c->m) + cost_L(c)) +
            (2 * k - 1) * cost_gamma(c, c->m);

@@ -33,6 +33,13 @@ int acct_reduce_tree_io(const struct acct_call *c, struct acct_sched *s,
 int acct_reduce_tree(const struct acct_call *c, struct acct_sched *s, enum acct_reduce_tree kind,
                      int fanout);
 
+/* The closed form of the segmented reduce over a BINOMIAL, BINARY or
+ * IN_ORDER_BINARY tree of c->p ranks (commutative, ns segments of s
+ * bytes): the time of the rounds acct_reduce_tree_io emits, any P;
+ * NAN for CHAIN (reduce_tree.c states the recurrence). */
+double acct_reduce_tree_cost(const struct acct_cost *c, enum acct_reduce_tree kind, uint64_t s,
+                             uint64_t ns);
+
 /* Node-aware (commutative operations only; needs c->layout): the reduce
  * over the inter-node tree `inter` among node leaders and an
  * ACCT_REDUCE_INTRA tree on each node (acct_layout_tree), rooted at

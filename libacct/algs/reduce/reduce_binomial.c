@@ -13,14 +13,15 @@ int acct_reduce_binomial(const struct acct_call *c, struct acct_sched *s)
     return acct_reduce_tree(c, s, ACCT_REDUCE_TREE_BINOMIAL, 2);
 }
 
-/* The bcast binomial form plus the reductions on the critical path:
- * (ns - 1) k g(s) + k (g(s) + L) + k (k + 1) / 2 gamma s, k = ceil(log2 P)
- * (a node with subtree 2^i reduces i children's segments). */
+/* The rounds of the segmented tree reduce (acct_reduce_tree_cost,
+ * reduce_tree.c), any P. For P = 2^k it is the bcast binomial form plus
+ * the reductions on the critical path (BM04 Table 1 reversed):
+ * (ns - 1) k g(s) + k (g(s) + L) + k (k + 1) / 2 gamma s (a node with
+ * subtree 2^i reduces i children's segments). */
 double acct_reduce_binomial_cost(const struct acct_cost *c)
 {
     uint64_t s, ns;
     if (!cost_segs(c, c->m, &s, &ns))
         return NAN;
-    int k = cost_clog2(c->p);
-    return acct_cost_knomial(c, 2, s, ns) + k * (k + 1) / 2 * cost_gamma(c, s);
+    return acct_reduce_tree_cost(c, ACCT_REDUCE_TREE_BINOMIAL, s, ns);
 }

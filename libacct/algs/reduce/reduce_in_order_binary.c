@@ -13,9 +13,14 @@ int acct_reduce_in_order_binary(const struct acct_call *c, struct acct_sched *s)
     return acct_reduce_tree(c, s, ACCT_REDUCE_TREE_IN_ORDER_BINARY, 2);
 }
 
-/* The binary tree's closed form (acct_reduce_binary_cost): the same tree,
- * rooted at P - 1 (the final hop to another root is not in it). */
+/* The rounds of the segmented tree reduce over the in-order tree
+ * (acct_reduce_tree_cost, reduce_tree.c), any P: commutative, rotated to
+ * the root, so no final hop. Its subtrees have the level-order tree's
+ * sizes for P = 2^k, so there it equals acct_reduce_binary_cost. */
 double acct_reduce_in_order_binary_cost(const struct acct_cost *c)
 {
-    return acct_reduce_binary_cost(c);
+    uint64_t s, ns;
+    if (!cost_segs(c, c->m, &s, &ns))
+        return NAN;
+    return acct_reduce_tree_cost(c, ACCT_REDUCE_TREE_IN_ORDER_BINARY, s, ns);
 }

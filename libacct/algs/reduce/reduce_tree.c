@@ -44,6 +44,7 @@
  * plus g(m) + L for the final hop when the tree's root is not the call's
  * root (non-commutative operations only). */
 #include "../algs.h"
+#include "../cost.h"
 
 #include <string.h>
 
@@ -383,4 +384,241 @@ int acct_reduce_nodes(const struct acct_call *c, struct acct_sched *s, enum acct
 {
     enum acct_buf own = c->in_place && c->rank == c->root ? ACCT_BUF_RECV : ACCT_BUF_SEND;
     return acct_reduce_nodes_io(c, s, inter, fanout, own, ACCT_BUF_RECV, ACCT_BUF_TMP0);
+}
+
+/* The closed form of the segmented tree reduce, any P (registered binomial,
+ * binary and in-order binary reduces; allreduce reduce_bcast and the reduce
+ * phase of reduce_scatter_block's reduce_scatter, whose reduce runs the same
+ * rounds). It costs the rounds reduce_over() emits, in the simulator's
+ * pLogP semantics (acct/model.h), commutative, root at the tree's root:
+ *   a leaf sends its ns segments in one round, the k-th at k g(s);
+ *   an inner node with d children runs rounds k = 0 .. ns starting at R_k
+ *   (R_0 = 0): it sends segment k - 1 to its parent at t = max(nic, R_k)
+ *   (nic = t + g(s) after it), receives segment k from each child (arrival
+ *   = the child's send + g(s) + L), taking them in arrival order, each done
+ *   at max(arrival, R_k + or(s), previous receive + g(s)), and reduces the
+ *   d segments: R_{k+1} = max(R_k, t + os(s), receives done) + d gamma s.
+ * A subtree's times depend only on its shape, which these trees fix by its
+ * size (a binomial subtree's span n has children of spans min(2^j, n - 2^j);
+ * a level-order subtree is heap-shaped; an in-order subtree of range n has
+ * children of n - 1 - floor(n/2) and floor(n/2)); there are O(log P) sizes,
+ * each costed once.
+ *   Many segments: the rounds are a max-plus recurrence with the same
+ * constants every round, so they become periodic. Once a node's state
+ * (R, its last receive, nic) has moved by the same D over a round, and
+ * every child either sends with the same period D from that round on, or
+ * is slower than D in nothing (period <= D) and already arrives before
+ * R + or (where it stays and binds nothing), every later round is the same
+ * round shifted by D: the rounds up to ns - 1 are skipped exactly. So the
+ * cost is O(log^2 P) times the rounds to the steady state, not O(ns);
+ * a subtree not steady within RTREE_MAX_ROUNDS rounds gives NAN (no
+ * closed form), never ns send times in memory.
+ * Copies (delta) are left out: the reduce's commutative schedule has none
+ * off the in-place root. */
+struct rtree_shape {
+    int n;          /* subtree size (negative: the root's entry) */
+    double *send;   /* send[k], k < len: when the subtree's root sends segment k up */
+    uint64_t len;   /* send[k] for k >= len: send[len - 1] + (k - len + 1) period */
+    double period;
+    double fin;     /* the latest round end in the subtree */
+};
+
+struct rtree_memo {
+    const struct acct_cost *c;
+    enum acct_reduce_tree kind;
+    uint64_t s, ns;
+    int n;
+    struct rtree_shape shape[192];
+};
+
+static double rtree_send(const struct rtree_shape *sh, uint64_t k)
+{
+    return k < sh->len ? sh->send[k] : sh->send[sh->len - 1] + (double)(k - sh->len + 1) * sh->period;
+}
+
+static int rtree_children(enum acct_reduce_tree kind, int n, int *size)
+{
+    int d = 0;
+    switch (kind) {
+    case ACCT_REDUCE_TREE_BINOMIAL:
+        for (long b = 1; b < n; b *= 2)
+            size[d++] = (int)(b < n - b ? b : n - b);
+        break;
+    case ACCT_REDUCE_TREE_BINARY: {
+        if (n <= 1)
+            break;
+        int h = 0;
+        while ((2L << h) - 1 < n) /* levels 0 .. h; the last one partly filled */
+            h++;
+        long half = 1L << (h - 1), last = n - ((1L << h) - 1);
+        long left = half - 1 + (last < half ? last : half);
+        size[d++] = (int)left;
+        if (n - 1 - left > 0)
+            size[d++] = (int)(n - 1 - left);
+        break;
+    }
+    case ACCT_REDUCE_TREE_IN_ORDER_BINARY:
+        if (n - 1 - n / 2 >= 1)
+            size[d++] = n - 1 - n / 2;
+        if (n / 2 >= 1)
+            size[d++] = n / 2;
+        break;
+    case ACCT_REDUCE_TREE_CHAIN:
+        return -1;
+    }
+    return d;
+}
+
+static int rtree_cmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Equal periods: the same up to rounding in the last bits of t. */
+static bool rtree_same(double a, double b, double t)
+{
+    return fabs(a - b) <= 1e-13 * (fabs(t) > 1 ? fabs(t) : 1);
+}
+
+/* Rounds a subtree may take to reach its steady state before the closed
+ * form gives up (NAN: no closed form here) rather than keep ns times. */
+#define RTREE_MAX_ROUNDS 16384u
+
+/* Append send time t for segment k (growing the array). */
+static int rtree_push(struct rtree_shape *me, uint64_t *cap, double t)
+{
+    if (me->len >= RTREE_MAX_ROUNDS)
+        return -1;
+    if (me->len == *cap) {
+        uint64_t nc = *cap ? 2 * *cap : 64;
+        double *ns = realloc(me->send, (size_t)nc * sizeof *ns);
+        if (ns == NULL)
+            return -1;
+        me->send = ns;
+        *cap = nc;
+    }
+    me->send[me->len++] = t;
+    return 0;
+}
+
+/* The shape of an n-rank subtree (costed on first use); NULL on failure. */
+static const struct rtree_shape *rtree_shape(struct rtree_memo *mm, int n, bool root)
+{
+    for (int i = 0; i < mm->n; i++)
+        if (mm->shape[i].n == n && !root)
+            return &mm->shape[i];
+    if (mm->n >= (int)(sizeof mm->shape / sizeof *mm->shape))
+        return NULL;
+    const struct acct_cost *c = mm->c;
+    int size[ACCT_TREE_MAX_CHILDREN];
+    const int d = rtree_children(mm->kind, n, size);
+    const uint64_t s = mm->s, ns = mm->ns;
+    const double g = cost_g(c, s), L = cost_L(c), os = cost_os(c, s), orx = cost_or(c, s);
+    const double red = d > 0 ? d * cost_gamma(c, s) : 0;
+    const struct rtree_shape *ch[ACCT_TREE_MAX_CHILDREN];
+    double a[ACCT_TREE_MAX_CHILDREN], fin = 0;
+    if (d < 0 || d > ACCT_TREE_MAX_CHILDREN)
+        return NULL;
+    for (int j = 0; j < d; j++) {
+        if ((ch[j] = rtree_shape(mm, size[j], false)) == NULL)
+            return NULL;
+        fin = ch[j]->fin > fin ? ch[j]->fin : fin;
+    }
+    struct rtree_shape *me = &mm->shape[mm->n++];
+    uint64_t cap = 0;
+    me->n = root ? -n : n; /* the root's entry is never looked up */
+    if (d == 0) { /* a leaf: every segment in one round, one gap apart */
+        if (rtree_push(me, &cap, 0) != 0)
+            return NULL;
+        me->period = g;
+        me->fin = (double)(ns - 1) * g + os;
+        return me;
+    }
+    double r = 0, nic = 0, rx = 0;
+    for (uint64_t k = 0; k <= ns; k++) {
+        const double r0 = r, nic0 = nic, rx0 = rx;
+        double e = r;
+        if (k >= 1 && !root) {
+            double t = nic > r ? nic : r;
+            if (rtree_push(me, &cap, t) != 0)
+                return NULL;
+            nic = t + g;
+            e = t + os > e ? t + os : e;
+        }
+        if (k < ns) {
+            for (int j = 0; j < d; j++)
+                a[j] = rtree_send(ch[j], k) + g + L;
+            qsort(a, (size_t)d, sizeof *a, rtree_cmp);
+            for (int j = 0; j < d; j++) {
+                double done = a[j];
+                done = r + orx > done ? r + orx : done;
+                done = rx + g > done ? rx + g : done;
+                rx = done;
+                e = done > e ? done : e;
+            }
+            e += red;
+        }
+        r = e;
+        /* steady: round k moved the whole state by D, and every child's
+         * input repeats with period D from round k on, or is early (at or
+         * before R + or, so it binds nothing) with a period <= D: every
+         * round up to ns - 1 is round k shifted by D */
+        const double dd = r - r0;
+        if (k >= 1 && k + 1 < ns && rtree_same(rx - rx0, dd, r) &&
+            (root || rtree_same(nic - nic0, dd, r))) {
+            bool steady = true;
+            for (int j = 0; j < d && steady; j++) {
+                const double arr = rtree_send(ch[j], k) + g + L;
+                steady = k + 1 >= ch[j]->len &&
+                         (rtree_same(ch[j]->period, dd, r) ||
+                          (ch[j]->period <= dd && arr <= r0 + orx));
+            }
+            if (steady) {
+                const double skip = (double)(ns - 1 - k) * dd; /* to the start of round ns */
+                r += skip;
+                rx += skip;
+                nic += skip;
+                me->period = dd;
+                double e3 = r; /* round ns: the last send */
+                if (!root) {
+                    double t = nic > r ? nic : r;
+                    e3 = t + os > e3 ? t + os : e3;
+                }
+                r = e3;
+                goto done;
+            }
+        }
+    }
+    me->period = me->len >= 2 ? me->send[me->len - 1] - me->send[me->len - 2] : g;
+done:
+    if (me->len == 0 && rtree_push(me, &cap, 0) != 0) /* the root: never read */
+        return NULL;
+    me->fin = r > fin ? r : fin;
+    return me;
+}
+double acct_reduce_tree_cost(const struct acct_cost *c, enum acct_reduce_tree kind, uint64_t s,
+                             uint64_t ns)
+{
+    struct rtree_memo *mm = calloc(1, sizeof *mm);
+    double t = NAN;
+    if (mm == NULL || c->p < 1)
+        goto out;
+    if (c->p == 1 || ns == 0) {
+        t = 0;
+        goto out;
+    }
+    mm->c = c;
+    mm->kind = kind;
+    mm->s = s;
+    mm->ns = ns;
+    const struct rtree_shape *root = rtree_shape(mm, c->p, true);
+    if (root != NULL)
+        t = root->fin;
+out:
+    if (mm != NULL)
+        for (int i = 0; i < mm->n; i++)
+            free(mm->shape[i].send);
+    free(mm);
+    return t;
 }

@@ -153,17 +153,93 @@ int acct_reduce_scatter_block_recursive_halving(const struct acct_call *c, struc
     return 0;
 }
 
-/* sum_{j=1}^{k} (g(P m / 2^j) + L + gamma P m / 2^j) (P = 2^k), plus the
- * local copy of the P m input bytes into the running vector: + delta P m. */
+/* P = 2^k: sum_{j=1}^{k} (g(P m / 2^j) + L + gamma P m / 2^j), plus the
+ * local copy of the P m input bytes into the running vector: + delta P m.
+ * Other P, the rounds the builder emits, per survivor (its virtual rank v,
+ * new rank nr = bitrev(v); O(pof2 log pof2)): round 0 copies the input
+ * (delta P m) and, for nr < rem, first receives the even neighbour's P m
+ * bytes (sent at 0: done at max(g(P m) + L, or(P m), g(P m))) and adds
+ * them (gamma P m). Exchange mask = pof2/2 .. 1 within v's window of 2 mask
+ * virtual blocks: v keeps the half holding v and sends the other, their
+ * bytes m (blocks + those of new ranks below rem among them: those stand
+ * for two); a send at max(nic, R), the partner's half arriving at its
+ * send + g + L, done at max(arrival, R + or, previous receive + g), the end
+ * max(R, send + os, done) + gamma (kept bytes). Then each nr < rem sends
+ * its even neighbour one block (+ delta m for its own), which receives it
+ * in the round after its pre-step send (started at os(P m)). */
 double acct_reduce_scatter_block_recursive_halving_cost(const struct acct_cost *c)
 {
-    int p2 = 1 << cost_ilog2(c->p);
-    uint64_t all = (uint64_t)c->p * c->m;
-    /* not a power of two: the pre-step of the whole input, the post-step
-     * of one block (reduce_scatter_block_recursive_halving.c) */
-    double t = p2 == c->p ? 0 : cost_g(c, all) + cost_L(c) + cost_gamma(c, all) + cost_g(c, c->m) + cost_L(c);
-    t += c->delta_us_per_byte * (double)all;
-    for (int d = 2; d <= p2; d *= 2)
-        t += cost_g(c, all / (uint64_t)d) + cost_L(c) + c->gamma_us_per_byte * (double)(all / (uint64_t)d);
+    const int p = c->p;
+    const uint64_t m = c->m, all = (uint64_t)p * m;
+    int pof2 = 1, bits = 0;
+    while (pof2 * 2 <= p) {
+        pof2 *= 2;
+        bits++;
+    }
+    const int rem = p - pof2;
+    if (p < 1)
+        return NAN;
+    if (rem == 0) {
+        double t = c->delta_us_per_byte * (double)all;
+        for (int d = 2; d <= pof2; d *= 2)
+            t += cost_g(c, all / (uint64_t)d) + cost_L(c) +
+                 c->gamma_us_per_byte * (double)(all / (uint64_t)d);
+        return t;
+    }
+    /* cnt[b]: virtual blocks below b that stand for two ranks' blocks */
+    int *cnt = calloc((size_t)pof2 + 1, sizeof *cnt);
+    double *end = calloc((size_t)pof2, sizeof *end), *nic = calloc((size_t)pof2, sizeof *nic);
+    double *rx = calloc((size_t)pof2, sizeof *rx), *ts = calloc((size_t)pof2, sizeof *ts), t = NAN;
+    if (cnt == NULL || end == NULL || nic == NULL || rx == NULL || ts == NULL)
+        goto out;
+    for (int b = 0; b < pof2; b++)
+        cnt[b + 1] = cnt[b] + (bitrev(b, bits) < rem ? 1 : 0);
+#define VOFF(b) ((uint64_t)((b) + cnt[(b)]) * m)
+    const double L = cost_L(c), gall = cost_g(c, all);
+    double pre = gall + L > cost_or(c, all) ? gall + L : cost_or(c, all);
+    pre = gall > pre ? gall : pre;
+    for (int v = 0; v < pof2; v++) {
+        const bool two = bitrev(v, bits) < rem;
+        end[v] = (two ? pre + cost_gamma(c, all) : 0) + cost_delta(c, all);
+        rx[v] = two ? pre : 0;
+    }
+    for (int mask = pof2 / 2; mask >= 1; mask >>= 1) {
+        for (int v = 0; v < pof2; v++)
+            ts[v] = nic[v] > end[v] ? nic[v] : end[v];
+        for (int v = 0; v < pof2; v++) {
+            const int blo = v & ~(2 * mask - 1), mid = blo + mask, bhi = blo + 2 * mask;
+            const int klo = v & mask ? mid : blo, khi = v & mask ? bhi : mid;
+            const int glo = v & mask ? blo : mid, ghi = v & mask ? mid : bhi;
+            const uint64_t klen = VOFF(khi) - VOFF(klo), glen = VOFF(ghi) - VOFF(glo);
+            const double gk = cost_g(c, klen), r = end[v];
+            double done = ts[v ^ mask] + gk + L;
+            done = r + cost_or(c, klen) > done ? r + cost_or(c, klen) : done;
+            done = rx[v] + gk > done ? rx[v] + gk : done;
+            rx[v] = done;
+            nic[v] = ts[v] + cost_g(c, glen);
+            double e = ts[v] + cost_os(c, glen) > r ? ts[v] + cost_os(c, glen) : r;
+            end[v] = (done > e ? done : e) + cost_gamma(c, klen);
+        }
+    }
+#undef VOFF
+    t = 0;
+    for (int v = 0; v < pof2; v++) {
+        double e = end[v];
+        if (bitrev(v, bits) < rem) { /* the post-step to the even neighbour */
+            const double gm = cost_g(c, m), os0 = cost_os(c, all);
+            double s = nic[v] > end[v] ? nic[v] : end[v], done = s + gm + L;
+            e = (s + cost_os(c, m) > e ? s + cost_os(c, m) : e) + cost_delta(c, m);
+            done = os0 + cost_or(c, m) > done ? os0 + cost_or(c, m) : done;
+            done = gm > done ? gm : done;
+            e = done > e ? done : e;
+        }
+        t = e > t ? e : t;
+    }
+out:
+    free(cnt);
+    free(end);
+    free(nic);
+    free(rx);
+    free(ts);
     return t;
 }

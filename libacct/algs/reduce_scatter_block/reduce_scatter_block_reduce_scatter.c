@@ -73,6 +73,6 @@ double acct_reduce_scatter_block_reduce_scatter_cost(const struct acct_cost *c)
     all.m = (uint64_t)c->p * c->m;
     if (!cost_segs(&all, all.m, &s, &ns))
         return NAN;
-    int k = cost_clog2(c->p);
-    return acct_cost_knomial(&all, 2, s, ns) + k * (k + 1) / 2 * cost_gamma(c, s) + acct_cost_binomial_blocks(c, c->m);
+    return acct_reduce_tree_cost(&all, ACCT_REDUCE_TREE_BINOMIAL, s, ns) +
+           acct_scatter_binomial_cost(c);
 }

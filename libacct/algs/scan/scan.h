@@ -16,4 +16,8 @@ ACCT_ALG_FUNCTIONS(scan, linear);
 ACCT_ALG_FUNCTIONS(scan, recursive_doubling);
 ACCT_ALG_FUNCTIONS(scan, binomial);
 
+/* The recursive-doubling scan's (exclusive: exscan's) rounds costed per
+ * rank, any P (scan_recursive_doubling.c); NAN without memory. */
+double acct_scan_rd_rounds_cost(const struct acct_cost *c, bool exclusive);
+
 #endif

@@ -58,12 +58,74 @@ int acct_scan_recursive_doubling(const struct acct_call *c, struct acct_sched *s
     return 0;
 }
 
-/* ceil(log2 P) exchanges of m bytes, each followed at the highest rank
- * (always the upper partner) by two reductions; before them the copies of
- * the input into the result and the partial:
- *   2 delta m + ceil(log2 P)(g(m) + L + 2 gamma m). */
+/* The rounds the builders emit (scan and, with exclusive, exscan), per
+ * rank in the simulator's semantics: round 0 copies the input (scan: into
+ * the result and the partial, 2 delta m; exscan: the partial, delta m);
+ * in step mask a rank whose partner y = r ^ mask exists sends at
+ * t = max(nic, R), receives y's partial at t(y) + g(m) + L, done at
+ * max(arrival, R + or(m), previous receive + g(m)), and ends at
+ * max(R, t + os(m), done) plus its local work: the lower partner one
+ * reduction, the upper two (exscan: a copy instead of the second the first
+ * time). A rank without a partner skips the step, so for P not a power of
+ * two the ranks' paths differ: O(P log P). */
+struct rd_rank {
+    double end, nic, rx; /* round end; link free to send; last receive done */
+};
+
+/* One rank's side of an exchange: its send at t, the partner's at ty. */
+static void rd_side(struct rd_rank *x, double t, double ty, double g, double L, double os,
+                    double orx, double local)
+{
+    const double r = x->end;
+    double done = ty + g + L;
+    done = r + orx > done ? r + orx : done;
+    done = x->rx + g > done ? x->rx + g : done;
+    x->rx = done;
+    x->nic = t + g;
+    double e = t + os > r ? t + os : r;
+    x->end = (done > e ? done : e) + local;
+}
+
+double acct_scan_rd_rounds_cost(const struct acct_cost *c, bool exclusive)
+{
+    const int p = c->p;
+    const uint64_t m = c->m;
+    const double g = cost_g(c, m), L = cost_L(c), os = cost_os(c, m), orx = cost_or(c, m);
+    const double gm = cost_gamma(c, m), dm = cost_delta(c, m);
+    struct rd_rank *k = malloc((size_t)p * sizeof *k);
+    double t = NAN;
+    if (k == NULL)
+        return NAN;
+    for (int r = 0; r < p; r++)
+        k[r] = (struct rd_rank){(exclusive ? 1 : 2) * dm, 0, 0};
+    for (int mask = 1; mask < p; mask <<= 1)
+        for (int r = 0; r < p; r++) {
+            const int y = r | mask; /* pairs (r, y), r the lower; y >= p: r skips */
+            if ((r & mask) != 0 || y >= p)
+                continue;
+            const double tr = k[r].nic > k[r].end ? k[r].nic : k[r].end;
+            const double ty = k[y].nic > k[y].end ? k[y].nic : k[y].end;
+            /* the upper partner had a result before iff it was upper before */
+            const double up = gm + (exclusive && (y & (mask - 1)) == 0 ? dm : gm);
+            rd_side(&k[r], tr, ty, g, L, os, orx, gm);
+            rd_side(&k[y], ty, tr, g, L, os, orx, up);
+        }
+    t = 0;
+    for (int r = 0; r < p; r++)
+        t = k[r].end > t ? k[r].end : t;
+    free(k);
+    return t;
+}
+
+/* P = 2^k: ceil(log2 P) exchanges of m bytes, each followed at the highest
+ * rank (always the upper partner) by two reductions; before them the
+ * copies of the input into the result and the partial:
+ *   2 delta m + ceil(log2 P)(g(m) + L + 2 gamma m).
+ * Other P: the rounds, per rank (acct_scan_rd_rounds_cost). */
 double acct_scan_recursive_doubling_cost(const struct acct_cost *c)
 {
+    if (!cost_pow2(c->p))
+        return c->p >= 1 && c->m > 0 ? acct_scan_rd_rounds_cost(c, false) : NAN;
     return 2 * cost_delta(c, c->m) +
            cost_clog2(c->p) * (cost_g(c, c->m) + cost_L(c) + 2 * cost_gamma(c, c->m));
 }

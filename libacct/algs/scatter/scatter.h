@@ -18,4 +18,11 @@ ACCT_ALG_FUNCTIONS(scatter, hier_binomial);
  * own (scatter_hier_linear.c). */
 double acct_scatter_hier_nodes_tail(const struct acct_cost *c, int q);
 
+/* The binomial tree's longest path from the root by subtree span, any P,
+ * in O(log P) (scatter_binomial.c): a node serves its children largest
+ * subtree first, the j-th after the gaps of the first j, each w = g(span m)
+ * with blocks (a scatter of m-byte blocks), else g(m) (one segment of a
+ * broadcast); the child has it L after its gap. NAN without a tree. */
+double acct_binomial_span_path(const struct acct_cost *c, uint64_t m, bool blocks);
+
 #endif

@@ -66,10 +66,58 @@ int acct_scatter_binomial(const struct acct_call *c, struct acct_sched *s)
     return 0;
 }
 
+/* F(n) = max_j (S_j + L + F(span_j)), F(1) = 0, over the children of a
+ * span-n subtree (spans min(2^i, n - 2^i), 2^i < n) sorted largest first
+ * (topo.c's serving order; equal spans are interchangeable), S_j the sum
+ * of the first j gaps. A span-n subtree's children have the spans 2^i
+ * (complete) and at most one n - 2^i: O(log P) spans in all, memoised. */
+struct span_memo {
+    int n[128];
+    double f[128];
+    int used;
+};
+
+static double span_path(const struct acct_cost *c, uint64_t m, bool blocks, int n,
+                        struct span_memo *mm)
+{
+    if (n <= 1)
+        return 0;
+    for (int i = 0; i < mm->used; i++)
+        if (mm->n[i] == n)
+            return mm->f[i];
+    int span[64], d = 0;
+    for (long b = 1; b < n; b *= 2)
+        span[d++] = (int)(b < n - b ? b : n - b);
+    for (int i = 1; i < d; i++) /* largest first */
+        for (int j = i; j > 0 && span[j - 1] < span[j]; j--) {
+            int t = span[j];
+            span[j] = span[j - 1];
+            span[j - 1] = t;
+        }
+    double sum = 0, best = 0;
+    for (int j = 0; j < d; j++) {
+        sum += cost_g(c, blocks ? (uint64_t)span[j] * m : m);
+        double f = sum + cost_L(c) + span_path(c, m, blocks, span[j], mm);
+        best = f > best ? f : best;
+    }
+    if (mm->used < 128) {
+        mm->n[mm->used] = n;
+        mm->f[mm->used++] = best;
+    }
+    return best;
+}
+
+double acct_binomial_span_path(const struct acct_cost *c, uint64_t m, bool blocks)
+{
+    struct span_memo mm = {.used = 0};
+    return c->p >= 1 ? span_path(c, m, blocks, c->p, &mm) : NAN;
+}
+
 /* Binomial tree of blocks (BM04 Table 2), P = 2^k:
- * sum_{j=0}^{k-1} g(2^j m) + k L; other P: the recurrence of
- * acct_cost_binomial_down. */
+ * sum_{j=0}^{k-1} g(2^j m) + k L; other P: the longest path by span
+ * (acct_binomial_span_path; the recurrence of acct_cost_binomial_down, in
+ * O(log P)). */
 double acct_scatter_binomial_cost(const struct acct_cost *c)
 {
-    return cost_pow2(c->p) ? acct_cost_binomial_blocks(c, c->m) : acct_cost_binomial_down(c, c->m, NULL);
+    return cost_pow2(c->p) ? acct_cost_binomial_blocks(c, c->m) : acct_binomial_span_path(c, c->m, true);
 }
