@@ -532,8 +532,12 @@ static void walk_model(struct rctx *c, const struct ynode *y)
         walk_loggp(c, v[GM_INTRA], "model.intra", ia);
         walk_loggp(c, v[GM_INTER], "model.inter", ie);
     }
-    if (v[GM_NIC] != NULL && acct_yt_walk_map(c->p, v[GM_NIC], "model.nic", "key", nic_keys, GN_N,
-                                              nv, nk)) {
+    /* model.nic holds the partition's calibration factors, each optional and
+     * each a refinement a reader's model has a term for or not: one a newer
+     * acct-tune measures is skipped with a warning (docs/tuning-result.md,
+     * "Forward compatibility") */
+    if (v[GM_NIC] != NULL && acct_yt_walk_open_map(c->p, v[GM_NIC], "model.nic", "key", nic_keys,
+                                                   GN_N, nv, nk)) {
         if (!m->has_levels)
             YT_ERR_AT(c->p, v[GM_NIC], "model.nic", "needs model.intra and model.inter");
         /* pairs and gap_factor come together; a layout whose nodes do not

@@ -1099,11 +1099,12 @@ static bool walk_map(struct yt_parse *p, const struct ynode *y, const char *path
                           acct_yt_describe(k, d, sizeof(d)), first->line);
             else if (skip_unknown)
                 acct_yt_warn(p, k->line, k->col, field,
-                             "unknown %s %s%s skipped (known: %s): an optional section of a "
+                             "unknown %s %s%s skipped (known: %s): an optional %s of a "
                              "newer release?",
                              noun, acct_yt_describe(k, d, sizeof(d)),
                              suggest(k->s, k->len, defs, ndefs, hint, sizeof(hint)),
-                             key_list(defs, ndefs, list, sizeof(list)));
+                             key_list(defs, ndefs, list, sizeof(list)),
+                             path[0] != '\0' ? "key" : "section");
             else
                 YT_ERR_AT(p, k, field, "unknown %s %s%s (valid: %s)", noun,
                           acct_yt_describe(k, d, sizeof(d)),
