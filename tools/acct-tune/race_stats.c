@@ -225,34 +225,6 @@ static double spread(const struct race_input *in, size_t c, double *buf)
     return isfinite(med) && med > 0 && isfinite(iqr) ? iqr / med : INFINITY;
 }
 
-/* How far a median over n rounds of a finalist's ratio to native can sit
- * above 1 by noise alone, judged from the A/A twin's own rounds: the
- * twin's per-round log ratios to native have a robust standard deviation
- * s = 1.4826 MAD; a median over n rounds has standard error about
- * 1.2533 s / sqrt(n); one-sided 95 % (z 1.645). A twin whose median
- * happened to land near native (its |median - 1| is the A/A spread) says
- * nothing of that spread, so the guard's band takes the larger of the two
- * (docs/acct-tune.md "The guard"). 0 with fewer than 3 twin rounds. */
-static double median_noise(const struct race_input *aa, enum race_view v, size_t twin,
-                           size_t native, size_t n, double *buf)
-{
-    size_t k = 0;
-    if (aa->rounds < 3 || n == 0)
-        return 0;
-    for (size_t r = 0; r < aa->rounds; r++) {
-        double x = log_ratio(val(aa, v, r, twin), val(aa, v, r, native));
-        if (fabs(x) < 700) /* failed rounds are not noise */
-            buf[k++] = x;
-    }
-    if (k < 3)
-        return 0;
-    double m = race_median(buf, k);
-    for (size_t i = 0; i < k; i++)
-        buf[i] = fabs(buf[i] - m);
-    double s = 1.4826 * race_median(buf, k);
-    return exp(1.645 * 1.2533 * s / sqrt((double)n)) - 1.0;
-}
-
 int race_decide(const struct race_input *in, const struct race_params *pp,
                 struct race_outcome *out)
 {
@@ -274,16 +246,11 @@ int race_decide(const struct race_input *in, const struct race_params *pp,
     struct race_input aa_in = *in;
     if (in->twin_rounds > 0 && in->twin_rounds < in->rounds)
         aa_in.rounds = in->twin_rounds;
-    double disp[RACE_VIEWS];
     for (int v = 0; v < RACE_VIEWS; v++) {
         out->aa[v] = NAN;
-        disp[v] = 0;
-        if (in->twin != RACE_NONE && in->twin < nc) {
+        if (in->twin != RACE_NONE && in->twin < nc)
             out->aa[v] = fabs(ratio_to(&aa_in, (enum race_view)v, in->twin, in->native, buf,
                                        NULL) - 1.0);
-            disp[v] = median_noise(&aa_in, (enum race_view)v, in->twin, in->native,
-                                   in->rounds, buf);
-        }
     }
     /* the guard: no view slower than native beyond the noise band */
     for (size_t c = 0; c < nc; c++) {
@@ -296,8 +263,6 @@ int race_decide(const struct race_input *in, const struct race_params *pp,
             double band = pp->tolerance;
             if (isfinite(out->aa[v]) && out->aa[v] > band)
                 band = out->aa[v];
-            if (disp[v] > band)
-                band = disp[v];
             if (ratio_to(in, (enum race_view)v, c, in->native, buf, NULL) > 1.0 + band)
                 out->verdict[c] = RACE_GUARDED;
         }
