@@ -27,6 +27,24 @@ static inline void fixture_loggp(struct acct_model *mdl, double gamma, double de
     mdl->delta_us_per_byte = delta;
 }
 
+/* Two levels for a layout of rpn ranks per node: set 0 the levels of
+ * tests/daemon/data/result-eth-levels-check.yaml, set 1 a fast intra level
+ * against a slow inter one (net is the inter level). */
+static inline void fixture_levels(struct acct_model *mdl, int set, int rpn)
+{
+    static const struct acct_loggp lv[2][2] = {
+        {{.L_us = 0.5, .o_us = 2.2, .g_us = 0.5, .G_us_per_byte = 0.00015},
+         {.L_us = 48.2, .o_us = 12.5, .g_us = 8.1, .G_us_per_byte = 0.0836}},
+        {{.L_us = 2, .o_us = 1, .g_us = 3, .G_us_per_byte = 0.0004},
+         {.L_us = 20, .o_us = 9, .g_us = 12, .G_us_per_byte = 0.008}},
+    };
+    acct_model_init(mdl);
+    assert_int_equal(acct_loggp_to_plogp(&lv[set][1], &mdl->net), 0);
+    mdl->nodes.ranks_per_node = rpn;
+    assert_int_equal(acct_loggp_to_plogp(&lv[set][0], &mdl->nodes.intra), 0);
+    assert_int_equal(acct_loggp_to_plogp(&lv[set][1], &mdl->nodes.inter), 0);
+}
+
 /* A measured-looking pLogP table: non-linear g(m) with an eager/rendezvous
  * step, small overheads (os, or <= g everywhere). */
 static inline void fixture_plogp(struct acct_model *mdl, double gamma, double delta)

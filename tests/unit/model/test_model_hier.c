@@ -28,17 +28,7 @@
 
 static void levels(struct acct_model *mdl, int set, int rpn, int local, int nic)
 {
-    static const struct acct_loggp lv[2][2] = {
-        {{.L_us = 0.5, .o_us = 2.2, .g_us = 0.5, .G_us_per_byte = 0.00015},
-         {.L_us = 48.2, .o_us = 12.5, .g_us = 8.1, .G_us_per_byte = 0.0836}},
-        {{.L_us = 2, .o_us = 1, .g_us = 3, .G_us_per_byte = 0.0004},
-         {.L_us = 20, .o_us = 9, .g_us = 12, .G_us_per_byte = 0.008}},
-    };
-    acct_model_init(mdl);
-    assert_int_equal(acct_loggp_to_plogp(&lv[set][1], &mdl->net), 0);
-    mdl->nodes.ranks_per_node = rpn;
-    assert_int_equal(acct_loggp_to_plogp(&lv[set][0], &mdl->nodes.intra), 0);
-    assert_int_equal(acct_loggp_to_plogp(&lv[set][1], &mdl->nodes.inter), 0);
+    fixture_levels(mdl, set, rpn);
     mdl->gamma_us_per_byte = local == 1 ? 0.0003 : 0;
     mdl->delta_us_per_byte = local == 2 ? 0.0005 : 0;
     if (nic) { /* measured: 2 pairs 2.17x one way, 2.4x both ways, a pair both ways 1.3x */
