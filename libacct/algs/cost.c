@@ -231,8 +231,8 @@ out:
 double acct_cost_binary(const struct acct_cost *c, uint64_t s, uint64_t ns)
 {
     int k = cost_ilog2(c->p), sends = c->p > 2 ? 2 : 1;
-    if (!cost_pow2(c->p)) /* BM04 Table 1's bound: ceil(log2 P)(2 g + L) per segment */
-        return (double)sends * (double)(ns - 1) * cost_g(c, s) + cost_clog2(c->p) * (2 * cost_g(c, s) + cost_L(c));
+    if (!cost_pow2(c->p))
+        return NAN; /* other P: the tree's longest path (acct_cost_tree_path) */
     double a = k * (cost_g(c, s) + cost_L(c)), b = (k - 1) * (2 * cost_g(c, s) + cost_L(c));
     return (double)sends * (double)(ns - 1) * cost_g(c, s) + (a > b ? a : b);
 }
