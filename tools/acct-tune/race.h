@@ -20,11 +20,11 @@
 /* The views of one timed experiment (microseconds per call). */
 enum race_view {
     RACE_VIEW_MAX = 0,  /* median over repetitions of the slowest rank's time (acct-tune's
-                         * median_us; OSU max and IMB t_max are per-rank means' maximum) */
-    RACE_VIEW_AVG,      /* median over repetitions of the mean over ranks of each rank's
-                         * own time (OSU's default "average latency", IMB t_avg) */
-    RACE_VIEW_RANK_MAX, /* maximum over ranks of each rank's median time (OSU max, IMB
-                         * t_max, with medians instead of means) */
+                         * median_us, the search's statistic) */
+    RACE_VIEW_AVG,      /* mean over ranks of each rank's mean time per call (OSU's default
+                         * "average latency", IMB t_avg) */
+    RACE_VIEW_RANK_MAX, /* maximum over ranks of each rank's mean time per call (OSU's max
+                         * latency, IMB t_max; acct-ab -b without -a) */
     RACE_VIEWS
 };
 

@@ -225,6 +225,34 @@ static double spread(const struct race_input *in, size_t c, double *buf)
     return isfinite(med) && med > 0 && isfinite(iqr) ? iqr / med : INFINITY;
 }
 
+/* The guard's band on view v: the tolerance, or the A/A spread when wider. */
+static double guard_band(const struct race_params *pp, const double *aa, int v)
+{
+    return isfinite(aa[v]) && aa[v] > pp->tolerance ? aa[v] : pp->tolerance;
+}
+
+/* Whether the guard's verdict on finalist c is still open on some view:
+ * the one-sided signed-rank test on the per-round log ratios to native
+ * minus log(1 + band) has not shown them above the band (guarded) or
+ * below it (eligible) at alpha. */
+static bool guard_open(const struct race_input *in, const struct race_params *pp,
+                       const double *aa, size_t c, double *buf)
+{
+    for (int v = 0; v < RACE_VIEWS; v++) {
+        double lb = log1p(guard_band(pp, aa, v));
+        for (size_t r = 0; r < in->rounds; r++)
+            buf[r] = log_ratio(val(in, (enum race_view)v, r, c),
+                               val(in, (enum race_view)v, r, in->native)) - lb;
+        bool above = race_median(buf, in->rounds) > 0;
+        if (!above)
+            for (size_t r = 0; r < in->rounds; r++)
+                buf[r] = -buf[r];
+        if (race_wilcoxon_greater(buf, in->rounds, NULL) >= pp->alpha)
+            return true;
+    }
+    return false;
+}
+
 int race_decide(const struct race_input *in, const struct race_params *pp,
                 struct race_outcome *out)
 {
@@ -260,9 +288,7 @@ int race_decide(const struct race_input *in, const struct race_params *pp,
             continue;
         }
         for (int v = 0; c != in->native && v < RACE_VIEWS; v++) {
-            double band = pp->tolerance;
-            if (isfinite(out->aa[v]) && out->aa[v] > band)
-                band = out->aa[v];
+            double band = guard_band(pp, out->aa, v);
             if (ratio_to(in, (enum race_view)v, c, in->native, buf, NULL) > 1.0 + band)
                 out->verdict[c] = RACE_GUARDED;
         }
@@ -334,6 +360,20 @@ int race_decide(const struct race_input *in, const struct race_params *pp,
         for (size_t c = 0; c < nc; c++)
             open |= c != out->leader && out->verdict[c] == RACE_UNDECIDED;
         out->over = !open;
+    }
+    /* the guard is a point estimate on each view; where a contender's is
+     * not yet clear of the band — the leader's, or a guarded finalist's
+     * that would lead without it — one race's noise could carry it across,
+     * so the race goes on to the cap (docs/acct-tune.md "Racing", "The
+     * guard's rounds") */
+    if (out->over && !pp->final && in->rounds < pp->max_rounds) {
+        for (size_t c = 0; c < nc && out->over; c++) {
+            bool contender = c != in->native && c != in->twin &&
+                             (c == out->leader ||
+                              (out->verdict[c] == RACE_GUARDED && rel[c] < rel[out->leader]));
+            if (contender && guard_open(in, pp, out->aa, c, buf))
+                out->over = false;
+        }
     }
     /* the winner among the leader and its equivalents */
     size_t nequiv = 0, winner = out->leader;

@@ -8,6 +8,7 @@
 #   all 8:                      tworetune.sh                      (BUDGET 28m, the default)
 #   reduce_scatter_block alone: OPS=reduce_scatter_block BUDGET=8m TIME=15 PAIR_ROUNDS=21 tworetune.sh
 #   bcast and scatter at 64K:   OPS=bcast,scatter SIZES=64K BUDGET=4m TIME=15 PAIR_ROUNDS=41 tworetune.sh
+# RACE_ROUNDS (default 8, the runs above) sets --race-rounds: the mean-based views' check used 20.
 # and the differing 64K cells again, 41 rounds, with and without a busy loop:
 #   pair-busy.sh, or acct-retune-pair ... --collectives bcast,scatter --sizes 64K --rounds 41
 set -u
@@ -29,7 +30,7 @@ for r in 1 2; do
   if [ $r = 2 ]; then sh -c 'while :; do :; done' & busy=$!; fi
   echo "retune $r start $(date -u +%T) load $(cut -d' ' -f1-3 /proc/loadavg) busy=${busy:-none}"
   $acctctl retune -p eth -i tcp-100m -s $sock --nodes 4 --ranks-per-node 2 --ops $ops --budget $budget --time ${TIME:-45} \
-     --workdir $work --no-node-import -- --sizes $sizes --comm-sizes 8 --race 3 --race-rounds 8 --reps 10 --point-limit 1.5 > $out/retune$r.log 2>&1
+     --workdir $work --no-node-import -- --sizes $sizes --comm-sizes 8 --race 3 --race-rounds ${RACE_ROUNDS:-8} --reps 10 --point-limit 1.5 > $out/retune$r.log 2>&1
   echo "retune $r exit $? end $(date -u +%T) load $(cut -d' ' -f1-3 /proc/loadavg)"
   if [ -n "$busy" ]; then kill $busy; wait $busy 2>/dev/null; busy=; fi
   v=$(sed -n 's/^activated version \([0-9]*\) of eth.*/\1/p' $out/retune$r.log | tail -1)

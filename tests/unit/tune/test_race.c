@@ -322,6 +322,88 @@ static void test_decide_guard(void **state)
     acct_assert(o.over && o.winner == 0 && t.verdict[1] == RACE_GUARDED, "native only");
 }
 
+static void set_view(struct synth *s, size_t c, enum race_view v, double base, const double *r)
+{
+    for (size_t k = 0; k < s->rounds; k++)
+        s->t[v][k * s->nc + c] = base * r[k];
+}
+
+/* The guard's rounds: where a contender's guard straddles the band, the
+ * race goes on to the cap instead of stopping when the metric's test
+ * settles (issue 23: at scatter 64 KiB one retune of four let through a
+ * method the three others guarded). */
+static void test_decide_guard_rounds(void **state)
+{
+    (void)state;
+    static struct synth s;
+    struct race_outcome o;
+    const double one[20] = { 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1 };
+    const double fast[20] = { .85, .84, .86, .85, .85, .84, .86, .85, .85, .84,
+                              .86, .85, .85, .84, .86, .85, .85, .84, .86, .85 };
+    const double clear[20] = { .80, .81, .79, .80, .82, .80, .81, .79, .80, .80,
+                               .80, .81, .79, .80, .82, .80, .81, .79, .80, .80 };
+    /* the slowest rank's time per call against native's, round by round:
+     * median 1.02 (inside the 3 % band) but half the rounds beyond it */
+    const double straddle[20] = { .95, 1.10, .97, 1.08, 1.00, 1.06, .96, 1.09, 1.01, 1.05,
+                                  .95, 1.10, .97, 1.08, 1.00, 1.06, .96, 1.09, 1.01, 1.05 };
+    /* median 1.07: guarded, but not shown beyond the band either */
+    const double above[20] = { 1.12, .98, 1.15, 1.01, 1.09, 1.05, 1.20, .97, 1.10, 1.04,
+                               1.12, .98, 1.15, 1.01, 1.09, 1.05, 1.20, .97, 1.10, 1.04 };
+
+    /* A is 15 % faster than native on the metric (avg) every round; its
+     * max view equals native's; its rank_max is clear (0.8): the race is
+     * over at 6 rounds, A by the test */
+    s.nc = 2;
+    s.rounds = 6;
+    for (int v = 0; v < RACE_VIEWS; v++)
+        set_view(&s, 0, (enum race_view)v, 100, one);
+    set_view(&s, 1, RACE_VIEW_MAX, 100, one);
+    set_view(&s, 1, RACE_VIEW_AVG, 100, fast);
+    set_view(&s, 1, RACE_VIEW_RANK_MAX, 100, clear);
+    acct_assert(decide(&s, 0, RACE_NONE, RACE_NONE, NULL, RACE_VIEW_AVG, &o) == 0, "decide");
+    acct_assert(o.over && o.winner == 1, "clear guard: over at 6, A (over %d winner %zu)",
+                o.over, o.winner);
+    /* the same, A's rank_max straddling the band: not over at 6 rounds (the
+     * metric's test alone would stop), over at the cap with the guard's
+     * point estimate (1.02 < 1.03: A eligible, A wins) */
+    set_view(&s, 1, RACE_VIEW_RANK_MAX, 100, straddle);
+    acct_assert(decide(&s, 0, RACE_NONE, RACE_NONE, NULL, RACE_VIEW_AVG, &o) == 0, "decide");
+    acct_assert(!o.over && o.leader == 1 && s.verdict[1] != RACE_GUARDED,
+                "straddling guard: not over at 6 (over %d leader %zu)", o.over, o.leader);
+    s.rounds = 20;
+    for (int v = 0; v < RACE_VIEWS; v++)
+        set_view(&s, 0, (enum race_view)v, 100, one);
+    set_view(&s, 1, RACE_VIEW_MAX, 100, one);
+    set_view(&s, 1, RACE_VIEW_AVG, 100, fast);
+    set_view(&s, 1, RACE_VIEW_RANK_MAX, 100, straddle);
+    acct_assert(decide(&s, 0, RACE_NONE, RACE_NONE, NULL, RACE_VIEW_AVG, &o) == 0, "decide");
+    acct_assert(o.over && o.winner == 1, "at the cap: over, A (over %d winner %zu)", o.over,
+                o.winner);
+    /* a guarded finalist that would lead without the guard, its guard not
+     * shown: native leads, yet the race goes on (before, native leading
+     * with nothing undecided stopped it at 6) */
+    s.rounds = 6;
+    set_view(&s, 1, RACE_VIEW_RANK_MAX, 100, above);
+    acct_assert(decide(&s, 0, RACE_NONE, RACE_NONE, NULL, RACE_VIEW_AVG, &o) == 0, "decide");
+    acct_assert(s.verdict[1] == RACE_GUARDED && o.leader == 0 && !o.over,
+                "guarded, not shown: native leads, not over (A %s leader %zu over %d)",
+                race_verdict_name(s.verdict[1]), o.leader, o.over);
+    s.rounds = 20;
+    for (int v = 0; v < RACE_VIEWS; v++)
+        set_view(&s, 0, (enum race_view)v, 100, one);
+    set_view(&s, 1, RACE_VIEW_MAX, 100, one);
+    set_view(&s, 1, RACE_VIEW_AVG, 100, fast);
+    set_view(&s, 1, RACE_VIEW_RANK_MAX, 100, above);
+    acct_assert(decide(&s, 0, RACE_NONE, RACE_NONE, NULL, RACE_VIEW_AVG, &o) == 0, "decide");
+    acct_assert(o.over && o.winner == 0 && s.verdict[1] == RACE_GUARDED,
+                "at the cap: native, A guarded (over %d winner %zu)", o.over, o.winner);
+    /* the budget's cut decides at once, open guard or not */
+    s.rounds = 6;
+    acct_assert(decide_final(&s, 0, RACE_NONE, RACE_NONE, NULL, RACE_VIEW_AVG, true, &o) == 0,
+                "decide");
+    acct_assert(o.over && o.winner == 0, "final: over, native");
+}
+
 /* The A/A spread from the twin's first rounds only (race_input.twin_rounds,
  * acct-race-replay's "twin to round k"): a twin equal to native in rounds
  * 0-3 and 25 % off after gives a narrow band over 4 rounds (A, 20 % slower
@@ -607,6 +689,7 @@ static const struct acct_test_case cases[] = {
     ACCT_TEST_CASE("native", test_decide_native_equivalent),
     ACCT_TEST_CASE("native_early", test_decide_native_early),
     ACCT_TEST_CASE("guard", test_decide_guard),
+    ACCT_TEST_CASE("guard_rounds", test_decide_guard_rounds),
     ACCT_TEST_CASE("not_shown", test_decide_not_shown),
     ACCT_TEST_CASE("incumbent_not_shown", test_decide_incumbent_not_shown),
     ACCT_TEST_CASE("failed", test_decide_failed_rounds),
