@@ -312,12 +312,17 @@ static int measure_levels(struct tune_ctx *x, struct tune_run_info *run, struct 
         n->inter = mdl->net;
     else if (rc == 0)
         rc = measure_checked(0, inter, sizes, nsizes, &slow, "inter", &n->inter);
-    /* the pair duplex: one message each way at 1 and 4 MiB (the leaders'
-     * exchange of a node-aware method), its factor and overlap (session
-     * 35; streamed messages overlap and hid it: session 34's 4 x 512 KiB) */
+    /* the pair duplex: one message each way (the leaders' exchange of a
+     * node-aware method; streamed messages overlap and hide it) at five
+     * sizes up to 1 MiB, 7 times each, its factor and overlap by a robust
+     * fit (docs/models.md "Calibrated per partition": two sizes, 1 and
+     * 4 MiB, gave c = 723 KiB where holds gave 100-192 KiB) */
+    static const uint64_t dx_sizes[] = { 256u << 10, 384u << 10, 512u << 10, 768u << 10,
+                                         1u << 20 };
+    const size_t dx_n = sizeof(dx_sizes) / sizeof(dx_sizes[0]);
     struct acct_plogp_overlap dx = {0};
     if (rc == 0) {
-        rc = acct_plogp_pair_overlap(MPI_COMM_WORLD, 0, inter, 1u << 20, 4u << 20, 5, &dx);
+        rc = acct_plogp_pair_overlap(MPI_COMM_WORLD, 0, inter, dx_sizes, dx_n, 7, &dx);
         /* beyond the result's bound the pair was not timed as a link (a
          * host that did not schedule a rank): not used, as not measured */
         bool ok = dx.factor <= ACCT_RESULT_PAIR_DUPLEX_MAX;
@@ -359,14 +364,17 @@ static int measure_levels(struct tune_ctx *x, struct tune_run_info *run, struct 
         run->model.nic_bidir_gap_factor = k >= 2 ? n->nic_bidir_factor : 0;
         run->model.pair_duplex_factor = n->pair_duplex_factor;
         run->model.pair_duplex_overlap_bytes = n->pair_duplex_overlap_bytes;
-        if (rank == 0)
-            fprintf(stderr, "acct-tune: pair duplex (ranks 0, %d), one message each way: 1 MiB "
-                    "%.2f ms both ways, %.2f ms one way; 4 MiB %.2f ms, %.2f ms (medians of 5): "
-                    "factor %.3f beyond %llu bytes%s\n", inter, 1e3 * dx.at1.both_median_s,
-                    1e3 * dx.at1.one_median_s, 1e3 * dx.at2.both_median_s,
-                    1e3 * dx.at2.one_median_s, dx.factor,
+        if (rank == 0) {
+            fprintf(stderr, "acct-tune: pair duplex (ranks 0, %d), one message each way, both "
+                    "ways / one way, medians of 7:", inter);
+            for (size_t i = 0; i < dx.n; i++)
+                fprintf(stderr, "%s %llu KiB %.2f / %.2f ms", i ? ";" : "",
+                        (unsigned long long)(dx_sizes[i] >> 10),
+                        1e3 * dx.at[i].both_median_s, 1e3 * dx.at[i].one_median_s);
+            fprintf(stderr, ": factor %.3f beyond %llu bytes%s\n", dx.factor,
                     (unsigned long long)n->pair_duplex_overlap_bytes,
                     n->pair_duplex_factor > 0 ? "" : " (not a link's: not used)");
+        }
     }
     free(label);
     return rc;

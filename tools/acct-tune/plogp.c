@@ -440,26 +440,22 @@ static int duplex_once(MPI_Comm comm, int me, int a, int b, bool both, char *buf
     return rc;
 }
 
-int acct_plogp_pair_overlap(MPI_Comm comm, int a, int b, uint64_t m1, uint64_t m2, int reps,
+int acct_plogp_pair_overlap(MPI_Comm comm, int a, int b, const uint64_t *m, size_t n, int reps,
                             struct acct_plogp_overlap *out)
 {
     struct acct_plogp_overlap o = {0};
-    if (out == NULL || m1 < 1 || m2 <= m1 ||
-        acct_plogp_pair_duplex(comm, a, b, m1, 1, reps, &o.at1) != 0 ||
-        acct_plogp_pair_duplex(comm, a, b, m2, 1, reps, &o.at2) != 0)
+    double one[ACCT_PLOGP_OVERLAP_SIZES], both[ACCT_PLOGP_OVERLAP_SIZES];
+    if (out == NULL || m == NULL || n < 2 || n > ACCT_PLOGP_OVERLAP_SIZES)
         return -1;
-    const double t1 = o.at1.one_median_s, t2 = o.at2.one_median_s;
-    const double x1 = o.at1.both_median_s - t1, x2 = o.at2.both_median_s - t2;
-    const double d = t2 > t1 ? 1 + (x2 - x1) / (t2 - t1) : 0;
-    if (!(t2 > t1)) {
-        o.factor = 0; /* one way not slower at m2: not a link's timing (a loaded host) */
-    } else if (!(d >= 1.05) || !(x2 > x1)) {
-        o.factor = 1; /* the two ways overlap */
-    } else {
-        double k = (x2 - x1) / (double)(m2 - m1), c = (double)m1 - x1 / k;
-        o.factor = d;
-        o.overlap_bytes = c <= 0 ? 0 : c >= (double)m1 ? m1 : (uint64_t)(c + 0.5);
+    for (size_t i = 0; i < n; i++) {
+        if (acct_plogp_pair_duplex(comm, a, b, m[i], 1, reps, &o.at[i]) != 0)
+            return -1;
+        one[i] = o.at[i].one_median_s;
+        both[i] = o.at[i].both_median_s;
     }
+    o.n = n;
+    if (acct_plogp_overlap_fit(m, one, both, n, &o.factor, &o.overlap_bytes) != 0)
+        return -1;
     *out = o;
     return 0;
 }

@@ -11,6 +11,7 @@
 #include <mpi.h>
 
 #include "acct/model.h"
+#include "plogp_fit.h"
 
 /* Repetitions (medians are taken); defaults when 0. */
 struct acct_plogp_opts {
@@ -80,24 +81,21 @@ int acct_plogp_pair_duplex(MPI_Comm comm, int a, int b, uint64_t m, int stream, 
                            struct acct_plogp_duplex *out);
 
 /* The pair duplex's factor and overlap (issue 21; docs/models.md
- * "Calibrated per partition", session 35): acct_plogp_pair_duplex with one
- * message each way (stream 1) at m1 and at m2 > m1 bytes; with t the
- * one-way medians and x the both-ways medians' excess over them, the
- * model both(m) = one(m) + k (m - c) for m > c gives k = (x2 - x1) /
- * (m2 - m1), c = m1 - x1 / k (within [0, m1]) and factor D = 1 + (x2 -
- * x1) / (t2 - t1), the model's pair_duplex_factor and
- * pair_duplex_overlap_bytes. D < 1.05 (the ways overlap): factor 1,
- * overlap 0; the one-way time not growing from m1 to m2 (not a link's
- * timing: a loaded host): factor 0, not measured. Open MPI 4.1 over
- * TCP: D = 2, c = 192 KiB (its btl_tcp_min_rdma_pipeline_size) on the
- * emulated cluster. Same agreement and returns as
- * acct_plogp_pair_duplex. */
+ * "Calibrated per partition"): acct_plogp_pair_duplex with one message
+ * each way (stream 1) at each of the n sizes m[] (2 to
+ * ACCT_PLOGP_OVERLAP_SIZES, reps each), then acct_plogp_overlap_fit on
+ * their medians. Same agreement and returns as acct_plogp_pair_duplex.
+ * acct-tune times 256, 384, 512, 768 KiB and 1 MiB: Open MPI 4.1 over TCP
+ * on the emulated cluster gives D = 2, c = 192 KiB (its
+ * btl_tcp_min_rdma_pipeline_size) there, while at 4 MiB the two ways
+ * overlapped in one hold and not in another (docs/models.md). */
 struct acct_plogp_overlap {
-    struct acct_plogp_duplex at1, at2; /* the two sizes' measurements */
-    double factor;                     /* D >= 1 */
-    uint64_t overlap_bytes;            /* c */
+    struct acct_plogp_duplex at[ACCT_PLOGP_OVERLAP_SIZES]; /* per size */
+    size_t n;
+    double factor;          /* D >= 1; 0: not a link's timing */
+    uint64_t overlap_bytes; /* c */
 };
-int acct_plogp_pair_overlap(MPI_Comm comm, int a, int b, uint64_t m1, uint64_t m2, int reps,
+int acct_plogp_pair_overlap(MPI_Comm comm, int a, int b, const uint64_t *m, size_t n, int reps,
                             struct acct_plogp_overlap *out);
 
 #endif
