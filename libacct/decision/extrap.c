@@ -119,6 +119,51 @@ int acct_extrap_trust_at(const struct acct_result_point *pts, size_t n, enum acc
 
 /* ---- one point ------------------------------------------------------------------------ */
 
+/* A ranking beyond ACCT_MODEL_RANK_EXACT_P ranks answers the candidates
+ * its screen left out with their closed forms. On a laid-out model those
+ * cost a flat method on the inter-node level without the NIC sharing
+ * (struct acct_model_nodes), so one can head the ranking at a fraction of
+ * what the model predicts for it. While the head is such a screened
+ * closed form, it gets the model's full prediction (acct_model_predict_how;
+ * its closed form again when the simulation is over budget, which then
+ * stands) and moves to its place, at most ACCT_EXTRAP_REFINE times. */
+static void refine(struct acct_model_pred *v, size_t nv, enum acct_coll_id coll, int q,
+                   uint64_t m, const struct acct_model *mdl)
+{
+    if (q <= ACCT_MODEL_RANK_EXACT_P)
+        return; /* every candidate had the full prediction */
+    for (int k = 0; k < ACCT_EXTRAP_REFINE && nv > 0 && v[0].how == ACCT_MODEL_CLOSED_FORM;
+         k++) {
+        enum acct_model_source how;
+        double t = acct_model_predict_how(coll, &v[0].d, q, m, mdl, &how);
+        bool same = how == ACCT_MODEL_CLOSED_FORM && t == v[0].t_us;
+        v[0].t_us = t;
+        v[0].how = how;
+        if (same)
+            return; /* the closed form is the model's answer */
+        for (size_t i = 0; i + 1 < nv && (!isfinite(v[i].t_us) || v[i + 1].t_us < v[i].t_us);
+             i++) {
+            if (!isfinite(v[i + 1].t_us))
+                break;
+            struct acct_model_pred x = v[i];
+            v[i] = v[i + 1];
+            v[i + 1] = x;
+        }
+    }
+}
+
+int acct_extrap_rank_at(enum acct_coll_id coll, int q, int rpn, uint64_t m,
+                        const struct acct_model *mdl, struct acct_model_pred **out, size_t *n)
+{
+    struct acct_model at;
+    acct_whatif_model_at(mdl, q, rpn, &at);
+    if (acct_model_rank(coll, q, m, acct_whatif_nodes(q, rpn), &at, 0, 0, out, n) != 0)
+        return -1;
+    if (rpn > 0)
+        refine(*out, *n, coll, q, m, &at);
+    return 0;
+}
+
 static int decide(enum acct_coll_id coll, int q, uint64_t m, bool nodes,
                   const struct acct_decision *w, const struct acct_model *mdl, double margin,
                   struct acct_decision *out, struct acct_decision *runner_up)
@@ -131,6 +176,8 @@ static int decide(enum acct_coll_id coll, int q, uint64_t m, bool nodes,
     memset(runner_up, 0, sizeof(*runner_up));
     if (acct_model_rank(coll, q, m, nodes, mdl, 0, 0, &v, &nv) != 0)
         return -1;
+    if (mdl->nodes.ranks_per_node > 0) /* laid out (acct_whatif_model_at) */
+        refine(v, nv, coll, q, m, mdl);
     if (nv == 0 || !isfinite(v[0].t_us)) {
         free(v);
         return 1; /* nothing predicted: native */
@@ -213,6 +260,8 @@ static int decide_sizes(enum acct_coll_id coll, int q, const uint64_t *m, size_t
             rc = -1;
             goto out;
         }
+        if (mdl->nodes.ranks_per_node > 0) /* laid out: as decide() */
+            refine(v, nv, coll, q, m[j], mdl);
         if (nv == 0 || !isfinite(v[0].t_us) || !(v[0].t_us > 0)) {
             free(v);
             goto out; /* nothing predicted at this size: no method at every size */

@@ -902,7 +902,8 @@ static void layout_case(const struct acct_rules_model *levels, bool flat_trusted
                 const struct acct_decision *dd = acct_table_lookup(t, m);
                 struct acct_model_pred *r = NULL;
                 size_t nr = 0;
-                acct_assert(acct_model_rank(coll, p, m, true, &at, 0, 0, &r, &nr) == 0 && nr > 0,
+                acct_assert(acct_extrap_rank_at(coll, p, lay_rpn, m, &fm, &r, &nr) == 0 &&
+                                nr > 0,
                             "rank");
                 double td = (dd->alg->flags & ACCT_ALG_NATIVE) ? NAN
                                                                 : acct_model_predict(coll, dd, p,

@@ -37,6 +37,7 @@
 #include <stddef.h>
 
 #include "acct/model.h"
+#include "acct/model_space.h"
 #include "acct/result.h"
 #include "acct/rules.h"
 
@@ -154,6 +155,18 @@ int acct_extrap_decide_at(enum acct_coll_id coll, int q, int rpn, uint64_t m,
                           const struct acct_decision *w, const struct acct_model *mdl,
                           double margin, struct acct_decision *out,
                           struct acct_decision *runner_up);
+
+/* The ranking acct_extrap_decide_at decides from: acct_model_rank on the
+ * model laid out at rpn (node-aware methods where q ranks span nodes)
+ * and, rpn > 0 beyond ACCT_MODEL_RANK_EXACT_P ranks, while its head is a
+ * closed form the screen answered, the head's full prediction
+ * (acct_model_predict) moved to its place, at most ACCT_EXTRAP_REFINE
+ * times (a laid-out closed form of a flat method ignores the NIC sharing
+ * and can head the list at a fraction of its prediction). *out allocated.
+ * 0 or -1. */
+#define ACCT_EXTRAP_REFINE 32
+int acct_extrap_rank_at(enum acct_coll_id coll, int q, int rpn, uint64_t m,
+                        const struct acct_model *mdl, struct acct_model_pred **out, size_t *n);
 
 /* The same for a collective decided from the communicator size alone
  * (gatherv, scatterv, alltoallv: !acct_coll_bytes_alike) at q ranks, over
