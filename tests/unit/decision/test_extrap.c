@@ -20,6 +20,15 @@
  *              sizes, of predicted time over each size's best); the same
  *              check fails on the rules that extend the 8-rank row to max
  *              ("whatever won at 8 ranks"), so it can fail.
+ *     layout   per layout: a fixture measured at 4 ranks per node on a
+ *              model with levels gets layout-bound model rows up to
+ *              MAX_COMM_SIZE; at 4 ranks per node each decision at 16, 64,
+ *              ... ranks is within the margin of the laid-out model's best,
+ *              node-aware methods included (acct_extrap_rank_at); no
+ *              layout-free model rule names a node-aware method; at 2 ranks
+ *              per node the flat model's guarantee holds; prints the time
+ *              of acct_extrap_rules (`test_extrap layout 1024` for the cost)
+ *     layout_provenance  bad provenance.model levels: FILE:LINE:COLUMN: FIELD
  *
  * The fixture: per collective, comm sizes 2..8, message sizes 8 B, 1 KiB,
  * 64 KiB, 256 KiB, 1 MiB; every method of the model's space (4 segment
