@@ -1003,6 +1003,49 @@ static void test_layout(void **state)
     layout_case(&uniform, true);
 }
 
+/* Not a ctest case (nothing timed is asserted): the cost of one laid-out
+ * ranking at MAX_COMM_SIZE ranks, 4 ranks per node, 64 KiB and 1 MiB, as
+ * the model regions per layout ask it at their largest row
+ * (`test_extrap rank_cost 65536`; docs/acct-tune.md, "Model regions"). */
+static void test_rank_cost(void **state)
+{
+    (void)state;
+    static const enum acct_coll_id colls[] = { ACCT_COLL_bcast, ACCT_COLL_allreduce,
+                                               ACCT_COLL_reduce, ACCT_COLL_allgather };
+    static const uint64_t ms[] = { 65536, 1048576 };
+    struct acct_rules_model rm = lay_levels;
+    struct acct_model mdl;
+    rm.present = true;
+    rm.L_us = eth.L_us;
+    rm.o_us = eth.o_us;
+    rm.g_us = eth.g_us;
+    rm.G_us_per_byte = eth.G_us_per_byte;
+    rm.margin = ACCT_EXTRAP_MARGIN;
+    acct_assert(acct_extrap_model(&rm, &mdl) == 0, "model");
+    for (size_t c = 0; c < sizeof colls / sizeof *colls; c++)
+        for (size_t j = 0; j < 2; j++) {
+            struct acct_model_pred *r = NULL;
+            size_t nr = 0, sim = 0, closed = 0;
+            struct timespec t0, t1;
+            clock_gettime(CLOCK_MONOTONIC, &t0);
+            acct_assert(acct_extrap_rank_at(colls[c], max_comm, lay_rpn, ms[j], &mdl, &r, &nr) ==
+                                0 && nr > 0,
+                        "rank");
+            clock_gettime(CLOCK_MONOTONIC, &t1);
+            for (size_t i = 0; i < nr; i++) {
+                sim += r[i].how == ACCT_MODEL_SIMULATED || r[i].how == ACCT_MODEL_SYMMETRIC;
+                closed += r[i].how == ACCT_MODEL_CLOSED_FORM;
+            }
+            printf("%s %d ranks, 4 per node, %llu B: %.2f s, %zu candidates (%zu simulated, %zu "
+                   "closed forms), best %s (%s) %.0f us\n",
+                   acct_coll_name(colls[c]), max_comm, (unsigned long long)ms[j],
+                   (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9,
+                   nr, sim, closed, r[0].d.alg->name, acct_model_source_name(r[0].how),
+                   r[0].t_us);
+            free(r);
+        }
+}
+
 /* provenance.model's levels are checked like every field: FILE:LINE:COLUMN:
  * FIELD; unknown keys are errors. */
 static void test_layout_provenance(void **state)
@@ -1088,6 +1131,7 @@ int main(int argc, char **argv)
         ACCT_TEST_CASE("below", test_below),
         ACCT_TEST_CASE("layout", test_layout),
         ACCT_TEST_CASE("layout_provenance", test_layout_provenance),
+        ACCT_TEST_CASE("rank_cost", test_rank_cost),
     };
     if (argc > 2)
         max_comm = atoi(argv[2]);
