@@ -11,6 +11,7 @@
 
 #include "acct/common.h"
 #include "acct/model_space.h"
+#include "acct/model_whatif.h"
 #include "internal.h"
 
 int acct_extrap_model(const struct acct_rules_model *rm, struct acct_model *mdl)
@@ -23,6 +24,15 @@ int acct_extrap_model(const struct acct_rules_model *rm, struct acct_model *mdl)
     lg = (struct acct_loggp){ rm->L_us, rm->o_us, rm->g_us, rm->G_us_per_byte };
     acct_model_init(&m);
     if (acct_loggp_to_plogp(&lg, &m.net) != 0)
+        return -1;
+    if (rm->has_levels &&
+        acct_whatif_model_levels(
+            (const double[4]){ rm->intra.L_us, rm->intra.o_us, rm->intra.g_us,
+                               rm->intra.G_us_per_byte },
+            (const double[4]){ rm->inter.L_us, rm->inter.o_us, rm->inter.g_us,
+                               rm->inter.G_us_per_byte },
+            rm->nic_pairs, rm->nic_gap_factor, rm->nic_bidir_pairs, rm->nic_bidir_gap_factor,
+            rm->pair_duplex_factor, rm->pair_duplex_overlap_bytes, &m) != 0)
         return -1;
     *mdl = m;
     return 0;
@@ -49,6 +59,13 @@ int acct_extrap_trust(const struct acct_result_point *pts, size_t n, enum acct_c
                       const struct acct_model *mdl, double margin,
                       struct acct_extrap_report *rep)
 {
+    return acct_extrap_trust_at(pts, n, coll, mdl, 0, margin, rep);
+}
+
+int acct_extrap_trust_at(const struct acct_result_point *pts, size_t n, enum acct_coll_id coll,
+                         const struct acct_model *mdl, int rpn, double margin,
+                         struct acct_extrap_report *rep)
+{
     const struct acct_result_point **v = malloc((n > 0 ? n : 1) * sizeof(*v));
     double *err = malloc((n > 0 ? n : 1) * sizeof(*err));
     size_t nv = 0;
@@ -70,7 +87,9 @@ int acct_extrap_trust(const struct acct_result_point *pts, size_t n, enum acct_c
         for (j = i; j < nv && cmp_cell(&v[i], &v[j]) == 0; j++) {
             const struct acct_result_point *x = v[j];
             best = fmin(best, x->median_us);
-            double t = acct_model_predict(coll, &x->d, x->comm_size, x->bytes, mdl);
+            struct acct_model at;
+            acct_whatif_model_at(mdl, x->comm_size, rpn, &at);
+            double t = acct_model_predict(coll, &x->d, x->comm_size, x->bytes, &at);
             if (!isfinite(t))
                 continue; /* native, or no prediction */
             if (x->median_us > 0)
@@ -100,9 +119,54 @@ int acct_extrap_trust(const struct acct_result_point *pts, size_t n, enum acct_c
 
 /* ---- one point ------------------------------------------------------------------------ */
 
-int acct_extrap_decide(enum acct_coll_id coll, int q, uint64_t m, const struct acct_decision *w,
-                       const struct acct_model *mdl, double margin, struct acct_decision *out,
-                       struct acct_decision *runner_up)
+/* A ranking beyond ACCT_MODEL_RANK_EXACT_P ranks answers the candidates
+ * its screen left out with their closed forms. On a laid-out model those
+ * cost a flat method on the inter-node level without the NIC sharing
+ * (struct acct_model_nodes), so one can head the ranking at a fraction of
+ * what the model predicts for it. While the head is such a screened
+ * closed form, it gets the model's full prediction (acct_model_predict_how;
+ * its closed form again when the simulation is over budget, which then
+ * stands) and moves to its place, at most ACCT_EXTRAP_REFINE times. */
+static void refine(struct acct_model_pred *v, size_t nv, enum acct_coll_id coll, int q,
+                   uint64_t m, const struct acct_model *mdl)
+{
+    if (q <= ACCT_MODEL_RANK_EXACT_P)
+        return; /* every candidate had the full prediction */
+    for (int k = 0; k < ACCT_EXTRAP_REFINE && nv > 0 && v[0].how == ACCT_MODEL_CLOSED_FORM;
+         k++) {
+        enum acct_model_source how;
+        double t = acct_model_predict_how(coll, &v[0].d, q, m, mdl, &how);
+        bool same = how == ACCT_MODEL_CLOSED_FORM && t == v[0].t_us;
+        v[0].t_us = t;
+        v[0].how = how;
+        if (same)
+            return; /* the closed form is the model's answer */
+        for (size_t i = 0; i + 1 < nv && (!isfinite(v[i].t_us) || v[i + 1].t_us < v[i].t_us);
+             i++) {
+            if (!isfinite(v[i + 1].t_us))
+                break;
+            struct acct_model_pred x = v[i];
+            v[i] = v[i + 1];
+            v[i + 1] = x;
+        }
+    }
+}
+
+int acct_extrap_rank_at(enum acct_coll_id coll, int q, int rpn, uint64_t m,
+                        const struct acct_model *mdl, struct acct_model_pred **out, size_t *n)
+{
+    struct acct_model at;
+    acct_whatif_model_at(mdl, q, rpn, &at);
+    if (acct_model_rank(coll, q, m, acct_whatif_nodes(q, rpn), &at, 0, 0, out, n) != 0)
+        return -1;
+    if (rpn > 0)
+        refine(*out, *n, coll, q, m, &at);
+    return 0;
+}
+
+static int decide(enum acct_coll_id coll, int q, uint64_t m, bool nodes,
+                  const struct acct_decision *w, const struct acct_model *mdl, double margin,
+                  struct acct_decision *out, struct acct_decision *runner_up)
 {
     struct acct_model_pred *v = NULL;
     size_t nv = 0;
@@ -110,8 +174,10 @@ int acct_extrap_decide(enum acct_coll_id coll, int q, uint64_t m, const struct a
 
     memset(out, 0, sizeof(*out));
     memset(runner_up, 0, sizeof(*runner_up));
-    if (acct_model_rank(coll, q, m, false, mdl, 0, 0, &v, &nv) != 0)
+    if (acct_model_rank(coll, q, m, nodes, mdl, 0, 0, &v, &nv) != 0)
         return -1;
+    if (mdl->nodes.ranks_per_node > 0) /* laid out (acct_whatif_model_at) */
+        refine(v, nv, coll, q, m, mdl);
     if (nv == 0 || !isfinite(v[0].t_us)) {
         free(v);
         return 1; /* nothing predicted: native */
@@ -136,6 +202,23 @@ int acct_extrap_decide(enum acct_coll_id coll, int q, uint64_t m, const struct a
     return 0;
 }
 
+int acct_extrap_decide(enum acct_coll_id coll, int q, uint64_t m, const struct acct_decision *w,
+                       const struct acct_model *mdl, double margin, struct acct_decision *out,
+                       struct acct_decision *runner_up)
+{
+    return decide(coll, q, m, false, w, mdl, margin, out, runner_up);
+}
+
+int acct_extrap_decide_at(enum acct_coll_id coll, int q, int rpn, uint64_t m,
+                          const struct acct_decision *w, const struct acct_model *mdl,
+                          double margin, struct acct_decision *out,
+                          struct acct_decision *runner_up)
+{
+    struct acct_model at;
+    acct_whatif_model_at(mdl, q, rpn, &at);
+    return decide(coll, q, m, acct_whatif_nodes(q, rpn), w, &at, margin, out, runner_up);
+}
+
 /* One method's score over the sizes: the sum of log(t / best) and how many
  * sizes predicted it. */
 struct sized {
@@ -144,10 +227,23 @@ struct sized {
     size_t n;
 };
 
+static int decide_sizes(enum acct_coll_id coll, int q, const uint64_t *m, size_t nm, bool nodes,
+                        const struct acct_decision *w, const struct acct_model *mdl,
+                        double margin, struct acct_decision *out,
+                        struct acct_decision *runner_up);
+
 int acct_extrap_decide_sizes(enum acct_coll_id coll, int q, const uint64_t *m, size_t nm,
                              const struct acct_decision *w, const struct acct_model *mdl,
                              double margin, struct acct_decision *out,
                              struct acct_decision *runner_up)
+{
+    return decide_sizes(coll, q, m, nm, false, w, mdl, margin, out, runner_up);
+}
+
+static int decide_sizes(enum acct_coll_id coll, int q, const uint64_t *m, size_t nm, bool nodes,
+                        const struct acct_decision *w, const struct acct_model *mdl,
+                        double margin, struct acct_decision *out,
+                        struct acct_decision *runner_up)
 {
     struct sized *c = NULL;
     size_t nc = 0, cap = 0;
@@ -160,10 +256,12 @@ int acct_extrap_decide_sizes(enum acct_coll_id coll, int q, const uint64_t *m, s
     for (size_t j = 0; j < nm; j++) {
         struct acct_model_pred *v = NULL;
         size_t nv = 0;
-        if (acct_model_rank(coll, q, m[j], false, mdl, 0, 0, &v, &nv) != 0) {
+        if (acct_model_rank(coll, q, m[j], nodes, mdl, 0, 0, &v, &nv) != 0) {
             rc = -1;
             goto out;
         }
+        if (mdl->nodes.ranks_per_node > 0) /* laid out: as decide() */
+            refine(v, nv, coll, q, m[j], mdl);
         if (nv == 0 || !isfinite(v[0].t_us) || !(v[0].t_us > 0)) {
             free(v);
             goto out; /* nothing predicted at this size: no method at every size */
@@ -259,9 +357,15 @@ static bool same_decisions(const struct acct_rule *a, const struct acct_rule *b)
              acct_decision_equal(&a->runner_up, &b->runner_up)));
 }
 
+static bool same_binding(const struct acct_rule *a, const struct acct_rule *b)
+{
+    return a->rpn_min == b->rpn_min && a->rpn_max == b->rpn_max && a->layout == b->layout;
+}
+
 static bool same_rule_cells(const struct acct_rule *a, const struct acct_rule *b)
 {
-    return a->bytes_min == b->bytes_min && a->bytes_max == b->bytes_max && same_decisions(a, b);
+    return a->bytes_min == b->bytes_min && a->bytes_max == b->bytes_max &&
+           same_binding(a, b) && same_decisions(a, b);
 }
 
 /* Append rule to l (capacity *cap). */
@@ -328,53 +432,124 @@ static size_t *counter(struct acct_extrap_report *rep, size_t off)
     return (size_t *)(void *)((char *)rep + off);
 }
 
-/* The rules of one row of a band at the row's far size q, the measured
- * edge e: model rules (trusted, q >= 2), else one native rule. Fills
- * row[0..*nr). Returns 0 or -1 (out of memory). */
-static int band_row(enum acct_coll_id coll, const struct acct_rule_list *l, int e, int q,
-                    bool modelled, const uint64_t *bytes, size_t nb, const struct acct_model *mdl,
-                    double margin, struct acct_rule *row, size_t *nr,
+/* The layout of the model regions per layout: the model laid out at rpn
+ * ranks per node (rpn 0: none), trusted or not on the measured cells
+ * there. */
+struct layout {
+    int rpn;
+    bool trusted;
+};
+
+/* One cell of a row (one column, or the whole row for a collective decided
+ * from the communicator size alone): its rule, or none. */
+struct cell {
+    bool present;
+    struct acct_rule r;
+};
+
+/* The cell of column j (nb columns; bytes NULL: one column [0, max], the
+ * collapse over the measured sizes) at q ranks: a model rule (modelled),
+ * a native rule with evidence: none (native), or none. The model is laid
+ * out at rpn (0: flat; node-aware methods where q ranks span nodes). */
+static int row_cell(enum acct_coll_id coll, const struct acct_rule_list *l, int e, int q,
+                    bool modelled, bool native, const uint64_t *bytes, size_t nb, size_t j,
+                    int rpn, const struct acct_model *mdl, double margin, struct cell *c,
                     struct acct_extrap_report *rep)
 {
-    *nr = 0;
-    if (!modelled) { /* no evidence: the MPI library's collective */
-        row[(*nr)++] = (struct acct_rule){ .bytes_max = UINT64_MAX,
-                                           .d = { .alg = acct_alg_native(coll) },
-                                           .evidence = ACCT_EVIDENCE_NONE };
+    const bool alike = acct_coll_bytes_alike(coll);
+    struct acct_rule *r = &c->r;
+    struct acct_model at;
+
+    memset(c, 0, sizeof(*c));
+    r->bytes_min = !alike || j == 0 ? 0 : acct_geo_mid(bytes[j - 1], bytes[j]) + 1;
+    r->bytes_max = !alike || j + 1 == nb ? UINT64_MAX : acct_geo_mid(bytes[j], bytes[j + 1]);
+    if (!modelled) { /* no evidence: the MPI library's collective, or no rule */
+        r->d = (struct acct_decision){ .alg = acct_alg_native(coll) };
+        r->evidence = ACCT_EVIDENCE_NONE;
+        c->present = native;
         return 0;
     }
-    if (!acct_coll_bytes_alike(coll)) { /* one rule for every size: the row's collapse */
-        struct acct_rule r = { .bytes_max = UINT64_MAX, .evidence = ACCT_EVIDENCE_MODEL };
-        const struct acct_rule *mw = rule_at(l, e, 0);
-        int d = acct_extrap_decide_sizes(coll, q, bytes, nb, mw != NULL ? &mw->d : NULL, mdl,
-                                         margin, &r.d, &r.runner_up);
-        if (d < 0)
-            return -1;
+    r->evidence = ACCT_EVIDENCE_MODEL;
+    acct_whatif_model_at(mdl, q, rpn, &at);
+    const bool nodes = acct_whatif_nodes(q, rpn);
+    const struct acct_rule *mw = rule_at(l, e, alike ? bytes[j] : 0);
+    int d = alike ? decide(coll, q, bytes[j], nodes, mw != NULL ? &mw->d : NULL, &at, margin,
+                           &r->d, &r->runner_up)
+                  : decide_sizes(coll, q, bytes, nb, nodes, mw != NULL ? &mw->d : NULL, &at,
+                                 margin, &r->d, &r->runner_up);
+    if (d < 0)
+        return -1;
+    if (rpn > 0) {
+        rep->at_points++;
+        rep->at_hier += d == 0 && (r->d.alg->flags & ACCT_ALG_NODES) != 0;
+    } else
         rep->points++;
-        if (d == 0) {
-            rep->kept += mw != NULL && acct_decision_equal(&r.d, &mw->d);
-            row[(*nr)++] = r;
+    if (d == 1)
+        return 0; /* no prediction: no rule, native */
+    if (rpn == 0)
+        rep->kept += mw != NULL && acct_decision_equal(&r->d, &mw->d);
+    c->present = true;
+    return 0;
+}
+
+/* Append r bound to ranks per node [lo, hi] (0, 0: unbound) to row (*nr),
+ * merged into the row's last rule of the same binding and decisions when
+ * their bytes meet. */
+static void row_put(struct acct_rule *row, size_t *nr, const struct acct_rule *r, int lo, int hi)
+{
+    struct acct_rule x = *r;
+    x.rpn_min = lo;
+    x.rpn_max = hi;
+    for (size_t k = *nr; k-- > 0;)
+        if (same_binding(&row[k], &x)) {
+            if (row[k].bytes_max + 1 == x.bytes_min && same_decisions(&row[k], &x)) {
+                row[k].bytes_max = x.bytes_max;
+                return;
+            }
+            break;
         }
-        return 0;
-    }
-    for (size_t j = 0; j < nb; j++) {
-        struct acct_rule r = { .evidence = ACCT_EVIDENCE_MODEL };
-        const struct acct_rule *mw = rule_at(l, e, bytes[j]);
-        r.bytes_min = j == 0 ? 0 : acct_geo_mid(bytes[j - 1], bytes[j]) + 1;
-        r.bytes_max = j + 1 == nb ? UINT64_MAX : acct_geo_mid(bytes[j], bytes[j + 1]);
-        int d = acct_extrap_decide(coll, q, bytes[j], mw != NULL ? &mw->d : NULL, mdl, margin,
-                                   &r.d, &r.runner_up);
-        if (d < 0)
+    row[(*nr)++] = x;
+}
+
+/* The rules of one row of a band at the row's far size q, the measured
+ * edge e: per cell the flat model's rule (trusted, q >= 2), else a native
+ * one (the band below) or none (above); at a layout (lay->rpn >= 2, q
+ * ranks spanning nodes) also the laid-out model's, and where the two
+ * differ both, bound to the layout and to the others. Fills row[0..*nr)
+ * (room for 3 per column). Returns 0 or -1 (out of memory). */
+static int band_row(enum acct_coll_id coll, const struct acct_rule_list *l, int e, int q,
+                    const struct band *b, const uint64_t *bytes, size_t nb,
+                    const struct acct_model *mdl, double margin, const struct layout *lay,
+                    struct acct_rule *row, size_t *nr, struct acct_extrap_report *rep)
+{
+    const size_t ncols = acct_coll_bytes_alike(coll) ? nb : 1;
+    const bool at = lay->rpn >= 2 && acct_whatif_nodes(q, lay->rpn);
+    const bool native = b->native_untrusted || q < 2;
+
+    *nr = 0;
+    for (size_t j = 0; j < ncols; j++) {
+        struct cell f, a;
+        if (row_cell(coll, l, e, q, rep->trusted && q >= 2, native, bytes, nb, j, 0, mdl,
+                     margin, &f, rep) != 0)
             return -1;
-        rep->points++;
-        if (d == 1)
-            continue; /* no prediction: no rule, native */
-        rep->kept += mw != NULL && acct_decision_equal(&r.d, &mw->d);
-        if (*nr > 0 && row[*nr - 1].bytes_max + 1 == r.bytes_min &&
-            same_decisions(&row[*nr - 1], &r))
-            row[*nr - 1].bytes_max = r.bytes_max;
-        else
-            row[(*nr)++] = r;
+        if (!at) {
+            if (f.present)
+                row_put(row, nr, &f.r, 0, 0);
+            continue;
+        }
+        if (row_cell(coll, l, e, q, lay->trusted && q >= 2, native, bytes, nb, j, lay->rpn, mdl,
+                     margin, &a, rep) != 0)
+            return -1;
+        if (f.present && a.present && same_decisions(&f.r, &a.r)) {
+            row_put(row, nr, &f.r, 0, 0); /* one rule for every layout */
+            continue;
+        }
+        if (f.present) { /* the flat decision for the other layouts */
+            row_put(row, nr, &f.r, 1, lay->rpn - 1);
+            row_put(row, nr, &f.r, lay->rpn + 1, INT_MAX);
+        }
+        if (a.present)
+            row_put(row, nr, &a.r, lay->rpn, lay->rpn);
     }
     return 0;
 }
@@ -382,8 +557,8 @@ static int band_row(enum acct_coll_id coll, const struct acct_rule_list *l, int 
 /* The rows of one band of a collective (edge e, limit: P above, 1 below). */
 static int band_rows(const struct band *b, enum acct_coll_id coll, int e, int limit,
                      const uint64_t *bytes, size_t nb, const struct acct_model *mdl,
-                     double margin, struct acct_rules *rules, size_t *cap, struct acct_rule *row,
-                     struct acct_extrap_report *rep)
+                     double margin, const struct layout *lay, struct acct_rules *rules,
+                     size_t *cap, struct acct_rule *row, struct acct_extrap_report *rep)
 {
     struct acct_rule_list *l = &rules->coll[coll];
     size_t prev_first = 0, prev_n = 0;
@@ -391,17 +566,17 @@ static int band_rows(const struct band *b, enum acct_coll_id coll, int e, int li
 
     if (b->dir > 0 ? e >= limit : e <= limit)
         return 0; /* nothing beyond the edge */
-    if (!rep->trusted && !b->native_untrusted)
+    if (!rep->trusted && !(lay->rpn >= 2 && lay->trusted) && !b->native_untrusted)
         return 0;
     for (int from = e + b->dir;;) {
         int q = b->far(from, limit);
         int lo = b->dir > 0 ? from : q, hi = b->dir > 0 ? q : from;
         size_t nr = 0;
         bool modelled = rep->trusted && q >= 2;
-        if (band_row(coll, l, e, q, modelled, bytes, nb, mdl, margin, row, &nr, rep) != 0)
+        if (band_row(coll, l, e, q, b, bytes, nb, mdl, margin, lay, row, &nr, rep) != 0)
             return -1;
         *counter(rep, b->rows) += modelled;
-        if (!modelled)
+        if (!modelled && b->native_untrusted)
             rep->native_below += (size_t)(hi - lo + 1);
         for (size_t j = 0; j < nr; j++) {
             row[j].comm_min = lo;
@@ -425,6 +600,7 @@ static int band_rows(const struct band *b, enum acct_coll_id coll, int e, int li
                 rc = push(l, cap, &row[j]);
                 rules->nrules += rc == 0;
                 *counter(rep, b->rules) += rc == 0;
+                rep->at_rules += rc == 0 && acct_rule_layout_bound(&row[j]);
             }
             if (rc != 0)
                 return -1;
@@ -437,7 +613,7 @@ static int band_rows(const struct band *b, enum acct_coll_id coll, int e, int li
 
 /* The model (and native) rows of one collective, both bands. */
 static int coll_rows(const struct acct_result_point *pts, size_t n, enum acct_coll_id coll,
-                     const struct acct_model *mdl, double margin, int pmax,
+                     const struct acct_model *mdl, double margin, int pmax, int rpn,
                      struct acct_rules *rules, struct acct_extrap_report *rep)
 {
     struct acct_rule_list *l = &rules->coll[coll];
@@ -445,6 +621,7 @@ static int coll_rows(const struct acct_result_point *pts, size_t n, enum acct_co
     struct acct_rule *row = NULL;
     size_t nb = 0, cap = l->n;
     int rc = 0, pm = 0, pmin = INT_MAX;
+    struct layout lay = { 0, false };
 
     if (bytes == NULL)
         return -1;
@@ -467,19 +644,33 @@ static int coll_rows(const struct acct_result_point *pts, size_t n, enum acct_co
         rc = -1;
         goto out;
     }
+    if (rpn >= 2) { /* the same policy on the model laid out as measured */
+        struct acct_extrap_report t;
+        memset(&t, 0, sizeof(t));
+        if (acct_extrap_trust_at(pts, n, coll, mdl, rpn, margin, &t) != 0) {
+            rc = -1;
+            goto out;
+        }
+        rep->rpn = lay.rpn = rpn;
+        rep->at_cells = t.cells;
+        rep->at_hits = t.hits;
+        rep->at_pairs = t.pairs;
+        rep->at_median_err = t.median_err;
+        rep->at_trusted = lay.trusted = t.trusted;
+    }
     qsort(bytes, nb, sizeof(*bytes), cmp_u64);
     size_t k = 0;
     for (size_t i = 0; i < nb; i++)
         if (k == 0 || bytes[i] != bytes[k - 1])
             bytes[k++] = bytes[i];
     nb = k;
-    if ((row = malloc((nb > 0 ? nb : 1) * sizeof(*row))) == NULL) {
+    if ((row = malloc(3 * (nb > 0 ? nb : 1) * sizeof(*row))) == NULL) {
         rc = -1;
         goto out;
     }
     for (size_t s = 0; s < ACCT_ARRAY_LEN(bands) && rc == 0; s++)
         rc = band_rows(&bands[s], coll, bands[s].dir > 0 ? pm : pmin, bands[s].dir > 0 ? pmax : 1,
-                       bytes, nb, mdl, margin, rules, &cap, row, rep);
+                       bytes, nb, mdl, margin, &lay, rules, &cap, row, rep);
     if (rc == 0) /* in file order: the bands below come first */
         qsort(l->v, l->n, sizeof(*l->v), acct_rule_cmp);
 out:
@@ -489,6 +680,7 @@ out:
 }
 
 int acct_extrap_rules(const struct acct_result_point *pts, size_t n, const struct acct_loggp *lg,
+                      const struct acct_rules_model *levels, int ranks_per_node,
                       const char *run, double margin, int max_comm_size,
                       struct acct_rules *rules, struct acct_extrap_report rep[ACCT_COLL_COUNT],
                       struct acct_model_memo *memo, struct acct_diags *diags)
@@ -496,6 +688,7 @@ int acct_extrap_rules(const struct acct_result_point *pts, size_t n, const struc
     struct acct_extrap_report mine[ACCT_COLL_COUNT];
     struct acct_rules_model *rm = &rules->prov.model;
     struct acct_model mdl;
+    const bool at = levels != NULL && levels->has_levels && ranks_per_node >= 2;
 
     if (rep == NULL)
         rep = mine;
@@ -509,6 +702,20 @@ int acct_extrap_rules(const struct acct_result_point *pts, size_t n, const struc
         return ACCT_RULES_EINVAL;
     }
     memset(rm, 0, sizeof(*rm));
+    if (at) { /* the levels the layout rows are predicted with */
+        rm->has_levels = true;
+        rm->intra = levels->intra;
+        rm->inter = levels->inter;
+        rm->nic_pairs = levels->nic_pairs >= 2 ? levels->nic_pairs : 0;
+        rm->nic_gap_factor = rm->nic_pairs ? levels->nic_gap_factor : 0;
+        rm->nic_bidir_pairs = rm->nic_pairs && levels->nic_bidir_pairs >= 2
+                                  ? levels->nic_bidir_pairs
+                                  : 0;
+        rm->nic_bidir_gap_factor = rm->nic_bidir_pairs ? levels->nic_bidir_gap_factor : 0;
+        rm->pair_duplex_factor = levels->pair_duplex_factor >= 1 ? levels->pair_duplex_factor : 0;
+        rm->pair_duplex_overlap_bytes =
+            rm->pair_duplex_factor >= 1 ? levels->pair_duplex_overlap_bytes : 0;
+    }
     rm->L_us = lg->L_us;
     rm->o_us = lg->o_us;
     rm->g_us = lg->g_us;
@@ -531,8 +738,8 @@ int acct_extrap_rules(const struct acct_result_point *pts, size_t n, const struc
     for (int c = 0; c < ACCT_COLL_COUNT && rc == ACCT_RULES_OK; c++) {
         if (rules->coll[c].n == 0)
             continue;
-        if (coll_rows(pts, n, (enum acct_coll_id)c, &mdl, margin, max_comm_size, rules,
-                      &rep[c]) != 0)
+        if (coll_rows(pts, n, (enum acct_coll_id)c, &mdl, margin, max_comm_size,
+                      at ? ranks_per_node : 0, rules, &rep[c]) != 0)
             rc = ACCT_RULES_ENOMEM;
         else if (rules->nrules > ACCT_RULES_MAX_RULES) {
             acct_diags_add(diags, 0, 0, "model regions",

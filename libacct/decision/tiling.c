@@ -26,7 +26,10 @@ int acct_rule_cmp(const void *pa, const void *pb)
     const struct acct_rule *a = pa, *b = pb;
     if (a->comm_min != b->comm_min)
         return a->comm_min < b->comm_min ? -1 : 1;
-    return (a->bytes_min > b->bytes_min) - (a->bytes_min < b->bytes_min);
+    if (a->bytes_min != b->bytes_min)
+        return (a->bytes_min > b->bytes_min) - (a->bytes_min < b->bytes_min);
+    /* layout-bound rules of the same cells (model regions per layout) */
+    return (a->rpn_min > b->rpn_min) - (a->rpn_min < b->rpn_min);
 }
 
 static void emit(struct acct_rule *out, size_t *n, const struct open_rect *o, size_t i1,

@@ -125,11 +125,31 @@ static const struct yt_key prov_keys[P_N] = {
 };
 
 /* provenance.model: the parameters behind the evidence: model rules. */
-enum { M_RUN, M_L, M_O, M_G_GAP, M_G_BYTE, M_MARGIN, M_N };
+enum { M_RUN, M_L, M_O, M_G_GAP, M_G_BYTE, M_MARGIN, M_INTRA, M_INTER, M_NIC, M_N };
 static const struct yt_key model_keys[M_N] = {
     [M_RUN] = { "tuning_run", false }, [M_L] = { "L", true },  [M_O] = { "o", true },
     [M_G_GAP] = { "g", true },         [M_G_BYTE] = { "G", true },
-    [M_MARGIN] = { "margin", true },
+    [M_MARGIN] = { "margin", true },   [M_INTRA] = { "intra", false },
+    [M_INTER] = { "inter", false },    [M_NIC] = { "nic", false },
+};
+
+/* provenance.model.intra and .inter: one level's LogGP numbers. */
+enum { ML_L, ML_O, ML_G_GAP, ML_G_BYTE, ML_N };
+static const struct yt_key level_keys[ML_N] = {
+    [ML_L] = { "L", true }, [ML_O] = { "o", true },
+    [ML_G_GAP] = { "g", true }, [ML_G_BYTE] = { "G", true },
+};
+
+/* provenance.model.nic: the NIC sharing factors (the tuning result's
+ * model.nic keys). */
+enum { MN_PAIRS, MN_FACTOR, MN_BPAIRS, MN_BFACTOR, MN_DUPLEX, MN_OVERLAP, MN_N };
+static const struct yt_key nic_keys[MN_N] = {
+    [MN_PAIRS] = { "pairs", false },
+    [MN_FACTOR] = { "gap_factor", false },
+    [MN_BPAIRS] = { "bidir_pairs", false },
+    [MN_BFACTOR] = { "bidir_gap_factor", false },
+    [MN_DUPLEX] = { "pair_duplex_factor", false },
+    [MN_OVERLAP] = { "pair_duplex_overlap_bytes", false },
 };
 
 enum { L_RPN, L_PLACEMENT, L_N };
@@ -224,6 +244,122 @@ static void walk_runs(struct rwalk *w, const struct ynode *key, const struct yno
     }
 }
 
+static void walk_level(struct rwalk *w, const struct ynode *y, const char *name,
+                       struct acct_rules_loggp *out)
+{
+    char f[ACCT_DIAG_FIELD_MAX];
+    const struct ynode *v[ML_N], *k[ML_N];
+    double *dst[ML_N] = { &out->L_us, &out->o_us, &out->g_us, &out->G_us_per_byte };
+
+    if (!acct_yt_walk_map(w->p, y, rpath(w, f, sizeof(f), "provenance.model.%s", name), "key",
+                          level_keys, ML_N, v, k))
+        return;
+    for (int i = 0; i < ML_N; i++) {
+        double x;
+        if (v[i] != NULL &&
+            acct_yt_get_number(w->p, v[i],
+                               rpath(w, f, sizeof(f), "provenance.model.%s.%s", name,
+                                     level_keys[i].name),
+                               0, false, &x))
+            *dst[i] = x == 0 ? 0 : x; /* no -0 */
+    }
+}
+
+/* A whole number of pairs in [2, 1048576] at provenance.model.nic.NAME. */
+static bool nic_pairs_at(struct rwalk *w, const struct ynode *y, const char *name, int *out)
+{
+    char f[ACCT_DIAG_FIELD_MAX];
+    long long x;
+    if (!acct_yt_get_int_in(w->p, y, rpath(w, f, sizeof(f), "provenance.model.nic.%s", name),
+                            "a number of pairs (integer in [2, 1048576])", 2, 1 << 20, false, &x))
+        return false;
+    *out = (int)x;
+    return true;
+}
+
+/* A factor >= 1 (at most max) at provenance.model.nic.NAME. */
+static bool nic_factor_at(struct rwalk *w, const struct ynode *y, const char *name, double max,
+                          double *out)
+{
+    char f[ACCT_DIAG_FIELD_MAX];
+    double x;
+    rpath(w, f, sizeof(f), "provenance.model.nic.%s", name);
+    if (!acct_yt_get_number(w->p, y, f, 1, false, &x))
+        return false;
+    if (x > max) {
+        YT_ERR_AT(w->p, y, f, "%s is too large: the maximum is %g", y->s, max);
+        return false;
+    }
+    *out = x;
+    return true;
+}
+
+/* The levels (intra, inter) and nic of provenance.model: the parameters of
+ * the layout-bound modelled rules (docs/rules.md, "Evidence"). Unknown keys
+ * are errors, as everywhere in a rules file. */
+static void walk_model_levels(struct rwalk *w, const struct ynode *const v[M_N],
+                              struct acct_rules_model *m)
+{
+    char f[ACCT_DIAG_FIELD_MAX];
+    const struct ynode *nv[MN_N], *nk[MN_N];
+    struct yt_parse *p = w->p;
+
+    if ((v[M_INTRA] != NULL) != (v[M_INTER] != NULL))
+        YT_ERR_AT(p, v[M_INTRA] != NULL ? v[M_INTRA] : v[M_INTER],
+                  rpath(w, f, sizeof(f), "provenance.model.%s",
+                        v[M_INTRA] != NULL ? "intra" : "inter"),
+                  "intra and inter come together (an intra-node and an inter-node level)");
+    else if (v[M_INTRA] != NULL) {
+        m->has_levels = true;
+        walk_level(w, v[M_INTRA], "intra", &m->intra);
+        walk_level(w, v[M_INTER], "inter", &m->inter);
+    }
+    if (v[M_NIC] == NULL || !acct_yt_walk_map(p, v[M_NIC],
+                                              rpath(w, f, sizeof(f), "provenance.model.nic"),
+                                              "key", nic_keys, MN_N, nv, nk))
+        return;
+    if (!m->has_levels)
+        YT_ERR_AT(p, v[M_NIC], rpath(w, f, sizeof(f), "provenance.model.nic"),
+                  "needs provenance.model.intra and provenance.model.inter");
+    if ((nv[MN_PAIRS] != NULL) != (nv[MN_FACTOR] != NULL))
+        YT_ERR_AT(p, nv[MN_PAIRS] != NULL ? nv[MN_PAIRS] : nv[MN_FACTOR],
+                  rpath(w, f, sizeof(f), "provenance.model.nic.%s",
+                        nv[MN_PAIRS] != NULL ? "pairs" : "gap_factor"),
+                  "pairs and gap_factor come together (the NIC factor)");
+    else if (nv[MN_PAIRS] != NULL && nic_pairs_at(w, nv[MN_PAIRS], "pairs", &m->nic_pairs))
+        nic_factor_at(w, nv[MN_FACTOR], "gap_factor", 1e6, &m->nic_gap_factor);
+    if ((nv[MN_BPAIRS] != NULL) != (nv[MN_BFACTOR] != NULL))
+        YT_ERR_AT(p, nv[MN_BPAIRS] != NULL ? nv[MN_BPAIRS] : nv[MN_BFACTOR],
+                  rpath(w, f, sizeof(f), "provenance.model.nic.%s",
+                        nv[MN_BPAIRS] != NULL ? "bidir_pairs" : "bidir_gap_factor"),
+                  "bidir_pairs and bidir_gap_factor come together (the two-way factor)");
+    else if (nv[MN_BPAIRS] != NULL && nv[MN_PAIRS] == NULL)
+        YT_ERR_AT(p, nv[MN_BPAIRS], rpath(w, f, sizeof(f), "provenance.model.nic.bidir_pairs"),
+                  "the two-way factor needs pairs and gap_factor");
+    else if (nv[MN_BPAIRS] != NULL &&
+             nic_pairs_at(w, nv[MN_BPAIRS], "bidir_pairs", &m->nic_bidir_pairs))
+        nic_factor_at(w, nv[MN_BFACTOR], "bidir_gap_factor", 1e6, &m->nic_bidir_gap_factor);
+    if (nv[MN_DUPLEX] != NULL)
+        nic_factor_at(w, nv[MN_DUPLEX], "pair_duplex_factor", ACCT_RULES_PAIR_DUPLEX_MAX,
+                      &m->pair_duplex_factor);
+    if (nv[MN_OVERLAP] != NULL) {
+        uint64_t x;
+        rpath(w, f, sizeof(f), "provenance.model.nic.pair_duplex_overlap_bytes");
+        if (nv[MN_DUPLEX] == NULL)
+            YT_ERR_AT(p, nv[MN_OVERLAP], f, "needs pair_duplex_factor (the overlap is its)");
+        else if (acct_yt_get_size(p, nv[MN_OVERLAP], f, false, &x)) {
+            if (x > ACCT_RULES_PAIR_OVERLAP_MAX)
+                YT_ERR_AT(p, nv[MN_OVERLAP], f, "%s is too large: the maximum is 1G",
+                          nv[MN_OVERLAP]->s);
+            else
+                m->pair_duplex_overlap_bytes = x;
+        }
+    }
+    if (nv[MN_PAIRS] == NULL && nv[MN_BPAIRS] == NULL && nv[MN_DUPLEX] == NULL)
+        YT_ERR_AT(p, v[M_NIC], rpath(w, f, sizeof(f), "provenance.model.nic"),
+                  "needs pairs and gap_factor, pair_duplex_factor, or both");
+}
+
 static void walk_model(struct rwalk *w, const struct ynode *y, struct acct_rules_model *m)
 {
     char f[ACCT_DIAG_FIELD_MAX];
@@ -267,6 +403,7 @@ static void walk_model(struct rwalk *w, const struct ynode *y, struct acct_rules
                 m->margin = x;
         }
     }
+    walk_model_levels(w, v, m);
     m->present = p->errors == errors;
 }
 
@@ -900,6 +1037,15 @@ static bool model_equal(const struct acct_rules_model *a, const struct acct_rule
 {
     if (!a->present || !b->present)
         return a->present == b->present;
+    if (a->has_levels != b->has_levels ||
+        (a->has_levels &&
+         (memcmp(&a->intra, &b->intra, sizeof(a->intra)) != 0 ||
+          memcmp(&a->inter, &b->inter, sizeof(a->inter)) != 0 || a->nic_pairs != b->nic_pairs ||
+          a->nic_gap_factor != b->nic_gap_factor || a->nic_bidir_pairs != b->nic_bidir_pairs ||
+          a->nic_bidir_gap_factor != b->nic_bidir_gap_factor ||
+          a->pair_duplex_factor != b->pair_duplex_factor ||
+          a->pair_duplex_overlap_bytes != b->pair_duplex_overlap_bytes)))
+        return false;
     return strcmp(a->run, b->run) == 0 && a->L_us == b->L_us && a->o_us == b->o_us &&
            a->g_us == b->g_us && a->G_us_per_byte == b->G_us_per_byte && a->margin == b->margin;
 }
@@ -956,6 +1102,45 @@ static void write_int(FILE *f, int v)
         fprintf(f, "%d", v);
 }
 
+/* provenance.model's levels and nic, inside its flow mapping (numbers as
+ * acct_yt_write_number writes them: they read back equal). */
+static void write_model_levels(FILE *f, const struct acct_rules_model *m)
+{
+    if (!m->has_levels)
+        return;
+    const struct acct_rules_loggp *lv[] = { &m->intra, &m->inter };
+    for (int l = 0; l < 2; l++) {
+        const double x[] = { lv[l]->L_us, lv[l]->o_us, lv[l]->g_us, lv[l]->G_us_per_byte };
+        fprintf(f, ", %s: {", l == 0 ? "intra" : "inter");
+        for (int i = 0; i < ML_N; i++) {
+            fprintf(f, "%s%s: ", i ? ", " : "", level_keys[i].name);
+            acct_yt_write_number(f, x[i]);
+        }
+        fputc('}', f);
+    }
+    if (m->nic_pairs < 2 && !(m->pair_duplex_factor >= 1))
+        return;
+    const char *sep = "";
+    fputs(", nic: {", f);
+    if (m->nic_pairs >= 2) {
+        fprintf(f, "pairs: %d, gap_factor: ", m->nic_pairs);
+        acct_yt_write_number(f, m->nic_gap_factor);
+        sep = ", ";
+        if (m->nic_bidir_pairs >= 2) {
+            fprintf(f, ", bidir_pairs: %d, bidir_gap_factor: ", m->nic_bidir_pairs);
+            acct_yt_write_number(f, m->nic_bidir_gap_factor);
+        }
+    }
+    if (m->pair_duplex_factor >= 1) {
+        fprintf(f, "%spair_duplex_factor: ", sep);
+        acct_yt_write_number(f, m->pair_duplex_factor);
+        if (m->pair_duplex_overlap_bytes > 0)
+            fprintf(f, ", pair_duplex_overlap_bytes: %llu",
+                    (unsigned long long)m->pair_duplex_overlap_bytes);
+    }
+    fputc('}', f);
+}
+
 int acct_rules_write_indented(FILE *f, const struct acct_rules *r, const char *in)
 {
     const struct acct_provenance *p = &r->prov;
@@ -1007,6 +1192,7 @@ int acct_rules_write_indented(FILE *f, const struct acct_rules *r, const char *i
             fprintf(f, "%s%s: ", i > 0 ? ", " : "", names[i]);
             acct_yt_write_number(f, vals[i]);
         }
+        write_model_levels(f, &p->model);
         fputs("}\n", f);
     }
     if (p->nruns > 0) {

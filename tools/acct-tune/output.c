@@ -362,6 +362,14 @@ static void print_region_report(enum acct_coll_id coll, const struct acct_extrap
                 printf(": none, larger communicators run native\n");
         }
     }
+    if (r->rpn >= 2) /* per layout: the model laid out as measured, node-aware methods in */
+        printf(TUNE_NAME ": model regions of %s at %d ranks per node: model's pick within %gx "
+               "of the measured best at %zu of %zu cells, median error %.0f %% of %zu "
+               "predictions: %s, %zu layout-bound rules, a node-aware method at %zu of %zu "
+               "points\n",
+               acct_coll_name(coll), r->rpn, margin, r->at_hits, r->at_cells,
+               r->at_median_err * 100, r->at_pairs, r->at_trusted ? "trusted" : "not trusted",
+               r->at_rules, r->at_hier, r->at_points);
     if (r->measured_min > 1) { /* below the smallest (the same trust) */
         printf(TUNE_NAME ": model regions of %s below %d ranks: %s", acct_coll_name(coll),
                r->measured_min, r->trusted ? "trusted" : "not trusted");
@@ -392,8 +400,24 @@ static int model_regions(const struct tune_opts *o, const struct tune_run_info *
     acct_diags_reset(&diags, "model regions");
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    rc = acct_extrap_rules(res->points, res->npoints, &lg, run->id, o->extrap_margin,
-                           o->max_comm_size, rules, rep, NULL, &diags);
+    /* per layout: the run's levels, at the ranks per node it measured at */
+    const struct acct_result_model *rmod = &run->model;
+    struct acct_rules_model levels = {
+        .has_levels = rmod->has_levels,
+        .intra = { rmod->intra.L_us, rmod->intra.o_us, rmod->intra.g_us,
+                   rmod->intra.G_us_per_byte },
+        .inter = { rmod->inter.L_us, rmod->inter.o_us, rmod->inter.g_us,
+                   rmod->inter.G_us_per_byte },
+        .nic_pairs = rmod->nic_pairs,
+        .nic_gap_factor = rmod->nic_gap_factor,
+        .nic_bidir_pairs = rmod->nic_bidir_pairs,
+        .nic_bidir_gap_factor = rmod->nic_bidir_gap_factor,
+        .pair_duplex_factor = rmod->pair_duplex_factor,
+        .pair_duplex_overlap_bytes = rmod->pair_duplex_overlap_bytes,
+    };
+    rc = acct_extrap_rules(res->points, res->npoints, &lg, &levels, run->cond.ranks_per_node,
+                           run->id, o->extrap_margin, o->max_comm_size, rules, rep, NULL,
+                           &diags);
     if (rc != ACCT_RULES_OK) {
         char line[TUNE_ERRLEN] = "out of memory";
         if (diags.n > 0)

@@ -20,6 +20,15 @@
  *              sizes, of predicted time over each size's best); the same
  *              check fails on the rules that extend the 8-rank row to max
  *              ("whatever won at 8 ranks"), so it can fail.
+ *     layout   per layout: a fixture measured at 4 ranks per node on a
+ *              model with levels gets layout-bound model rows up to
+ *              MAX_COMM_SIZE; at 4 ranks per node each decision at 16, 64,
+ *              ... ranks is within the margin of the laid-out model's best,
+ *              node-aware methods included (acct_extrap_rank_at); no
+ *              layout-free model rule names a node-aware method; at 2 ranks
+ *              per node the flat model's guarantee holds; prints the time
+ *              of acct_extrap_rules (`test_extrap layout 1024` for the cost)
+ *     layout_provenance  bad provenance.model levels: FILE:LINE:COLUMN: FIELD
  *
  * The fixture: per collective, comm sizes 2..8, message sizes 8 B, 1 KiB,
  * 64 KiB, 256 KiB, 1 MiB; every method of the model's space (4 segment
@@ -31,6 +40,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "acct_test.h"
 
@@ -436,7 +446,7 @@ static void test_regions(void **state)
                                                    .G_us_per_byte = eth.G_us_per_byte,
                                                    .margin = ACCT_EXTRAP_MARGIN };
 
-    acct_assert(acct_extrap_rules(all, nall, &eth, "r-fixture", ACCT_EXTRAP_MARGIN, max_comm,
+    acct_assert(acct_extrap_rules(all, nall, &eth, NULL, 0, "r-fixture", ACCT_EXTRAP_MARGIN, max_comm,
                                   rules, rep, memo, &d) == ACCT_RULES_OK, "model regions");
     for (int c = 0; c < ACCT_COLL_COUNT; c++) {
         acct_assert(rep[c].trusted && rep[c].measured_max == 8 && rep[c].rules > 0,
@@ -518,7 +528,8 @@ static struct acct_rules *tuned_at_8(const enum acct_coll_id *colls, size_t ncol
             acct_assert(rules->coll[colls[c]].v[i].comm_min == 8,
                         "%s: a measured rule from %d ranks, tuned at 8 only",
                         acct_coll_name(colls[c]), rules->coll[colls[c]].v[i].comm_min);
-    acct_assert(acct_extrap_rules(all, nall, &eth, "r-fixture-8", ACCT_EXTRAP_MARGIN, 16, rules,
+    acct_assert(acct_extrap_rules(all, nall, &eth, NULL, 0, "r-fixture-8", ACCT_EXTRAP_MARGIN, 16,
+                                  rules,
                                   rep, memo, &d) == ACCT_RULES_OK,
                 "model regions");
     struct acct_rules *back = read_back(rules, &d);
@@ -722,6 +733,394 @@ static void test_below(void **state)
     memo = NULL;
 }
 
+/* ---- per layout ------------------------------------------------------------------- */
+
+/* The fixture's levels: a fast intra-node level, the eth pair between
+ * nodes, four ranks per node sharing a NIC at 1.8x the gap (two pairs). */
+static const int lay_rpn = 4;
+static const struct acct_rules_model lay_levels = {
+    .has_levels = true,
+    .intra = { 2.0, 1.0, 1.5, 0.0005 },
+    .inter = { 50.0, 5.0, 6.0, 0.008 },
+    .nic_pairs = 2,
+    .nic_gap_factor = 1.8,
+    .pair_duplex_factor = 1.5,
+    .pair_duplex_overlap_bytes = 196608,
+};
+
+/* Points of coll on 2..8 ranks measured at lay_rpn ranks per node: every
+ * method of the laid-out model's space (node-aware ones where the ranks
+ * span nodes) at 1.25 x its prediction x noise, native at 1.6 x the best. */
+static struct acct_result_point *fixture_at(enum acct_coll_id coll, const struct acct_model *mdl,
+                                            size_t *n)
+{
+    size_t cap = 4096, k = 0;
+    struct acct_result_point *v = malloc(cap * sizeof(*v));
+    acct_assert(v != NULL, "out of memory");
+    for (int p = 2; p <= 8; p++)
+        for (size_t j = 0; j < sizeof fixture_bytes / sizeof *fixture_bytes; j++) {
+            uint64_t m = coll == ACCT_COLL_barrier ? 0 : fixture_bytes[j];
+            struct acct_model at;
+            struct acct_model_pred *r = NULL;
+            size_t nr = 0;
+            acct_whatif_model_at(mdl, p, lay_rpn, &at);
+            acct_assert(acct_model_rank(coll, p, m, acct_whatif_nodes(p, lay_rpn), &at, 0, 4, &r,
+                                        &nr) == 0,
+                        "rank");
+            for (size_t i = 0; i < nr; i++) {
+                double t = isfinite(r[i].t_us) ? r[i].t_us : r[0].t_us * 1.6 / 1.25;
+                uint64_t h = (uint64_t)coll * 1000003u + (uint64_t)p * 7919u + m * 31u + i;
+                if (k == cap) {
+                    cap *= 2;
+                    v = realloc(v, cap * sizeof(*v));
+                    acct_assert(v != NULL, "out of memory");
+                }
+                double med = 1.25 * t * noise(h);
+                v[k++] = (struct acct_result_point){ .coll = coll, .comm_size = p, .bytes = m,
+                                                     .d = r[i].d, .reps = 20,
+                                                     .median_us = med, .q1_us = med,
+                                                     .q3_us = med, .min_us = med,
+                                                     .max_us = med };
+            }
+            free(r);
+            if (coll == ACCT_COLL_barrier)
+                break;
+        }
+    *n = k;
+    return v;
+}
+
+/* Model regions per layout: a run measured at 4 ranks per node with a
+ * model that has the levels gets layout-bound model rows at 4 ranks per
+ * node whose decisions (resolved as the runtime resolves them at that
+ * layout) are within the margin of the laid-out model's best, node-aware
+ * methods included (acct_model_rank, as check_rules does), and
+ * layout-free model rows with no node-aware method; provenance.model
+ * carries the levels and reads back equal. */
+static void layout_case(const struct acct_rules_model *levels, bool flat_trusted)
+{
+    static const enum acct_coll_id colls[] = { ACCT_COLL_bcast, ACCT_COLL_allreduce,
+                                               ACCT_COLL_reduce, ACCT_COLL_allgather };
+    struct acct_rules_model rm = *levels;
+    struct acct_model mdl;
+    struct acct_result_point *all = NULL;
+    size_t nall = 0;
+    struct acct_rules *rules = calloc(1, sizeof(*rules));
+    struct acct_diags d = ACCT_DIAGS_INIT;
+    struct acct_penalty_stats st[ACCT_COLL_COUNT];
+    struct acct_extrap_report rep[ACCT_COLL_COUNT];
+    const int pmax = max_comm; /* ctest: 64; `test_extrap layout N` for the cost at N */
+
+    rm.present = true;
+    rm.L_us = eth.L_us;
+    rm.o_us = eth.o_us;
+    rm.g_us = eth.g_us;
+    rm.G_us_per_byte = eth.G_us_per_byte;
+    rm.margin = ACCT_EXTRAP_MARGIN;
+    acct_assert(rules != NULL && acct_extrap_model(&rm, &mdl) == 0 &&
+                    acct_whatif_has_levels(&mdl),
+                "the model with levels");
+    memo = acct_model_memo_new();
+    mdl.memo = memo;
+    for (size_t c = 0; c < sizeof colls / sizeof *colls; c++) {
+        size_t n = 0;
+        struct acct_result_point *v = fixture_at(colls[c], &mdl, &n);
+        all = realloc(all, (nall + n) * sizeof(*all));
+        acct_assert(all != NULL, "out of memory");
+        memcpy(all + nall, v, n * sizeof(*v));
+        nall += n;
+        free(v);
+    }
+    fixture_prov(rules, "r-fixture-layout");
+    acct_diags_reset(&d, "fixture");
+    acct_assert(acct_decide_from_points(all, nall, NULL, rules, st, &d) == ACCT_RULES_OK,
+                "the measured maps");
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    acct_assert(acct_extrap_rules(all, nall, &eth, levels, lay_rpn, "r-fixture-layout",
+                                  ACCT_EXTRAP_MARGIN, pmax, rules, rep, memo, &d) ==
+                    ACCT_RULES_OK,
+                "model regions per layout");
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    /* printed, not asserted (docs/acct-tune.md "Model regions", cost) */
+    printf("model regions up to %d ranks, flat and at %d ranks per node: %.1f s\n", pmax,
+           lay_rpn, (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9);
+    size_t hier = 0;
+    for (size_t c = 0; c < sizeof colls / sizeof *colls; c++) {
+        const struct acct_extrap_report *x = &rep[colls[c]];
+        printf("%s at %d ranks per node: trusted %d (%zu of %zu cells, median error %.2f), "
+               "%zu layout-bound rules, a node-aware method at %zu of %zu points; flat: "
+               "trusted %d, %zu rules\n",
+               acct_coll_name(colls[c]), x->rpn, x->at_trusted, x->at_hits, x->at_cells,
+               x->at_median_err, x->at_rules, x->at_hier, x->at_points, x->trusted, x->rules);
+        acct_assert(x->rpn == lay_rpn && x->at_trusted && x->at_points > 0,
+                    "%s: the model laid out as measured is trusted", acct_coll_name(colls[c]));
+        acct_assert(flat_trusted || !x->trusted, "%s: the flat model is trusted",
+                    acct_coll_name(colls[c]));
+        hier += x->at_hier;
+    }
+    acct_assert(hier > 0, "no node-aware method decided at the layout: the fixture tests "
+                          "nothing");
+    struct acct_rules *back = read_back(rules, &d);
+    acct_assert(back->prov.model.has_levels &&
+                    memcmp(&back->prov.model.intra, &levels->intra, sizeof levels->intra) == 0 &&
+                    memcmp(&back->prov.model.inter, &levels->inter, sizeof levels->inter) == 0 &&
+                    back->prov.model.nic_pairs == levels->nic_pairs &&
+                    back->prov.model.pair_duplex_factor == levels->pair_duplex_factor &&
+                    back->prov.model.pair_duplex_overlap_bytes ==
+                        levels->pair_duplex_overlap_bytes,
+                "provenance.model carries the levels");
+    struct acct_model fm; /* the model as anyone recomputes it from the file */
+    acct_assert(acct_extrap_model(&back->prov.model, &fm) == 0, "provenance.model");
+    fm.memo = memo;
+
+    size_t bound = 0, checked = 0, bad = 0, hier_rules = 0, flat_rules = 0;
+    for (size_t c = 0; c < sizeof colls / sizeof *colls; c++) {
+        enum acct_coll_id coll = colls[c];
+        const struct acct_rule_list *l = &back->coll[coll];
+        for (size_t i = 0; i < l->n; i++) {
+            const struct acct_rule *x = &l->v[i];
+            bool nodes_d = (x->d.alg->flags & ACCT_ALG_NODES) != 0,
+                 nodes_r = x->runner_up.alg != NULL &&
+                           (x->runner_up.alg->flags & ACCT_ALG_NODES) != 0;
+            if (acct_rule_layout_bound(x)) {
+                bound++;
+                acct_assert(x->evidence != ACCT_EVIDENCE_MEASURED && x->comm_min > 8,
+                            "%s line %d: a layout-bound rule is a model row",
+                            acct_coll_name(coll), x->line);
+                acct_assert(x->rpn_min == lay_rpn || !(nodes_d || nodes_r),
+                            "%s line %d: a node-aware method outside %d ranks per node",
+                            acct_coll_name(coll), x->line, lay_rpn);
+                hier_rules += x->rpn_min == lay_rpn && nodes_d;
+            } else if (x->evidence == ACCT_EVIDENCE_MODEL && ++flat_rules > 0)
+                acct_assert(!nodes_d && !nodes_r,
+                            "%s line %d: a layout-free model row with node-aware %s",
+                            acct_coll_name(coll), x->line,
+                            nodes_d ? x->d.alg->name : x->runner_up.alg->name);
+        }
+        /* at the layout: what the runtime runs there, against the laid-out
+         * model's best of every method, node-aware ones included */
+        const struct acct_rules_where w = { .ranks_per_node = lay_rpn, .regular = true };
+        for (int p = 16; p <= pmax; p *= 4) {
+            struct acct_table *t = NULL;
+            struct acct_model at;
+            acct_whatif_model_at(&fm, p, lay_rpn, &at);
+            acct_assert(acct_rules_resolve_at(back, coll, p, &w, &t) == ACCT_RULES_OK, "resolve");
+            for (size_t j = 0; j < sizeof check_bytes / sizeof *check_bytes; j++) {
+                uint64_t m = check_bytes[j];
+                const struct acct_decision *dd = acct_table_lookup(t, m);
+                struct acct_model_pred *r = NULL;
+                size_t nr = 0;
+                acct_assert(acct_extrap_rank_at(coll, p, lay_rpn, m, &fm, &r, &nr) == 0 &&
+                                nr > 0,
+                            "rank");
+                double td = (dd->alg->flags & ACCT_ALG_NATIVE) ? NAN
+                                                                : acct_model_predict(coll, dd, p,
+                                                                                     m, &at);
+                checked++;
+                if (!(isfinite(td) && td <= ACCT_EXTRAP_MARGIN * r[0].t_us * (1 + 1e-9))) {
+                    bad++;
+                    fprintf(stderr, "%s p=%d m=%llu at %d per node: %s predicted %g us, the "
+                            "model's best %s %g us\n",
+                            acct_coll_name(coll), p, (unsigned long long)m, lay_rpn,
+                            dd->alg->name, td, r[0].d.alg->name, r[0].t_us);
+                }
+                free(r);
+            }
+            acct_table_free(t);
+        }
+    }
+    printf("per layout: %zu layout-bound rules (%zu deciding a node-aware method), %zu "
+           "layout-free model rules, %zu points checked at %d ranks per node, %zu outside the "
+           "margin\n",
+           bound, hier_rules, flat_rules, checked, lay_rpn, bad);
+    acct_assert(flat_trusted == (flat_rules > 0), "layout-free model rows %s",
+                flat_trusted ? "where the flat model is trusted" : "without trust");
+    acct_assert(!flat_trusted || bound > 0, "no cell split by layout");
+    /* at another layout (2 ranks per node) the rules are the flat ones:
+     * within the margin of the flat model's best where it is trusted */
+    size_t other = 0;
+    for (size_t c = 0; c < sizeof colls / sizeof *colls; c++) {
+        const struct acct_rules_where w2 = { .ranks_per_node = 2, .regular = true };
+        for (int p = 16; p <= pmax && rep[colls[c]].trusted; p *= 4) {
+            struct acct_table *t = NULL;
+            acct_assert(acct_rules_resolve_at(back, colls[c], p, &w2, &t) == ACCT_RULES_OK,
+                        "resolve");
+            for (size_t j = 0; j < sizeof check_bytes / sizeof *check_bytes; j++) {
+                const struct acct_decision *dd = acct_table_lookup(t, check_bytes[j]);
+                struct acct_model_pred *r = NULL;
+                size_t nr = 0;
+                acct_assert(acct_model_rank(colls[c], p, check_bytes[j], false, &fm, 0, 0, &r,
+                                            &nr) == 0 && nr > 0,
+                            "rank");
+                double td = (dd->alg->flags & ACCT_ALG_NATIVE)
+                                ? NAN
+                                : acct_model_predict(colls[c], dd, p, check_bytes[j], &fm);
+                acct_assert(isfinite(td) && td <= ACCT_EXTRAP_MARGIN * r[0].t_us * (1 + 1e-9) &&
+                                !(dd->alg->flags & ACCT_ALG_NODES),
+                            "%s p=%d m=%llu at 2 per node: %s predicted %g us, the flat "
+                            "model's best %g us",
+                            acct_coll_name(colls[c]), p, (unsigned long long)check_bytes[j],
+                            dd->alg->name, td, r[0].t_us);
+                other++;
+                free(r);
+            }
+            acct_table_free(t);
+        }
+    }
+    printf("at 2 ranks per node: %zu points within the margin of the flat model's best\n",
+           other);
+    acct_assert(flat_trusted == (other > 0), "points checked at another layout");
+    acct_assert(bound > 0 && hier_rules > 0, "layout-bound model rows with node-aware methods");
+    acct_assert(checked > 0 && bad == 0, "%zu decisions at %d ranks per node outside the margin "
+                "of the model's best", bad, lay_rpn);
+    /* the layout-free rows (other layouts, and an unknown one) still pass
+     * the flat check of test_regions where they exist */
+    acct_rules_free(back);
+    acct_rules_free(rules);
+    acct_model_memo_free(memo);
+    memo = NULL;
+    acct_diags_free(&d);
+    free(all);
+}
+
+static void test_layout(void **state)
+{
+    (void)state;
+    /* a fast intra-node level: the flat model (eth everywhere) does not
+     * explain the times measured at 4 ranks per node, the laid-out one
+     * does: layout-bound rows only */
+    printf("levels: intra 2/1/1.5 us, inter eth, NIC factor 1.8, pair duplex 1.5\n");
+    layout_case(&lay_levels, false);
+    /* both levels eth, no NIC factor: both models are trusted (the flat one
+     * for some collectives: not for allgather, whose node-aware methods it
+     * does not cost at a layout); the cells
+     * where the laid-out model's pick differs are split by layout, the
+     * others stay layout-free, flat methods only */
+    struct acct_rules_model uniform = { .has_levels = true, .intra = lay_levels.inter,
+                                        .inter = lay_levels.inter };
+    printf("levels: intra = inter = eth\n");
+    layout_case(&uniform, true);
+}
+
+/* Not a ctest case (nothing timed is asserted): the cost of one laid-out
+ * ranking at MAX_COMM_SIZE ranks, 4 ranks per node, 64 KiB and 1 MiB, as
+ * the model regions per layout ask it at their largest row
+ * (`test_extrap rank_cost 65536`; docs/acct-tune.md, "Model regions"). */
+static void test_rank_cost(void **state)
+{
+    (void)state;
+    static const enum acct_coll_id colls[] = { ACCT_COLL_bcast, ACCT_COLL_allreduce,
+                                               ACCT_COLL_reduce, ACCT_COLL_allgather };
+    static const uint64_t ms[] = { 65536, 1048576 };
+    struct acct_rules_model rm = lay_levels;
+    struct acct_model mdl;
+    rm.present = true;
+    rm.L_us = eth.L_us;
+    rm.o_us = eth.o_us;
+    rm.g_us = eth.g_us;
+    rm.G_us_per_byte = eth.G_us_per_byte;
+    rm.margin = ACCT_EXTRAP_MARGIN;
+    acct_assert(acct_extrap_model(&rm, &mdl) == 0, "model");
+    for (size_t c = 0; c < sizeof colls / sizeof *colls; c++)
+        for (size_t j = 0; j < 2; j++) {
+            struct acct_model_pred *r = NULL;
+            size_t nr = 0, sim = 0, closed = 0;
+            struct timespec t0, t1;
+            clock_gettime(CLOCK_MONOTONIC, &t0);
+            acct_assert(acct_extrap_rank_at(colls[c], max_comm, lay_rpn, ms[j], &mdl, &r, &nr) ==
+                                0 && nr > 0,
+                        "rank");
+            clock_gettime(CLOCK_MONOTONIC, &t1);
+            for (size_t i = 0; i < nr; i++) {
+                sim += r[i].how == ACCT_MODEL_SIMULATED || r[i].how == ACCT_MODEL_SYMMETRIC;
+                closed += r[i].how == ACCT_MODEL_CLOSED_FORM;
+            }
+            printf("%s %d ranks, 4 per node, %llu B: %.2f s, %zu candidates (%zu simulated, %zu "
+                   "closed forms), best %s (%s) %.0f us\n",
+                   acct_coll_name(colls[c]), max_comm, (unsigned long long)ms[j],
+                   (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9,
+                   nr, sim, closed, r[0].d.alg->name, acct_model_source_name(r[0].how),
+                   r[0].t_us);
+            free(r);
+        }
+}
+
+/* provenance.model's levels are checked like every field: FILE:LINE:COLUMN:
+ * FIELD; unknown keys are errors. */
+static void test_layout_provenance(void **state)
+{
+    (void)state;
+    /* want: the field and message; at (NULL: not checked): the text the
+     * diagnostic's line and column point at, in the model line (line 8) */
+    static const struct {
+        const char *model, *want, *at;
+    } cases[] = {
+        { "{L: 50, o: 5, g: 6, G: 0.008, margin: 1.25, intra: {L: 2, o: 1, g: -1, G: 0}, "
+          "inter: {L: 50, o: 5, g: 6, G: 0.008}}",
+          "provenance.model.intra.g:", "-1" },
+        { "{L: 50, o: 5, g: 6, G: 0.008, margin: 1.25, intra: {L: 2, o: 1, g: 1, G: 0}}",
+          "provenance.model.intra: intra and inter come together", "{L: 2" },
+        { "{L: 50, o: 5, g: 6, G: 0.008, margin: 1.25, intra: {L: 2, o: 1, g: 1, G: 0}, "
+          "inter: {L: 50, o: 5, g: 6, G: 0.008, Lx: 1}}",
+          "provenance.model.inter.Lx: unknown key", NULL },
+        { "{L: 50, o: 5, g: 6, G: 0.008, margin: 1.25, nic: {pairs: 2, gap_factor: 1.5}}",
+          "provenance.model.nic: needs provenance.model.intra and provenance.model.inter", NULL },
+        { "{L: 50, o: 5, g: 6, G: 0.008, margin: 1.25, intra: {L: 2, o: 1, g: 1, G: 0}, "
+          "inter: {L: 50, o: 5, g: 6, G: 0.008}, nic: {pairs: 1, gap_factor: 1.5}}",
+          "provenance.model.nic.pairs:", NULL },
+        { "{L: 50, o: 5, g: 6, G: 0.008, margin: 1.25, intra: {L: 2, o: 1, g: 1, G: 0}, "
+          "inter: {L: 50, o: 5, g: 6, G: 0.008}, nic: {pairs: 2, gap_factor: 1.5, "
+          "pair_duplex_factor: 40}}",
+          "provenance.model.nic.pair_duplex_factor: 40 is too large", NULL },
+        { "{L: 50, o: 5, g: 6, G: 0.008, margin: 1.25, intra: {L: 2, o: 1, g: 1, G: 0}, "
+          "inter: {L: 50, o: 5, g: 6, G: 0.008}, nic: {pairs: 2, gap_factor: 1.5, "
+          "pair_duplex_overlap_bytes: 4K}}",
+          "provenance.model.nic.pair_duplex_overlap_bytes: needs pair_duplex_factor", NULL },
+        { "{L: 50, o: 5, g: 6, G: 0.008, margin: 1.25, intra: {L: 2, o: 1, g: 1, G: 0}, "
+          "inter: {L: 50, o: 5, g: 6, G: 0.008}, nic: {pairs: 2, gap_factr: 1.5}}",
+          "provenance.model.nic.gap_factr: unknown key", NULL },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char buf[2048], line[512] = "";
+        int len = snprintf(buf, sizeof buf,
+                           "acct_rules: 2\n"
+                           "provenance:\n"
+                           "  partition: eth\n  interconnect: tcp-1g\n  version: 1\n"
+                           "  source: measured\n"
+                           "  created: 2026-11-27T04:00:00Z\n  model: %s\n"
+                           "collectives:\n"
+                           "  bcast:\n"
+                           "    - {comm_size: [9, 16], ranks_per_node: 4, algorithm: "
+                           "hier_binomial, evidence: model}\n",
+                           cases[i].model);
+        /* the model line is line 8 of the text */
+        struct acct_rules *r = NULL;
+        struct acct_diags d = ACCT_DIAGS_INIT;
+        acct_diags_reset(&d, "levels");
+        acct_assert(acct_rules_parse_buffer("levels", buf, (size_t)len, &r, &d) != ACCT_RULES_OK &&
+                        r == NULL && d.n > 0,
+                    "case %zu: a bad provenance.model is refused", i);
+        char want[512];
+        if (cases[i].at != NULL) /* "  model: " is 9 columns */
+            snprintf(want, sizeof want, "levels:8:%d: %s",
+                     9 + (int)(strstr(cases[i].model, cases[i].at) - cases[i].model) + 1,
+                     cases[i].want);
+        else
+            snprintf(want, sizeof want, "levels:8:");
+        bool found = false;
+        for (size_t k = 0; k < d.n; k++) {
+            acct_diag_format(&d, k, line, sizeof line);
+            found = found || (strstr(line, cases[i].want) != NULL && strstr(line, want) == line);
+        }
+        if (!found)
+            acct_diags_print(&d, stderr);
+        acct_assert(found, "case %zu: want \"%s\" at \"%s\"", i, cases[i].want, want);
+        printf("%s\n", line);
+        acct_diags_free(&d);
+    }
+}
+
 int main(int argc, char **argv)
 {
     static const struct acct_test_case cases[] = {
@@ -730,6 +1129,9 @@ int main(int argc, char **argv)
         ACCT_TEST_CASE("decide_sizes", test_decide_sizes),
         ACCT_TEST_CASE("regions", test_regions),
         ACCT_TEST_CASE("below", test_below),
+        ACCT_TEST_CASE("layout", test_layout),
+        ACCT_TEST_CASE("layout_provenance", test_layout_provenance),
+        ACCT_TEST_CASE("rank_cost", test_rank_cost),
     };
     if (argc > 2)
         max_comm = atoi(argv[2]);

@@ -37,6 +37,7 @@
 #include <stddef.h>
 
 #include "acct/model.h"
+#include "acct/model_space.h"
 #include "acct/result.h"
 #include "acct/rules.h"
 
@@ -70,10 +71,23 @@ struct acct_extrap_report {
     size_t native_below; /* communicator sizes below Pmin given native, evidence: none */
     size_t kept;         /* (row, column) points that kept the measured winner */
     size_t points;       /* (row, column) points decided */
+    /* Model regions per layout (the model has the levels and the run
+     * measured at rpn >= 2 ranks per node): the trust of the model laid
+     * out at rpn (acct_extrap_trust_at), and the rows it gave */
+    int rpn;             /* 0: no layout rows asked */
+    size_t at_cells, at_hits, at_pairs;
+    double at_median_err;
+    bool at_trusted;
+    size_t at_points;    /* (row, column) points decided at the layout */
+    size_t at_hier;      /* of them, decided for a node-aware method */
+    size_t at_rules;     /* layout-bound rules written (both bands) */
 };
 
-/* The model a rules file's provenance.model names (mdl untouched and -1
- * when absent or invalid). */
+/* The model a rules file's provenance.model names, with its levels
+ * (intra, inter, nic: acct_whatif_model_levels; nodes.ranks_per_node 0,
+ * so that it predicts on one network until laid out with
+ * acct_whatif_model_at) when it has them (mdl untouched and -1 when absent
+ * or invalid). */
 int acct_extrap_model(const struct acct_rules_model *rm, struct acct_model *mdl);
 
 /* Trust of the model for coll on the measured (not modelled) points:
@@ -82,6 +96,14 @@ int acct_extrap_model(const struct acct_rules_model *rm, struct acct_model *mdl)
 int acct_extrap_trust(const struct acct_result_point *pts, size_t n, enum acct_coll_id coll,
                       const struct acct_model *mdl, double margin,
                       struct acct_extrap_report *rep);
+
+/* The same on the model laid out at rpn ranks per node (each point's
+ * acct_whatif_model_at(mdl, comm_size, rpn): the measured communicators
+ * hold the job's first ranks, in blocks), node-aware methods included;
+ * rpn 0: acct_extrap_trust. */
+int acct_extrap_trust_at(const struct acct_result_point *pts, size_t n, enum acct_coll_id coll,
+                         const struct acct_model *mdl, int rpn, double margin,
+                         struct acct_extrap_report *rep);
 
 /* Appends the model rows of every collective that has rules in *rules
  * (those rules must span the measured sizes of pts, as the decision maps
@@ -92,12 +114,28 @@ int acct_extrap_trust(const struct acct_result_point *pts, size_t n, enum acct_c
  * native with evidence: none below the smallest measured size where the
  * model is not trusted and at one rank; and sets rules->prov.model (the LogGP lg, the
  * margin, run as the tuning run). rep (may be NULL) gets one report per
- * collective. memo (may be NULL: one for the call) remembers the
+ * collective.
+ *
+ * Per layout: when levels (may be NULL) has the levels (has_levels; its
+ * intra, inter and nic; its other fields are not looked at) and
+ * ranks_per_node >= 2 (the layout the run measured at), every row whose
+ * size q spans nodes at that layout (q > ranks_per_node) is also decided
+ * on the model laid out at it (acct_whatif_model_at, blocks), node-aware
+ * methods among the candidates, under the same trust policy computed at
+ * the layout (acct_extrap_trust_at). Where the two decisions of a cell
+ * agree one layout-free rule holds it; where they differ the cell gets
+ * the layout's rule bound to ranks_per_node [R, R] and the flat rule
+ * bound to [1, R - 1] and [R + 1, max] (rules of a collective may not
+ * overlap, docs/rules.md: a communicator whose layout is unknown then
+ * runs native there). rules->prov.model then carries the levels.
+ *
+ * memo (may be NULL: one for the call) remembers the
  * predictions (acct_model_memo_new): a caller that asks the model again
  * about the same points (a check of the result) passes its own. Returns ACCT_RULES_OK, ACCT_RULES_EINVAL (bad arguments, or
  * more than ACCT_RULES_MAX_RULES rules; described in diags) or
  * ACCT_RULES_ENOMEM. */
 int acct_extrap_rules(const struct acct_result_point *pts, size_t n, const struct acct_loggp *lg,
+                      const struct acct_rules_model *levels, int ranks_per_node,
                       const char *run, double margin, int max_comm_size,
                       struct acct_rules *rules, struct acct_extrap_report rep[ACCT_COLL_COUNT],
                       struct acct_model_memo *memo, struct acct_diags *diags);
@@ -109,6 +147,26 @@ int acct_extrap_rules(const struct acct_result_point *pts, size_t n, const struc
 int acct_extrap_decide(enum acct_coll_id coll, int q, uint64_t m, const struct acct_decision *w,
                        const struct acct_model *mdl, double margin, struct acct_decision *out,
                        struct acct_decision *runner_up);
+
+/* acct_extrap_decide on the model laid out at rpn ranks per node
+ * (acct_whatif_model_at(mdl, q, rpn)), node-aware methods among the
+ * candidates where q ranks span nodes (acct_whatif_nodes). */
+int acct_extrap_decide_at(enum acct_coll_id coll, int q, int rpn, uint64_t m,
+                          const struct acct_decision *w, const struct acct_model *mdl,
+                          double margin, struct acct_decision *out,
+                          struct acct_decision *runner_up);
+
+/* The ranking acct_extrap_decide_at decides from: acct_model_rank on the
+ * model laid out at rpn (node-aware methods where q ranks span nodes)
+ * and, rpn > 0 beyond ACCT_MODEL_RANK_EXACT_P ranks, while its head is a
+ * closed form the screen answered, the head's full prediction
+ * (acct_model_predict) moved to its place, at most ACCT_EXTRAP_REFINE
+ * times (a laid-out closed form of a flat method ignores the NIC sharing
+ * and can head the list at a fraction of its prediction). *out allocated.
+ * 0 or -1. */
+#define ACCT_EXTRAP_REFINE 32
+int acct_extrap_rank_at(enum acct_coll_id coll, int q, int rpn, uint64_t m,
+                        const struct acct_model *mdl, struct acct_model_pred **out, size_t *n);
 
 /* The same for a collective decided from the communicator size alone
  * (gatherv, scatterv, alltoallv: !acct_coll_bytes_alike) at q ranks, over

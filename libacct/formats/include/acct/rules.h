@@ -90,11 +90,36 @@ const char *acct_placement_name(enum acct_placement p);
  * the margin the decisions keep: a modelled rule's method is predicted at
  * most margin x the model's best method at every point acct-tune checked. */
 #define ACCT_RULES_MARGIN_MAX 100.0
+/* LogGP numbers of one level (provenance.model.intra, .inter), >= 0. */
+struct acct_rules_loggp {
+    double L_us, o_us, g_us, G_us_per_byte;
+};
+
+/* The largest provenance.model.nic.pair_duplex_factor (as the tuning
+ * result's) and pair_duplex_overlap_bytes (1 GiB). */
+#define ACCT_RULES_PAIR_DUPLEX_MAX 16
+#define ACCT_RULES_PAIR_OVERLAP_MAX ((uint64_t)1 << 30)
+
 struct acct_rules_model {
     bool present;
     char run[ACCT_RULES_RUN_MAX + 1]; /* "" if not given */
     double L_us, o_us, g_us, G_us_per_byte; /* >= 0 */
     double margin;                          /* 1 .. ACCT_RULES_MARGIN_MAX */
+    /* The two levels the layout-bound modelled rules were predicted with
+     * (keys intra, inter and nic, as in a tuning result's model: section;
+     * optional, issue 21, docs/rules.md "Evidence"): has_levels when intra
+     * and inter are given. nic (needs the levels): nic_pairs 0 or >= 2 with
+     * nic_gap_factor >= 1; nic_bidir_pairs 0 or >= 2 (needs nic_pairs) with
+     * nic_bidir_gap_factor >= 1; pair_duplex_factor 0 (not given) or in
+     * [1, ACCT_RULES_PAIR_DUPLEX_MAX], its pair_duplex_overlap_bytes. */
+    bool has_levels;
+    struct acct_rules_loggp intra, inter;
+    int nic_pairs;
+    double nic_gap_factor;
+    int nic_bidir_pairs;
+    double nic_bidir_gap_factor;
+    double pair_duplex_factor;
+    uint64_t pair_duplex_overlap_bytes;
 };
 
 /* provenance.runs (schema 2): the tuning run behind each layout of rules
