@@ -67,9 +67,11 @@ static double noise(uint64_t h)
 }
 
 /* Points of coll on 2..8 ranks; scramble: measured times unrelated to the
- * model (the model's pick is then often far from the measured best). */
-static struct acct_result_point *fixture(enum acct_coll_id coll, const struct acct_model *mdl,
-                                         bool scramble, size_t *n)
+ * model (the model's pick is then often far from the measured best). rpn
+ * > 0: measured at rpn ranks per node, every method of the laid-out
+ * model's space (node-aware ones where the ranks span nodes). */
+static struct acct_result_point *fixture_rpn(enum acct_coll_id coll, const struct acct_model *mdl,
+                                             bool scramble, int rpn, size_t *n)
 {
     size_t cap = 4096, k = 0;
     struct acct_result_point *v = malloc(cap * sizeof(*v));
@@ -79,7 +81,12 @@ static struct acct_result_point *fixture(enum acct_coll_id coll, const struct ac
             uint64_t m = coll == ACCT_COLL_barrier ? 0 : fixture_bytes[j];
             struct acct_model_pred *r = NULL;
             size_t nr = 0;
-            acct_assert(acct_model_rank(coll, p, m, false, mdl, 0, 4, &r, &nr) == 0, "rank");
+            struct acct_model at = *mdl;
+            if (rpn > 0)
+                acct_whatif_model_at(mdl, p, rpn, &at);
+            acct_assert(acct_model_rank(coll, p, m, rpn > 0 && acct_whatif_nodes(p, rpn), &at, 0,
+                                        4, &r, &nr) == 0,
+                        "rank");
             for (size_t i = 0; i < nr; i++) {
                 double t = r[i].t_us;
                 uint64_t h = (uint64_t)coll * 1000003u + (uint64_t)p * 7919u + m * 31u + i;
@@ -104,6 +111,12 @@ static struct acct_result_point *fixture(enum acct_coll_id coll, const struct ac
         }
     *n = k;
     return v;
+}
+
+static struct acct_result_point *fixture(enum acct_coll_id coll, const struct acct_model *mdl,
+                                         bool scramble, size_t *n)
+{
+    return fixture_rpn(coll, mdl, scramble, 0, n);
 }
 
 static struct acct_model model_of(const struct acct_loggp *lg)
@@ -754,40 +767,7 @@ static const struct acct_rules_model lay_levels = {
 static struct acct_result_point *fixture_at(enum acct_coll_id coll, const struct acct_model *mdl,
                                             size_t *n)
 {
-    size_t cap = 4096, k = 0;
-    struct acct_result_point *v = malloc(cap * sizeof(*v));
-    acct_assert(v != NULL, "out of memory");
-    for (int p = 2; p <= 8; p++)
-        for (size_t j = 0; j < sizeof fixture_bytes / sizeof *fixture_bytes; j++) {
-            uint64_t m = coll == ACCT_COLL_barrier ? 0 : fixture_bytes[j];
-            struct acct_model at;
-            struct acct_model_pred *r = NULL;
-            size_t nr = 0;
-            acct_whatif_model_at(mdl, p, lay_rpn, &at);
-            acct_assert(acct_model_rank(coll, p, m, acct_whatif_nodes(p, lay_rpn), &at, 0, 4, &r,
-                                        &nr) == 0,
-                        "rank");
-            for (size_t i = 0; i < nr; i++) {
-                double t = isfinite(r[i].t_us) ? r[i].t_us : r[0].t_us * 1.6 / 1.25;
-                uint64_t h = (uint64_t)coll * 1000003u + (uint64_t)p * 7919u + m * 31u + i;
-                if (k == cap) {
-                    cap *= 2;
-                    v = realloc(v, cap * sizeof(*v));
-                    acct_assert(v != NULL, "out of memory");
-                }
-                double med = 1.25 * t * noise(h);
-                v[k++] = (struct acct_result_point){ .coll = coll, .comm_size = p, .bytes = m,
-                                                     .d = r[i].d, .reps = 20,
-                                                     .median_us = med, .q1_us = med,
-                                                     .q3_us = med, .min_us = med,
-                                                     .max_us = med };
-            }
-            free(r);
-            if (coll == ACCT_COLL_barrier)
-                break;
-        }
-    *n = k;
-    return v;
+    return fixture_rpn(coll, mdl, false, lay_rpn, n);
 }
 
 /* Model regions per layout: a run measured at 4 ranks per node with a

@@ -332,6 +332,21 @@ static void set_view(struct synth *s, size_t c, enum race_view v, double base, c
  * race goes on to the cap instead of stopping when the metric's test
  * settles (issue 23: at scatter 64 KiB one retune of four let through a
  * method the three others guarded). */
+/* The guard_rounds scenario over the first `rounds` rounds: native 1 on
+ * every view; A level with native on max, 15 % faster on avg, rank_max as
+ * given. */
+static void guard_scenario(struct synth *s, size_t rounds, const double *one, const double *fast,
+                           const double *rank_max)
+{
+    s->nc = 2;
+    s->rounds = rounds;
+    for (int v = 0; v < RACE_VIEWS; v++)
+        set_view(s, 0, (enum race_view)v, 100, one);
+    set_view(s, 1, RACE_VIEW_MAX, 100, one);
+    set_view(s, 1, RACE_VIEW_AVG, 100, fast);
+    set_view(s, 1, RACE_VIEW_RANK_MAX, 100, rank_max);
+}
+
 static void test_decide_guard_rounds(void **state)
 {
     (void)state;
@@ -353,47 +368,30 @@ static void test_decide_guard_rounds(void **state)
     /* A is 15 % faster than native on the metric (avg) every round; its
      * max view equals native's; its rank_max is clear (0.8): the race is
      * over at 6 rounds, A by the test */
-    s.nc = 2;
-    s.rounds = 6;
-    for (int v = 0; v < RACE_VIEWS; v++)
-        set_view(&s, 0, (enum race_view)v, 100, one);
-    set_view(&s, 1, RACE_VIEW_MAX, 100, one);
-    set_view(&s, 1, RACE_VIEW_AVG, 100, fast);
-    set_view(&s, 1, RACE_VIEW_RANK_MAX, 100, clear);
+    guard_scenario(&s, 6, one, fast, clear);
     acct_assert(decide(&s, 0, RACE_NONE, RACE_NONE, NULL, RACE_VIEW_AVG, &o) == 0, "decide");
     acct_assert(o.over && o.winner == 1, "clear guard: over at 6, A (over %d winner %zu)",
                 o.over, o.winner);
     /* the same, A's rank_max straddling the band: not over at 6 rounds (the
      * metric's test alone would stop), over at the cap with the guard's
      * point estimate (1.02 < 1.03: A eligible, A wins) */
-    set_view(&s, 1, RACE_VIEW_RANK_MAX, 100, straddle);
+    guard_scenario(&s, 6, one, fast, straddle);
     acct_assert(decide(&s, 0, RACE_NONE, RACE_NONE, NULL, RACE_VIEW_AVG, &o) == 0, "decide");
     acct_assert(!o.over && o.leader == 1 && s.verdict[1] != RACE_GUARDED,
                 "straddling guard: not over at 6 (over %d leader %zu)", o.over, o.leader);
-    s.rounds = 20;
-    for (int v = 0; v < RACE_VIEWS; v++)
-        set_view(&s, 0, (enum race_view)v, 100, one);
-    set_view(&s, 1, RACE_VIEW_MAX, 100, one);
-    set_view(&s, 1, RACE_VIEW_AVG, 100, fast);
-    set_view(&s, 1, RACE_VIEW_RANK_MAX, 100, straddle);
+    guard_scenario(&s, 20, one, fast, straddle);
     acct_assert(decide(&s, 0, RACE_NONE, RACE_NONE, NULL, RACE_VIEW_AVG, &o) == 0, "decide");
     acct_assert(o.over && o.winner == 1, "at the cap: over, A (over %d winner %zu)", o.over,
                 o.winner);
     /* a guarded finalist that would lead without the guard, its guard not
      * shown: native leads, yet the race goes on (before, native leading
      * with nothing undecided stopped it at 6) */
-    s.rounds = 6;
-    set_view(&s, 1, RACE_VIEW_RANK_MAX, 100, above);
+    guard_scenario(&s, 6, one, fast, above);
     acct_assert(decide(&s, 0, RACE_NONE, RACE_NONE, NULL, RACE_VIEW_AVG, &o) == 0, "decide");
     acct_assert(s.verdict[1] == RACE_GUARDED && o.leader == 0 && !o.over,
                 "guarded, not shown: native leads, not over (A %s leader %zu over %d)",
                 race_verdict_name(s.verdict[1]), o.leader, o.over);
-    s.rounds = 20;
-    for (int v = 0; v < RACE_VIEWS; v++)
-        set_view(&s, 0, (enum race_view)v, 100, one);
-    set_view(&s, 1, RACE_VIEW_MAX, 100, one);
-    set_view(&s, 1, RACE_VIEW_AVG, 100, fast);
-    set_view(&s, 1, RACE_VIEW_RANK_MAX, 100, above);
+    guard_scenario(&s, 20, one, fast, above);
     acct_assert(decide(&s, 0, RACE_NONE, RACE_NONE, NULL, RACE_VIEW_AVG, &o) == 0, "decide");
     acct_assert(o.over && o.winner == 0 && s.verdict[1] == RACE_GUARDED,
                 "at the cap: native, A guarded (over %d winner %zu)", o.over, o.winner);
