@@ -119,6 +119,19 @@ static struct acct_result_point *fixture(enum acct_coll_id coll, const struct ac
     return fixture_rpn(coll, mdl, scramble, 0, n);
 }
 
+/* Append fixture_rpn(coll, mdl, false, rpn) to *all (*nall points). */
+static void append_fixture(struct acct_result_point **all, size_t *nall, enum acct_coll_id coll,
+                           const struct acct_model *mdl, int rpn)
+{
+    size_t n = 0;
+    struct acct_result_point *v = fixture_rpn(coll, mdl, false, rpn, &n);
+    *all = realloc(*all, (*nall + n) * sizeof(**all));
+    acct_assert(*all != NULL, "out of memory");
+    memcpy(*all + *nall, v, n * sizeof(*v));
+    *nall += n;
+    free(v);
+}
+
 static struct acct_model model_of(const struct acct_loggp *lg)
 {
     struct acct_rules_model rm = { .present = true, .L_us = lg->L_us, .o_us = lg->o_us,
@@ -434,13 +447,7 @@ static void test_regions(void **state)
     acct_assert(memo != NULL, "out of memory");
     printf("model regions up to %d ranks\n", max_comm);
     for (int c = 0; c < ACCT_COLL_COUNT; c++) {
-        size_t n = 0;
-        struct acct_result_point *v = fixture((enum acct_coll_id)c, &mdl, false, &n);
-        all = realloc(all, (nall + n) * sizeof(*all));
-        acct_assert(all != NULL, "out of memory");
-        memcpy(all + nall, v, n * sizeof(*v));
-        nall += n;
-        free(v);
+        append_fixture(&all, &nall, (enum acct_coll_id)c, &mdl, 0);
     }
     fixture_prov(rules, "r-fixture");
     acct_diags_reset(&d, "fixture");
@@ -761,15 +768,6 @@ static const struct acct_rules_model lay_levels = {
     .pair_duplex_overlap_bytes = 196608,
 };
 
-/* Points of coll on 2..8 ranks measured at lay_rpn ranks per node: every
- * method of the laid-out model's space (node-aware ones where the ranks
- * span nodes) at 1.25 x its prediction x noise, native at 1.6 x the best. */
-static struct acct_result_point *fixture_at(enum acct_coll_id coll, const struct acct_model *mdl,
-                                            size_t *n)
-{
-    return fixture_rpn(coll, mdl, false, lay_rpn, n);
-}
-
 /* Model regions per layout: a run measured at 4 ranks per node with a
  * model that has the levels gets layout-bound model rows at 4 ranks per
  * node whose decisions (resolved as the runtime resolves them at that
@@ -803,13 +801,7 @@ static void layout_case(const struct acct_rules_model *levels, bool flat_trusted
     memo = acct_model_memo_new();
     mdl.memo = memo;
     for (size_t c = 0; c < sizeof colls / sizeof *colls; c++) {
-        size_t n = 0;
-        struct acct_result_point *v = fixture_at(colls[c], &mdl, &n);
-        all = realloc(all, (nall + n) * sizeof(*all));
-        acct_assert(all != NULL, "out of memory");
-        memcpy(all + nall, v, n * sizeof(*v));
-        nall += n;
-        free(v);
+        append_fixture(&all, &nall, colls[c], &mdl, lay_rpn);
     }
     fixture_prov(rules, "r-fixture-layout");
     acct_diags_reset(&d, "fixture");
