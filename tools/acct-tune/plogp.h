@@ -85,10 +85,11 @@ int acct_plogp_pair_duplex(MPI_Comm comm, int a, int b, uint64_t m, int stream, 
  * each way (stream 1) at each of the n sizes m[] (2 to
  * ACCT_PLOGP_OVERLAP_SIZES, reps each), then acct_plogp_overlap_fit on
  * their medians. Same agreement and returns as acct_plogp_pair_duplex.
- * acct-tune times 256, 384, 512, 768 KiB and 1 MiB: Open MPI 4.1 over TCP
- * on the emulated cluster gives D = 2, c = 192 KiB (its
- * btl_tcp_min_rdma_pipeline_size) there, while at 4 MiB the two ways
- * overlapped in one hold and not in another (docs/models.md). */
+ * acct-tune times 256, 384, 512, 768 KiB and 1 MiB. Open MPI 4.1 over TCP
+ * on the emulated cluster gave D = 2, c = 192 KiB (its
+ * btl_tcp_min_rdma_pipeline_size) in one hold, but a size's exchange may
+ * overlap whole at random, so acct-tune's own fits vary (c 0-19 KiB in two
+ * runs; docs/models.md "Calibrated per partition"). */
 struct acct_plogp_overlap {
     struct acct_plogp_duplex at[ACCT_PLOGP_OVERLAP_SIZES]; /* per size */
     size_t n;
