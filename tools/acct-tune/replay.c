@@ -326,6 +326,7 @@ struct tally {
     const char *name;
     size_t experiments, points, exact;
     size_t seeds, seeds_won; /* mgd/smgd: the model's segment measured after a noisy step */
+    size_t neighbours, neighbours_won; /* after a losing seed: the descent's next segment */
     double seconds;
     double *pen;
     size_t npen;
@@ -698,6 +699,8 @@ static int run_point_strategy(const struct tune_state *st, const struct acct_mod
         t->points++;
         t->seeds += r.seeds;
         t->seeds_won += r.seeds_won;
+        t->neighbours += r.neighbours;
+        t->neighbours_won += r.neighbours_won;
         tally_add(t, r.found ? decision_cost(&x, &d) : INFINITY, best);
     }
 out:
@@ -1036,8 +1039,9 @@ static int replay_strategies(const struct tune_state *st, const struct acct_mode
     /* the noisy-rise seeds (docs/acct-tune.md "Noisy steps"): only with a model */
     for (int s = S_MGD; s <= S_SMGD && mp != NULL; s++)
         printf("%s%s: %zu seeds (the model's segment after a noisy step), %zu improved the "
-               "method's best%s", s == S_MGD ? "\n" : "; ", t[s].name, t[s].seeds,
-               t[s].seeds_won, s == S_SMGD ? "\n" : "");
+               "method's best; %zu next segments after a losing seed, %zu improved it%s",
+               s == S_MGD ? "\n" : "; ", t[s].name, t[s].seeds, t[s].seeds_won,
+               t[s].neighbours, t[s].neighbours_won, s == S_SMGD ? "\n" : "");
     return 0;
 }
 

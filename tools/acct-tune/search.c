@@ -225,13 +225,43 @@ static int seed_candidate(struct search *s, size_t m, struct descent *d, bool *o
     return rc;
 }
 
+/* After a losing seed g of method m: the noisy step said "further on",
+ * the seed says "not that far", so a minimum beyond the best lies between
+ * them. The descent's next segment (d->next, below g) is measured; if it
+ * beats the best, the descent resumes from it (docs/acct-tune.md "Noisy
+ * steps": the README demo's retune of 2026-11-28, 04:12 UTC, stopped
+ * bcast `pipeline` at 64K on a 3 % gain, lost the model's seed at 1K, and
+ * never measured 32K, the segment every other run picked). */
+static int neighbour_step(struct search *s, size_t m, struct descent *d)
+{
+    double c = INFINITY;
+    const size_t h = d->next;
+    int rc = eval(s, m, h, &c);
+
+    if (rc == TUNE_OK) {
+        s->res->neighbours++;
+        if (c < d->best) {
+            s->res->neighbours_won++;
+            d->best = c;
+            d->best_seg = h;
+            d->next = h + 1;
+            d->misses = 0;
+            d->noisy = false;
+            d->done = d->next >= s->sp->nsegs[m];
+        }
+    }
+    return rc;
+}
+
 /* Measure the seed g of method m; if it beats the method's best, the
  * descent resumes from it: its larger neighbour is measured too (when not
  * yet), and the next step is the segment below g. When that neighbour
  * beats the seed, the minimum lies between the old best and the seed, a
  * stretch the jump skipped: it is walked up from the neighbour, one
  * larger segment at a time, while each step gains or stays within the
- * noise band (docs/acct-tune.md "Noisy steps"). */
+ * noise band (docs/acct-tune.md "Noisy steps"). A seed that loses, more
+ * than one segment beyond the descent, sends it one step on instead
+ * (neighbour_step). */
 static int seed_step(struct search *s, size_t m, struct descent *d, size_t g)
 {
     double c = INFINITY, cn = INFINITY;
@@ -266,6 +296,8 @@ static int seed_step(struct search *s, size_t m, struct descent *d, size_t g)
             d->misses = 0;
             d->noisy = false;
             d->done = d->next >= s->sp->nsegs[m];
+        } else if (d->next < g) {
+            rc = neighbour_step(s, m, d);
         }
     }
     return rc;

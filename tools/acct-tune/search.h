@@ -135,6 +135,8 @@ struct tune_result {
     size_t model_evals;   /* model() calls */
     size_t seeds;         /* mgd/smgd: seed experiments run (tune_params.noise) */
     size_t seeds_won;     /* of which improved the method's best */
+    size_t neighbours;    /* after a losing seed: the descent's next segment measured */
+    size_t neighbours_won; /* of which improved the method's best */
     double eval_cost;     /* sum of the measured and proxy costs: a proxy for the
                            * experiment time (each is run the same number of reps) */
 };
