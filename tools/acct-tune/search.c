@@ -225,6 +225,15 @@ static int seed_candidate(struct search *s, size_t m, struct descent *d, bool *o
     return rc;
 }
 
+/* The descent of m goes on below segment g: the next step is g + 1. */
+static void resume_below(const struct search *s, size_t m, struct descent *d, size_t g)
+{
+    d->next = g + 1;
+    d->misses = 0;
+    d->noisy = false;
+    d->done = d->next >= s->sp->nsegs[m];
+}
+
 /* After a losing seed g of method m: the noisy step said "further on",
  * the seed says "not that far", so a minimum beyond the best lies between
  * them. The descent's next segment (d->next, below g) is measured; if it
@@ -244,10 +253,7 @@ static int neighbour_step(struct search *s, size_t m, struct descent *d)
             s->res->neighbours_won++;
             d->best = c;
             d->best_seg = h;
-            d->next = h + 1;
-            d->misses = 0;
-            d->noisy = false;
-            d->done = d->next >= s->sp->nsegs[m];
+            resume_below(s, m, d, h);
         }
     }
     return rc;
@@ -292,10 +298,7 @@ static int seed_step(struct search *s, size_t m, struct descent *d, size_t g)
                     break; /* a clear rise: the minimum is behind */
                 }
             }
-            d->next = g + 1;
-            d->misses = 0;
-            d->noisy = false;
-            d->done = d->next >= s->sp->nsegs[m];
+            resume_below(s, m, d, g);
         } else if (d->next < g) {
             rc = neighbour_step(s, m, d);
         }
