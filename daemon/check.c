@@ -95,34 +95,46 @@ int acctd_check_version(struct acctd *d, int64_t version, const struct policy *p
     acct_diags_reset(dg, name);
     /* merged rules: the model of the run behind the layout checked */
     const bool merged = acctd_version_layout_run(&v, pol->check_rpn > 0 ? (int)pol->check_rpn : 0);
-    if (v.tuning_run[0] == '\0') {
-        snprintf(why, len, "version %lld of %s/%s has no model (no tuning run)",
-                 (long long)version, v.partition, v.interconnect);
-        goto out;
-    }
-    int r = store_model_get(d->store, v.tuning_run, p);
-    if (r != 0) {
-        snprintf(why, len, r == 1 ? "version %lld of %s/%s has no model (its run %s stored none)"
-                                  : "version %lld of %s/%s: the store failed reading the "
-                                    "model of run %s",
-                 (long long)version, v.partition, v.interconnect, v.tuning_run);
-        goto out;
-    }
     struct acct_diags pd = ACCT_DIAGS_INIT;
-    double lv[STORE_LEVELS_N];
-    int lr = store_model_levels_get(d->store, v.tuning_run, lv);
-    if (acct_whatif_model_loggp(p[0], p[1], p[2], p[3], &mdl) != 0 || lr < 0 ||
-        (lr == 0 && (lv[8] < 0 || lv[8] > 1024 || lv[10] < 0 || lv[10] > 1024 ||
-                     !(lv[13] >= 0 && lv[13] <= 1073741824.0) ||
-                     acct_whatif_model_levels(lv, lv + 4, (int)lv[8], lv[9], (int)lv[10],
-                                              lv[11], lv[12], (uint64_t)lv[13], &mdl) != 0)) ||
-        acct_rules_parse_buffer(name, v.rules_text, strlen(v.rules_text), &rules, &pd) !=
-            ACCT_RULES_OK) {
+    if (acct_rules_parse_buffer(name, v.rules_text, strlen(v.rules_text), &rules, &pd) !=
+        ACCT_RULES_OK) {
         acct_diags_free(&pd);
-        snprintf(why, len, "version %lld: its model or rules cannot be read", (long long)version);
+        snprintf(why, len, "version %lld: its rules cannot be read", (long long)version);
         goto out;
     }
     acct_diags_free(&pd);
+    /* the model of the version's run; where it stored none (a version
+     * imported from a rules file), the one the rules name themselves
+     * (provenance.model, acct-tune's modelled rules) */
+    int r = v.tuning_run[0] != '\0' ? store_model_get(d->store, v.tuning_run, p) : 1;
+    const char *model_of = "";
+    if (r == 1 && acct_whatif_model_rules(&rules->prov.model, &mdl) == 0) {
+        model_of = "; the model its rules name (provenance.model)";
+    } else if (r == 1) {
+        snprintf(why, len,
+                 v.tuning_run[0] == '\0'
+                     ? "version %lld of %s/%s has no model (no tuning run, no provenance.model)"
+                     : "version %lld of %s/%s has no model (its run %s stored none, its rules "
+                       "name none)",
+                 (long long)version, v.partition, v.interconnect, v.tuning_run);
+        goto out;
+    } else if (r != 0) {
+        snprintf(why, len, "version %lld of %s/%s: the store failed reading the model of run %s",
+                 (long long)version, v.partition, v.interconnect, v.tuning_run);
+        goto out;
+    } else {
+        double lv[STORE_LEVELS_N];
+        int lr = store_model_levels_get(d->store, v.tuning_run, lv);
+        if (acct_whatif_model_loggp(p[0], p[1], p[2], p[3], &mdl) != 0 || lr < 0 ||
+            (lr == 0 && (lv[8] < 0 || lv[8] > 1024 || lv[10] < 0 || lv[10] > 1024 ||
+                         !(lv[13] >= 0 && lv[13] <= 1073741824.0) ||
+                         acct_whatif_model_levels(lv, lv + 4, (int)lv[8], lv[9], (int)lv[10],
+                                                  lv[11], lv[12], (uint64_t)lv[13], &mdl) != 0))) {
+            snprintf(why, len, "version %lld: the model of its run %s cannot be read",
+                     (long long)version, v.tuning_run);
+            goto out;
+        }
+    }
     /* the layout: the policy's, else the one the run was tuned on; with
      * the run's two levels every message is costed at its level */
     int rpn = pol->check_rpn > 0 ? (int)pol->check_rpn : rules->prov.ranks_per_node_min;
@@ -140,9 +152,11 @@ int acctd_check_version(struct acctd *d, int64_t version, const struct policy *p
     if (rpn > 0)
         snprintf(layout, sizeof(layout), ", %d ranks per node%s", rpn,
                  acct_whatif_has_levels(&mdl) ? " on the run's intra/inter levels" : "");
-    char from[ACCT_RULES_RUN_MAX + 48] = "";
-    if (merged)
+    char from[ACCT_RULES_RUN_MAX + 64] = "";
+    if (merged && model_of[0] == '\0')
         snprintf(from, sizeof(from), "; the model of run %s, merged rules", v.tuning_run);
+    else
+        snprintf(from, sizeof(from), "%s", model_of);
     snprintf(why, len,
              "version %lld of %s/%s: %zu of %zu rules over the predicted penalty bound %g "
              "(communicator sizes up to %lld%s%s; acctctl check --version %lld%s%.0d shows them)",

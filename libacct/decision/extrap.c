@@ -16,26 +16,7 @@
 
 int acct_extrap_model(const struct acct_rules_model *rm, struct acct_model *mdl)
 {
-    struct acct_loggp lg;
-    struct acct_model m;
-
-    if (rm == NULL || !rm->present)
-        return -1;
-    lg = (struct acct_loggp){ rm->L_us, rm->o_us, rm->g_us, rm->G_us_per_byte };
-    acct_model_init(&m);
-    if (acct_loggp_to_plogp(&lg, &m.net) != 0)
-        return -1;
-    if (rm->has_levels &&
-        acct_whatif_model_levels(
-            (const double[4]){ rm->intra.L_us, rm->intra.o_us, rm->intra.g_us,
-                               rm->intra.G_us_per_byte },
-            (const double[4]){ rm->inter.L_us, rm->inter.o_us, rm->inter.g_us,
-                               rm->inter.G_us_per_byte },
-            rm->nic_pairs, rm->nic_gap_factor, rm->nic_bidir_pairs, rm->nic_bidir_gap_factor,
-            rm->pair_duplex_factor, rm->pair_duplex_overlap_bytes, &m) != 0)
-        return -1;
-    *mdl = m;
-    return 0;
+    return acct_whatif_model_rules(rm, mdl);
 }
 
 /* ---- trust ---------------------------------------------------------------------------- */

@@ -11,6 +11,7 @@
 #include "acct/common.h"
 #include "acct/model_space.h"
 #include "acct/result.h"
+#include "acct/rules.h"
 #include "acct/table.h"
 
 static const char *const how_names[] = {
@@ -268,6 +269,46 @@ bool acct_whatif_has_levels(const struct acct_model *mdl)
     return mdl->nodes.intra.n > 0 && mdl->nodes.inter.n > 0;
 }
 
+int acct_whatif_model_rules(const struct acct_rules_model *rm, struct acct_model *out)
+{
+    struct acct_model m;
+
+    if (rm == NULL || !rm->present ||
+        acct_whatif_model_loggp(rm->L_us, rm->o_us, rm->g_us, rm->G_us_per_byte, &m) != 0)
+        return -1;
+    if (rm->has_levels &&
+        acct_whatif_model_levels(
+            (const double[4]){ rm->intra.L_us, rm->intra.o_us, rm->intra.g_us,
+                               rm->intra.G_us_per_byte },
+            (const double[4]){ rm->inter.L_us, rm->inter.o_us, rm->inter.g_us,
+                               rm->inter.G_us_per_byte },
+            rm->nic_pairs, rm->nic_gap_factor, rm->nic_bidir_pairs, rm->nic_bidir_gap_factor,
+            rm->pair_duplex_factor, rm->pair_duplex_overlap_bytes, &m) != 0)
+        return -1;
+    *out = m;
+    return 0;
+}
+
+/* A rules file's provenance.model (acct_whatif_model_rules). */
+static int rules_model_file(const char *path, struct acct_model *out, struct acct_diags *d)
+{
+    struct acct_rules *r = NULL;
+    int rc = -1;
+
+    if (acct_rules_parse_file(path, &r, d) != ACCT_RULES_OK)
+        return -1;
+    if (!r->prov.model.present)
+        acct_diags_add(d, 0, 0, "provenance.model",
+                       "the rules file names no model (acct-tune writes provenance.model "
+                       "with its modelled rules); give a pLogP table or a tuning result");
+    else if (acct_whatif_model_rules(&r->prov.model, out) != 0)
+        acct_diags_add(d, 0, 0, "provenance.model", "the model does not convert to pLogP");
+    else
+        rc = 0;
+    acct_rules_free(r);
+    return rc;
+}
+
 /* Reads a number that ends the field (spaces, a comment or the end after it). */
 static int number(const char **s, double *v)
 {
@@ -397,6 +438,12 @@ int acct_whatif_model_file(const char *path, struct acct_model *out, const char 
         goto out;
     }
     fclose(f);
+    if (strncmp(first, "acct_rules", 10) == 0) {
+        if (kind != NULL)
+            *kind = "rules file";
+        rc = rules_model_file(path, out, d);
+        goto out;
+    }
     if (kind != NULL)
         *kind = "tuning result";
     struct acct_result *r = NULL;

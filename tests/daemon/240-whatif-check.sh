@@ -117,6 +117,19 @@ expect "$T/out" "NIC x2.17 (2 pairs)"
 grep -q "two-way" "$T/out" && fail "an older result's model names a two-way factor: $(grep model: "$T/out")"
 grep -q "pair duplex" "$T/out" && fail "an older result's model names a pair-duplex factor: $(grep model: "$T/out")"
 
+# a version from a rules file that names its own model (provenance.model)
+# but no run: acctd has no model for it, so whatif and check take the
+# rules' own and say so; as offline with that file (issue 21)
+ctl 0 import "$W/linear-bcast-model.rules.yaml"
+expect "$T/out" "as version 5 of eth/tcp-1g"
+ctl 0 whatif bcast --version 5 -n 64 -b 1M
+expect "$T/out" "model:    provenance.model of eth/tcp-1g version 5 (LogGP L 48.2 o 3.1 g 4.4 G 0.0081 us); acctd stored no model for it"
+ctl 1 check --version 5 -f tsv
+cp "$T/out" "$T/own.tsv"
+ctl 0 export --version 5 -o "$T/v5.yaml"
+ctl 1 check --rules "$T/v5.yaml" -f tsv
+cmp -s "$T/out" "$T/own.tsv" || fail "check of version 5 through acctd differs from offline: $(diff "$T/out" "$T/own.tsv")"
+
 # no such version, no such partition
 ctl 2 whatif bcast --version 99 -n 8 -b 1K
 expect "$T/err" "no version 99"

@@ -89,6 +89,17 @@ ctl 0 policy -p eth "$T/levels64.yaml"
 ctl 0 activate 6
 ctl 0 activate 1
 
+# a version imported from a rules file that names no run but its own model
+# (provenance.model, as acct-tune writes with modelled rules): checked with
+# that model, not "not checked" (issue 21)
+ctl 0 policy -p eth "$T/refuse.yaml"
+ctl 1 import "$(dirname "$0")/../tools/acctctl/whatif/linear-bcast-model.rules.yaml" --activate
+expect "$T/out" "as version 7 of eth/tcp-1g"
+expect "$T/err" "not activated (policy check.on_activate: refuse): version 7 of eth/tcp-1g: 1 of 1 rules over the predicted penalty bound 2 (communicator sizes up to 1024; the model its rules name (provenance.model)"
+expect "$T/err" "collectives.bcast[0]: linear: predicted penalty"
+ctl 0 show -p eth -f tsv
+[ "$(awk -F'\t' 'NR == 2 { print $1 }' "$T/out")" = 1 ] || fail "own model: version 7 was activated"
+
 # off: no check at all
 cat >"$T/off.yaml" <<'YAML'
 acct_policy: 1

@@ -197,9 +197,9 @@ int acctctl_cmd_check(int argc, char **argv)
         return acctctl_usage_error(argv[0], "give --rules or --version, not both");
     if (c.interconnect != NULL && c.partition == NULL)
         return acctctl_usage_error(argv[0], "-i needs -p PARTITION");
-    if ((o.rules_file == NULL || o.model_file == NULL) && c.partition == NULL && o.version == 0)
-        return acctctl_usage_error(argv[0], "-p PARTITION (or --version N) is required "
-                                            "unless both --rules and --model are given");
+    if (o.rules_file == NULL && c.partition == NULL && o.version == 0)
+        return acctctl_usage_error(argv[0], "-p PARTITION (or --version N, or --rules FILE) "
+                                            "is required");
     if (acctctl_mi_load(&c, o.version, o.where.ranks_per_node, o.rules_file, o.model_file, &mi) != 0)
         return ACCTCTL_USAGE;
     o.o.ranks_per_node = o.where.ranks_per_node;

@@ -16,8 +16,26 @@ void acctctl_mi_free(struct acctctl_mi *mi)
     mi->rules = NULL;
 }
 
-/* GET_MODEL of version v into mi. 0 or -1 (printed). */
-static int daemon_model(struct acctctl_conn *conn, uint64_t v, int rpn, struct acctctl_mi *mi)
+/* The model the rules name themselves (provenance.model, which acct-tune
+ * writes with its modelled rules) into mi, with where it came from: 0, or
+ * -1 when they name none (or one that does not convert). */
+static int rules_model(struct acctctl_mi *mi, const char *why)
+{
+    const struct acct_rules_model *rm = mi->rules != NULL ? &mi->rules->prov.model : NULL;
+    if (acct_whatif_model_rules(rm, &mi->mdl) != 0)
+        return -1;
+    snprintf(mi->model_from, sizeof(mi->model_from),
+             "provenance.model of %s%s%s (LogGP L %g o %g g %g G %g us%s)%s", mi->rules_from,
+             rm->run[0] != '\0' ? ", tuning run " : "", rm->run, rm->L_us, rm->o_us, rm->g_us,
+             rm->G_us_per_byte, rm->has_levels ? "; with intra/inter levels" : "", why);
+    return 0;
+}
+
+/* GET_MODEL of version v into mi. 0, -1 (printed), or 1 when acctd has no
+ * model for it and fallback is set (nothing printed: the caller takes the
+ * rules' own). */
+static int daemon_model(struct acctctl_conn *conn, uint64_t v, int rpn, bool fallback,
+                        struct acctctl_mi *mi)
 {
     static const unsigned req[] = { ACCT_T_MODEL_L_US, ACCT_T_MODEL_O_US, ACCT_T_MODEL_G_US,
                                     ACCT_T_MODEL_GB_US };
@@ -30,7 +48,20 @@ static int daemon_model(struct acctctl_conn *conn, uint64_t v, int rpn, struct a
     acct_put_u64(&w, ACCT_T_VERSION, v);
     if (rpn > 0) /* an older acctd ignores it */
         acct_put_u64(&w, ACCT_T_RANKS_PER_NODE, (uint64_t)rpn);
-    if (acctctl_call(conn, &w, NULL) != 0 || acctctl_require(conn, req, 4) != 0)
+    unsigned code = 0;
+    conn->quiet_errors = fallback;
+    int called = acctctl_call(conn, &w, &code);
+    conn->quiet_errors = false;
+    if (called != 0 && fallback && code == ACCT_ERR_NOT_FOUND) {
+        rc = 1;
+        goto out;
+    }
+    if (called != 0 && fallback && code != 0) { /* not printed by acctctl_call */
+        char msg[512];
+        fprintf(stderr, ACCTCTL_NAME " %s: acctd: %s\n", conn->common->cmd,
+                acctctl_str(conn->msg.body, conn->msg.len, ACCT_T_ERR_MSG, msg, sizeof(msg)));
+    }
+    if (called != 0 || acctctl_require(conn, req, 4) != 0)
         goto out;
     for (int k = 0; k < 4; k++)
         if (acct_get_f64(conn->msg.body, conn->msg.len, req[k], &p[k]) != 0)
@@ -119,8 +150,9 @@ int acctctl_mi_load(const struct acctctl_common *c, uint64_t version, int rpn,
         const char *kind = "";
         if (acct_whatif_model_file(model_file, &mi->mdl, &kind, &diags) != 0) {
             acct_diags_print(&diags, stderr);
-            fprintf(stderr, ACCTCTL_NAME " %s: %s is not a usable model (a pLogP table or a "
-                            "tuning result with a model: section)\n",
+            fprintf(stderr, ACCTCTL_NAME " %s: %s is not a usable model (a pLogP table, a "
+                            "tuning result with a model: section, or a rules file with "
+                            "provenance.model)\n",
                     c->cmd, model_file);
             goto out;
         }
@@ -136,7 +168,17 @@ int acctctl_mi_load(const struct acctctl_common *c, uint64_t version, int rpn,
         }
         snprintf(mi->rules_from, sizeof(mi->rules_from), "%s", rules_file);
     }
-    if (rules_file == NULL || model_file == NULL) {
+    /* a rules file without --model: the model it names itself, when it does */
+    bool have_model = model_file != NULL ||
+                      (rules_file != NULL && rules_model(mi, "") == 0);
+    if (rules_file != NULL && !have_model && c->partition == NULL && version == 0) {
+        fprintf(stderr, ACCTCTL_NAME " %s: %s names no model (provenance.model): give "
+                        "--model FILE (a pLogP table or a tuning result), or -p PARTITION "
+                        "for the model of its active version\n",
+                c->cmd, rules_file);
+        goto out;
+    }
+    if (rules_file == NULL || !have_model) {
         struct acct_field text;
         if (acctctl_connect(&conn, c) != 0)
             goto out;
@@ -167,11 +209,20 @@ int acctctl_mi_load(const struct acctctl_common *c, uint64_t version, int rpn,
                                  sizeof(i)),
                      (unsigned long long)v);
         }
-        if (model_file == NULL && daemon_model(&conn, v, rpn, mi) != 0) {
-            fprintf(stderr, ACCTCTL_NAME " %s: give a model with --model FILE (a pLogP table "
-                            "or a tuning result with a model: section)\n",
-                    c->cmd);
-            goto out;
+        if (!have_model) {
+            /* acctd's model of the version's run; where it has none (a
+             * version imported from a rules file), the rules' own */
+            const bool own = mi->rules->prov.model.present;
+            int r = daemon_model(&conn, v, rpn, own, mi);
+            if (r == 1)
+                r = rules_model(mi, "; acctd stored no model for it");
+            if (r != 0) {
+                fprintf(stderr, ACCTCTL_NAME " %s: give a model with --model FILE (a pLogP "
+                                "table, a tuning result with a model: section, or a rules "
+                                "file with provenance.model)\n",
+                        c->cmd);
+                goto out;
+            }
         }
     }
     rc = 0;

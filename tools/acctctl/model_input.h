@@ -14,7 +14,7 @@ struct acctctl_mi {
     struct acct_rules *rules; /* owned */
     struct acct_model mdl;
     char rules_from[256];     /* "eth/tcp-1g version 3", or the file */
-    char model_from[320];     /* "tuning run R of version 3 (LogGP L 50 o 5 g 5 G 0.008)", or the file */
+    char model_from[600];     /* "tuning run R of version 3 (LogGP L 50 o 5 g 5 G 0.008)", or the file */
 };
 
 /* Load the rules (rules_file, else acctd: version, or the active one of c's

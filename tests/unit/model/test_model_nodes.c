@@ -500,6 +500,110 @@ static void whatif_two_way(void **state)
     assert_int_equal(acct_whatif_model_levels(a, e, 2, 2.12, 1, 2.5, 0, 0, &mdl), -1);
 }
 
+/* A file's text in a temporary file, loaded as a model
+ * (acct_whatif_model_file): its return code, *kind, and the first problem
+ * (FIELD: message) in first. */
+static int load_text(const char *text, struct acct_model *mdl, const char **kind, char *first,
+                     size_t len)
+{
+    char path[] = "/tmp/acct-test-model-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    assert_int_equal(fclose(f), 0);
+    struct acct_diags d = ACCT_DIAGS_INIT;
+    int rc = acct_whatif_model_file(path, mdl, kind, &d);
+    unlink(path);
+    first[0] = '\0';
+    if (d.n > 0)
+        snprintf(first, len, "%s: %s", d.v[0].field, d.v[0].msg);
+    acct_diags_free(&d);
+    return rc;
+}
+
+/* A rules file is a model source too (issue 21: a version imported from a
+ * rules file, whose run stored no model, is still checked): its
+ * provenance.model, levels and NIC factors included, gives the same model
+ * as a tuning result's model: section with the same numbers, prediction for
+ * prediction at a layout; a rules file that names no model is refused at
+ * provenance.model. */
+static void whatif_rules_model(void **state)
+{
+    (void)state;
+    static const char rules[] =
+        "# a rules file as acct-tune writes it with layout-bound modelled rules\n"
+        "acct_rules: 2\n"
+        "provenance:\n"
+        "  partition: eth\n  interconnect: tcp-1g\n  version: 1\n  source: measured\n"
+        "  created: \"2026-11-28T00:00:00Z\"\n"
+        "  model: {L: 40, o: 3, g: 4, G: 0.008, margin: 1.25,\n"
+        "          intra: {L: 0.5, o: 0.25, g: 0.5, G: 0.0002}, inter: {L: 90, o: 4, g: 9, "
+        "G: 0.085},\n"
+        "          nic: {pairs: 2, gap_factor: 1.5, pair_duplex_factor: 1.6, "
+        "pair_duplex_overlap_bytes: 196608}}\n"
+        "collectives:\n  bcast:\n"
+        "    - {comm_size: [2, max], bytes: [0, max], algorithm: binomial}\n";
+    static const char result[] =
+        "acct_tuning_result: 1\n"
+        "run: {id: r-1, partition: eth, interconnect: tcp-1g, started: \"2026-11-22T15:00:00Z\", "
+        "finished: \"2026-11-22T15:09:12Z\", complete: true, strategy: smgd, source: measured, "
+        "experiment_seconds: 1.5, experiments: 2}\n"
+        "conditions: {hosts: [n1, n2, n3, n4], ranks: 8, ranks_per_node: 2, placement: block, "
+        "mpi_library: Open MPI 4.1.4, acct_version: 0.1.0}\n"
+        "rules:\n  acct_rules: 1\n"
+        "  provenance: {partition: eth, interconnect: tcp-1g, version: 1, source: measured, "
+        "created: \"2026-11-22T15:09:12Z\"}\n  collectives: {}\n"
+        "model:\n  L: 40\n  o: 3\n  g: 4\n  G: 0.008\n"
+        "  intra: {L: 0.5, o: 0.25, g: 0.5, G: 0.0002}\n  inter: {L: 90, o: 4, g: 9, G: 0.085}\n"
+        "  nic: {pairs: 2, gap_factor: 1.5, pair_duplex_factor: 1.6, "
+        "pair_duplex_overlap_bytes: 196608}\n"
+        "measurements: []\n";
+    struct acct_model fr, fx;
+    const char *kind = NULL;
+    char first[ACCT_DIAG_FIELD_MAX + ACCT_DIAG_MSG_MAX + 4];
+    int rc = load_text(rules, &fr, &kind, first, sizeof first);
+    if (rc != 0)
+        fprintf(stderr, "rules: %s\n", first);
+    assert_int_equal(rc, 0);
+    assert_string_equal(kind, "rules file");
+    assert_true(acct_whatif_has_levels(&fr));
+    assert_int_equal(fr.nodes.nic_pairs, 2);
+    assert_true(fr.nodes.pair_duplex_factor == 1.6);
+    assert_true(fr.nodes.pair_duplex_overlap_bytes == 196608);
+    assert_int_equal(load_text(result, &fx, &kind, first, sizeof first), 0);
+    assert_string_equal(kind, "tuning result");
+    static const struct { enum acct_coll_id coll; const char *alg; } m[] = {
+        { ACCT_COLL_bcast, "binomial" },
+        { ACCT_COLL_allreduce, "recursive_doubling" },
+        { ACCT_COLL_allreduce, "ring" },
+        { ACCT_COLL_alltoall, "pairwise" },
+    };
+    for (size_t i = 0; i < sizeof m / sizeof m[0]; i++)
+        for (int rpn = 0; rpn <= 2; rpn += 2) {
+            struct acct_model a, b;
+            acct_whatif_model_at(&fr, 8, rpn, &a);
+            acct_whatif_model_at(&fx, 8, rpn, &b);
+            struct acct_decision dec = { .alg = acct_alg_find(m[i].coll, m[i].alg) };
+            assert_non_null(dec.alg);
+            double ta = acct_model_predict(m[i].coll, &dec, 8, 1u << 20, &a);
+            double tb = acct_model_predict(m[i].coll, &dec, 8, 1u << 20, &b);
+            assert_false(isnan(ta));
+            assert_true(ta == tb);
+        }
+    /* the same rules without provenance.model: refused, at that field */
+    static const char bare[] =
+        "acct_rules: 1\n"
+        "provenance: {partition: eth, interconnect: tcp-1g, version: 1, source: manual, "
+        "created: \"2026-11-28T00:00:00Z\"}\n"
+        "collectives:\n  bcast:\n"
+        "    - {comm_size: [2, max], bytes: [0, max], algorithm: binomial}\n";
+    assert_int_equal(load_text(bare, &fr, &kind, first, sizeof first), -1);
+    assert_string_equal(kind, "rules file");
+    assert_non_null(strstr(first, "provenance.model: the rules file names no model"));
+}
+
 /* The pair-duplex factor travels from a tuning result
  * (model.nic.pair_duplex_factor, acct-tune's measurement) into the model
  * (acct_whatif_model_file; acct_whatif_model_levels as acctd's levels and
@@ -722,6 +826,7 @@ int main(void)
         cmocka_unit_test(consistency),
         cmocka_unit_test(checks),
         cmocka_unit_test(whatif_two_way),
+        cmocka_unit_test(whatif_rules_model),
         cmocka_unit_test(hier_gather_scatter_levels),
         cmocka_unit_test(hier_gather_layout_gain),
     };

@@ -113,11 +113,20 @@ bool acct_whatif_has_levels(const struct acct_model *mdl);
  * ends (struct acct_model_nodes); else base unchanged (the one network). */
 void acct_whatif_model_at(const struct acct_model *base, int p, int rpn, struct acct_model *out);
 
+/* The model a rules file's provenance.model names (LogGP, and its levels
+ * intra, inter, nic when given: acct_whatif_model_levels;
+ * nodes.ranks_per_node 0 until laid out with acct_whatif_model_at). 0, or
+ * -1 (out untouched) when rm is NULL, absent or does not convert. */
+struct acct_rules_model;
+int acct_whatif_model_rules(const struct acct_rules_model *rm, struct acct_model *out);
+
 /* Read a model from path: a pLogP table file ("acct-plogp 1", the format of
- * acct-tune --plogp-out) or a tuning result with a model: section (and its
- * levels, acct_whatif_model_levels, when the run measured them). Every
- * problem goes to diags as FILE:LINE:COLUMN: FIELD: message. *kind (may be
- * NULL) gets "pLogP table" or "tuning result". Returns 0, or -1. */
+ * acct-tune --plogp-out), a tuning result with a model: section (and its
+ * levels, acct_whatif_model_levels, when the run measured them), or a rules
+ * file with provenance.model (acct_whatif_model_rules: the model its
+ * modelled rules were predicted with). Every problem goes to diags as
+ * FILE:LINE:COLUMN: FIELD: message. *kind (may be NULL) gets "pLogP
+ * table", "tuning result" or "rules file". Returns 0, or -1. */
 int acct_whatif_model_file(const char *path, struct acct_model *out, const char **kind,
                            struct acct_diags *diags);
 

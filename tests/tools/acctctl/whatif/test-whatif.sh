@@ -136,6 +136,27 @@ read -r wp wm pen <<<"$(awk -F'\t' 'NR == 2 { print $6, $8, $13 }' "$tmp/out")"
 run 1 check --rules "$data/linear-bcast.rules.yaml" --model "$model" --max-comm-size 64K -f tsv
 [ "$(awk -F'\t' 'NR == 2 { print $1, $4, $6, $9, $14 }' "$tmp/out")" = "bcast [2, max] 65536 linear true" ] ||
     fail "check linear at 64k ranks: $(cat "$tmp/out")"
+# a rules file that names its own model (provenance.model) needs no --model
+# and no acctd (the socket does not exist): the same check as with that
+# model given as a tuning result; a rules file is a --model source too;
+# one that names no model is refused at provenance.model (issue 21)
+own=$data/linear-bcast-model.rules.yaml
+run 1 check --rules "$own" -s "$tmp/no-acctd.sock" -f tsv
+cp "$tmp/out" "$tmp/own.tsv"
+[ "$(awk -F'\t' 'NR == 2 { print $1, $9, $14 }' "$tmp/own.tsv")" = "bcast linear true" ] ||
+    fail "check with the rules' own model: $(cat "$tmp/own.tsv")"
+run 1 check --rules "$own" --model "$src/tests/unit/results/valid-example.yaml" -f tsv
+cmp -s "$tmp/out" "$tmp/own.tsv" || fail "the rules' own model differs from the result's: $(diff "$tmp/out" "$tmp/own.tsv")"
+run 1 check --rules "$own" -s "$tmp/no-acctd.sock"
+expect "$tmp/out" "model: provenance.model of $own (LogGP L 48.2 o 3.1 g 4.4 G 0.0081 us)"
+run 0 whatif bcast --rules "$data/linear-bcast.rules.yaml" --model "$own" -n 64 -b 1M -f tsv
+cp "$tmp/out" "$tmp/own-model.tsv"
+run 0 whatif bcast --rules "$data/linear-bcast.rules.yaml" --model "$src/tests/unit/results/valid-example.yaml" -n 64 -b 1M -f tsv
+cmp -s "$tmp/out" "$tmp/own-model.tsv" || fail "--model RULES differs from the result's model"
+run 2 whatif bcast --rules "$data/linear-bcast.rules.yaml" --model "$data/linear-bcast.rules.yaml" -n 8 -b 1M
+expect "$tmp/err" "linear-bcast.rules.yaml: provenance.model: the rules file names no model"
+run 2 check --rules "$data/linear-bcast.rules.yaml" -s "$tmp/no-acctd.sock"
+expect "$tmp/err" "linear-bcast.rules.yaml names no model (provenance.model): give --model FILE"
 # the calibrated levels (a result's model.intra/inter/nic) with a layout:
 # every message at its level. The binomial bcast is within 4x of the best on
 # the one network and over it on the levels at 2 ranks per node; a model
@@ -245,7 +266,7 @@ expect "$tmp/err" "which collective?"
 run 2 whatif bcst --rules "$data/linear-bcast.rules.yaml" --model "$model" -n 8 -b 1K
 expect "$tmp/err" "unknown collective"
 run 2 whatif bcast --model "$model" -n 8 -b 1K
-expect "$tmp/err" "-p PARTITION (or --version N) is required"
+expect "$tmp/err" "-p PARTITION (or --version N, or --rules FILE) is required"
 run 2 check --rules "$data/linear-bcast.rules.yaml" --model "$model" --bound 0.5
 expect "$tmp/err" "--bound"
 
