@@ -90,6 +90,7 @@ struct rwalk {
     size_t rules_seen; /* rules met in the document, valid or not */
     long long version; /* the document's schema version (acct_rules) */
     bool model_given;  /* provenance.model is in the document (valid or not) */
+    bool levels_given; /* ... with intra or inter (valid or not) */
     /* per collective, the document index of each kept rule (for messages) */
     size_t *index[ACCT_COLL_COUNT];
 };
@@ -304,6 +305,7 @@ static void walk_model_levels(struct rwalk *w, const struct ynode *const v[M_N],
     const struct ynode *nv[MN_N], *nk[MN_N];
     struct yt_parse *p = w->p;
 
+    w->levels_given = v[M_INTRA] != NULL || v[M_INTER] != NULL;
     if ((v[M_INTRA] != NULL) != (v[M_INTER] != NULL))
         YT_ERR_AT(p, v[M_INTRA] != NULL ? v[M_INTRA] : v[M_INTER],
                   rpath(w, f, sizeof(f), "provenance.model.%s",
@@ -653,6 +655,13 @@ static void walk_rule(struct rwalk *w, enum acct_coll_id coll, const struct ynod
                 YT_ERR_AT(p, v[R_EVIDENCE], field,
                           "a modelled rule needs provenance.model (the parameters it was "
                           "predicted with)");
+            /* ... and a layout-bound one the levels it was laid out on */
+            else if (rule.evidence == ACCT_EVIDENCE_MODEL && !w->levels_given &&
+                     (v[R_RPN] != NULL || v[R_LAYOUT] != NULL))
+                YT_ERR_AT(p, v[R_EVIDENCE], field,
+                          "a layout-bound modelled rule needs provenance.model.intra and "
+                          "provenance.model.inter (the levels it was predicted on at its "
+                          "ranks_per_node)");
             /* rule 6: without evidence, only the MPI library's own collectives */
             if (rule.evidence == ACCT_EVIDENCE_NONE && rule_ok &&
                 !(rule.d.alg->flags & ACCT_ALG_NATIVE))

@@ -915,6 +915,24 @@ static void test_evidence_errors(void **state)
                  "runner_up: {algorithm: linear}}\n",
                  1, 5, 0, "collectives.bcast[0].evidence",
                  "a rule without evidence has no runner-up");
+    /* a layout-bound modelled rule was predicted on the two levels: without
+     * them in provenance.model nobody can recompute it from the file */
+    static const char v2[] =
+        "acct_rules: 2\n"
+        "provenance: {partition: eth, interconnect: tcp-1g, version: 1, source: measured, "
+        "created: \"2026-11-22T12:00:00Z\",\n"
+        "  model: {L: 50, o: 5, g: 6, G: 0.008, margin: 1.25%s}}\n"
+        "collectives:\n  bcast:\n"
+        "    - {comm_size: [9, 16], ranks_per_node: 4, algorithm: hier_binomial, "
+        "evidence: model}\n"
+        "    - {comm_size: [17, 32], algorithm: binomial, evidence: model}\n";
+    snprintf(buf, sizeof buf, v2, "");
+    expect_error(buf, 1, 6, 0, "collectives.bcast[0].evidence",
+                 "a layout-bound modelled rule needs provenance.model.intra and "
+                 "provenance.model.inter");
+    snprintf(buf, sizeof buf, v2,
+             ", intra: {L: 2, o: 1, g: 1, G: 0}, inter: {L: 50, o: 5, g: 6, G: 0.008}");
+    acct_rules_free(parse_ok(buf));
     /* provenance.model: every field checked, with its path */
     expect_error(HEAD_MODEL("{L: 1, o: 1, g: 1, G: 0.01, margin: 0.9}") "  bcast: []\n", 1, 3, 0,
                  "provenance.model.margin", "too small");
