@@ -5,7 +5,8 @@
  *   os(m)   at a: duration of MPI_Send(m) to b, whose receive is posted
  *           (b posts it, then sends a zero-byte "ready"), median;
  *   or(m)   at b: a sends m; b waits until the message has certainly
- *           arrived (a delay of 2 RTT(m) + 20 us, busy), then times MPI_Recv,
+ *           arrived (a delay of 2 RTT(m) + 20 us, yielding the CPU: see
+ *           wait_yielding), then times MPI_Recv,
  *           median (Kielmann's method: the receive only copies out); when
  *           that median exceeds 2 RTT(m) the message was not there yet (the
  *           sender scheduled late on a loaded host): again with the delay
@@ -21,6 +22,7 @@
  * every rank returns the same. */
 #include "plogp.h"
 
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -52,11 +54,21 @@ static double minimum(const double *v, int n)
     return m;
 }
 
-static void spin(double seconds)
+/* b's wait before the timed receive of or(m): the delay passes without an
+ * MPI call (the timed MPI_Recv must still read the message in, as Kielmann's
+ * receive overhead counts), but giving the CPU away in every turn. A busy
+ * wait kept a sender that shares b's core (ranks oversubscribed on a node,
+ * acct-tune's 8 ranks on 2 cores) off the CPU for the whole delay, so the
+ * message was sent only as b's receive began: or(1 B) measured 3-4 ms, a
+ * scheduler time slice, against a 45 us round trip, and no table of 12
+ * passed acct_plogp_consistent under load 12 (docs/models.md "Measuring
+ * pLogP"). */
+static void wait_yielding(double seconds, bool busy)
 {
     double end = MPI_Wtime() + seconds;
     while (MPI_Wtime() < end)
-        ;
+        if (!busy)
+            sched_yield();
 }
 
 struct ctx {
@@ -66,6 +78,7 @@ struct ctx {
     double *v;
     int reps, stream;
     double warm_s;
+    bool busy_wait; /* acct_plogp_opts.busy_wait */
 };
 
 /* Ping-pong of m bytes; returns the median RTT (seconds) at a (b: 0). */
@@ -137,7 +150,7 @@ static int recv_overhead(struct ctx *c, int m, double delay, double *out)
             if (rc == MPI_SUCCESS) /* b is done: next round */
                 rc = MPI_Recv(NULL, 0, MPI_BYTE, c->b, TAG_CTRL, c->comm, MPI_STATUS_IGNORE);
         } else {
-            spin(delay);
+            wait_yielding(delay, c->busy_wait);
             double t0 = MPI_Wtime();
             rc = MPI_Recv(c->buf, m, MPI_BYTE, c->a, TAG_DATA, c->comm, MPI_STATUS_IGNORE);
             c->v[i] = MPI_Wtime() - t0;
@@ -244,7 +257,8 @@ int acct_plogp_measure_opts(MPI_Comm comm, int peer_a, int peer_b, const uint64_
     struct ctx c = {.comm = MPI_COMM_NULL, .a = peer_a, .b = peer_b,
                     .reps = opts && opts->reps >= 3 ? opts->reps : 15,
                     .stream = opts && opts->stream >= 2 ? opts->stream : 12,
-                    .warm_s = opts && opts->warm_s > 0 ? opts->warm_s : 0.01};
+                    .warm_s = opts && opts->warm_s > 0 ? opts->warm_s : 0.01,
+                    .busy_wait = opts != NULL && opts->busy_wait};
     struct acct_plogp res = {.n = n};
     double rtt0 = 0;
     int status = 0; /* a's verdict, broadcast with the result */

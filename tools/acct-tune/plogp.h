@@ -5,6 +5,7 @@
 #ifndef ACCT_TUNE_PLOGP_H
 #define ACCT_TUNE_PLOGP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -18,6 +19,9 @@ struct acct_plogp_opts {
     int reps;       /* ping-pongs / overhead samples per size (default 15) */
     int stream;     /* messages per saturation stream for g(m) (default 12) */
     double warm_s;  /* warm-up ping-pongs' time budget per size (default 0.01 s) */
+    /* or(m)'s wait busy, as before session 38, instead of yielding the CPU:
+     * only for tools/perf/acct-plogp-check's side-by-side comparison */
+    bool busy_wait;
 };
 
 /* Collective over comm: every rank calls it with the same arguments; ranks
