@@ -439,66 +439,18 @@ static void checks(void **state)
     assert_int_equal(acct_model_check(&mdl, err, sizeof err), 0);
 }
 
-/* The two-way factor travels from a tuning result (model.nic.bidir_*) and
- * from acctd's stored levels into the model (acct_whatif_model_file,
- * acct_whatif_model_levels); a result without it loads with 0 (not
- * measured), and a bad one is refused. */
-static void whatif_two_way(void **state)
-{
-    (void)state;
-    static const char head[] =
-        "acct_tuning_result: 1\n"
-        "run: {id: r-1, partition: eth, interconnect: tcp-1g, started: \"2026-11-22T15:00:00Z\", "
-        "finished: \"2026-11-22T15:09:12Z\", complete: true, strategy: smgd, source: measured, "
-        "experiment_seconds: 1.5, experiments: 2}\n"
-        "conditions: {hosts: [n1, n2, n3, n4], ranks: 8, ranks_per_node: 2, placement: block, "
-        "mpi_library: Open MPI 4.1.4, acct_version: 0.1.0}\n"
-        "rules:\n  acct_rules: 1\n"
-        "  provenance: {partition: eth, interconnect: tcp-1g, version: 1, source: measured, "
-        "created: \"2026-11-22T15:09:12Z\"}\n  collectives: {}\n"
-        "model:\n  L: 1\n  o: 0\n  g: 0\n  G: 0\n"
-        "  intra: {L: 0.5, o: 0.25, g: 0.5, G: 0.0002}\n  inter: {L: 90, o: 4, g: 9, G: 0.085}\n";
-    static const char *const nic[] = {
-        "  nic: {pairs: 2, gap_factor: 2.12, bidir_pairs: 2, bidir_gap_factor: 2.17}\n",
-        "  nic: {pairs: 2, gap_factor: 2.12}\n",
-    };
-    for (int i = 0; i < 2; i++) {
-        char path[] = "/tmp/acct-test-bidir-XXXXXX";
-        int fd = mkstemp(path);
-        assert_true(fd >= 0);
-        FILE *f = fdopen(fd, "w");
-        assert_non_null(f);
-        fprintf(f, "%s%smeasurements: []\n", head, nic[i]);
-        assert_int_equal(fclose(f), 0);
-        struct acct_model mdl;
-        struct acct_diags d = ACCT_DIAGS_INIT;
-        int rc = acct_whatif_model_file(path, &mdl, NULL, &d);
-        unlink(path);
-        if (rc != 0 && d.total > 0) {
-            char line[512];
-            acct_diag_format(&d, 0, line, sizeof line);
-            fprintf(stderr, "%s\n", line);
-        }
-        assert_int_equal(rc, 0);
-        assert_true(acct_whatif_has_levels(&mdl));
-        assert_int_equal(mdl.nodes.nic_pairs, 2);
-        assert_true(mdl.nodes.nic_gap_factor == 2.12);
-        assert_int_equal(mdl.nodes.nic_bidir_pairs, i == 0 ? 2 : 0);
-        assert_true(mdl.nodes.nic_bidir_factor == (i == 0 ? 2.17 : 0));
-        acct_diags_free(&d);
-    }
-    struct acct_model mdl;
-    acct_model_init(&mdl);
-    const double a[4] = { 0.5, 0.25, 0.5, 0.0002 }, e[4] = { 90, 4, 9, 0.085 };
-    assert_int_equal(acct_whatif_model_levels(a, e, 2, 2.12, 3, 2.5, 0, 0, &mdl), 0);
-    assert_int_equal(mdl.nodes.nic_bidir_pairs, 3);
-    assert_true(mdl.nodes.nic_bidir_factor == 2.5);
-    assert_int_equal(acct_whatif_model_levels(a, e, 2, 2.12, 0, 7, 0, 0, &mdl), 0);
-    assert_int_equal(mdl.nodes.nic_bidir_pairs, 0);
-    assert_true(mdl.nodes.nic_bidir_factor == 0);
-    assert_int_equal(acct_whatif_model_levels(a, e, 2, 2.12, 2, 0.5, 0, 0, &mdl), -1);
-    assert_int_equal(acct_whatif_model_levels(a, e, 2, 2.12, 1, 2.5, 0, 0, &mdl), -1);
-}
+/* A tuning result's lines before its model: section (the model files of
+ * the tests below). */
+#define RESULT_HEAD                                                                            \
+    "acct_tuning_result: 1\n"                                                                  \
+    "run: {id: r-1, partition: eth, interconnect: tcp-1g, started: \"2026-11-22T15:00:00Z\", " \
+    "finished: \"2026-11-22T15:09:12Z\", complete: true, strategy: smgd, source: measured, "   \
+    "experiment_seconds: 1.5, experiments: 2}\n"                                              \
+    "conditions: {hosts: [n1, n2, n3, n4], ranks: 8, ranks_per_node: 2, placement: block, "    \
+    "mpi_library: Open MPI 4.1.4, acct_version: 0.1.0}\n"                                     \
+    "rules:\n  acct_rules: 1\n"                                                               \
+    "  provenance: {partition: eth, interconnect: tcp-1g, version: 1, source: measured, "      \
+    "created: \"2026-11-22T15:09:12Z\"}\n  collectives: {}\n"
 
 /* A file's text in a temporary file, loaded as a model
  * (acct_whatif_model_file): its return code, *kind, and the first problem
@@ -521,6 +473,48 @@ static int load_text(const char *text, struct acct_model *mdl, const char **kind
         snprintf(first, len, "%s: %s", d.v[0].field, d.v[0].msg);
     acct_diags_free(&d);
     return rc;
+}
+
+/* The two-way factor travels from a tuning result (model.nic.bidir_*) and
+ * from acctd's stored levels into the model (acct_whatif_model_file,
+ * acct_whatif_model_levels); a result without it loads with 0 (not
+ * measured), and a bad one is refused. */
+static void whatif_two_way(void **state)
+{
+    (void)state;
+    static const char head[] =
+        RESULT_HEAD
+        "model:\n  L: 1\n  o: 0\n  g: 0\n  G: 0\n"
+        "  intra: {L: 0.5, o: 0.25, g: 0.5, G: 0.0002}\n  inter: {L: 90, o: 4, g: 9, G: 0.085}\n";
+    static const char *const nic[] = {
+        "  nic: {pairs: 2, gap_factor: 2.12, bidir_pairs: 2, bidir_gap_factor: 2.17}\n",
+        "  nic: {pairs: 2, gap_factor: 2.12}\n",
+    };
+    for (int i = 0; i < 2; i++) {
+        char text[2048], first[ACCT_DIAG_FIELD_MAX + ACCT_DIAG_MSG_MAX + 4];
+        snprintf(text, sizeof text, "%s%smeasurements: []\n", head, nic[i]);
+        struct acct_model mdl;
+        int rc = load_text(text, &mdl, NULL, first, sizeof first);
+        if (rc != 0)
+            fprintf(stderr, "%s\n", first);
+        assert_int_equal(rc, 0);
+        assert_true(acct_whatif_has_levels(&mdl));
+        assert_int_equal(mdl.nodes.nic_pairs, 2);
+        assert_true(mdl.nodes.nic_gap_factor == 2.12);
+        assert_int_equal(mdl.nodes.nic_bidir_pairs, i == 0 ? 2 : 0);
+        assert_true(mdl.nodes.nic_bidir_factor == (i == 0 ? 2.17 : 0));
+    }
+    struct acct_model mdl;
+    acct_model_init(&mdl);
+    const double a[4] = { 0.5, 0.25, 0.5, 0.0002 }, e[4] = { 90, 4, 9, 0.085 };
+    assert_int_equal(acct_whatif_model_levels(a, e, 2, 2.12, 3, 2.5, 0, 0, &mdl), 0);
+    assert_int_equal(mdl.nodes.nic_bidir_pairs, 3);
+    assert_true(mdl.nodes.nic_bidir_factor == 2.5);
+    assert_int_equal(acct_whatif_model_levels(a, e, 2, 2.12, 0, 7, 0, 0, &mdl), 0);
+    assert_int_equal(mdl.nodes.nic_bidir_pairs, 0);
+    assert_true(mdl.nodes.nic_bidir_factor == 0);
+    assert_int_equal(acct_whatif_model_levels(a, e, 2, 2.12, 2, 0.5, 0, 0, &mdl), -1);
+    assert_int_equal(acct_whatif_model_levels(a, e, 2, 2.12, 1, 2.5, 0, 0, &mdl), -1);
 }
 
 /* A rules file is a model source too (issue 21: a version imported from a
@@ -546,15 +540,7 @@ static void whatif_rules_model(void **state)
         "collectives:\n  bcast:\n"
         "    - {comm_size: [2, max], bytes: [0, max], algorithm: binomial}\n";
     static const char result[] =
-        "acct_tuning_result: 1\n"
-        "run: {id: r-1, partition: eth, interconnect: tcp-1g, started: \"2026-11-22T15:00:00Z\", "
-        "finished: \"2026-11-22T15:09:12Z\", complete: true, strategy: smgd, source: measured, "
-        "experiment_seconds: 1.5, experiments: 2}\n"
-        "conditions: {hosts: [n1, n2, n3, n4], ranks: 8, ranks_per_node: 2, placement: block, "
-        "mpi_library: Open MPI 4.1.4, acct_version: 0.1.0}\n"
-        "rules:\n  acct_rules: 1\n"
-        "  provenance: {partition: eth, interconnect: tcp-1g, version: 1, source: measured, "
-        "created: \"2026-11-22T15:09:12Z\"}\n  collectives: {}\n"
+        RESULT_HEAD
         "model:\n  L: 40\n  o: 3\n  g: 4\n  G: 0.008\n"
         "  intra: {L: 0.5, o: 0.25, g: 0.5, G: 0.0002}\n  inter: {L: 90, o: 4, g: 9, G: 0.085}\n"
         "  nic: {pairs: 2, gap_factor: 1.5, pair_duplex_factor: 1.6, "
@@ -615,32 +601,15 @@ static void whatif_rules_model(void **state)
 static double load_predict(const char *nic, enum acct_coll_id coll, const char *alg, int rpn,
                            double *duplex)
 {
-    char path[] = "/tmp/acct-test-duplex-XXXXXX";
-    int fd = mkstemp(path);
-    assert_true(fd >= 0);
-    FILE *f = fdopen(fd, "w");
-    assert_non_null(f);
-    fprintf(f,
-            "acct_tuning_result: 1\n"
-            "run: {id: r-1, partition: eth, interconnect: tcp-1g, started: "
-            "\"2026-11-22T15:00:00Z\", finished: \"2026-11-22T15:09:12Z\", complete: true, "
-            "strategy: smgd, source: measured, experiment_seconds: 1.5, experiments: 2}\n"
-            "conditions: {hosts: [n1, n2, n3, n4], ranks: 8, ranks_per_node: 2, placement: "
-            "block, mpi_library: Open MPI 4.1.4, acct_version: 0.1.0}\n"
-            "rules:\n  acct_rules: 1\n"
-            "  provenance: {partition: eth, interconnect: tcp-1g, version: 1, source: measured, "
-            "created: \"2026-11-22T15:09:12Z\"}\n  collectives: {}\n"
-            "model:\n  L: 1\n  o: 0\n  g: 0\n  G: 0\n"
-            "  intra: {L: 0.5, o: 0.25, g: 0.5, G: 0.0002}\n"
-            "  inter: {L: 90, o: 4, g: 9, G: 0.085}\n%smeasurements: []\n",
-            nic);
-    assert_int_equal(fclose(f), 0);
+    char text[2048], first[ACCT_DIAG_FIELD_MAX + ACCT_DIAG_MSG_MAX + 4];
+    snprintf(text, sizeof text,
+             RESULT_HEAD
+             "model:\n  L: 1\n  o: 0\n  g: 0\n  G: 0\n"
+             "  intra: {L: 0.5, o: 0.25, g: 0.5, G: 0.0002}\n"
+             "  inter: {L: 90, o: 4, g: 9, G: 0.085}\n%smeasurements: []\n",
+             nic);
     struct acct_model mdl;
-    struct acct_diags d = ACCT_DIAGS_INIT;
-    int rc = acct_whatif_model_file(path, &mdl, NULL, &d);
-    unlink(path);
-    acct_diags_free(&d);
-    assert_int_equal(rc, 0);
+    assert_int_equal(load_text(text, &mdl, NULL, first, sizeof first), 0);
     *duplex = mdl.nodes.pair_duplex_factor;
     mdl.nodes.ranks_per_node = rpn; /* the layout asked about (acctctl --ranks-per-node) */
     struct acct_decision dec = {.alg = acct_alg_find(coll, alg)};
