@@ -576,6 +576,57 @@ static void test_plane(void **state)
  * exhaustive mgd smgd pipeline model hybrid */
 /* ---- a noisy step must not end a direction (tune_params.noise) ------------ */
 
+/* Two methods' measured curves as tables (cost and relative spread per
+ * segment, [2][nsegs] row-major) and a model with its cheapest segment per
+ * method: scale[m] (1 + curve d^2), d the distance in segments from it.
+ * The oracle of the noisy-step tests below; evals counts the measurements. */
+#define TAB_MAX_SEGS 16
+struct tab {
+    size_t nsegs;
+    const double *cost, *spread;
+    double scale[2], curve;
+    size_t model_seg[2];
+    size_t evals[2][TAB_MAX_SEGS];
+};
+
+static void tab_init(struct tab *x, size_t nsegs, const double *cost, const double *spread,
+                     double scale0, double scale1, double curve)
+{
+    *x = (struct tab){ .nsegs = nsegs, .cost = cost, .spread = spread,
+                       .scale = { scale0, scale1 }, .curve = curve };
+}
+
+static int tab_measure(void *ctx, size_t m, size_t g, double *c)
+{
+    struct tab *x = ctx;
+    x->evals[m][g]++;
+    *c = x->cost[m * x->nsegs + g];
+    return TUNE_OK;
+}
+
+static int tab_spread(void *ctx, size_t m, size_t g, double *rel)
+{
+    const struct tab *x = ctx;
+    *rel = x->spread[m * x->nsegs + g];
+    return TUNE_OK;
+}
+
+static int tab_model(void *ctx, size_t m, size_t g, double *c)
+{
+    const struct tab *x = ctx;
+    double d = (double)g - (double)x->model_seg[m];
+    *c = x->scale[m] * (1.0 + x->curve * d * d);
+    return TUNE_OK;
+}
+
+/* every (method, segment) measured at most once */
+static void tab_once(const struct tab *x)
+{
+    for (size_t m = 0; m < 2; m++)
+        for (size_t g = 0; g < x->nsegs; g++)
+            acct_assert(x->evals[m][g] <= 1, "(%zu, %zu) measured twice", m, g);
+}
+
 /* A synthetic journal of one point, the shape measured beside a busy loop
  * (docs/performance.md section 5, "One noisy timing"): method 0 (a
  * pipeline) gains 1 % from unsegmented to 512K -- within its repetitions'
@@ -592,33 +643,13 @@ static const double nj_spread[2][NJ_SEGS] = {
     { 0.002, 0.003, 0.2, 0.4, 0.26, 0.13 },
 };
 
-struct nj {
-    size_t evals[2][NJ_SEGS];
-    int model_best; /* the segment index the model predicts cheapest for method 0 */
-};
-
-static int nj_measure(void *ctx, size_t m, size_t g, double *c)
+/* The model: right about the segment, off by 30 % about the times (method 1's
+ * cheapest segment: 5). */
+static void nj_init(struct tab *x, size_t model_best)
 {
-    struct nj *x = ctx;
-    x->evals[m][g]++;
-    *c = nj_cost[m][g];
-    return TUNE_OK;
-}
-
-static int nj_spread_fn(void *ctx, size_t m, size_t g, double *rel)
-{
-    (void)ctx;
-    *rel = nj_spread[m][g];
-    return TUNE_OK;
-}
-
-/* The model: right about the segment, off by 30 % about the times. */
-static int nj_model(void *ctx, size_t m, size_t g, double *c)
-{
-    struct nj *x = ctx;
-    double d = (double)g - (m == 0 ? (double)x->model_best : 5.0);
-    *c = 10.0 * (1.0 + 0.3 * d * d) * (m == 0 ? 1.0 : 1.3);
-    return TUNE_OK;
+    tab_init(x, NJ_SEGS, &nj_cost[0][0], &nj_spread[0][0], 10.0, 13.0, 0.3);
+    x->model_seg[0] = model_best;
+    x->model_seg[1] = 5;
 }
 
 static void test_noisy_step(void **state)
@@ -628,15 +659,15 @@ static void test_noisy_step(void **state)
     struct tune_space sp = { .nmethods = 2, .nsegs = nsegs };
     struct tune_params pa;
     struct tune_result r;
-    struct nj x;
+    struct tab x;
 
     tune_params_default(&pa);
     for (int st = 0; st < 2; st++) {
         pa.strategy = st == 0 ? TUNE_SMGD : TUNE_MGD;
         /* without a model (as before the seed): smgd extrapolates the 1 %
          * "gain" and prunes method 0 at 512K; its optimum is never measured */
-        memset(&x, 0, sizeof(x));
-        struct tune_oracle bare = { .ctx = &x, .measure = nj_measure, .spread = nj_spread_fn };
+        nj_init(&x, 5);
+        struct tune_oracle bare = { .ctx = &x, .measure = tab_measure, .spread = tab_spread };
         acct_assert(tune_search(&sp, &bare, &pa, &r) == TUNE_OK && r.found, "search failed");
         if (pa.strategy == TUNE_SMGD)
             acct_assert(r.method == 1 && r.seg == 5 && x.evals[0][5] == 0 && r.seeds == 0,
@@ -644,33 +675,28 @@ static void test_noisy_step(void **state)
                         r.method, r.seg);
         /* with the model: the noisy step seeds method 0 at the model's
          * segment, which wins */
-        memset(&x, 0, sizeof(x));
-        x.model_best = 5;
-        struct tune_oracle orc = { .ctx = &x, .measure = nj_measure, .model = nj_model,
-                                   .spread = nj_spread_fn };
+        nj_init(&x, 5);
+        struct tune_oracle orc = { .ctx = &x, .measure = tab_measure, .model = tab_model,
+                                   .spread = tab_spread };
         acct_assert(tune_search(&sp, &orc, &pa, &r) == TUNE_OK && r.found, "search failed");
         acct_assert(r.method == 0 && r.seg == 5, "%s: one noisy timing pruned the best segment "
                     "(got %zu:%zu)", tune_strategy_name(pa.strategy), r.method, r.seg);
-        for (size_t m = 0; m < 2; m++)
-            for (size_t g = 0; g < NJ_SEGS; g++)
-                acct_assert(x.evals[m][g] <= 1, "(%zu, %zu) measured twice", m, g);
+        tab_once(&x);
     }
     /* a seed that loses costs one experiment and changes nothing: the
      * model points at segment 4 (15.8, above chain's 11.4) */
-    memset(&x, 0, sizeof(x));
-    x.model_best = 4;
+    nj_init(&x, 4);
     pa.strategy = TUNE_SMGD;
-    struct tune_oracle orc = { .ctx = &x, .measure = nj_measure, .model = nj_model,
-                               .spread = nj_spread_fn };
+    struct tune_oracle orc = { .ctx = &x, .measure = tab_measure, .model = tab_model,
+                               .spread = tab_spread };
     acct_assert(tune_search(&sp, &orc, &pa, &r) == TUNE_OK && r.found && r.seeds >= 1,
                 "no seed");
     acct_assert(x.evals[0][4] == 1 && !(r.method == 0 && r.seg == 4),
                 "the losing seed was not measured once, or won");
     /* a step beyond the band is a real rise: no seed (noise 0, no spreads) */
-    memset(&x, 0, sizeof(x));
-    x.model_best = 5;
+    nj_init(&x, 5);
     pa.noise = 0.0;
-    struct tune_oracle quiet = { .ctx = &x, .measure = nj_measure, .model = nj_model };
+    struct tune_oracle quiet = { .ctx = &x, .measure = tab_measure, .model = tab_model };
     acct_assert(tune_search(&sp, &quiet, &pa, &r) == TUNE_OK && r.seeds == 0 &&
                 x.evals[0][5] == 0, "a clear step seeded");
     /* bad parameters */
@@ -779,34 +805,6 @@ static const double ls_spread[2][LS_SEGS] = {
     { 0.02, 0.07, 0.06, 0.08, 0.06, 0.02, 0.06, 0.04, 0.05, 0.05, 0.17 },
     { 0.02, 0.05, 0.05, 0.06, 0.10, 0.07, 0.06, 0.01, 0.04, 0.73, 0.05 },
 };
-struct ls {
-    size_t evals[2][LS_SEGS];
-    size_t model_seg[2]; /* each method's segment the model predicts cheapest */
-};
-
-static int ls_measure(void *ctx, size_t m, size_t g, double *c)
-{
-    struct ls *x = ctx;
-    x->evals[m][g]++;
-    *c = ls_cost[m][g];
-    return TUNE_OK;
-}
-
-static int ls_spread_fn(void *ctx, size_t m, size_t g, double *rel)
-{
-    (void)ctx;
-    *rel = ls_spread[m][g];
-    return TUNE_OK;
-}
-
-static int ls_model(void *ctx, size_t m, size_t g, double *c)
-{
-    struct ls *x = ctx;
-    double d = (double)g - (double)x->model_seg[m];
-    *c = 80.0 * (1.0 + 0.05 * d * d);
-    return TUNE_OK;
-}
-
 static void test_losing_seed(void **state)
 {
     (void)state;
@@ -814,13 +812,13 @@ static void test_losing_seed(void **state)
     struct tune_space sp = { .nmethods = 2, .nsegs = nsegs };
     struct tune_params pa;
     struct tune_result r;
-    struct ls x;
-    struct tune_oracle orc = { .ctx = &x, .measure = ls_measure, .model = ls_model,
-                               .spread = ls_spread_fn };
+    struct tab x;
+    struct tune_oracle orc = { .ctx = &x, .measure = tab_measure, .model = tab_model,
+                               .spread = tab_spread };
 
     tune_params_default(&pa);
     pa.strategy = TUNE_SMGD;
-    memset(&x, 0, sizeof(x));
+    tab_init(&x, LS_SEGS, &ls_cost[0][0], &ls_spread[0][0], 80.0, 80.0, 0.05);
     x.model_seg[0] = 10; /* 1K: the run's pLogP table, no per-message host cost */
     x.model_seg[1] = 7;
     acct_assert(tune_search(&sp, &orc, &pa, &r) == TUNE_OK && r.found, "search failed");
@@ -831,12 +829,10 @@ static void test_losing_seed(void **state)
                 "no neighbour counted (%zu, %zu won)", r.neighbours, r.neighbours_won);
     acct_assert(r.method == 0 && r.seg == 5, "picked %zu:%zu, not pipeline:32K (0:5)", r.method,
                 r.seg);
-    for (size_t m = 0; m < 2; m++)
-        for (size_t g = 0; g < LS_SEGS; g++)
-            acct_assert(x.evals[m][g] <= 1, "(%zu, %zu) measured twice", m, g);
+    tab_once(&x);
     /* a seed one segment beyond the descent's next: nothing in between to
      * measure, no neighbour (the seed is the next segment) */
-    memset(&x, 0, sizeof(x));
+    tab_init(&x, LS_SEGS, &ls_cost[0][0], &ls_spread[0][0], 80.0, 80.0, 0.05);
     x.model_seg[0] = 5;
     x.model_seg[1] = 7;
     acct_assert(tune_search(&sp, &orc, &pa, &r) == TUNE_OK && r.found, "search failed");
