@@ -19,7 +19,10 @@
  *   file point rounds finalists seconds candidate status stop winner
  *   replay_winner changed ratio saved_s
  *
- * status: replayed, not_reproduced, no_rounds (a result before the keys),
+ * status: replayed, not_reproduced (stop, winner and replay_winner then
+ * say where the replay as run ended, the recorded winner and "WINNER by
+ * RULE" of the replay; "-" when it did not decide), no_rounds (a result
+ * before the keys),
  * beyond (the candidate needs rounds the race did not run); stop: the
  * rounds the candidate ran; ratio: the candidate's winner over the race's
  * (its recorded ratio, interleaved over all the race's rounds); saved_s:
@@ -196,8 +199,17 @@ static int replay_file(const char *path, size_t cap_opt, const struct candidate 
             size_t ccap = cands[j].cap ? cands[j].cap : cap;
             printf("%s\t%s\t%zu\t%zu\t%.3f\t%zu\t%zu\t", base, pt, R, nf,
                    rc0->has_cost ? rc0->seconds : NAN, cands[j].cap, cands[j].twin_rounds);
-            if (!same) {
-                printf("not_reproduced\t-\t-\t-\t-\t-\t-\n");
+            if (!same) { /* what the replay as run decided instead, when it decided */
+                char wn[64], fn[64] = "-", line[96] = "-";
+                acct_decision_format(&rc0->f[w].d, wn, sizeof(wn));
+                bool decided = ok && !full.beyond;
+                if (decided) {
+                    acct_decision_format(&rc0->f[full.winner].d, fn, sizeof(fn));
+                    snprintf(line, sizeof(line), "%s by %s", fn, race_resolve_name(full.by));
+                }
+                printf("not_reproduced\t%s\t%s\t%s\t-\t-\t-\n",
+                       decided ? (snprintf(fn, sizeof(fn), "%zu", full.stop), fn) : "-", wn,
+                       line);
                 continue;
             }
             if (run(rc0, (const double *const *)t, native, twin, ccap, cands[j].twin_rounds,
