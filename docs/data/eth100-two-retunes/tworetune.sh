@@ -9,6 +9,8 @@
 #   reduce_scatter_block alone: OPS=reduce_scatter_block BUDGET=8m TIME=15 PAIR_ROUNDS=21 tworetune.sh
 #   bcast and scatter at 64K:   OPS=bcast,scatter SIZES=64K BUDGET=4m TIME=15 PAIR_ROUNDS=41 tworetune.sh
 # RACE_ROUNDS (default 8, the runs above) sets --race-rounds: the mean-based views' check used 20.
+# Session 38, all 8 with the mean-based views (s38/; ACCT_PAIR_OUT names the directory):
+#   BUDGET=34m TIME=50 RACE_ROUNDS=20 PAIR_ROUNDS=21 tworetune.sh
 # and the differing 64K cells again, 41 rounds, with and without a busy loop:
 #   pair-busy.sh, or acct-retune-pair ... --collectives bcast,scatter --sizes 64K --rounds 41
 set -u
