@@ -39,7 +39,8 @@ struct finalist {
  * times by design, on the mean over ranks of each rank's own time (what
  * a rank that computes between calls waits; OSU's default figure); the
  * others, where every rank needs every rank's data, on the slowest
- * rank's. The guard holds every view in either case. */
+ * rank's. The guard holds avg and rank_max in either case, and max where
+ * it is the metric (race_stats.c guard_view). */
 static enum race_view race_metric(enum acct_coll_id coll)
 {
     switch (coll) {
