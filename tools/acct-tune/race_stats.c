@@ -231,6 +231,23 @@ static double guard_band(const struct race_params *pp, const double *aa, int v)
     return isfinite(aa[v]) && aa[v] > pp->tolerance ? aa[v] : pp->tolerance;
 }
 
+/* The equivalence band between finalists c and ref on the metric: the
+ * tolerance, or, where either is native or the incumbent (the decisions a
+ * race keeps unless a challenger is shown faster), the guard's band on the
+ * metric — the A/A spread when wider. A challenger that beats native by
+ * less than native differs from itself does not replace it, as one slower
+ * by less than that is not guarded out (issue 23: reduce 256 KiB,
+ * hier_chain:128K:2 ahead of native by 4.4 % at p 0.045 under an A/A
+ * spread of 4.7 %, 6 % slower than native in the quieter pair;
+ * docs/acct-tune.md "Racing" step 4). */
+static double equiv_band(const struct race_input *in, const struct race_params *pp,
+                         const double *aa, size_t c, size_t ref)
+{
+    bool kept = c == in->native || ref == in->native ||
+                (in->incumbent != RACE_NONE && (c == in->incumbent || ref == in->incumbent));
+    return kept ? guard_band(pp, aa, in->metric) : pp->tolerance;
+}
+
 /* The views the guard holds: the benchmarks' (avg, rank_max: OSU's average
  * and max latency, IMB's t_avg and t_max) and the metric. The max view (the
  * slowest rank per call, its median over the calls) is guarded only where it
@@ -347,11 +364,12 @@ int race_decide(const struct race_input *in, const struct race_params *pp,
         double p = 1.0, ratio;
         if (out->verdict[c] != RACE_UNDECIDED || c == out->leader)
             continue;
+        double tol = equiv_band(in, pp, out->aa, c, out->leader);
         ratio = ratio_to(in, in->metric, c, out->leader, buf, &p);
-        if (ratio < 1.0 / (1.0 + pp->tolerance)) {
+        if (ratio < 1.0 / (1.0 + tol)) {
             continue; /* faster than the leader round by round, behind it against
                        * native: the medians disagree (noisy rounds), undecided */
-        } else if (ratio > 1.0 + pp->tolerance) {
+        } else if (ratio > 1.0 + tol) {
             if (in->rounds >= pp->min_rounds && p < pp->alpha / (double)out->k) {
                 out->verdict[c] = RACE_SEPARATED;
                 separated++;
@@ -360,7 +378,7 @@ int race_decide(const struct race_input *in, const struct race_params *pp,
         } else {
             out->verdict[c] = RACE_EQUIVALENT;
             for (size_t r = 0; r < in->rounds; r++)
-                buf[r] = log1p(pp->tolerance) -
+                buf[r] = log1p(tol) -
                          log_ratio(val(in, in->metric, r, c), val(in, in->metric, r, out->leader));
             if (in->rounds >= pp->min_rounds &&
                 race_wilcoxon_greater(buf, in->rounds, NULL) < pp->alpha / (double)out->k)
@@ -370,7 +388,7 @@ int race_decide(const struct race_input *in, const struct race_params *pp,
     out->over = pp->final || in->rounds >= pp->max_rounds ||
                 (in->rounds >= pp->min_rounds && settled + 1 >= eligible);
     /* native leads and every other eligible finalist is separated from it
-     * or within the tolerance of it: the tie rule below picks native
+     * or within the equivalence band of it: the tie rule below picks native
      * whatever more rounds say of the equivalents, so stop (docs/acct-tune.md
      * "Racing", docs/performance.md section 15) */
     if (!out->over && out->leader == in->native && in->rounds >= pp->min_rounds) {
@@ -474,15 +492,16 @@ int race_decide(const struct race_input *in, const struct race_params *pp,
      * separates it). The decision (over, winner, by) is already made. */
     for (size_t c = 0; c < nc; c++) {
         double r = ratio_to(in, in->metric, c, winner, buf, &out->p[c]);
+        double tol = equiv_band(in, pp, out->aa, c, winner);
         enum race_verdict *v = &out->verdict[c];
         out->ratio[c] = r;
         if (c == winner || *v == RACE_TWIN || *v == RACE_GUARDED)
             continue;
-        if (r > 1.0 + pp->tolerance)
+        if (r > 1.0 + tol)
             *v = in->rounds >= pp->min_rounds && out->p[c] < pp->alpha / (double)out->k
                      ? RACE_SEPARATED
                      : RACE_UNDECIDED;
-        else if (r < 1.0 / (1.0 + pp->tolerance))
+        else if (r < 1.0 / (1.0 + tol))
             *v = RACE_UNDECIDED; /* faster than the winner round by round */
         else
             *v = RACE_EQUIVALENT;
