@@ -742,6 +742,40 @@ static int write_outputs(struct tune_ctx *x, const struct tune_opts *o, struct t
     return 0;
 }
 
+/* Rank 0: the race's eager probe segments from --eager-limits (auto: the
+ * MPI library's, through MPI_T; docs/acct-tune.md "The eager probe"). */
+static void eager_setup(struct tune_ctx *x, const struct tune_opts *o)
+{
+    uint64_t lim[TUNE_EAGER_MAX];
+    char names[TUNE_EAGER_MAX][TUNE_EAGER_NAME];
+    size_t n = 0;
+    char line[512] = "", buf[32];
+    size_t len = 0;
+
+    if (o->eager_mode == TUNE_EAGER_AUTO) {
+        n = tune_eager_read(lim, names, TUNE_EAGER_MAX);
+    } else if (o->eager_mode == TUNE_EAGER_LIST) {
+        for (size_t i = 0; i < o->eager.n && n < TUNE_EAGER_MAX; i++, n++) {
+            lim[n] = o->eager.v[i];
+            snprintf(names[n], TUNE_EAGER_NAME, "--eager-limits");
+        }
+    }
+    x->neager = tune_eager_segments(lim, n, x->eager_segs);
+    if (!o->progress)
+        return;
+    for (size_t i = 0; i < n && len < sizeof(line); i++)
+        len += (size_t)snprintf(line + len, sizeof(line) - len, "%s%s %llu", i ? ", " : "",
+                                names[i], (unsigned long long)lim[i]);
+    for (size_t i = 0; i < x->neager && len < sizeof(line); i++) {
+        acct_size_format(x->eager_segs[i], buf, sizeof(buf));
+        len += (size_t)snprintf(line + len, sizeof(line) - len, "%s%s", i ? ", " : ": segments ",
+                                buf);
+    }
+    fprintf(stderr, TUNE_NAME ": eager limits (%s)%s%s\n",
+            o->eager_mode == TUNE_EAGER_AUTO ? "MPI_T" : "--eager-limits", n ? ": " : ": none",
+            line);
+}
+
 int main(int argc, char **argv)
 {
     int rc = TUNE_EXIT_FAIL;
@@ -779,6 +813,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "acct-tune: warning: --race-rounds %d is below the %zu rounds a race needs "
                 "to show native slower at --race-alpha %g: every race will keep native\n",
                 opts.race_rounds, race_rounds_needed(opts.race_alpha), opts.race_alpha);
+    if (rank == 0 && opts.race > 0)
+        eager_setup(&x, &opts);
     x.after_point = opts.race > 0 ? tune_race : NULL;
     x.after_comm = opts.race > 0 ? NULL : tune_aa_pair;
     rc = TUNE_EXIT_FAIL;

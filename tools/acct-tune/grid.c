@@ -95,6 +95,28 @@ size_t tune_segments(uint64_t m, uint64_t min_segment, int max_segments, uint64_
     return acct_model_segments(m, min_segment, max_segments, segs);
 }
 
+size_t tune_eager_segments(const uint64_t *lim, size_t n, uint64_t *segs)
+{
+    size_t k = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        uint64_t s = 1;
+        size_t j = 0;
+        if (lim[i] < 2)
+            continue;
+        while (s * 2 < lim[i])
+            s *= 2;
+        while (j < k && segs[j] > s)
+            j++;
+        if (j < k && segs[j] == s)
+            continue;
+        memmove(&segs[j + 1], &segs[j], (k - j) * sizeof(*segs));
+        segs[j] = s;
+        k++;
+    }
+    return k;
+}
+
 size_t tune_coll_sizes(enum acct_coll_id coll, const struct tune_opts *o, const uint64_t **v,
                        uint64_t *storage)
 {

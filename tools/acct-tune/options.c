@@ -72,6 +72,7 @@ enum {
     OPT_RACE_ROUNDS,
     OPT_RACE_REPS,
     OPT_INCUMBENT,
+    OPT_EAGER_LIMITS,
 };
 
 static const struct option long_opts[] = {
@@ -118,6 +119,7 @@ static const struct option long_opts[] = {
     { "race-rounds", required_argument, NULL, OPT_RACE_ROUNDS },
     { "race-reps", required_argument, NULL, OPT_RACE_REPS },
     { "incumbent", required_argument, NULL, OPT_INCUMBENT },
+    { "eager-limits", required_argument, NULL, OPT_EAGER_LIMITS },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
 };
@@ -201,6 +203,12 @@ void tune_usage(FILE *f)
             "                        the race's level (0.05), equivalence (0.03), round cap\n"
             "                        (20), timed calls per finalist and round (5)\n"
             "  --incumbent RULES     the active version's rules: its decision races too\n"
+            "  --eager-limits auto|none|SIZE,...\n"
+            "                        the MPI library's eager limits (auto: Open MPI's\n"
+            "                        btl_*_eager_limit read through MPI_T): with --race, at\n"
+            "                        the rooted collectives' points the candidates are also\n"
+            "                        timed at the largest segment below each (default auto;\n"
+            "                        docs/acct-tune.md \"The eager probe\")\n"
             "  --run-id NAME         the run's id (default r-STARTTIME-PARTITION)\n"
             "  -h, --help            this text\n"
             "  --version             the version (neither needs mpirun)\n",
@@ -562,6 +570,23 @@ static int parse_one(int c, const char *arg, struct tune_opts *o, const char **s
     case OPT_USED: o->used_file = arg; break;
     case OPT_PLOGP_OUT: o->plogp_out = arg; break;
     case OPT_INCUMBENT: o->incumbent = arg; break;
+    case OPT_EAGER_LIMITS:
+        acct_size_list_free(&o->eager);
+        if (strcmp(arg, "auto") == 0) {
+            o->eager_mode = TUNE_EAGER_AUTO;
+        } else if (strcmp(arg, "none") == 0) {
+            o->eager_mode = TUNE_EAGER_NONE;
+        } else {
+            o->eager_mode = TUNE_EAGER_LIST;
+            rc = parse_list("--eager-limits", arg, &o->eager, err, errlen);
+            for (size_t i = 0; rc == 0 && i < o->eager.n; i++)
+                if (o->eager.v[i] < 2) {
+                    snprintf(err, errlen, "--eager-limits: %llu is below 2 bytes (auto, none, "
+                             "or sizes such as 4K,64K)", (unsigned long long)o->eager.v[i]);
+                    rc = -1;
+                }
+        }
+        break;
     case OPT_PARTITION:
         rc = parse_name("--partition", arg, ACCT_RULES_NAME_MAX, o->partition, err, errlen);
         break;
@@ -711,6 +736,7 @@ void tune_opts_free(struct tune_opts *o)
 {
     acct_size_list_free(&o->sizes);
     acct_size_list_free(&o->comm_sizes);
+    acct_size_list_free(&o->eager);
     free(o->used);
     o->used = NULL;
     o->nused = 0;

@@ -242,6 +242,12 @@ static int experiment(struct tune_ctx *x, MPI_Comm comm, int comm_size,
     return rc;
 }
 
+int tune_experiment(struct tune_ctx *x, const struct acct_decision *d, uint64_t seg,
+                    double *cost)
+{
+    return experiment(x, x->ecomm, x->esize, d, seg, true, cost);
+}
+
 /* ---- the oracle callbacks ----------------------------------------------------- */
 
 static int oracle_measure(void *ctx, size_t method, size_t seg, double *cost)

@@ -8,6 +8,9 @@
 #include "kit.h"
 #include "tune.h"
 
+#define TUNE_EAGER_MAX 8   /* eager limits kept */
+#define TUNE_EAGER_NAME 64 /* a control variable's name */
+
 /* A model's prediction of (coll, d) on p ranks for m bytes, in us (+inf or
  * NAN: none). */
 typedef double (*tune_model_fn)(void *ctx, enum acct_coll_id coll, const struct acct_decision *d,
@@ -65,6 +68,10 @@ struct tune_ctx {
     uint64_t race_mark_exps[ACCT_COLL_COUNT];
     double race_mark_s[ACCT_COLL_COUNT];
     int rank_world;                          /* (run) this rank in MPI_COMM_WORLD */
+    /* (run) rank 0: the race's eager probe segments (tune_eager_segments of
+     * --eager-limits), descending; none with --eager-limits none */
+    uint64_t eager_segs[TUNE_EAGER_MAX];
+    size_t neager;
 
     enum acct_coll_id coll;                  /* (comm) */
     MPI_Comm comm;                           /* (comm) the first size ranks of the world */
@@ -92,6 +99,20 @@ struct tune_ctx {
     uint64_t *segs;                          /* (point) segment candidates */
     size_t nsegs;
 };
+
+/* The MPI library's eager limits (bytes) from its MPI_T control variables
+ * (Open MPI's btl_*_eager_limit but self's), with their names: at most max.
+ * Returns the count; 0 when MPI_T has none (eager.c). Local, no
+ * communication; after MPI_Init. */
+size_t tune_eager_read(uint64_t *lim, char (*names)[TUNE_EAGER_NAME], size_t max);
+
+/* One experiment of point x->m: d at segment seg on x->ecomm, from the
+ * journal or measured, kept in the result's measurements (the search's
+ * own: oracle.c). *cost: the slowest rank's median (+inf: failed). Every
+ * rank of x->comm calls it. TUNE_OK, TUNE_STOP (the budget), or an error
+ * with x->err set. */
+int tune_experiment(struct tune_ctx *x, const struct acct_decision *d, uint64_t seg,
+                    double *cost);
 
 /* The views of one experiment (race.h enum race_view) from each rank's
  * times (seconds, reps of them) and rank 0's per-repetition maxima

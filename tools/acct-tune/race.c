@@ -197,6 +197,126 @@ static size_t pick(struct tune_ctx *x, uint64_t m, size_t first, enum race_view 
     return n;
 }
 
+/* ---- the eager probe (docs/acct-tune.md "The eager probe") -------------------- */
+
+#define PROBE_MAX (2 * 16 * TUNE_EAGER_MAX) /* 2K candidates (K <= 16) x the segments */
+
+/* Whether point m's records x->recs[first..] hold (alg, fanout, seg). */
+static bool recorded(const struct tune_ctx *x, uint64_t m, size_t first, int32_t alg,
+                     int32_t fanout, uint64_t seg)
+{
+    for (size_t i = first; i < x->nrecs; i++) {
+        const struct tune_record *r = &x->recs[i];
+        if (r->coll == (int32_t)x->coll && r->comm_size == x->esize && r->bytes == m &&
+            r->alg == alg && r->fanout == fanout && r->segment == seg)
+            return true;
+    }
+    return false;
+}
+
+/* Rank 0: the experiments of point m's eager probe. The candidates are the
+ * race's K best methods on the metric and the K best on the slowest rank's
+ * time (the search's view: a method the search found fast there may be
+ * fast on the metric only below a limit, as hier_chain fan-out 1 in the
+ * file comment of eager.c); each segmented one is timed at every probe
+ * segment of the point's grid (x->segs) it was not timed at. */
+static size_t probe_list(const struct tune_ctx *x, uint64_t m, size_t first,
+                         enum race_view metric, struct finalist *todo)
+{
+    struct best {
+        int32_t alg, fanout;
+        double v[2]; /* on the metric, on max */
+    } b[64];
+    size_t nb = 0, n = 0;
+    bool take[64] = { false };
+    const struct acct_alg *native = acct_alg_find(x->coll, "native");
+
+    for (size_t i = first; i < x->nrecs; i++) {
+        const struct tune_record *r = &x->recs[i];
+        size_t j = 0;
+        if (!r->ok || r->coll != (int32_t)x->coll || r->comm_size != x->esize || r->bytes != m ||
+            (native != NULL && r->alg == (int32_t)acct_alg_index(native)))
+            continue;
+        while (j < nb && !(b[j].alg == r->alg && b[j].fanout == r->fanout))
+            j++;
+        if (j == nb) {
+            if (nb == 64)
+                continue;
+            b[nb++] = (struct best){ r->alg, r->fanout, { INFINITY, INFINITY } };
+        }
+        b[j].v[0] = fmin(b[j].v[0], rec_view(r, metric));
+        b[j].v[1] = fmin(b[j].v[1], r->median_us);
+    }
+    /* the K best on each view (ties: the earlier) */
+    for (int view = 0; view < 2; view++) {
+        bool used[64] = { false };
+        for (int k = 0; k < x->o->race; k++) {
+            size_t best = nb;
+            for (size_t j = 0; j < nb; j++)
+                if (!used[j] && isfinite(b[j].v[view]) &&
+                    (best == nb || b[j].v[view] < b[best].v[view]))
+                    best = j;
+            if (best == nb)
+                break;
+            used[best] = take[best] = true;
+        }
+    }
+    for (size_t j = 0; j < nb; j++) {
+        const struct acct_alg *a = &acct_algs[b[j].alg];
+        if (!take[j] || !(a->flags & ACCT_ALG_SEGMENTED))
+            continue;
+        for (size_t e = 0; e < x->neager; e++) {
+            uint64_t seg = x->eager_segs[e];
+            bool in_grid = false;
+            for (size_t g = 1; g < x->nsegs; g++)
+                in_grid |= x->segs[g] == seg;
+            struct acct_decision d = { .alg = a, .fanout = b[j].fanout, .segment_bytes = seg };
+            if (in_grid && n < PROBE_MAX && tune_applicable(x->coll, &d, x->esize, m) &&
+                !recorded(x, m, first, b[j].alg, b[j].fanout, seg))
+                todo[n++] = (struct finalist){ b[j].alg, b[j].fanout, seg };
+        }
+    }
+    return n;
+}
+
+/* The eager probe of point m before its race, where the race's metric is
+ * not the slowest rank's time (the rooted collectives): its experiments are
+ * the search's (kept in the result's measurements, journaled, counted as
+ * search experiments), so the finalists are picked from them too. Every
+ * rank of x->comm calls it. TUNE_OK (also when the budget stopped it) or
+ * an error. */
+static int eager_probe(struct tune_ctx *x, uint64_t m, size_t first, enum race_view metric)
+{
+    static struct finalist todo[PROBE_MAX];
+    int32_t n = 0;
+    int rc = TUNE_OK;
+    double t0 = kit_now();
+
+    if (metric == RACE_VIEW_MAX)
+        return TUNE_OK;
+    if (x->rank == 0)
+        n = (int32_t)probe_list(x, m, first, metric, todo);
+    PMPI_Bcast(&n, 1, MPI_INT32_T, 0, x->comm);
+    if (n == 0)
+        return TUNE_OK;
+    PMPI_Bcast(todo, (int)(sizeof(todo[0]) * (size_t)n), MPI_BYTE, 0, x->comm);
+    int32_t done = 0;
+    for (; done < n && rc == TUNE_OK; done++) {
+        struct acct_decision d = { .alg = &acct_algs[todo[done].alg], .fanout = todo[done].fanout };
+        double cost;
+        rc = tune_experiment(x, &d, todo[done].seg, &cost);
+    }
+    if (rc == TUNE_STOP) {
+        done--;
+        rc = TUNE_OK;
+    }
+    if (x->rank == 0 && x->o->progress)
+        fprintf(stderr, TUNE_NAME ": eager probe %s p=%d %llu: %d of %d experiments (%.1f s)\n",
+                acct_coll_name(x->coll), x->esize, (unsigned long long)m, done, n,
+                kit_now() - t0);
+    return rc;
+}
+
 /* Time finalist f on x->ecomm: views[] on rank 0 (+inf when it fails its
  * check). Every rank of x->comm calls it. */
 static int time_finalist(struct tune_ctx *x, const struct finalist *f, double *views)
@@ -373,6 +493,10 @@ int tune_race(struct tune_ctx *x, uint64_t m, size_t first)
 
     memset(f, 0, sizeof(f));
     x->m = m;
+    rc = eager_probe(x, m, first, metric);
+    if (rc != TUNE_OK)
+        return rc;
+    t0 = kit_now();
     if (x->rank == 0)
         n = (int32_t)pick(x, m, first, metric, f, roles);
     PMPI_Bcast(&n, 1, MPI_INT32_T, 0, x->comm);
@@ -517,9 +641,9 @@ int tune_aa_pair(struct tune_ctx *x)
 /* The median and a quantile q of v[0..n-1] (sorted in place); n >= 1. */
 static void summary(double *v, size_t n, double q, double *med, double *qv)
 {
-    qsort(v, n, sizeof(*v), cmp_dbl);
+    qsort(v, n, sizeof(*v), cmp_dbl); /* sorted for the caller: v[n - 1] the max */
     *med = race_median(v, n);
-    *qv = v[(size_t)(q * (double)(n - 1))];
+    *qv = race_quantile(v, n, q);
 }
 
 int tune_noise(const struct tune_ctx *x, struct acct_result_noise *nz)
@@ -589,7 +713,7 @@ void tune_race_summary(const struct tune_ctx *x)
         qsort(aa, naa, sizeof(*aa), cmp_dbl);
         printf(TUNE_NAME ": noise: A/A spread (native against itself, interleaved, on each "
                "race's metric) median %.1f %%, 90th percentile %.1f %%, max %.1f %% over %zu "
-               "races\n", 100 * aa[naa / 2], 100 * aa[(size_t)(0.9 * (double)(naa - 1))],
+               "races\n", 100 * race_median(aa, naa), 100 * race_quantile(aa, naa, 0.9),
                100 * aa[naa - 1], naa);
     }
     free(aa);

@@ -51,6 +51,10 @@ double race_sign_greater(const double *d, size_t n);
 /* Median of v[0..n-1] (copied, not reordered); NAN for n = 0. */
 double race_median(const double *v, size_t n);
 
+/* Quantile q (0..1) of v[0..n-1], linear between order statistics (copied,
+ * not reordered); NAN for n = 0. */
+double race_quantile(const double *v, size_t n, double q);
+
 /* The fewest rounds in which the exact one-sided signed-rank test can
  * reach p < alpha (its smallest p over n rounds is 2^-n): a race capped
  * below it can never show native slower, so rule 6 keeps native. */

@@ -64,7 +64,7 @@ size_t race_rounds_needed(double alpha)
     return n;
 }
 
-double race_median(const double *v, size_t n)
+double race_quantile(const double *v, size_t n, double q)
 {
     double *s, m;
 
@@ -72,9 +72,14 @@ double race_median(const double *v, size_t n)
         return NAN;
     memcpy(s, v, n * sizeof(*s));
     qsort(s, n, sizeof(*s), cmp_double);
-    m = quantile_sorted(s, n, 0.5);
+    m = quantile_sorted(s, n, q);
     free(s);
     return m;
+}
+
+double race_median(const double *v, size_t n)
+{
+    return race_quantile(v, n, 0.5);
 }
 
 /* ---- tests ---------------------------------------------------------------------- */

@@ -96,6 +96,10 @@ struct tune_opts {
     int race_rounds;                  /* --race-rounds: the cap */
     int race_reps;                    /* --race-reps: timed calls per finalist and round */
     const char *incumbent;            /* --incumbent RULES: the active version's rules */
+    /* --eager-limits: the protocol limits the race's eager probe reads
+     * (race.c, docs/acct-tune.md "The eager probe") */
+    enum tune_eager_mode { TUNE_EAGER_AUTO, TUNE_EAGER_NONE, TUNE_EAGER_LIST } eager_mode;
+    struct acct_size_list eager;      /* TUNE_EAGER_LIST: the limits given */
 };
 
 /* How many timed repetitions an experiment can take (the timing arrays' size). */
@@ -145,6 +149,13 @@ bool tune_nodes_among(const int *node, int p);
  * max_segments in all. Returns the count (>= 1); segs has room for
  * max_segments. */
 size_t tune_segments(uint64_t m, uint64_t min_segment, int max_segments, uint64_t *segs);
+
+/* The eager probe's segments for the eager limits lim[0..n-1] (bytes,
+ * headers included, as Open MPI's btl_*_eager_limit): per limit the
+ * largest power of two below it (a segment of exactly the limit does not
+ * fit with its header), distinct, descending. Returns the count (<= n);
+ * segs has room for n. */
+size_t tune_eager_segments(const uint64_t *lim, size_t n, uint64_t *segs);
 
 /* Can (coll, method with segment seg) run a call of m bytes on p ranks
  * (acct_alg_applicable on the call acct-tune makes)? */

@@ -28,12 +28,22 @@
  * recorded (experiments = rounds x finalists, the point's search before
  * it); the search's own pick (the point's lowest median_us) is a
  * finalist marked search_pick; every measurement has its per-rank views. Deterministic properties only: no
- * timing threshold. */
+ * timing threshold.
+ *
+ *   check_result FILE COLLECTIVES COMM_SIZES SIZES complete|incomplete|any races SEG
+ *
+ * also checks the eager probe (docs/acct-tune.md "The eager probe") of a
+ * run with --eager-limits whose probe segment is SEG and --race K with K
+ * at least the methods of a point: at every raced point on the mean over
+ * ranks (the rooted collectives), every segmented method measured there
+ * that can run segment SEG was measured at SEG. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "acct/alg.h"
+#include "acct/model_space.h"
 #include "acct/result.h"
 #include "acct/rules.h"
 #include "acct/stats.h"
@@ -258,6 +268,49 @@ static size_t check_plane(const struct acct_result *r, const char *path)
     return cells;
 }
 
+/* The eager probe at segment seg (see the top); the (point, method) pairs
+ * checked. */
+static size_t check_eager(const struct acct_result *r, uint64_t seg)
+{
+    size_t checked = 0;
+    char msg[256];
+
+    for (size_t i = 0; i < r->nraces; i++) {
+        const struct acct_result_race *rc = &r->races[i];
+        if (rc->metric != ACCT_RESULT_VIEW_AVG || seg >= rc->bytes)
+            continue;
+        for (size_t a = 0; a < r->npoints; a++) {
+            const struct acct_result_point *p = &r->points[a];
+            struct acct_decision d = p->d;
+            bool seen = false, found = false;
+            if (p->coll != rc->coll || p->comm_size != rc->comm_size || p->bytes != rc->bytes ||
+                !(p->d.alg->flags & ACCT_ALG_SEGMENTED))
+                continue;
+            for (size_t b = 0; b < a && !seen; b++) /* each method once */
+                seen = r->points[b].coll == p->coll && r->points[b].comm_size == p->comm_size &&
+                       r->points[b].bytes == p->bytes && r->points[b].d.alg == p->d.alg &&
+                       r->points[b].d.fanout == p->d.fanout;
+            d.segment_bytes = seg;
+            if (seen || !acct_model_applicable(p->coll, &d, p->comm_size, p->bytes))
+                continue;
+            for (size_t b = 0; b < r->npoints && !found; b++)
+                found = r->points[b].coll == p->coll && r->points[b].comm_size == p->comm_size &&
+                        r->points[b].bytes == p->bytes && r->points[b].d.alg == p->d.alg &&
+                        r->points[b].d.fanout == p->d.fanout &&
+                        r->points[b].d.segment_bytes == seg;
+            checked++;
+            if (!found) {
+                snprintf(msg, sizeof(msg), "eager probe: %s on %d ranks, %llu bytes: %s "
+                         "fan-out %d not measured at segment %llu", acct_coll_name(p->coll),
+                         p->comm_size, (unsigned long long)p->bytes, p->d.alg->name,
+                         p->d.fanout, (unsigned long long)seg);
+                problem(msg);
+            }
+        }
+    }
+    return checked;
+}
+
 int main(int argc, char **argv)
 {
     struct acct_result *r = NULL;
@@ -266,9 +319,9 @@ int main(int argc, char **argv)
     bool coll[ACCT_COLL_COUNT] = { false };
     char msg[256];
 
-    if (argc != 6 && argc != 7) {
+    if (argc < 6 || argc > 8 || (argc == 8 && strcmp(argv[6], "races") != 0)) {
         fprintf(stderr, "usage: check_result FILE COLLECTIVES COMM_SIZES SIZES "
-                        "complete|incomplete|any [PLANE_LOG]\n");
+                        "complete|incomplete|any [PLANE_LOG | races [SEG]]\n");
         return 2;
     }
     if (acct_result_parse_file(argv[1], &r, &d) != ACCT_RULES_OK) {
@@ -324,9 +377,20 @@ int main(int argc, char **argv)
     } else if (strcmp(argv[5], "incomplete") == 0 && r->complete) {
         problem("the run says complete: true");
     }
-    if (argc == 7 && strcmp(argv[6], "races") == 0) {
+    if (argc >= 7 && strcmp(argv[6], "races") == 0) {
         size_t races = check_races(r, coll, &comm, &sizes);
         printf("check_result: %zu races checked\n", races);
+        uint64_t seg = 0;
+        if (argc == 8 && acct_size_parse(argv[7], &seg, NULL, 0) != 0) {
+            fprintf(stderr, "check_result: bad segment \"%s\"\n", argv[7]);
+            return 2;
+        }
+        if (argc == 8) {
+            size_t n = check_eager(r, seg);
+            printf("check_result: eager probe: %zu methods checked at segment %s\n", n, argv[7]);
+            if (n == 0)
+                problem("eager probe: no segmented method at a point raced on the mean");
+        }
     } else if (argc == 7) {
         size_t cells = check_plane(r, argv[6]);
         printf("check_result: %zu cells of the plane log checked\n", cells);

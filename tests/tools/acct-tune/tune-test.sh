@@ -164,6 +164,17 @@ race)
     grep -q '^acct-tune: racing bcast: 4 points raced, [0-9]* race experiments' "$work/race.log" ||
         fail "no racing cost line"
     grep -q '^acct-tune: noise: A/A spread' "$work/race.log" || fail "no noise line"
+    grep -q '^acct-tune: eager limits (MPI_T): ' "$work/race.log" || fail "no eager limits line"
+    # the eager probe (docs/acct-tune.md "The eager probe"): with a limit of
+    # 3K (segment 2K) and every method a candidate (--race 16), each
+    # segmented method of the rooted points is measured at 2K
+    run 4 --collectives bcast,reduce --comm-sizes 4 --sizes 64K --reps 3 --race 16 \
+        --race-reps 2 --race-rounds 6 --eager-limits 3K --progress --out result4.yaml \
+        >"$work/race4.log" 2>&1 || { cat "$work/race4.log"; fail "acct-tune --eager-limits failed"; }
+    grep -q '^acct-tune: eager limits (--eager-limits): --eager-limits 3072: segments 2K$' \
+        "$work/race4.log" || fail "eager limits line: $(grep eager "$work/race4.log")"
+    grep -q '^acct-tune: eager probe reduce p=4 65536: ' "$work/race4.log" || fail "no probe line"
+    "$check" "$work/result4.yaml" bcast,reduce 4 64K complete races 2K || fail "eager probe"
     # the previous rules as the incumbent: its decision races at every point
     run 4 --collectives bcast --comm-sizes 4 --sizes 64K --reps 5 --race 2 --race-reps 3 \
         --race-rounds 6 --incumbent rules.yaml --out result2.yaml >"$work/race2.log" 2>&1 ||

@@ -80,6 +80,20 @@ static void test_options(void **state)
                 "--plogp-out with a measured run (the model is always measured); the model "
                 "regions' defaults: %s", err);
     tune_opts_free(&o);
+    acct_assert(parse("", 4, &o, err, sizeof(err)) == TUNE_EXIT_OK &&
+                    o.eager_mode == TUNE_EAGER_AUTO,
+                "--eager-limits: auto by default");
+    tune_opts_free(&o);
+    acct_assert(parse("--race 2 --eager-limits none", 4, &o, err, sizeof(err)) == TUNE_EXIT_OK &&
+                    o.eager_mode == TUNE_EAGER_NONE && o.eager.n == 0,
+                "--eager-limits none: %s", err);
+    tune_opts_free(&o);
+    acct_assert(parse("--race 2 --eager-limits 64K,4K,4K", 4, &o, err, sizeof(err)) ==
+                        TUNE_EXIT_OK &&
+                    o.eager_mode == TUNE_EAGER_LIST && o.eager.n == 2 && o.eager.v[0] == 4096 &&
+                    o.eager.v[1] == 65536,
+                "--eager-limits 64K,4K,4K: sorted, unique: %s", err);
+    tune_opts_free(&o);
     acct_assert(parse("--max-comm-size 0 --extrap-margin 1.5", 4, &o, err, sizeof(err)) ==
                         TUNE_EXIT_OK &&
                     o.max_comm_size == 0 && o.extrap_margin == 1.5,
@@ -109,6 +123,8 @@ static void test_options(void **state)
         { "--col-stride 65", "--col-stride: \"65\" is not an integer" },
         { "--keep -1", "--keep: \"-1\"" },
         { "--check x", "--check: \"x\"" },
+        { "--eager-limits 1", "--eager-limits: 1 is below 2 bytes" },
+        { "--eager-limits fast", "--eager-limits: " },
     };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         err[0] = '\0';
@@ -129,6 +145,18 @@ static void test_grid(void **state)
           "segments of 64K from 1K: 0,32K..1K (got %zu)", n);
     acct_assert(tune_segments(1024, 1024, 12, segs) == 1, "no segment below the minimum");
     acct_assert(tune_segments(1048576, 1024, 4, segs) == 4 && segs[3] == 131072, "max segments");
+
+    /* the eager probe's segments: the largest power of two below each
+     * limit (Open MPI's vader 4096 -> 2K, tcp 65536 -> 32K, openib 12288
+     * -> 8K), distinct, descending; a limit below 2 gives none */
+    const uint64_t lim[] = { 4096, 65536, 12288, 4097, 1, 3 };
+    uint64_t es[6];
+    size_t ne = tune_eager_segments(lim, 6, es);
+    acct_assert(ne == 5 && es[0] == 32768 && es[1] == 8192 && es[2] == 4096 && es[3] == 2048 &&
+                    es[4] == 2,
+                "eager segments: got %zu (%llu %llu %llu %llu)", ne, (unsigned long long)es[0],
+                (unsigned long long)es[1], (unsigned long long)es[2], (unsigned long long)es[3]);
+    acct_assert(tune_eager_segments(lim, 0, es) == 0, "no limits, no segments");
 
     struct tune_method *m = NULL;
     size_t nm = 0;
