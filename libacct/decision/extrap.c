@@ -592,6 +592,48 @@ static int band_rows(const struct band *b, enum acct_coll_id coll, int e, int li
     }
 }
 
+/* The model rows' columns of a collective decided per message size: the
+ * measured sizes bytes[0..nb-1] (ascending, distinct), and beyond them,
+ * by factors of 4, columns the model decides at their own size — down to
+ * 1 byte and up to ACCT_CHECK_DEFAULT_MAX_BYTES (16 MiB), each end
+ * included — so that no model rule's bytes reach a size a factor of more
+ * than 2 from the one it was decided at, within what acctctl check and
+ * acctd's check sample (issue 21: a row decided at 1 MiB held up to max,
+ * and the check found hier_rabenseifner 2.23x the model's best at 16 MiB,
+ * which failed cluster.retune). Returns a new array (*n columns), or NULL
+ * out of memory. */
+static uint64_t *model_columns(const uint64_t *bytes, size_t nb, size_t *n)
+{
+    const uint64_t top = ACCT_CHECK_DEFAULT_MAX_BYTES;
+    uint64_t *c = malloc((nb + 2 * 40) * sizeof(*c));
+    size_t k = 0;
+
+    if (c == NULL)
+        return NULL;
+    if (nb == 0) {
+        *n = 0;
+        return c;
+    }
+    if (bytes[0] > 1) { /* below: bytes[0] / 4, / 16, ... and 1, ascending */
+        uint64_t low[40];
+        size_t nl = 0;
+        for (uint64_t v = bytes[0] / 4; v >= 1 && nl < 39; v /= 4)
+            low[nl++] = v;
+        if (nl == 0 || low[nl - 1] > 1)
+            low[nl++] = 1;
+        while (nl > 0)
+            c[k++] = low[--nl];
+    }
+    for (size_t i = 0; i < nb; i++)
+        c[k++] = bytes[i];
+    for (uint64_t v = bytes[nb - 1]; v < top && k < nb + 79;) {
+        v = v > top / 4 ? top : v * 4;
+        c[k++] = v;
+    }
+    *n = k;
+    return c;
+}
+
 /* The model (and native) rows of one collective, both bands. */
 static int coll_rows(const struct acct_result_point *pts, size_t n, enum acct_coll_id coll,
                      const struct acct_model *mdl, double margin, int pmax, int rpn,
@@ -600,6 +642,7 @@ static int coll_rows(const struct acct_result_point *pts, size_t n, enum acct_co
     struct acct_rule_list *l = &rules->coll[coll];
     uint64_t *bytes = malloc((n > 0 ? n : 1) * sizeof(*bytes));
     struct acct_rule *row = NULL;
+    uint64_t *cols = NULL;
     size_t nb = 0, cap = l->n;
     int rc = 0, pm = 0, pmin = INT_MAX;
     struct layout lay = { 0, false };
@@ -645,17 +688,27 @@ static int coll_rows(const struct acct_result_point *pts, size_t n, enum acct_co
         if (k == 0 || bytes[i] != bytes[k - 1])
             bytes[k++] = bytes[i];
     nb = k;
-    if ((row = malloc(3 * (nb > 0 ? nb : 1) * sizeof(*row))) == NULL) {
+    size_t ncol = nb;
+    const uint64_t *col = bytes;
+    if (acct_coll_bytes_alike(coll) && coll != ACCT_COLL_barrier) {
+        if ((cols = model_columns(bytes, nb, &ncol)) == NULL) {
+            rc = -1;
+            goto out;
+        }
+        col = cols;
+    }
+    if ((row = malloc(3 * (ncol > 0 ? ncol : 1) * sizeof(*row))) == NULL) {
         rc = -1;
         goto out;
     }
     for (size_t s = 0; s < ACCT_ARRAY_LEN(bands) && rc == 0; s++)
         rc = band_rows(&bands[s], coll, bands[s].dir > 0 ? pm : pmin, bands[s].dir > 0 ? pmax : 1,
-                       bytes, nb, mdl, margin, &lay, rules, &cap, row, rep);
+                       col, ncol, mdl, margin, &lay, rules, &cap, row, rep);
     if (rc == 0) /* in file order: the bands below come first */
         qsort(l->v, l->n, sizeof(*l->v), acct_rule_cmp);
 out:
     free(row);
+    free(cols);
     free(bytes);
     return rc;
 }

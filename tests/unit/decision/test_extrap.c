@@ -52,7 +52,7 @@
 
 static const struct acct_loggp eth = { 50.0, 5.0, 6.0, 0.008 }; /* ~1 Gbit/s Ethernet */
 static const uint64_t fixture_bytes[] = { 8, 1024, 65536, 262144, 1048576 };
-static const uint64_t check_bytes[] = { 65536, 262144, 1048576 };
+static const uint64_t check_bytes[] = { 2, 65536, 262144, 1048576, 4194304, 16777216 };
 static int max_comm = 256;
 /* The predictions of the model regions, asked again by the check: one memo
  * (acct_model_memo_new) for both, as acct-tune keeps one per run. */
