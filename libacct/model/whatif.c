@@ -527,6 +527,7 @@ struct best {
     enum acct_coll_id coll;
     int p, rpn; /* rpn: the layout the model was laid out at (0: none) */
     bool nodes;
+    enum acct_whatif_source src;
     uint64_t m;
     double t_us;
     struct acct_decision d;
@@ -561,11 +562,13 @@ static const struct best *best_of(struct best **tab, enum acct_coll_id coll, int
                                   enum acct_whatif_source src, size_t *rankings)
 {
     uint64_t h = ((uint64_t)coll * 1000003u) ^ ((uint64_t)p * 2654435761u) ^
-                 (m * 11400714819323198485ull) ^ (nodes ? 77u : 0u) ^ ((uint64_t)rpn << 40);
+                 (m * 11400714819323198485ull) ^ (nodes ? 77u : 0u) ^ ((uint64_t)rpn << 40) ^
+                 ((uint64_t)src << 52);
     struct best **slot = &tab[(h ^ (h >> 29)) % BEST_BUCKETS];
 
     for (struct best *b = *slot; b != NULL; b = b->next)
-        if (b->coll == coll && b->p == p && b->rpn == rpn && b->m == m && b->nodes == nodes)
+        if (b->coll == coll && b->p == p && b->rpn == rpn && b->m == m && b->nodes == nodes &&
+            b->src == src)
             return b;
     struct best_ctx c = { .t_us = NAN, .coll = coll, .p = p, .m = m, .mdl = mdl, .src = src };
     if (each_method(coll, p, m, nodes, best_one, &c) != 0)
@@ -573,8 +576,8 @@ static const struct best *best_of(struct best **tab, enum acct_coll_id coll, int
     struct best *b = malloc(sizeof(*b));
     if (b == NULL)
         return NULL;
-    *b = (struct best){ .coll = coll, .p = p, .rpn = rpn, .nodes = nodes, .m = m, .t_us = c.t_us,
-                        .d = c.d, .next = *slot };
+    *b = (struct best){ .coll = coll, .p = p, .rpn = rpn, .nodes = nodes, .src = src, .m = m,
+                        .t_us = c.t_us, .d = c.d, .next = *slot };
     *slot = b;
     (*rankings)++;
     return b;
@@ -630,6 +633,62 @@ static int sized_one(void *arg, const struct acct_decision *d)
     return 0;
 }
 
+/* The closed forms are exact at powers of two for most methods, not
+ * between (docs/models.md, "Accuracy"), while acct-tune decided its model
+ * rows by the simulation: with the closed forms as the source, a point over
+ * the bound is asked again of the simulation (acct_whatif_predict's auto:
+ * up to ACCT_WHATIF_SIM_MAX_RANKS ranks), whose figures then stand. */
+static bool ask_simulation(const struct acct_check_opts *o, double pen, int p)
+{
+    return o->src == ACCT_WHATIF_CLOSED && pen > o->bound && p <= ACCT_WHATIF_SIM_MAX_RANKS;
+}
+
+/* One communicator size of a size-only rule, predicted from src: the
+ * geometric means over the sampled sizes of what runs (t) and of the
+ * method of the least mean (tb, best); pen NAN when either has no
+ * prediction at every size. */
+struct sized_point {
+    double t, tb, pen;
+    struct acct_decision best;
+    enum acct_whatif_how how;
+};
+
+static int sized_at(enum acct_coll_id coll, int p, bool nodes, const struct acct_model *lm,
+                    const struct acct_decision *runs, const uint64_t *ms, size_t nm,
+                    enum acct_whatif_source src, size_t *points, struct sized_point *out)
+{
+    struct sized_ctx c = { .coll = coll, .p = p, .mdl = lm, .src = src };
+    double logrun = 0;
+    bool predicted = true;
+    int rc = 0;
+
+    *out = (struct sized_point){ .pen = NAN, .how = ACCT_WHATIF_HOW_NONE };
+    for (size_t j = 0; j < nm && rc == 0; j++) {
+        c.m = ms[j];
+        c.j = j;
+        if (points != NULL)
+            (*points)++;
+        if (each_method(coll, p, ms[j], nodes, sized_one, &c) != 0)
+            rc = -1;
+        double t = acct_whatif_predict(coll, runs, p, ms[j], lm, src, &out->how);
+        predicted = predicted && t > 0 && isfinite(t);
+        if (predicted)
+            logrun += log(t);
+    }
+    size_t best = c.n;
+    for (size_t k = 0; k < c.n; k++)
+        if (c.v[k].n == nm && (best == c.n || c.v[k].logsum < c.v[best].logsum))
+            best = k;
+    if (rc == 0 && predicted && best < c.n) {
+        out->t = exp(logrun / (double)nm);
+        out->tb = exp(c.v[best].logsum / (double)nm);
+        out->pen = out->t / out->tb;
+        out->best = c.v[best].d;
+    }
+    free(c.v);
+    return rc;
+}
+
 /* The worst sampled communicator size of a size-only rule into *f (its m
  * 0, sizes the sizes scored, t_us and best_us geometric means). */
 static int check_sized(const struct acct_rules *rules, enum acct_coll_id coll,
@@ -641,8 +700,7 @@ static int check_sized(const struct acct_rules *rules, enum acct_coll_id coll,
     uint64_t ms[80];
     size_t nm = acct_check_samples(r->bytes_min > 0 ? r->bytes_min : 1, r->bytes_max,
                                    o->max_bytes, nsamp, ms);
-    int rc = 0;
-    for (size_t a = 0; a < np && rc == 0 && nm > 0; a++) {
+    for (size_t a = 0; a < np && nm > 0; a++) {
         int p = (int)ps[a], rpn = w->ranks_per_node;
         bool nodes = acct_whatif_nodes(p, rpn);
         struct acct_model lm;
@@ -652,45 +710,34 @@ static int check_sized(const struct acct_rules *rules, enum acct_coll_id coll,
         if (acct_whatif_decide(rules, coll, p, rpn > 0 ? w : NULL, ms[0], &ri, &written, &runs) !=
             0)
             return -1;
-        struct sized_ctx c = { .coll = coll, .p = p, .mdl = &lm, .src = o->src };
-        double logrun = 0;
-        bool predicted = true;
-        enum acct_whatif_how how = ACCT_WHATIF_HOW_NONE;
-        for (size_t j = 0; j < nm && rc == 0; j++) {
-            c.m = ms[j];
-            c.j = j;
-            sum->points++;
-            if (each_method(coll, p, ms[j], nodes, sized_one, &c) != 0)
-                rc = -1;
-            double t = acct_whatif_predict(coll, &runs, p, ms[j], &lm, o->src, &how);
-            predicted = predicted && t > 0 && isfinite(t);
-            if (predicted)
-                logrun += log(t);
-        }
+        struct sized_point sp;
+        if (sized_at(coll, p, nodes, &lm, &runs, ms, nm, o->src, &sum->points, &sp) != 0)
+            return -1;
         sum->rankings++;
-        size_t best = c.n;
-        for (size_t k = 0; k < c.n; k++)
-            if (c.v[k].n == nm && (best == c.n || c.v[k].logsum < c.v[best].logsum))
-                best = k;
-        if (rc == 0 && predicted && best < c.n) {
-            double t = exp(logrun / (double)nm), tb = exp(c.v[best].logsum / (double)nm);
-            double pen = t / tb;
-            if (isnan(f->penalty) || pen > f->penalty) {
-                f->p = p;
-                f->rpn = rpn;
-                f->m = 0;
-                f->sizes = nm;
-                f->runs = runs;
-                f->t_us = t;
-                f->how = how;
-                f->best = c.v[best].d;
-                f->best_us = tb;
-                f->penalty = pen;
+        if (ask_simulation(o, sp.pen, p)) {
+            struct sized_point sim;
+            if (sized_at(coll, p, nodes, &lm, &runs, ms, nm, ACCT_WHATIF_AUTO, NULL, &sim) != 0)
+                return -1;
+            sum->simulated++;
+            if (!isnan(sim.pen)) {
+                sum->withdrawn += sim.pen <= o->bound;
+                sp = sim;
             }
         }
-        free(c.v);
+        if (!isnan(sp.pen) && (isnan(f->penalty) || sp.pen > f->penalty)) {
+            f->p = p;
+            f->rpn = rpn;
+            f->m = 0;
+            f->sizes = nm;
+            f->runs = runs;
+            f->t_us = sp.t;
+            f->how = sp.how;
+            f->best = sp.best;
+            f->best_us = sp.tb;
+            f->penalty = sp.pen;
+        }
     }
-    return rc;
+    return 0;
 }
 
 /* One rule: every sampled point; *f gets the worst. Returns 0, or -1. */
@@ -793,6 +840,22 @@ static int check_rule(const struct acct_rules *rules, enum acct_coll_id coll, si
             /* the decision is in the space or not; either way best <= t
              * unless it is not (a segment outside the candidates) */
             double pen = best->t_us > 0 ? t / best->t_us : (t > 0 ? INFINITY : 1.0);
+            if (ask_simulation(o, pen, p)) {
+                enum acct_whatif_how sh;
+                double st = acct_whatif_predict(coll, &runs, p, ms[b], &lm, ACCT_WHATIF_AUTO, &sh);
+                const struct best *sb = best_of(tab, coll, p, lm.nodes.ranks_per_node, nodes,
+                                                ms[b], &lm, ACCT_WHATIF_AUTO, &sum->rankings);
+                if (sb == NULL)
+                    return -1;
+                sum->simulated++;
+                if (!isnan(st) && !isnan(sb->t_us)) {
+                    t = st;
+                    how = sh;
+                    best = sb;
+                    pen = best->t_us > 0 ? t / best->t_us : (t > 0 ? INFINITY : 1.0);
+                    sum->withdrawn += pen <= o->bound;
+                }
+            }
             if (isnan(f->penalty) || pen > f->penalty) {
                 f->p = p;
                 f->rpn = rpn;

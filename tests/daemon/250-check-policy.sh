@@ -71,12 +71,13 @@ ctl 0 activate 1
 ctl 1 import "$D/result-eth-levels-check.yaml" --activate
 expect "$T/out" "as version 6 of eth/tcp-1g"
 expect "$T/err" "not activated (policy check.on_activate: refuse): version 6 of eth/tcp-1g: 1 of 1 rules over the predicted penalty bound 4 (communicator sizes up to 64, 2 ranks per node on the run's intra/inter levels; acctctl check --version 6 --ranks-per-node 2 shows them)"
-expect "$T/err" "collectives.bcast[0]: binomial: predicted penalty 5.29 at 64 ranks"
+# 5.29 by the closed forms, 4.42 by the simulation the check asks over the bound
+expect "$T/err" "collectives.bcast[0]: binomial: predicted penalty 4.42 at 64 ranks"
 ctl 0 show -p eth -f tsv
 [ "$(awk -F'\t' 'NR == 2 { print $1 }' "$T/out")" = 1 ] || fail "levels: version 6 was activated"
 # acctctl check through acctd says the same with the run's levels
 ctl 1 check --version 6 --bound 4 --max-comm-size 64 --ranks-per-node 2 -f tsv
-[ "$(awk -F'\t' 'NR == 2 { print $1, $6, $7, $9, $13, $14 }' "$T/out")" = "bcast 64 2 binomial 5.286 true" ] ||
+[ "$(awk -F'\t' 'NR == 2 { print $1, $6, $7, $9, $13, $14 }' "$T/out")" = "bcast 64 2 binomial 4.418 true" ] ||
     fail "acctctl check of version 6 with levels: $(cat "$T/out")"
 ctl 0 check --version 5 --bound 4 --max-comm-size 64 --ranks-per-node 2
 # the policy's layout wins over the version's: at 64 ranks per node every

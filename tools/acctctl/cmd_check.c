@@ -225,11 +225,16 @@ int acctctl_cmd_check(int argc, char **argv)
                acct_whatif_source_name(o.o.src));
     }
     rc = acctctl_table_print(&t, c.format, stdout) == 0 ? ACCTCTL_OK : ACCTCTL_USAGE;
-    if (c.format == ACCTCTL_FMT_TABLE)
+    if (c.format == ACCTCTL_FMT_TABLE) {
         printf("\n%zu rules, %zu within the measured communicator sizes (not asked), %zu with "
                "a prediction, %zu over the bound %g (%zu points, %zu rankings)\n",
                sum.rules, sum.measured, sum.predicted, sum.flagged, o.o.bound, sum.points,
                sum.rankings);
+        if (sum.simulated > 0)
+            printf("%zu points over the bound by the closed forms asked of the simulation "
+                   "(up to %d ranks): %zu within it there\n",
+                   sum.simulated, ACCT_WHATIF_SIM_MAX_RANKS, sum.withdrawn);
+    }
     if (rc == ACCTCTL_OK && acctctl_flushed() != ACCTCTL_OK)
         rc = ACCTCTL_USAGE;
     if (rc == ACCTCTL_OK && sum.flagged > 0)

@@ -301,7 +301,9 @@ static const struct acctctl_cmd commands[] = {
                 "      --ranks-per-node Q the jobs' layout: rules resolved at it; a model with\n"
                 "                         intra/inter levels costs each message at its level\n"
                 "  -a, --all              every rule with a prediction, not only findings\n"
-                "      --source S         closed (default: closed forms), auto or model\n"
+                "      --source S         closed (default: closed forms; a point over the\n"
+                "                         bound asked again of the simulation up to 256\n"
+                "                         ranks), auto or model\n"
                 COMMON_OPTS,
         .run = acctctl_cmd_check,
     },

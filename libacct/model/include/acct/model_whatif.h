@@ -141,7 +141,9 @@ struct acct_check_opts {
     double bound;        /* a rule is flagged when its penalty exceeds this (> 1) */
     int max_comm;        /* sample communicator sizes up to this */
     uint64_t max_bytes;  /* and message sizes up to this */
-    enum acct_whatif_source src; /* default (0) AUTO; check uses CLOSED */
+    enum acct_whatif_source src; /* default (0) AUTO; check uses CLOSED, and asks the
+                                    simulation again where a point is over the bound
+                                    (up to ACCT_WHATIF_SIM_MAX_RANKS ranks) */
     int samples;         /* per dimension (0: ACCT_CHECK_SAMPLES) */
     int ranks_per_node;  /* the jobs' layout (0: unknown): the rules are resolved at it
                             (layout-bound rules at their own), node-aware methods join the
@@ -178,6 +180,10 @@ struct acct_check_summary {
     size_t points;        /* points sampled */
     size_t rankings;      /* distinct points ranked */
     size_t measured;      /* rules wholly within the measured communicator sizes */
+    size_t simulated;     /* points over the bound by the closed forms (src CLOSED) asked
+                             again of the simulation, up to ACCT_WHATIF_SIM_MAX_RANKS ranks
+                             (a size-only rule: communicator sizes) */
+    size_t withdrawn;     /* of which the simulation put within the bound */
 };
 
 /* Called per rule that has a finite penalty somewhere (flagged or not),

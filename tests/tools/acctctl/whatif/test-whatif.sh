@@ -171,11 +171,20 @@ run 1 check --rules "$data/binomial-bcast.rules.yaml" --model "$levels" --bound 
     --ranks-per-node 2 -f tsv
 [ "$(awk -F'\t' 'NR == 2 { print $1, $6, $7, $9, $14 }' "$tmp/out")" = "bcast 64 2 binomial true" ] ||
     fail "check with levels: $(cat "$tmp/out")"
-# its penalty is the one whatif gives at that point with the same layout
+# its penalty is the one whatif gives at that point with the same layout:
+# over the bound by the closed forms at 64 ranks, so asked of the simulation
+# (whatif's auto source there), whose figures stand
 pen=$(awk -F'\t' 'NR == 2 { print $13 }' "$tmp/out")
 run 0 whatif bcast --rules "$data/binomial-bcast.rules.yaml" --model "$levels" -n 64 -b 1M \
+    --ranks-per-node 2 --source auto -f tsv
+[ "$(decision 8)" = "$pen" ] || fail "check's penalty $pen, whatif's (simulated) $(decision 8)"
+[ "$(decision 9)" = simulated ] || fail "whatif at 64 ranks: $(decision 9), expected simulated"
+run 0 whatif bcast --rules "$data/binomial-bcast.rules.yaml" --model "$levels" -n 64 -b 1M \
     --ranks-per-node 2 --source closed -f tsv
-[ "$(decision 8)" = "$pen" ] || fail "check's penalty $pen, whatif's $(decision 8)"
+[ "$(decision 8)" != "$pen" ] || fail "the closed form gives the simulation's penalty $pen: no test"
+run 1 check --rules "$data/binomial-bcast.rules.yaml" --model "$levels" --bound 4 --max-comm-size 64 \
+    --ranks-per-node 2
+expect "$tmp/out" "points over the bound by the closed forms asked of the simulation (up to 256 ranks): "
 run 0 check --rules "$data/binomial-bcast.rules.yaml" --model "$model" --bound 4 --max-comm-size 64 \
     --ranks-per-node 2
 expect "$tmp/out" "2 ranks per node (one network: the model has no levels)"
