@@ -145,42 +145,141 @@ int acct_extrap_rank_at(enum acct_coll_id coll, int q, int rpn, uint64_t m,
     return 0;
 }
 
+/* Where a cell is decided: its row's far size q (the size least like the
+ * evidence), and for a row of several sizes also its near end, where a
+ * method made for other sizes (recursive halving at 2^k + 1 ranks) can
+ * cost several times the best (issue 21: the check found
+ * reduce_scatter_block recursive_halving 2.47x at 9 ranks in a row (8, 16]
+ * decided at 16). Each end has the model laid out at its size. */
+struct end {
+    int q;
+    bool nodes;
+    struct acct_model mdl;
+};
+
+static void end_at(struct end *e, const struct acct_model *mdl, int q, int rpn)
+{
+    e->q = q;
+    acct_whatif_model_at(mdl, q, rpn, &e->mdl);
+    e->nodes = acct_whatif_nodes(q, rpn);
+}
+
+/* The end's ranking into *v (acct_model_rank's, refined when laid out). */
+static int rank_end(enum acct_coll_id coll, const struct end *e, uint64_t m,
+                    struct acct_model_pred **v, size_t *nv)
+{
+    if (acct_model_rank(coll, e->q, m, e->nodes, &e->mdl, 0, 0, v, nv) != 0)
+        return -1;
+    if (e->mdl.nodes.ranks_per_node > 0) /* laid out (acct_whatif_model_at) */
+        refine(*v, *nv, coll, e->q, m, &e->mdl);
+    return 0;
+}
+
+/* t over the best time b of its point (b 0: 1 for 0, else infinite). */
+static double ratio(double t, double b)
+{
+    return b > 0 ? t / b : (t > 0 ? INFINITY : 1.0);
+}
+
+/* d's worst ratio to the model's best over the ends (v[e][0] the best at
+ * end e), or NAN where it has no prediction at one of them. */
+static double worst_ratio(enum acct_coll_id coll, const struct acct_decision *d,
+                          const struct end *ends, size_t ne, uint64_t m,
+                          struct acct_model_pred *const *v)
+{
+    double worst = 0;
+    for (size_t e = 0; e < ne; e++) {
+        if (!acct_model_applicable(coll, d, ends[e].q, m))
+            return NAN;
+        double t = acct_model_predict(coll, d, ends[e].q, m, &ends[e].mdl);
+        if (!isfinite(t))
+            return NAN;
+        worst = fmax(worst, ratio(t, v[e][0].t_us));
+    }
+    return worst;
+}
+
+/* The cell at m over its ends (1 or 2; the first the far size): the
+ * measured winner w while the model predicts it within the margin of its
+ * best at every end, else the method of the least worst ratio to the best
+ * over the ends (at one end: the model's best), runner_up the next other
+ * method within the margin. Returns 0, 1 (nothing predicted at the far
+ * size: native), 2 (no method within the margin at both ends: the row
+ * must be split) or -1. */
+static int decide_ends(enum acct_coll_id coll, const struct end *ends, size_t ne, uint64_t m,
+                       const struct acct_decision *w, double margin, struct acct_decision *out,
+                       struct acct_decision *runner_up)
+{
+    struct acct_model_pred *v[2] = { NULL, NULL };
+    size_t nv[2] = { 0, 0 };
+    int rc = 1;
+
+    memset(out, 0, sizeof(*out));
+    memset(runner_up, 0, sizeof(*runner_up));
+    for (size_t e = 0; e < ne; e++)
+        if (rank_end(coll, &ends[e], m, &v[e], &nv[e]) != 0) {
+            rc = -1;
+            goto out;
+        }
+    if (nv[0] == 0 || !isfinite(v[0][0].t_us))
+        goto out; /* nothing predicted: native */
+    if (ne == 2 && (nv[1] == 0 || !isfinite(v[1][0].t_us)))
+        ne = 1; /* nothing predicted at the near end: the far size decides */
+    if (w != NULL && w->alg != NULL && strcmp(w->alg->name, "native") != 0) {
+        double r = worst_ratio(coll, w, ends, ne, m, v);
+        if (r <= margin) {
+            *out = *w;
+            if (!acct_decision_equal(w, &v[0][0].d))
+                *runner_up = v[0][0].d;
+            rc = 0;
+            goto out;
+        }
+    }
+    /* each method's worst ratio over the ends, from the rankings */
+    size_t pick = nv[0];
+    double least = INFINITY;
+    for (size_t i = 0; i < nv[0] && isfinite(v[0][i].t_us) && least > 1; i++) {
+        double r = ratio(v[0][i].t_us, v[0][0].t_us);
+        if (ne == 2) {
+            size_t j = 0;
+            while (j < nv[1] && !acct_decision_equal(&v[1][j].d, &v[0][i].d))
+                j++;
+            if (j == nv[1] || !isfinite(v[1][j].t_us))
+                continue;
+            r = fmax(r, ratio(v[1][j].t_us, v[1][0].t_us));
+        }
+        if (r < least) {
+            least = r;
+            pick = i;
+        }
+    }
+    if (pick == nv[0] || least > margin) {
+        rc = 2;
+        goto out;
+    }
+    *out = v[0][pick].d;
+    /* the next other method the model places within the margin at every end, if any */
+    for (size_t i = 0; i < nv[0] && isfinite(v[0][i].t_us) && v[0][i].t_us <= margin * v[0][0].t_us;
+         i++)
+        if (i != pick && v[0][i].d.alg != out->alg &&
+            (ne == 1 || worst_ratio(coll, &v[0][i].d, ends, ne, m, v) <= margin)) {
+            *runner_up = v[0][i].d;
+            break;
+        }
+    rc = 0;
+out:
+    free(v[0]);
+    free(v[1]);
+    return rc;
+}
+
 static int decide(enum acct_coll_id coll, int q, uint64_t m, bool nodes,
                   const struct acct_decision *w, const struct acct_model *mdl, double margin,
                   struct acct_decision *out, struct acct_decision *runner_up)
 {
-    struct acct_model_pred *v = NULL;
-    size_t nv = 0;
-    double tw = NAN;
-
-    memset(out, 0, sizeof(*out));
-    memset(runner_up, 0, sizeof(*runner_up));
-    if (acct_model_rank(coll, q, m, nodes, mdl, 0, 0, &v, &nv) != 0)
-        return -1;
-    if (mdl->nodes.ranks_per_node > 0) /* laid out (acct_whatif_model_at) */
-        refine(v, nv, coll, q, m, mdl);
-    if (nv == 0 || !isfinite(v[0].t_us)) {
-        free(v);
-        return 1; /* nothing predicted: native */
-    }
-    if (w != NULL && w->alg != NULL && strcmp(w->alg->name, "native") != 0 &&
-        acct_model_applicable(coll, w, q, m))
-        tw = acct_model_predict(coll, w, q, m, mdl);
-    if (isfinite(tw) && tw <= margin * v[0].t_us) {
-        *out = *w;
-        if (!acct_decision_equal(w, &v[0].d))
-            *runner_up = v[0].d;
-    } else {
-        *out = v[0].d;
-        /* the next method the model places within the margin, if any */
-        for (size_t i = 1; i < nv && isfinite(v[i].t_us) && v[i].t_us <= margin * v[0].t_us; i++)
-            if (v[i].d.alg != v[0].d.alg) {
-                *runner_up = v[i].d;
-                break;
-            }
-    }
-    free(v);
-    return 0;
+    struct end e = { .q = q, .nodes = nodes, .mdl = *mdl };
+    int rc = decide_ends(coll, &e, 1, m, w, margin, out, runner_up);
+    return rc == 2 ? -1 : rc; /* one end: never split */
 }
 
 int acct_extrap_decide(enum acct_coll_id coll, int q, uint64_t m, const struct acct_decision *w,
@@ -200,16 +299,16 @@ int acct_extrap_decide_at(enum acct_coll_id coll, int q, int rpn, uint64_t m,
     return decide(coll, q, m, acct_whatif_nodes(q, rpn), w, &at, margin, out, runner_up);
 }
 
-/* One method's score over the sizes: the sum of log(t / best) and how many
- * sizes predicted it. */
+/* One method's score over the sizes at each end: the sum of log(t / best)
+ * and how many sizes predicted it. */
 struct sized {
     struct acct_decision d;
-    double logsum;
-    size_t n;
+    double logsum[2];
+    size_t n[2];
 };
 
-static int decide_sizes(enum acct_coll_id coll, int q, const uint64_t *m, size_t nm, bool nodes,
-                        const struct acct_decision *w, const struct acct_model *mdl,
+static int decide_sizes(enum acct_coll_id coll, const struct end *ends, size_t ne,
+                        const uint64_t *m, size_t nm, const struct acct_decision *w,
                         double margin, struct acct_decision *out,
                         struct acct_decision *runner_up);
 
@@ -218,89 +317,129 @@ int acct_extrap_decide_sizes(enum acct_coll_id coll, int q, const uint64_t *m, s
                              double margin, struct acct_decision *out,
                              struct acct_decision *runner_up)
 {
-    return decide_sizes(coll, q, m, nm, false, w, mdl, margin, out, runner_up);
+    struct end e = { .q = q, .nodes = false, .mdl = *mdl };
+    int rc = decide_sizes(coll, &e, 1, m, nm, w, margin, out, runner_up);
+    return rc == 2 ? -1 : rc;
 }
 
-static int decide_sizes(enum acct_coll_id coll, int q, const uint64_t *m, size_t nm, bool nodes,
-                        const struct acct_decision *w, const struct acct_model *mdl,
+/* A collective decided from the communicator size alone: per end, each
+ * method's mean over the sizes of log(t / the size's best), less the least
+ * such mean (0 for the best on average). The measured winner while its
+ * worst over the ends is within log(margin), else the method of the least
+ * worst; runner_up the next other method within the margin. Returns as
+ * decide_ends. */
+static int decide_sizes(enum acct_coll_id coll, const struct end *ends, size_t ne,
+                        const uint64_t *m, size_t nm, const struct acct_decision *w,
                         double margin, struct acct_decision *out,
                         struct acct_decision *runner_up)
 {
     struct sized *c = NULL;
     size_t nc = 0, cap = 0;
-    double wlog = 0;
+    double wlog[2] = { 0, 0 };
     bool wok = w != NULL && w->alg != NULL && strcmp(w->alg->name, "native") != 0;
     int rc = 1;
 
     memset(out, 0, sizeof(*out));
     memset(runner_up, 0, sizeof(*runner_up));
-    for (size_t j = 0; j < nm; j++) {
-        struct acct_model_pred *v = NULL;
-        size_t nv = 0;
-        if (acct_model_rank(coll, q, m[j], nodes, mdl, 0, 0, &v, &nv) != 0) {
-            rc = -1;
-            goto out;
-        }
-        if (mdl->nodes.ranks_per_node > 0) /* laid out: as decide() */
-            refine(v, nv, coll, q, m[j], mdl);
-        if (nv == 0 || !isfinite(v[0].t_us) || !(v[0].t_us > 0)) {
-            free(v);
-            goto out; /* nothing predicted at this size: no method at every size */
-        }
-        const double best = v[0].t_us;
-        for (size_t i = 0; i < nv && isfinite(v[i].t_us); i++) {
-            size_t k = 0;
-            while (k < nc && !acct_decision_equal(&c[k].d, &v[i].d))
-                k++;
-            if (k == nc) {
-                if (nc == cap) {
-                    size_t ncap = cap ? 2 * cap : 8;
-                    struct sized *x = realloc(c, ncap * sizeof(*x));
-                    if (x == NULL) {
-                        free(v);
-                        rc = -1;
-                        goto out;
+    for (size_t e = 0; e < ne; e++)
+        for (size_t j = 0; j < nm; j++) {
+            const int q = ends[e].q;
+            struct acct_model_pred *v = NULL;
+            size_t nv = 0;
+            if (rank_end(coll, &ends[e], m[j], &v, &nv) != 0) {
+                free(v);
+                rc = -1;
+                goto out;
+            }
+            if (nv == 0 || !isfinite(v[0].t_us) || !(v[0].t_us > 0)) {
+                free(v);
+                if (e == 0)
+                    goto out; /* nothing predicted at this size: no method at every size */
+                ne = 1;       /* nor at the near end: the far size decides */
+                break;
+            }
+            const double best = v[0].t_us;
+            for (size_t i = 0; i < nv && isfinite(v[i].t_us); i++) {
+                size_t k = 0;
+                while (k < nc && !acct_decision_equal(&c[k].d, &v[i].d))
+                    k++;
+                if (k == nc) {
+                    if (e > 0)
+                        continue; /* not a method of the far size */
+                    if (nc == cap) {
+                        size_t ncap = cap ? 2 * cap : 8;
+                        struct sized *x = realloc(c, ncap * sizeof(*x));
+                        if (x == NULL) {
+                            free(v);
+                            rc = -1;
+                            goto out;
+                        }
+                        c = x;
+                        cap = ncap;
                     }
-                    c = x;
-                    cap = ncap;
+                    c[nc++] = (struct sized){ .d = v[i].d };
                 }
-                c[nc++] = (struct sized){ .d = v[i].d };
+                if (c[k].n[e] == j) { /* once per size (the first, best prediction) */
+                    c[k].logsum[e] += log(v[i].t_us / best);
+                    c[k].n[e]++;
+                }
             }
-            if (c[k].n == j) { /* once per size (the first, best prediction) */
-                c[k].logsum += log(v[i].t_us / best);
-                c[k].n++;
+            if (wok) {
+                double tw = acct_model_applicable(coll, w, q, m[j])
+                                ? acct_model_predict(coll, w, q, m[j], &ends[e].mdl)
+                                : NAN;
+                if (isfinite(tw))
+                    wlog[e] += log(tw / best);
+                else
+                    wok = false;
             }
+            free(v);
         }
-        if (wok) {
-            double tw = acct_model_applicable(coll, w, q, m[j])
-                            ? acct_model_predict(coll, w, q, m[j], mdl)
-                            : NAN;
-            if (isfinite(tw))
-                wlog += log(tw / best);
-            else
-                wok = false;
-        }
-        free(v);
-    }
-    size_t pick = nc;
-    for (size_t k = 0; k < nc; k++)
-        if (c[k].n == nm && (pick == nc || c[k].logsum < c[pick].logsum))
-            pick = k;
-    if (pick == nc || nm == 0)
+    if (nm == 0)
         goto out;
-    const double least = c[pick].logsum / (double)nm, lmargin = log(margin);
-    if (wok && wlog / (double)nm <= least + lmargin) {
+    /* the least mean at each end, over the methods predicted at every size there */
+    double least[2] = { INFINITY, INFINITY };
+    for (size_t e = 0; e < ne; e++)
+        for (size_t k = 0; k < nc; k++)
+            if (c[k].n[e] == nm)
+                least[e] = fmin(least[e], c[k].logsum[e] / (double)nm);
+    if (!isfinite(least[0]))
+        goto out;
+    const double lmargin = log(margin);
+    double pickw = INFINITY;
+    size_t pick = nc;
+    for (size_t k = 0; k < nc; k++) {
+        double worst = -INFINITY;
+        for (size_t e = 0; e < ne && worst < INFINITY; e++)
+            worst = c[k].n[e] == nm ? fmax(worst, c[k].logsum[e] / (double)nm - least[e])
+                                    : INFINITY;
+        c[k].logsum[1] = worst; /* from here: the method's worst over the ends */
+        if (worst < pickw) {
+            pickw = worst;
+            pick = k;
+        }
+    }
+    if (pick == nc) {
+        rc = ne == 2 ? 2 : 1;
+        goto out;
+    }
+    double ww = -INFINITY;
+    for (size_t e = 0; e < ne; e++)
+        ww = fmax(ww, wlog[e] / (double)nm - least[e]);
+    if (wok && ww <= lmargin) {
         *out = *w;
         if (!acct_decision_equal(w, &c[pick].d))
             *runner_up = c[pick].d;
+    } else if (pickw > lmargin) {
+        rc = 2;
+        goto out;
     } else {
         *out = c[pick].d;
         /* the best other method within the margin, if any */
         size_t ru = nc;
         for (size_t k = 0; k < nc; k++)
-            if (k != pick && c[k].n == nm && c[k].d.alg != c[pick].d.alg &&
-                c[k].logsum / (double)nm <= least + lmargin &&
-                (ru == nc || c[k].logsum < c[ru].logsum))
+            if (k != pick && c[k].d.alg != c[pick].d.alg && c[k].logsum[1] <= lmargin &&
+                (ru == nc || c[k].logsum[1] < c[ru].logsum[1]))
                 ru = k;
         if (ru < nc)
             *runner_up = c[ru].d;
@@ -433,13 +572,14 @@ struct cell {
  * a native rule with evidence: none (native), or none. The model is laid
  * out at rpn (0: flat; node-aware methods where q ranks span nodes). */
 static int row_cell(enum acct_coll_id coll, const struct acct_rule_list *l, int e, int q,
-                    bool modelled, bool native, const uint64_t *bytes, size_t nb, size_t j,
-                    int rpn, const struct acct_model *mdl, double margin, struct cell *c,
-                    struct acct_extrap_report *rep)
+                    int near, bool modelled, bool native, const uint64_t *bytes, size_t nb,
+                    size_t j, int rpn, const struct acct_model *mdl, double margin,
+                    struct cell *c, struct acct_extrap_report *rep)
 {
     const bool alike = acct_coll_bytes_alike(coll);
     struct acct_rule *r = &c->r;
-    struct acct_model at;
+    struct end ends[2];
+    const size_t ne = near != q ? 2 : 1;
 
     memset(c, 0, sizeof(*c));
     r->bytes_min = !alike || j == 0 ? 0 : acct_geo_mid(bytes[j - 1], bytes[j]) + 1;
@@ -451,15 +591,16 @@ static int row_cell(enum acct_coll_id coll, const struct acct_rule_list *l, int 
         return 0;
     }
     r->evidence = ACCT_EVIDENCE_MODEL;
-    acct_whatif_model_at(mdl, q, rpn, &at);
-    const bool nodes = acct_whatif_nodes(q, rpn);
+    end_at(&ends[0], mdl, q, rpn);
+    if (ne == 2)
+        end_at(&ends[1], mdl, near, rpn);
     const struct acct_rule *mw = rule_at(l, e, alike ? bytes[j] : 0);
-    int d = alike ? decide(coll, q, bytes[j], nodes, mw != NULL ? &mw->d : NULL, &at, margin,
-                           &r->d, &r->runner_up)
-                  : decide_sizes(coll, q, bytes, nb, nodes, mw != NULL ? &mw->d : NULL, &at,
-                                 margin, &r->d, &r->runner_up);
-    if (d < 0)
-        return -1;
+    int d = alike ? decide_ends(coll, ends, ne, bytes[j], mw != NULL ? &mw->d : NULL, margin,
+                                &r->d, &r->runner_up)
+                  : decide_sizes(coll, ends, ne, bytes, nb, mw != NULL ? &mw->d : NULL, margin,
+                                 &r->d, &r->runner_up);
+    if (d < 0 || d == 2)
+        return d; /* out of memory, or the row must be split */
     if (rpn > 0) {
         rep->at_points++;
         rep->at_hier += d == 0 && (r->d.alg->flags & ACCT_ALG_NODES) != 0;
@@ -499,28 +640,29 @@ static void row_put(struct acct_rule *row, size_t *nr, const struct acct_rule *r
  * differ both, bound to the layout and to the others. Fills row[0..*nr)
  * (room for 3 per column). Returns 0 or -1 (out of memory). */
 static int band_row(enum acct_coll_id coll, const struct acct_rule_list *l, int e, int q,
-                    const struct band *b, const uint64_t *bytes, size_t nb,
+                    int near, const struct band *b, const uint64_t *bytes, size_t nb,
                     const struct acct_model *mdl, double margin, const struct layout *lay,
                     struct acct_rule *row, size_t *nr, struct acct_extrap_report *rep)
 {
     const size_t ncols = acct_coll_bytes_alike(coll) ? nb : 1;
     const bool at = lay->rpn >= 2 && acct_whatif_nodes(q, lay->rpn);
     const bool native = b->native_untrusted || q < 2;
+    int rc;
 
     *nr = 0;
     for (size_t j = 0; j < ncols; j++) {
         struct cell f, a;
-        if (row_cell(coll, l, e, q, rep->trusted && q >= 2, native, bytes, nb, j, 0, mdl,
-                     margin, &f, rep) != 0)
-            return -1;
+        if ((rc = row_cell(coll, l, e, q, near, rep->trusted && q >= 2, native, bytes,
+                           nb, j, 0, mdl, margin, &f, rep)) != 0)
+            return rc;
         if (!at) {
             if (f.present)
                 row_put(row, nr, &f.r, 0, 0);
             continue;
         }
-        if (row_cell(coll, l, e, q, lay->trusted && q >= 2, native, bytes, nb, j, lay->rpn, mdl,
-                     margin, &a, rep) != 0)
-            return -1;
+        if ((rc = row_cell(coll, l, e, q, near, lay->trusted && q >= 2, native, bytes,
+                           nb, j, lay->rpn, mdl, margin, &a, rep)) != 0)
+            return rc;
         if (f.present && a.present && same_decisions(&f.r, &a.r)) {
             row_put(row, nr, &f.r, 0, 0); /* one rule for every layout */
             continue;
@@ -549,13 +691,33 @@ static int band_rows(const struct band *b, enum acct_coll_id coll, int e, int li
         return 0; /* nothing beyond the edge */
     if (!rep->trusted && !(lay->rpn >= 2 && lay->trusted) && !b->native_untrusted)
         return 0;
+    int top = 0; /* the end of a row that was halved: the rest keeps it */
     for (int from = e + b->dir;;) {
-        int q = b->far(from, limit);
-        int lo = b->dir > 0 ? from : q, hi = b->dir > 0 ? q : from;
+        int q = b->dir > 0 && top >= from ? top : b->far(from, limit);
         size_t nr = 0;
-        bool modelled = rep->trusted && q >= 2;
-        if (band_row(coll, l, e, q, b, bytes, nb, mdl, margin, lay, row, &nr, rep) != 0)
+        /* decided at q, and at from too where the row holds more sizes
+         * and from is within acctctl check's simulated reach: a row with
+         * a cell no method keeps within the margin at both ends is halved
+         * (its counts undone) until one does, at worst down to one size;
+         * the rest of it is the next row, to the same end, so the rows'
+         * far sizes stay those of the doubling. Beyond that reach the
+         * bottom sizes (2^k + 1) are not simulated: from one rank's view
+         * the simulator cannot take them, and with the whole schedule
+         * the regions up to 64k ranks took five times as long; the
+         * check judges such sizes by the closed forms. */
+        const struct acct_extrap_report before = *rep;
+        const int near = from <= ACCT_WHATIF_SIM_MAX_RANKS ? from : q;
+        top = q;
+        while ((rc = band_row(coll, l, e, q, near, b, bytes, nb, mdl, margin, lay,
+                              row, &nr, rep)) == 2) {
+            *rep = before;
+            q = from + (q - from) / 2;
+            rep->splits++;
+        }
+        if (rc != 0)
             return -1;
+        int lo = b->dir > 0 ? from : q, hi = b->dir > 0 ? q : from;
+        bool modelled = rep->trusted && q >= 2;
         *counter(rep, b->rows) += modelled;
         if (!modelled && b->native_untrusted)
             rep->native_below += (size_t)(hi - lo + 1);

@@ -355,9 +355,10 @@ static void print_region_report(enum acct_coll_id coll, const struct acct_extrap
                    margin, r->hits, r->cells, r->median_err * 100, r->pairs,
                    r->trusted ? "trusted" : "not trusted");
             if (r->trusted)
-                printf(", %zu rows up to %d ranks, %zu rules, measured winner kept at %zu of "
-                       "%zu points (both bands)\n",
-                       r->rows, pmax, r->rules, r->kept, r->points);
+                printf(", %zu rows up to %d ranks (%zu halved: no method within the margin "
+                       "at both ends), %zu rules, measured winner kept at %zu of %zu points "
+                       "(both bands)\n",
+                       r->rows, pmax, r->splits, r->rules, r->kept, r->points);
             else
                 printf(": none, larger communicators run native\n");
         }

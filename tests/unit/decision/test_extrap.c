@@ -591,16 +591,17 @@ static int print_flagged(void *arg, const struct acct_check_finding *f)
 }
 
 /* acctctl check's (and acctd's pre-activation) test with acctd's defaults
- * (bound 2, closed forms) up to 16 ranks. Not trusted: nothing flagged
- * (native has no prediction). Trusted: the band below is held to the
- * standard of the band above: the check flags no more of its rules. Its
- * closed forms are not the simulator the rows were decided with (inexact
- * at sizes that are not powers of two) and it samples the edges of every
- * rule's message sizes, where a decision is its neighbouring measured
- * size's: on this fixture it flags one rule above 8 (reduce_scatter_block
- * [9, 16] recursive_halving, 2.2x at 9 ranks) and one below (reduce_scatter
- * [3, 3] at 90 B, 2.0x). And the Open MPI export: every size below 8 where
- * ACCT says native is Open MPI's own decision (algorithm 0, or no rule). */
+ * (bound 2, closed forms, a point over the bound asked again of the
+ * simulation) up to 16 ranks. Not trusted: nothing flagged (native has no
+ * prediction). Trusted: nothing flagged in either band. Before, it flagged
+ * two on this fixture: reduce_scatter [3, 3] at 90 B (2.0x by the closed
+ * forms, which are inexact at sizes that are not powers of two, where the
+ * simulation that decided the row is not) and reduce_scatter_block [9, 16]
+ * recursive_halving (2.47x at 9 ranks by the simulation too: the row was
+ * decided at 16 only; now at both its ends, and halved where no method is
+ * within the margin at both). And the Open MPI export: every size below 8
+ * where ACCT says native is Open MPI's own decision (algorithm 0, or no
+ * rule). */
 static void check_and_export(const struct acct_rules *r, const enum acct_coll_id *colls,
                              size_t ncolls, bool trusted, const char *what)
 {
@@ -616,7 +617,7 @@ static void check_and_export(const struct acct_rules *r, const enum acct_coll_id
     printf("%s: check: %zu rules, %zu predicted, %zu flagged over 2x (%zu below 8 ranks, %zu "
            "above)\n",
            what, sum.rules, sum.predicted, sum.flagged, fl.below, fl.above);
-    acct_assert(trusted ? fl.below <= fl.above : sum.flagged == 0,
+    acct_assert(sum.flagged == 0,
                 "%s: %zu rules flagged by the check (%zu below 8 ranks, %zu above)", what,
                 sum.flagged, fl.below, fl.above);
     acct_assert(trusted || sum.predicted == 0, "%s: native rules predicted", what);

@@ -67,6 +67,8 @@ struct acct_extrap_report {
     double median_err;   /* median relative error over them (NAN: none) */
     bool trusted;
     size_t rows, rules;  /* model rows and rules written above Pm (0 when not trusted) */
+    size_t splits;       /* rows above Pm halved: a cell with no method within the margin
+                            at both of the row's ends */
     size_t rows_below, rules_below; /* model rows below Pmin; rules below Pmin (model and native) */
     size_t native_below; /* communicator sizes below Pmin given native, evidence: none */
     size_t kept;         /* (row, column) points that kept the measured winner */
