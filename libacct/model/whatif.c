@@ -643,6 +643,61 @@ static bool ask_simulation(const struct acct_check_opts *o, double pen, int p)
     return o->src == ACCT_WHATIF_CLOSED && pen > o->bound && p <= ACCT_WHATIF_SIM_MAX_RANKS;
 }
 
+/* t against the best's tb (a best of 0 us: infinitely over, unless t is 0
+ * too). */
+static double penalty_of(double t, double tb)
+{
+    return tb > 0 ? t / tb : (t > 0 ? INFINITY : 1.0);
+}
+
+/* A point's figures: the decision's time, the best's, the penalty. lower:
+ * the best is the closed forms' best as simulated, not the simulation's
+ * own (which is at most as slow: the penalty is a lower bound). */
+struct fig {
+    double t, best_us, pen;
+    struct acct_decision best;
+    enum acct_whatif_how how;
+    bool lower;
+};
+
+/* The point's figures by the simulation (ask_simulation said so). Ranking
+ * every method by the simulation costs ~50 simulations of up to 256 ranks
+ * and thousands of segments; most such points are far over the bound (a
+ * hand-written linear bcast: 2620x). So first the decision against the
+ * closed forms' best, both simulated: the simulation's best is at most as
+ * slow as that one, so a penalty over the bound there is over it against
+ * the simulation's best too, and the point is confirmed (fg->lower). Only
+ * a point within it is ranked in full; its figures are then exact, and it
+ * may be withdrawn. Figures the simulation cannot give leave the closed
+ * forms' ones. Returns 0, or -1 (out of memory). */
+static int resimulate(struct best **tab, enum acct_coll_id coll, int p, bool nodes, uint64_t m,
+                      const struct acct_model *lm, const struct acct_decision *runs, double bound,
+                      struct fig *fg, struct acct_check_summary *sum)
+{
+    enum acct_whatif_how sh;
+    double st = acct_whatif_predict(coll, runs, p, m, lm, ACCT_WHATIF_AUTO, &sh);
+    sum->simulated++;
+    if (isnan(st))
+        return 0;
+    double sc = acct_whatif_predict(coll, &fg->best, p, m, lm, ACCT_WHATIF_AUTO, NULL);
+    if (sc > 0 && isfinite(sc) && st / sc > bound) {
+        *fg = (struct fig){ .t = st, .best_us = sc, .pen = st / sc, .best = fg->best, .how = sh,
+                            .lower = true };
+        sum->confirmed++;
+        return 0;
+    }
+    const struct best *sb = best_of(tab, coll, p, lm->nodes.ranks_per_node, nodes, m, lm,
+                                    ACCT_WHATIF_AUTO, &sum->rankings);
+    if (sb == NULL)
+        return -1;
+    if (isnan(sb->t_us))
+        return 0;
+    *fg = (struct fig){ .t = st, .best_us = sb->t_us, .pen = penalty_of(st, sb->t_us),
+                        .best = sb->d, .how = sh };
+    sum->withdrawn += fg->pen <= bound;
+    return 0;
+}
+
 /* One communicator size of a size-only rule, predicted from src: the
  * geometric means over the sampled sizes of what runs (t) and of the
  * method of the least mean (tb, best); pen NAN when either has no
@@ -651,6 +706,7 @@ struct sized_point {
     double t, tb, pen;
     struct acct_decision best;
     enum acct_whatif_how how;
+    bool lower; /* tb is the closed forms' best as simulated (resimulate) */
 };
 
 static int sized_at(enum acct_coll_id coll, int p, bool nodes, const struct acct_model *lm,
@@ -689,6 +745,33 @@ static int sized_at(enum acct_coll_id coll, int p, bool nodes, const struct acct
     return rc;
 }
 
+/* resimulate for a size-only rule: the geometric means over the sizes of
+ * the decision and of the closed forms' best method, both simulated. The
+ * simulation's method of the least mean is at most as slow as that one:
+ * over the bound, the size is confirmed (returns 1, *out holds them,
+ * lower); else 0. */
+static int sized_lower(enum acct_coll_id coll, int p, const struct acct_model *lm,
+                       const struct acct_decision *runs, const struct acct_decision *best,
+                       const uint64_t *ms, size_t nm, double bound, struct sized_point *out)
+{
+    double lr = 0, lb = 0;
+    enum acct_whatif_how how = ACCT_WHATIF_HOW_NONE;
+    for (size_t j = 0; j < nm; j++) {
+        double t = acct_whatif_predict(coll, runs, p, ms[j], lm, ACCT_WHATIF_AUTO, &how);
+        double tb = acct_whatif_predict(coll, best, p, ms[j], lm, ACCT_WHATIF_AUTO, NULL);
+        if (!(t > 0) || !isfinite(t) || !(tb > 0) || !isfinite(tb))
+            return 0;
+        lr += log(t);
+        lb += log(tb);
+    }
+    double t = exp(lr / (double)nm), tb = exp(lb / (double)nm);
+    if (nm == 0 || !(t / tb > bound))
+        return 0;
+    *out = (struct sized_point){ .t = t, .tb = tb, .pen = t / tb, .best = *best, .how = how,
+                                 .lower = true };
+    return 1;
+}
+
 /* The worst sampled communicator size of a size-only rule into *f (its m
  * 0, sizes the sizes scored, t_us and best_us geometric means). */
 static int check_sized(const struct acct_rules *rules, enum acct_coll_id coll,
@@ -700,6 +783,7 @@ static int check_sized(const struct acct_rules *rules, enum acct_coll_id coll,
     uint64_t ms[80];
     size_t nm = acct_check_samples(r->bytes_min > 0 ? r->bytes_min : 1, r->bytes_max,
                                    o->max_bytes, nsamp, ms);
+    bool lower = false; /* *f's figures from sized_lower */
     for (size_t a = 0; a < np && nm > 0; a++) {
         int p = (int)ps[a], rpn = w->ranks_per_node;
         bool nodes = acct_whatif_nodes(p, rpn);
@@ -716,12 +800,18 @@ static int check_sized(const struct acct_rules *rules, enum acct_coll_id coll,
         sum->rankings++;
         if (ask_simulation(o, sp.pen, p)) {
             struct sized_point sim;
-            if (sized_at(coll, p, nodes, &lm, &runs, ms, nm, ACCT_WHATIF_AUTO, NULL, &sim) != 0)
-                return -1;
             sum->simulated++;
-            if (!isnan(sim.pen)) {
-                sum->withdrawn += sim.pen <= o->bound;
+            if (sized_lower(coll, p, &lm, &runs, &sp.best, ms, nm, o->bound, &sim) == 1) {
+                sum->confirmed++;
                 sp = sim;
+            } else {
+                if (sized_at(coll, p, nodes, &lm, &runs, ms, nm, ACCT_WHATIF_AUTO, NULL, &sim) !=
+                    0)
+                    return -1;
+                if (!isnan(sim.pen)) {
+                    sum->withdrawn += sim.pen <= o->bound;
+                    sp = sim;
+                }
             }
         }
         if (!isnan(sp.pen) && (isnan(f->penalty) || sp.pen > f->penalty)) {
@@ -735,6 +825,24 @@ static int check_sized(const struct acct_rules *rules, enum acct_coll_id coll,
             f->best = sp.best;
             f->best_us = sp.tb;
             f->penalty = sp.pen;
+            lower = sp.lower;
+        }
+    }
+    /* the worst size confirmed against the closed forms' best: ranked in
+     * full, so that its best is the simulation's (the penalty only rises) */
+    if (lower) {
+        int rpn = w->ranks_per_node;
+        struct acct_model lm;
+        struct sized_point sim;
+        acct_whatif_model_at(mdl, f->p, rpn, &lm);
+        if (sized_at(coll, f->p, acct_whatif_nodes(f->p, rpn), &lm, &f->runs, ms, nm,
+                     ACCT_WHATIF_AUTO, NULL, &sim) != 0)
+            return -1;
+        sum->rankings++;
+        if (!isnan(sim.pen)) {
+            f->best = sim.best;
+            f->best_us = sim.tb;
+            f->penalty = sim.pen;
         }
     }
     return 0;
@@ -813,6 +921,7 @@ static int check_rule(const struct acct_rules *rules, enum acct_coll_id coll, si
         ms[0] = 0;
         nm = r->bytes_min == 0 ? 1 : 0;
     }
+    bool lower = false; /* *f's figures from resimulate's lower bound */
     for (size_t a = 0; a < np; a++) {
         int p = (int)ps[a];
         int rpn = w.ranks_per_node;
@@ -839,34 +948,39 @@ static int check_rule(const struct acct_rules *rules, enum acct_coll_id coll, si
                 continue;
             /* the decision is in the space or not; either way best <= t
              * unless it is not (a segment outside the candidates) */
-            double pen = best->t_us > 0 ? t / best->t_us : (t > 0 ? INFINITY : 1.0);
-            if (ask_simulation(o, pen, p)) {
-                enum acct_whatif_how sh;
-                double st = acct_whatif_predict(coll, &runs, p, ms[b], &lm, ACCT_WHATIF_AUTO, &sh);
-                const struct best *sb = best_of(tab, coll, p, lm.nodes.ranks_per_node, nodes,
-                                                ms[b], &lm, ACCT_WHATIF_AUTO, &sum->rankings);
-                if (sb == NULL)
-                    return -1;
-                sum->simulated++;
-                if (!isnan(st) && !isnan(sb->t_us)) {
-                    t = st;
-                    how = sh;
-                    best = sb;
-                    pen = best->t_us > 0 ? t / best->t_us : (t > 0 ? INFINITY : 1.0);
-                    sum->withdrawn += pen <= o->bound;
-                }
-            }
-            if (isnan(f->penalty) || pen > f->penalty) {
+            struct fig fg = { .t = t, .best_us = best->t_us, .pen = penalty_of(t, best->t_us),
+                              .best = best->d, .how = how };
+            if (ask_simulation(o, fg.pen, p) &&
+                resimulate(tab, coll, p, nodes, ms[b], &lm, &runs, o->bound, &fg, sum) != 0)
+                return -1;
+            if (isnan(f->penalty) || fg.pen > f->penalty) {
                 f->p = p;
                 f->rpn = rpn;
                 f->m = ms[b];
                 f->runs = runs;
-                f->t_us = t;
-                f->how = how;
-                f->best = best->d;
-                f->best_us = best->t_us;
-                f->penalty = pen;
+                f->t_us = fg.t;
+                f->how = fg.how;
+                f->best = fg.best;
+                f->best_us = fg.best_us;
+                f->penalty = fg.pen;
+                lower = fg.lower;
             }
+        }
+    }
+    /* the worst point confirmed against the closed forms' best: ranked in
+     * full, so that its best is the simulation's (the penalty only rises) */
+    if (lower) {
+        struct acct_model lm;
+        acct_whatif_model_at(mdl, f->p, f->rpn, &lm);
+        const struct best *sb =
+            best_of(tab, coll, f->p, lm.nodes.ranks_per_node, acct_whatif_nodes(f->p, f->rpn),
+                    f->m, &lm, ACCT_WHATIF_AUTO, &sum->rankings);
+        if (sb == NULL)
+            return -1;
+        if (!isnan(sb->t_us)) {
+            f->best = sb->d;
+            f->best_us = sb->t_us;
+            f->penalty = penalty_of(f->t_us, sb->t_us);
         }
     }
     f->flagged = !isnan(f->penalty) && f->penalty > o->bound;

@@ -232,8 +232,9 @@ int acctctl_cmd_check(int argc, char **argv)
                sum.rankings);
         if (sum.simulated > 0)
             printf("%zu points over the bound by the closed forms asked of the simulation "
-                   "(up to %d ranks): %zu within it there\n",
-                   sum.simulated, ACCT_WHATIF_SIM_MAX_RANKS, sum.withdrawn);
+                   "(up to %d ranks): %zu within it there, %zu over it already against the "
+                   "closed forms' best\n",
+                   sum.simulated, ACCT_WHATIF_SIM_MAX_RANKS, sum.withdrawn, sum.confirmed);
     }
     if (rc == ACCTCTL_OK && acctctl_flushed() != ACCTCTL_OK)
         rc = ACCTCTL_USAGE;

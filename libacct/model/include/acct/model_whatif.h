@@ -184,6 +184,9 @@ struct acct_check_summary {
                              again of the simulation, up to ACCT_WHATIF_SIM_MAX_RANKS ranks
                              (a size-only rule: communicator sizes) */
     size_t withdrawn;     /* of which the simulation put within the bound */
+    size_t confirmed;     /* of which the simulation put over the bound against the
+                             closed forms' best alone (a lower bound of the penalty:
+                             not ranked in full unless the rule's worst) */
 };
 
 /* Called per rule that has a finite penalty somewhere (flagged or not),

@@ -188,6 +188,28 @@ expect "$tmp/out" "points over the bound by the closed forms asked of the simula
 run 0 check --rules "$data/binomial-bcast.rules.yaml" --model "$model" --bound 4 --max-comm-size 64 \
     --ranks-per-node 2
 expect "$tmp/out" "2 ranks per node (one network: the model has no levels)"
+# a point the closed forms put over the bound and the simulation too,
+# already against the closed forms' best as simulated, is not ranked in full
+# (the simulation's best is at most as slow) unless it is the rule's worst:
+# linear bcast at 24 ranks, 64 KiB, where the closed forms' best (binary:4K)
+# is not the simulation's (split_binary:2K). The worst is reported with the
+# simulation's best, as whatif --source auto ranks it
+run 1 check --rules "$data/linear-bcast.rules.yaml" --model "$model" --max-comm-size 24 \
+    --max-bytes 64K -f tsv
+worst=$(awk -F'\t' 'NR == 2 { print $6, $8, $11 }' "$tmp/out")
+pen=$(awk -F'\t' 'NR == 2 { print $13 }' "$tmp/out")
+run 0 whatif bcast --rules "$data/linear-bcast.rules.yaml" --model "$model" -n 24 -b 64K -f tsv
+[ "$worst" = "24 65536 $(ranked | awk -F'\t' 'NR == 1 { print $1 }')" ] ||
+    fail "check's worst point and best \"$worst\", whatif's best $(ranked | head -1)"
+[ "$(decision 8)" = "$pen" ] || fail "check's penalty $pen, whatif's (simulated) $(decision 8)"
+run 0 whatif bcast --rules "$data/linear-bcast.rules.yaml" --model "$model" -n 24 -b 64K \
+    --source closed -f tsv
+[ "24 65536 $(ranked | awk -F'\t' 'NR == 1 { print $1 }')" != "$worst" ] ||
+    fail "the closed forms' best is the simulation's ($worst): no test"
+run 1 check --rules "$data/linear-bcast.rules.yaml" --model "$model" --max-comm-size 24 --max-bytes 64K
+expect "$tmp/out" "asked of the simulation (up to 256 ranks): 0 within it there, "
+grep -qE "[1-9][0-9]* over it already against the closed forms' best" "$tmp/out" ||
+    fail "no point confirmed against the closed forms' best: $(tail -1 "$tmp/out")"
 # gather's node-aware closed forms cost the layout (issue 21): at 4 nodes of
 # 8, 1 MiB, on the levels, hier_binomial takes each node's blocks at the
 # intra-node level and only the node blocks between nodes, where flat
