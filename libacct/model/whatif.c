@@ -660,6 +660,26 @@ struct fig {
     bool lower;
 };
 
+/* *f takes the point's figures when they are the rule's worst so far (m 0
+ * and sizes the sizes scored: a size-only rule). Returns whether it did. */
+static bool take_worst(struct acct_check_finding *f, int p, int rpn, uint64_t m, size_t sizes,
+                       const struct acct_decision *runs, const struct fig *fg)
+{
+    if (isnan(fg->pen) || (!isnan(f->penalty) && !(fg->pen > f->penalty)))
+        return false;
+    f->p = p;
+    f->rpn = rpn;
+    f->m = m;
+    f->sizes = sizes;
+    f->runs = *runs;
+    f->t_us = fg->t;
+    f->how = fg->how;
+    f->best = fg->best;
+    f->best_us = fg->best_us;
+    f->penalty = fg->pen;
+    return true;
+}
+
 /* The point's figures by the simulation (ask_simulation said so). Ranking
  * every method by the simulation costs ~50 simulations of up to 256 ranks
  * and thousands of segments; most such points are far over the bound (a
@@ -698,27 +718,20 @@ static int resimulate(struct best **tab, enum acct_coll_id coll, int p, bool nod
     return 0;
 }
 
-/* One communicator size of a size-only rule, predicted from src: the
- * geometric means over the sampled sizes of what runs (t) and of the
- * method of the least mean (tb, best); pen NAN when either has no
+/* One communicator size of a size-only rule, predicted from src, into
+ * *out: the geometric means over the sampled sizes of what runs (t) and of
+ * the method of the least mean (best_us, best); pen NAN when either has no
  * prediction at every size. */
-struct sized_point {
-    double t, tb, pen;
-    struct acct_decision best;
-    enum acct_whatif_how how;
-    bool lower; /* tb is the closed forms' best as simulated (resimulate) */
-};
-
 static int sized_at(enum acct_coll_id coll, int p, bool nodes, const struct acct_model *lm,
                     const struct acct_decision *runs, const uint64_t *ms, size_t nm,
-                    enum acct_whatif_source src, size_t *points, struct sized_point *out)
+                    enum acct_whatif_source src, size_t *points, struct fig *out)
 {
     struct sized_ctx c = { .coll = coll, .p = p, .mdl = lm, .src = src };
     double logrun = 0;
     bool predicted = true;
     int rc = 0;
 
-    *out = (struct sized_point){ .pen = NAN, .how = ACCT_WHATIF_HOW_NONE };
+    *out = (struct fig){ .pen = NAN, .how = ACCT_WHATIF_HOW_NONE };
     for (size_t j = 0; j < nm && rc == 0; j++) {
         c.m = ms[j];
         c.j = j;
@@ -737,8 +750,8 @@ static int sized_at(enum acct_coll_id coll, int p, bool nodes, const struct acct
             best = k;
     if (rc == 0 && predicted && best < c.n) {
         out->t = exp(logrun / (double)nm);
-        out->tb = exp(c.v[best].logsum / (double)nm);
-        out->pen = out->t / out->tb;
+        out->best_us = exp(c.v[best].logsum / (double)nm);
+        out->pen = out->t / out->best_us;
         out->best = c.v[best].d;
     }
     free(c.v);
@@ -752,7 +765,7 @@ static int sized_at(enum acct_coll_id coll, int p, bool nodes, const struct acct
  * lower); else 0. */
 static int sized_lower(enum acct_coll_id coll, int p, const struct acct_model *lm,
                        const struct acct_decision *runs, const struct acct_decision *best,
-                       const uint64_t *ms, size_t nm, double bound, struct sized_point *out)
+                       const uint64_t *ms, size_t nm, double bound, struct fig *out)
 {
     double lr = 0, lb = 0;
     enum acct_whatif_how how = ACCT_WHATIF_HOW_NONE;
@@ -767,7 +780,7 @@ static int sized_lower(enum acct_coll_id coll, int p, const struct acct_model *l
     double t = exp(lr / (double)nm), tb = exp(lb / (double)nm);
     if (nm == 0 || !(t / tb > bound))
         return 0;
-    *out = (struct sized_point){ .t = t, .tb = tb, .pen = t / tb, .best = *best, .how = how,
+    *out = (struct fig){ .t = t, .best_us = tb, .pen = t / tb, .best = *best, .how = how,
                                  .lower = true };
     return 1;
 }
@@ -794,12 +807,12 @@ static int check_sized(const struct acct_rules *rules, enum acct_coll_id coll,
         if (acct_whatif_decide(rules, coll, p, rpn > 0 ? w : NULL, ms[0], &ri, &written, &runs) !=
             0)
             return -1;
-        struct sized_point sp;
+        struct fig sp;
         if (sized_at(coll, p, nodes, &lm, &runs, ms, nm, o->src, &sum->points, &sp) != 0)
             return -1;
         sum->rankings++;
         if (ask_simulation(o, sp.pen, p)) {
-            struct sized_point sim;
+            struct fig sim;
             sum->simulated++;
             if (sized_lower(coll, p, &lm, &runs, &sp.best, ms, nm, o->bound, &sim) == 1) {
                 sum->confirmed++;
@@ -814,26 +827,15 @@ static int check_sized(const struct acct_rules *rules, enum acct_coll_id coll,
                 }
             }
         }
-        if (!isnan(sp.pen) && (isnan(f->penalty) || sp.pen > f->penalty)) {
-            f->p = p;
-            f->rpn = rpn;
-            f->m = 0;
-            f->sizes = nm;
-            f->runs = runs;
-            f->t_us = sp.t;
-            f->how = sp.how;
-            f->best = sp.best;
-            f->best_us = sp.tb;
-            f->penalty = sp.pen;
+        if (take_worst(f, p, rpn, 0, nm, &runs, &sp))
             lower = sp.lower;
-        }
     }
     /* the worst size confirmed against the closed forms' best: ranked in
      * full, so that its best is the simulation's (the penalty only rises) */
     if (lower) {
         int rpn = w->ranks_per_node;
         struct acct_model lm;
-        struct sized_point sim;
+        struct fig sim;
         acct_whatif_model_at(mdl, f->p, rpn, &lm);
         if (sized_at(coll, f->p, acct_whatif_nodes(f->p, rpn), &lm, &f->runs, ms, nm,
                      ACCT_WHATIF_AUTO, NULL, &sim) != 0)
@@ -841,7 +843,7 @@ static int check_sized(const struct acct_rules *rules, enum acct_coll_id coll,
         sum->rankings++;
         if (!isnan(sim.pen)) {
             f->best = sim.best;
-            f->best_us = sim.tb;
+            f->best_us = sim.best_us;
             f->penalty = sim.pen;
         }
     }
@@ -953,18 +955,8 @@ static int check_rule(const struct acct_rules *rules, enum acct_coll_id coll, si
             if (ask_simulation(o, fg.pen, p) &&
                 resimulate(tab, coll, p, nodes, ms[b], &lm, &runs, o->bound, &fg, sum) != 0)
                 return -1;
-            if (isnan(f->penalty) || fg.pen > f->penalty) {
-                f->p = p;
-                f->rpn = rpn;
-                f->m = ms[b];
-                f->runs = runs;
-                f->t_us = fg.t;
-                f->how = fg.how;
-                f->best = fg.best;
-                f->best_us = fg.best_us;
-                f->penalty = fg.pen;
+            if (take_worst(f, p, rpn, ms[b], 0, &runs, &fg))
                 lower = fg.lower;
-            }
         }
     }
     /* the worst point confirmed against the closed forms' best: ranked in
