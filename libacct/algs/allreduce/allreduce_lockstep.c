@@ -92,19 +92,54 @@ static bool is_msg(const struct acct_step *st)
     return st->kind == ACCT_STEP_SEND || st->kind == ACCT_STEP_RECV;
 }
 
+/* The placed steps' indices in (round, placement) order into a new array
+ * (NULL: out of memory). Rounds are dense small numbers (a builder's
+ * rounds from 0): a counting sort by round, which keeps the placement order
+ * within a round; were they sparse, the steps themselves are sorted and
+ * the order is the identity. The simulator builds this for every rank of
+ * every candidate (acct-tune's model regions): a qsort of the 64-byte
+ * steps was a third of that time. */
+static size_t *in_round_order(struct acct_lockstep *t)
+{
+    size_t *ord = malloc((t->n ? t->n : 1) * sizeof *ord);
+    uint32_t maxr = 0;
+    if (ord == NULL)
+        return NULL;
+    for (size_t i = 0; i < t->n; i++)
+        if (t->v[i].round > maxr)
+            maxr = t->v[i].round;
+    size_t *at = (size_t)maxr <= 4 * t->n + 64 ? calloc((size_t)maxr + 2, sizeof *at) : NULL;
+    if (at == NULL) {
+        qsort(t->v, t->n, sizeof *t->v, by_round);
+        for (size_t i = 0; i < t->n; i++)
+            ord[i] = i;
+        return ord;
+    }
+    for (size_t i = 0; i < t->n; i++)
+        at[t->v[i].round + 1]++;
+    for (size_t r = 1; r <= (size_t)maxr + 1; r++)
+        at[r] += at[r - 1];
+    for (size_t i = 0; i < t->n; i++)
+        ord[at[t->v[i].round]++] = i;
+    free(at);
+    return ord;
+}
+
 int acct_lockstep_emit(struct acct_lockstep *t, struct acct_sched *s)
 {
     if (t->err)
         return -1;
-    if (t->n > 1)
-        qsort(t->v, t->n, sizeof *t->v, by_round);
+    size_t *ord = in_round_order(t);
+    if (ord == NULL)
+        return -1;
     for (size_t i = 0; i < t->n;) {
         size_t end = i;
-        while (end < t->n && t->v[end].round == t->v[i].round)
+        uint32_t round = t->v[ord[i]].round;
+        while (end < t->n && t->v[ord[end]].round == round)
             end++;
         for (int pass = 0; pass < 2; pass++) /* messages, then local steps */
             for (size_t j = i; j < end; j++) {
-                const struct acct_step *st = &t->v[j].st;
+                const struct acct_step *st = &t->v[ord[j]].st;
                 if (pass == 0 && st->kind == ACCT_STEP_SEND)
                     acct_sched_send(s, st->peer, st->a.buf, st->a.off, st->a.count);
                 else if (pass == 0 && st->kind == ACCT_STEP_RECV)
@@ -118,6 +153,7 @@ int acct_lockstep_emit(struct acct_lockstep *t, struct acct_sched *s)
         acct_sched_round(s);
         i = end;
     }
+    free(ord);
     return acct_sched_failed(s) ? -1 : 0;
 }
 
