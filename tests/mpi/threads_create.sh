@@ -6,10 +6,15 @@
 # created its private communicator inside the collective, racing the other
 # threads' creations), compute the right results, and run the forced
 # algorithm (ACCT_REPORT).
-# usage: threads_create.sh TEST_ALGS LIBACCT_SO PROGRAM MPIEXEC [MPIEXEC_FLAGS...]
+# SCOPE splits the algorithms so that the sanitizer pass can run a sample
+# (docs/performance.md section 4): "first" runs the first algorithm of each
+# collective and class (plain or segmented, node-aware or not, as
+# test_algs --list says), "rest" the others; each scope runs natively first.
+# usage: threads_create.sh SCOPE TEST_ALGS LIBACCT_SO PROGRAM MPIEXEC [MPIEXEC_FLAGS...]
 set -u
-algs=$1 lib=$2 prog=$3 mpiexec=$4
-shift 4
+scope=$1 algs=$2 lib=$3 prog=$4 mpiexec=$5
+shift 5
+case $scope in first | rest) ;; *) echo "threads_create.sh: SCOPE must be first or rest, not '$scope'"; exit 2 ;; esac
 flags=("$@")
 np=4 run_timeout=(90)
 # shellcheck source-path=SCRIPTDIR source=checklib.sh
@@ -31,8 +36,14 @@ if grep -q '^threads_create: SKIP' "$work/native.out"; then
 fi
 check "native run passes" passed native
 "$algs" --list >"$work/list" || { echo "cannot list the algorithms"; exit 1; }
-while read -r coll alg kind _; do
+seen=" "
+while read -r coll alg kind _ _ nodes _; do
     case $coll in barrier | bcast | allreduce) ;; *) continue ;; esac
+    class="$coll/$kind/$nodes"
+    case $seen in
+    *" $class "*) [ "$scope" = rest ] || continue ;;
+    *) seen="$seen$class "; [ "$scope" = first ] || continue ;;
+    esac
     force="$coll=$alg"
     [ "$kind" = segmented ] && force="$force:1024"
     name="$coll.$alg"
