@@ -2,8 +2,9 @@
  * "Racing"; issue 23).
  *
  * After a point's search, rank 0 picks the finalists from the point's
- * measurements — the best --race K methods (each at its best segment) on
- * the collective's metric, the search's own pick (its lowest median_us,
+ * measurements — the best --race K methods (each at its best segment, and
+ * at its best other segment when that is within the tolerance:
+ * race_best_methods) on the collective's metric, the search's own pick (its lowest median_us,
  * the slowest rank's time: what the rules would say without racing) when
  * it is not one of them, native, the --incumbent rules' decision, and
  * native again as its A/A twin — and broadcasts them. Then rounds: every
@@ -24,15 +25,11 @@
 #include "acct/tool.h"
 #include "race.h"
 
-#define RACE_MAX_FINALISTS 20 /* K <= 16, the search's pick, native, incumbent, twin */
+#define RACE_MAX_FINALISTS 36 /* K <= 16 and their segment variants, the search's pick,
+                               * native, incumbent, twin */
 #define RACE_MIN_ROUNDS 6     /* before any verdict (6 rounds one way: P = 1/64) */
 #define SPEC_LEN 160
 
-/* One finalist as broadcast: a method of the registry with its segment. */
-struct finalist {
-    int32_t alg, fanout;
-    uint64_t seg;
-};
 
 /* The view a collective's decisions are chosen on (docs/acct-tune.md
  * "Which time"): rooted collectives, whose ranks finish at different
@@ -63,7 +60,7 @@ static double rec_view(const struct tune_record *r, enum race_view v)
     return r->median_us;
 }
 
-static bool same_finalist(const struct finalist *a, const struct finalist *b)
+static bool same_finalist(const struct race_method *a, const struct race_method *b)
 {
     return a->alg == b->alg && a->fanout == b->fanout && a->seg == b->seg;
 }
@@ -98,7 +95,7 @@ static struct acct_rules_where point_where(const struct tune_ctx *x)
  * containing the point at the point's layout (a layout-bound rule of
  * merged rules only at its own ranks per node, as the runtime resolves
  * it). */
-static bool incumbent_at(const struct tune_ctx *x, uint64_t m, struct finalist *f)
+static bool incumbent_at(const struct tune_ctx *x, uint64_t m, struct race_method *f)
 {
     const struct acct_rule_list *l;
 
@@ -125,7 +122,7 @@ static bool incumbent_at(const struct tune_ctx *x, uint64_t m, struct finalist *
 
 /* The index of g among f[0..*n-1], appended (*n grows) when it is not
  * there. */
-static int32_t join(struct finalist *f, size_t *n, const struct finalist *g)
+static int32_t join(struct race_method *f, size_t *n, const struct race_method *g)
 {
     for (size_t j = 0; j < *n; j++)
         if (same_finalist(&f[j], g))
@@ -134,57 +131,56 @@ static int32_t join(struct finalist *f, size_t *n, const struct finalist *g)
     return (int32_t)(*n)++;
 }
 
-/* Rank 0: the finalists of point m from its records x->recs[first..];
+/* Rank 0: the finalists of point m from its records x->recs[first..], or -1
+ * when out of memory;
  * roles[ROLE_*]: their indices (-1: none). */
 enum { ROLE_NATIVE, ROLE_TWIN, ROLE_INCUMBENT, ROLE_PICK, ROLES };
-static size_t pick(struct tune_ctx *x, uint64_t m, size_t first, enum race_view metric,
-                   struct finalist *f, int32_t *roles)
+static int pick(struct tune_ctx *x, uint64_t m, size_t first, enum race_view metric,
+                struct race_method *f, int32_t *roles)
 {
-    size_t n = 0, nbest = 0;
+    size_t n = 0, nv = 0;
     const struct acct_alg *native = acct_alg_find(x->coll, "native");
     int32_t native_alg = native != NULL ? (int32_t)acct_alg_index(native) : -1;
-    struct tune_record *best[64], *search_pick = NULL;
-    struct finalist inc;
+    struct tune_record *search_pick = NULL;
+    struct race_measured *v = malloc((x->nrecs - first + 1) * sizeof(*v));
+    struct race_method inc;
+    int nbest;
 
-    /* each method's best record at this point; and the search's pick: the
-     * lowest slowest-rank median of any (native included; ties: the
-     * earlier), the search's own ranking whatever the race's metric */
+    if (v == NULL)
+        return -1;
+    /* the point's measurements of methods other than native; and the
+     * search's pick: the lowest slowest-rank median of any (native
+     * included; ties: the earlier), the search's own ranking whatever the
+     * race's metric */
     for (size_t i = first; i < x->nrecs; i++) {
         struct tune_record *r = &x->recs[i];
-        size_t j = 0;
         if (!r->ok || r->coll != (int32_t)x->coll || r->comm_size != x->esize || r->bytes != m)
             continue;
         if (search_pick == NULL || r->median_us < search_pick->median_us)
             search_pick = r;
-        if (r->alg == native_alg)
-            continue;
-        while (j < nbest && !(best[j]->alg == r->alg && best[j]->fanout == r->fanout))
-            j++;
-        if (j == nbest && nbest < 64)
-            best[nbest++] = r;
-        else if (j < nbest && rec_view(r, metric) < rec_view(best[j], metric))
-            best[j] = r;
+        if (r->alg != native_alg)
+            v[nv++] = (struct race_measured){ { r->alg, r->fanout, r->segment },
+                                              rec_view(r, metric) };
     }
-    /* the K best of them, by the metric (ties: the earlier) */
-    for (int k = 0; k < x->o->race && nbest > 0; k++) {
-        size_t b = 0;
-        for (size_t j = 1; j < nbest; j++)
-            if (rec_view(best[j], metric) < rec_view(best[b], metric))
-                b = j;
-        f[n++] = (struct finalist){ best[b]->alg, best[b]->fanout, best[b]->segment };
-        best[b] = best[--nbest];
-    }
+    /* the K best methods by the metric, each with its segment variant
+     * within the tolerance (race_best_methods) */
+    nbest = race_best_methods(v, nv, x->o->race, x->o->race_tolerance, f,
+                              RACE_MAX_FINALISTS - 4);
+    free(v);
+    if (nbest < 0)
+        return -1;
+    n = (size_t)nbest;
     for (int k = 0; k < ROLES; k++)
         roles[k] = -1;
     /* the search's pick right after the K best (it is often one of them:
      * then it adds nothing); native's record is native's finalist */
     if (search_pick != NULL && search_pick->alg != native_alg) {
-        struct finalist g = { search_pick->alg, search_pick->fanout, search_pick->segment };
+        struct race_method g = { search_pick->alg, search_pick->fanout, search_pick->segment };
         roles[ROLE_PICK] = join(f, &n, &g);
     }
     if (native_alg >= 0) {
         roles[ROLE_NATIVE] = (int32_t)n;
-        f[n++] = (struct finalist){ native_alg, 0, 0 };
+        f[n++] = (struct race_method){ native_alg, 0, 0 };
         if (search_pick != NULL && search_pick->alg == native_alg)
             roles[ROLE_PICK] = roles[ROLE_NATIVE];
     }
@@ -194,7 +190,7 @@ static size_t pick(struct tune_ctx *x, uint64_t m, size_t first, enum race_view 
         roles[ROLE_TWIN] = (int32_t)n;
         f[n++] = f[roles[ROLE_NATIVE]];
     }
-    return n;
+    return (int)n;
 }
 
 /* ---- the eager probe (docs/acct-tune.md "The eager probe") -------------------- */
@@ -221,7 +217,7 @@ static bool recorded(const struct tune_ctx *x, uint64_t m, size_t first, int32_t
  * file comment of eager.c); each segmented one is timed at every probe
  * segment of the point's grid (x->segs) it was not timed at. */
 static size_t probe_list(const struct tune_ctx *x, uint64_t m, size_t first,
-                         enum race_view metric, struct finalist *todo)
+                         enum race_view metric, struct race_method *todo)
 {
     struct best {
         int32_t alg, fanout;
@@ -273,7 +269,7 @@ static size_t probe_list(const struct tune_ctx *x, uint64_t m, size_t first,
             struct acct_decision d = { .alg = a, .fanout = b[j].fanout, .segment_bytes = seg };
             if (in_grid && n < PROBE_MAX && tune_applicable(x->coll, &d, x->esize, m) &&
                 !recorded(x, m, first, b[j].alg, b[j].fanout, seg))
-                todo[n++] = (struct finalist){ b[j].alg, b[j].fanout, seg };
+                todo[n++] = (struct race_method){ b[j].alg, b[j].fanout, seg };
         }
     }
     return n;
@@ -287,7 +283,7 @@ static size_t probe_list(const struct tune_ctx *x, uint64_t m, size_t first,
  * an error. */
 static int eager_probe(struct tune_ctx *x, uint64_t m, size_t first, enum race_view metric)
 {
-    static struct finalist todo[PROBE_MAX];
+    static struct race_method todo[PROBE_MAX];
     int32_t n = 0;
     int rc = TUNE_OK;
     double t0 = kit_now();
@@ -319,7 +315,7 @@ static int eager_probe(struct tune_ctx *x, uint64_t m, size_t first, enum race_v
 
 /* Time finalist f on x->ecomm: views[] on rank 0 (+inf when it fails its
  * check). Every rank of x->comm calls it. */
-static int time_finalist(struct tune_ctx *x, const struct finalist *f, double *views)
+static int time_finalist(struct tune_ctx *x, const struct race_method *f, double *views)
 {
     int forced = 0, all_forced = 1, reps = 0, bad = 0;
     struct bench_call *c = &x->call;
@@ -376,7 +372,7 @@ static double clamp_pos(double v)
 }
 
 /* Rank 0: keep the race for the result. 0 or -1 (out of memory). */
-static int keep_race(struct tune_ctx *x, uint64_t m, const struct finalist *f, size_t n,
+static int keep_race(struct tune_ctx *x, uint64_t m, const struct race_method *f, size_t n,
                      int32_t search_pick, size_t rounds, enum race_view metric,
                      const struct race_outcome *o, bool twin, double seconds,
                      double *const t[RACE_VIEWS])
@@ -480,7 +476,7 @@ static int decide_rounds(const struct tune_ctx *x, size_t n, size_t rounds,
 int tune_race(struct tune_ctx *x, uint64_t m, size_t first)
 {
     int rc = TUNE_OK, over = 0, ok = 1;
-    struct finalist f[RACE_MAX_FINALISTS];
+    struct race_method f[RACE_MAX_FINALISTS];
     int32_t roles[ROLES] = { -1, -1, -1, -1 };
     int32_t n = 0;
     size_t rounds = 0, cap = (size_t)x->o->race_rounds;
@@ -500,6 +496,10 @@ int tune_race(struct tune_ctx *x, uint64_t m, size_t first)
     if (x->rank == 0)
         n = (int32_t)pick(x, m, first, metric, f, roles);
     PMPI_Bcast(&n, 1, MPI_INT32_T, 0, x->comm);
+    if (n < 0) {
+        snprintf(x->err, sizeof(x->err), "out of memory for a race");
+        return TUNE_ENOMEM;
+    }
     PMPI_Bcast(roles, ROLES, MPI_INT32_T, 0, x->comm);
     PMPI_Bcast(f, (int)(sizeof(f[0]) * (size_t)n), MPI_BYTE, 0, x->comm);
     if (n < 3) { /* native and its twin alone: nothing to decide */
@@ -593,7 +593,7 @@ static int cmp_dbl(const void *pa, const void *pb)
 int tune_aa_pair(struct tune_ctx *x)
 {
     const struct acct_alg *native = acct_alg_find(x->coll, "native");
-    struct finalist f;
+    struct race_method f;
     enum race_view metric = race_metric(x->coll);
     double r[RACE_MIN_ROUNDS], t0 = kit_now();
     size_t rounds = 0;
@@ -601,7 +601,7 @@ int tune_aa_pair(struct tune_ctx *x)
 
     if (native == NULL || x->nsizes == 0)
         return TUNE_OK;
-    f = (struct finalist){ (int32_t)acct_alg_index(native), 0, 0 };
+    f = (struct race_method){ (int32_t)acct_alg_index(native), 0, 0 };
     x->m = x->sizes[x->nsizes / 2];
     x->ecomm = x->comm;
     x->esize = x->size;

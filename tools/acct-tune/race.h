@@ -16,6 +16,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* The views of one timed experiment (microseconds per call). */
 enum race_view {
@@ -59,6 +60,32 @@ double race_quantile(const double *v, size_t n, double q);
  * reach p < alpha (its smallest p over n rounds is 2^-n): a race capped
  * below it can never show native slower, so rule 6 keeps native. */
 size_t race_rounds_needed(double alpha);
+
+/* ---- the finalists ----------------------------------------------------------- */
+
+/* A method as a race times it: a registry index, its fan-out and segment. */
+struct race_method {
+    int32_t alg, fanout;
+    uint64_t seg;
+};
+
+/* One measurement of a point: the method and its time on the race's metric
+ * (microseconds; NAN or non-positive: not measured, ignored). */
+struct race_measured {
+    struct race_method m;
+    double t;
+};
+
+/* The K best methods of v[0..n-1] on t, best first (ties: the earlier).
+ * A method is (alg, fanout) at its best segment (the lowest t; ties: the
+ * earlier). Each is followed by its **segment variant** — the method's
+ * best record at another segment — when that is within tol of it
+ * (t <= (1 + tol) x the best's): the search's times of two segments of
+ * one method that close do not say which is faster, and only a race does
+ * (docs/acct-tune.md "Racing"). Writes at most cap methods to out and
+ * returns how many (0 for n = 0 or k <= 0); -1 when out of memory. */
+int race_best_methods(const struct race_measured *v, size_t n, int k, double tol,
+                      struct race_method *out, size_t cap);
 
 /* ---- the decision of one race ------------------------------------------------- */
 

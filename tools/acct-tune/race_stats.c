@@ -77,6 +77,64 @@ double race_quantile(const double *v, size_t n, double q)
     return m;
 }
 
+/* ---- the finalists ----------------------------------------------------------- */
+
+static bool same_method(const struct race_method *a, const struct race_method *b)
+{
+    return a->alg == b->alg && a->fanout == b->fanout;
+}
+
+int race_best_methods(const struct race_measured *v, size_t n, int k, double tol,
+                      struct race_method *out, size_t cap)
+{
+    /* per method (alg, fanout): its best record, and its best at another segment */
+    struct per {
+        const struct race_measured *best, *variant;
+    } *m;
+    size_t nm = 0, nout = 0;
+
+    if (n == 0 || k <= 0 || cap == 0)
+        return 0;
+    m = calloc(n, sizeof(*m));
+    if (m == NULL)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        const struct race_measured *r = &v[i];
+        size_t j = 0;
+        if (!(r->t > 0)) /* NAN, 0, negative */
+            continue;
+        while (j < nm && !same_method(&m[j].best->m, &r->m))
+            j++;
+        if (j == nm) {
+            m[nm++].best = r;
+            continue;
+        }
+        struct per *p = &m[j];
+        if (r->t < p->best->t) {
+            if (r->m.seg != p->best->m.seg) /* the old best becomes the variant */
+                p->variant = p->best;
+            p->best = r; /* (a variant's segment is never the best's) */
+        } else if (r->m.seg != p->best->m.seg && (p->variant == NULL || r->t < p->variant->t)) {
+            p->variant = r;
+        }
+    }
+    /* the K best, best first (ties: the earlier), each with its variant */
+    for (int kk = 0; kk < k && nout < cap; kk++) {
+        size_t b = nm;
+        for (size_t j = 0; j < nm; j++)
+            if (m[j].best != NULL && (b == nm || m[j].best->t < m[b].best->t))
+                b = j;
+        if (b == nm)
+            break;
+        out[nout++] = m[b].best->m;
+        if (m[b].variant != NULL && nout < cap && m[b].variant->t <= (1.0 + tol) * m[b].best->t)
+            out[nout++] = m[b].variant->m;
+        m[b].best = NULL;
+    }
+    free(m);
+    return (int)nout;
+}
+
 double race_median(const double *v, size_t n)
 {
     return race_quantile(v, n, 0.5);

@@ -753,7 +753,66 @@ static void test_decide_failed_rounds(void **state)
     acct_assert(race_decide(&bad, &pp, &o) == -1, "no finalists refused");
 }
 
+/* The finalists' methods: the K best, each with its segment variant
+ * within the tolerance. The first case is issue 23's bcast 64 KiB on eth
+ * at 100 Mbit/s (session 42): the search had hier_chain fan-out 1 at 32K
+ * 0.3 % ahead of the same unsegmented; only the first raced, and the
+ * pairs found the second 5 % faster. */
+static void test_best_methods(void **state)
+{
+    (void)state;
+    enum { HC = 7, CH = 3, KN = 5 };
+    const struct race_measured v[] = {
+        { { HC, 1, 16384 }, 104.0 }, { { CH, 4, 8192 }, 110.0 },  { { HC, 1, 32768 }, 100.0 },
+        { { HC, 1, 0 }, 100.3 },     { { CH, 4, 16384 }, 114.0 }, { { KN, 2, 0 }, NAN },
+        { { KN, 2, 4096 }, 0.0 },    { { HC, 2, 0 }, 120.0 },     { { HC, 1, 32768 }, 101.0 },
+    };
+    const size_t n = sizeof(v) / sizeof(v[0]);
+    struct race_method out[8];
+    int got;
+
+    got = race_best_methods(v, n, 2, 0.03, out, 8);
+    acct_assert(got == 3, "K 2: %d methods", got);
+    acct_assert(out[0].alg == HC && out[0].fanout == 1 && out[0].seg == 32768,
+                "best first: %d:%d:%llu", out[0].alg, out[0].fanout,
+                (unsigned long long)out[0].seg);
+    acct_assert(out[1].alg == HC && out[1].fanout == 1 && out[1].seg == 0,
+                "its variant 0.3 %% behind next: %d:%d:%llu", out[1].alg, out[1].fanout,
+                (unsigned long long)out[1].seg);
+    acct_assert(out[2].alg == CH && out[2].seg == 8192,
+                "then chain at 8K, without its 16K 3.6 %% behind: %d:%llu", out[2].alg,
+                (unsigned long long)out[2].seg);
+    /* a wider tolerance takes the chain's 16K as well; K 1 the first alone */
+    acct_assert(race_best_methods(v, n, 2, 0.05, out, 8) == 4 && out[3].seg == 16384,
+                "tolerance 5 %%: the chain's variant");
+    acct_assert(race_best_methods(v, n, 1, 0.03, out, 8) == 2, "K 1: the best and its variant");
+    acct_assert(race_best_methods(v, n, 1, 0.001, out, 8) == 1, "tolerance 0.1 %%: no variant");
+    /* fan-out is part of the method; unmeasured records are ignored */
+    got = race_best_methods(v, n, 16, 0.03, out, 8);
+    acct_assert(got == 4 && out[3].alg == HC && out[3].fanout == 2,
+                "K 16: 3 methods measured and one variant, got %d", got);
+    /* the cap */
+    acct_assert(race_best_methods(v, n, 16, 0.03, out, 2) == 2 && out[1].seg == 0, "cap 2");
+    /* a better time at the best's segment keeps the variant; a better
+     * segment demotes the best to the variant */
+    const struct race_measured w[] = {
+        { { HC, 1, 4096 }, 100.0 }, { { HC, 1, 8192 }, 102.0 }, { { HC, 1, 4096 }, 99.0 },
+        { { HC, 1, 2048 }, 98.0 },
+    };
+    acct_assert(race_best_methods(w, 4, 1, 0.03, out, 8) == 2 && out[0].seg == 2048 &&
+                    out[1].seg == 4096,
+                "2048 best, 4096 its variant: %llu %llu", (unsigned long long)out[0].seg,
+                (unsigned long long)out[1].seg);
+    /* ties: the earlier */
+    const struct race_measured t[] = { { { CH, 2, 0 }, 50.0 }, { { KN, 2, 0 }, 50.0 } };
+    acct_assert(race_best_methods(t, 2, 1, 0.03, out, 8) == 1 && out[0].alg == CH,
+                "ties: the earlier");
+    acct_assert(race_best_methods(v, 0, 2, 0.03, out, 8) == 0, "no records");
+    acct_assert(race_best_methods(v, n, 0, 0.03, out, 8) == 0, "K 0");
+}
+
 static const struct acct_test_case cases[] = {
+    ACCT_TEST_CASE("best_methods", test_best_methods),
     ACCT_TEST_CASE("wilcoxon", test_wilcoxon_tables),
     ACCT_TEST_CASE("sign", test_sign),
     ACCT_TEST_CASE("median", test_median),

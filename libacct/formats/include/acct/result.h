@@ -70,7 +70,7 @@ enum acct_result_resolve {
     ACCT_RESULT_BY_ORDER, ACCT_RESULT_RESOLVES
 };
 
-#define ACCT_RESULT_MAX_FINALISTS 32
+#define ACCT_RESULT_MAX_FINALISTS 36
 #define ACCT_RESULT_MAX_RACES 100000
 
 struct acct_result_finalist {
