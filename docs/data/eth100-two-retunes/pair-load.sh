@@ -5,6 +5,8 @@
 # names the retunes' directory (r1.rules.yaml, r2.rules.yaml); the logs go there as
 # pair-quiet-N.log and pair-busy-N.log. Session 42 (s42/):
 #   ACCT_PAIR_OUT=docs/data/eth100-two-retunes/s42 COLLS=bcast,reduce SIZES=64K,256K ROUNDS=41 pair-load.sh
+# Session 43 (s43/; acct-retune-pair measures only the cells where the two rules differ):
+#   ACCT_PAIR_OUT=DIR COLLS=bcast,reduce,gather,scatter SIZES=64K,256K ROUNDS=41 pair-load.sh
 set -u
 repo=${ACCT_REPO:-$(cd "$(dirname "$0")/../../.." && pwd)}; build=$repo/build
 out=${ACCT_PAIR_OUT:-/tmp/eth100-two-retunes}
