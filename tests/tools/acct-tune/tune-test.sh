@@ -234,10 +234,14 @@ resume)
     "$check" "$work/result.yaml" bcast,allreduce 2,3,4 8,1K,16K,64K complete || fail "result"
     ;;
 budget)
-    run 4 "${grid[@]}" --sizes 8,1K,64K,256K --reps 200 --budget 1s --out result.yaml \
+    run 4 "${grid[@]}" --sizes 8,1K,64K,256K --reps 200 --budget 1s --progress --out result.yaml \
         --rules rules.yaml >"$work/log" 2>&1 || { cat "$work/log"; fail "acct-tune failed"; }
     cat "$work/log"
     grep -q "incomplete: stopped by the budget" "$work/log" || fail "no budget stop reported"
+    # nothing is timed once the budget is over: no A/A pair after the first
+    # point it stopped (they ran on, 20 s per collective at 100 Mbit/s)
+    late=$(sed -n '/(stopped)/,$p' "$work/log" | grep "native against itself" || true)
+    [ -z "$late" ] || fail "an A/A pair timed after the budget: $late"
     "$check" "$work/result.yaml" bcast,allreduce 2,3,4 8,1K,64K,256K incomplete || fail "result"
     "$acctctl" validate "$work/rules.yaml" || fail "rules file"
     # no evidence, no rule: a collective the budget stopped before 256K
