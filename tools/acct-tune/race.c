@@ -30,7 +30,6 @@
 #define RACE_MIN_ROUNDS 6     /* before any verdict (6 rounds one way: P = 1/64) */
 #define SPEC_LEN 160
 
-
 /* The view a collective's decisions are chosen on (docs/acct-tune.md
  * "Which time"): rooted collectives, whose ranks finish at different
  * times by design, on the mean over ranks of each rank's own time (what
